@@ -1,0 +1,96 @@
+"""The one contract between page engines and the rest of Axiya.
+
+An engine turns page images into `PageReading`s: typed blocks in reading order. Engines implement
+only `predict_batch`; loading is lazy and happens once per process (see `conversion.engines`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from PIL import Image
+
+BlockKind = Literal[
+    "heading",
+    "paragraph",
+    "list_item",
+    "table",
+    "figure",
+    "caption",
+    "footnote",
+    "formula",
+    "page_header",
+    "page_footer",
+    "page_number",
+]
+
+# (x0, y0, x1, y1) in pixels of the page image the engine was given.
+BBox = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageImage:
+    """One rasterized page, as handed to an engine."""
+
+    image: Image.Image
+    page_number: int  # 1-based
+    dpi: int
+    # The text layer of the PDF page, when the PDF has one (born-digital or earlier OCR).
+    text_layer: str | None = None
+
+
+@dataclass
+class Word:
+    text: str
+    confidence: float  # 0..100; 100 when the engine gives none
+    bbox: BBox | None = None
+
+
+@dataclass
+class ReadBlock:
+    """One block an engine read. `text` is plain text: never markup anyone trusts."""
+
+    kind: BlockKind
+    text: str = ""
+    bbox: BBox | None = None
+    level: int | None = None  # headings: 1..6 as the engine saw it; lists: nesting depth 1..
+    ordered: bool = False  # list items
+    marker: str | None = None  # list items: "1.", "a)", "•"
+    # Tables: rows of cells; each cell {"text", "header": bool, "rowspan", "colspan"}.
+    rows: list[list[dict]] | None = None
+    alt: str | None = None  # figures: a description fit for a blind reader, if the engine gave one
+    latex: str | None = None  # formulas
+    lang: str | None = None  # BCP 47, when this block differs from the page language
+    words: list[Word] = field(default_factory=list)
+    font_size: float | None = None  # median text height in px, for heading levels across pages
+    bold: bool = False
+
+
+@dataclass
+class PageReading:
+    """What an engine read on one page, in reading order."""
+
+    page_number: int
+    blocks: list[ReadBlock]
+    width: int
+    height: int
+    language: str | None = None  # BCP 47 primary language, if detected
+    rotation: int = 0  # degrees clockwise the page image was rotated before reading (0/90/180/270)
+    source: Literal["ocr", "text_layer", "model"] = "ocr"
+    findings: list[dict] = field(default_factory=list)  # engine-level notes ({"code", "message"})
+    raw_text: str | None = None  # the model's raw answer, kept for review; untrusted
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@runtime_checkable
+class PageEngine(Protocol):
+    """A page engine. `name` is recorded on each job; `package` names the model package, if any."""
+
+    name: str
+
+    def predict_batch(self, pages: list[PageImage]) -> list[PageReading]: ...
+
+    def describe(self) -> dict:
+        """{"engine": name, "package": ..., "sha256": ..., ...} recorded on the job."""
+        ...
