@@ -157,7 +157,11 @@ def _figure_html(block: Block, page_no: int, figure_no: int, opts: RenderOptions
         img = f'<img src="{esc(src)}" alt="{esc(alt)}">'
     caption = f"<figcaption>{esc(block.caption)}</figcaption>" if block.caption else ""
     if not img:
-        return f'<figure id="figure-{figure_no}"{review} role="group" aria-label="{esc(alt)}">{caption}</figure>' if caption else ""
+        return (
+            f'<figure id="figure-{figure_no}"{review} role="group" aria-label="{esc(alt)}">{caption}</figure>'
+            if caption
+            else ""
+        )
     return f'<figure id="figure-{figure_no}"{review}>{img}{caption}</figure>'
 
 
