@@ -12,7 +12,6 @@ from conversion import selectors, services, storage
 from conversion.forms import UploadForm
 from conversion.pipeline.errors import ConversionError
 
-
 # Results never run script in the site's origin, whatever a scan says.
 RESULT_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"
 
