@@ -78,6 +78,7 @@ class PageReading:
     height: int
     language: str | None = None  # BCP 47 primary language, if detected
     rotation: int = 0  # degrees clockwise the page image was rotated before reading (0/90/180/270)
+    skew: float = 0.0  # then straightened by this many degrees counter-clockwise (deskew)
     source: Literal["ocr", "text_layer", "model"] = "ocr"
     findings: list[dict] = field(default_factory=list)  # engine-level notes ({"code", "message"})
     raw_text: str | None = None  # the model's raw answer, kept for review; untrusted

@@ -98,8 +98,11 @@ def run_engine(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
 
 
 def upright(image: Image.Image, reading: PageReading) -> Image.Image:
+    """The page image in the frame the engine's boxes refer to (turned, then deskewed)."""
     if reading.rotation:
-        return image.rotate(-reading.rotation, expand=True)
+        image = image.rotate(-reading.rotation, expand=True)
+    if reading.skew:
+        image = image.rotate(reading.skew, expand=True, fillcolor=(255, 255, 255))
     return image
 
 

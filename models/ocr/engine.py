@@ -19,6 +19,7 @@ from pathlib import Path
 from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
+from models.ocr.prepare import deskew
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +111,7 @@ class TesseractEngine:
         rotation = self._orientation(gray) if self.detect_rotation else 0
         if rotation:
             gray = gray.rotate(rotation, expand=True)
+        gray, skew = deskew(gray)
         osd_s = time.perf_counter() - started
 
         api = self._api
@@ -131,8 +133,9 @@ class TesseractEngine:
             width=gray.width,
             height=gray.height,
             rotation=(360 - rotation) % 360,
+            skew=skew,
             source="ocr",
-            timings={"osd_s": osd_s, "ocr_s": elapsed - osd_s},
+            timings={"prepare_s": osd_s, "ocr_s": elapsed - osd_s},
         )
 
 

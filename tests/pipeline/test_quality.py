@@ -51,3 +51,8 @@ def test_blank_page_stays_blank(engine, tmp_path):
     result = convert_pdf(CORPUS / "bad" / "blank.pdf", tmp_path, engine, ConvertOptions())
     assert _main_text(result) == ""
     assert "BLANK_DOCUMENT" in {f["code"] for f in result.report["findings"]}
+
+
+def test_skewed_scan_is_straightened(engine, tmp_path):
+    result = convert_pdf(CORPUS / "skew.pdf", tmp_path, engine, ConvertOptions())
+    assert cer(_main_text(result), (CORPUS / "linn.txt").read_text()) <= 0.05
