@@ -110,6 +110,7 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     for r in rows:
+
         def pct(v):
             return f"{v * 100:.2f}%" if v is not None else "-"
 

@@ -164,7 +164,7 @@ def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> boo
     if body_size and size >= 1.3 * body_size and len(words) <= 20:
         return True
     ink = rb.ink or 0.0
-    bold = bool(body_ink) and ink >= 1.3 * body_ink
+    bold = rb.bold or (bool(body_ink) and ink >= 1.3 * body_ink)
     single_line = rb.bbox is None or (rb.bbox[3] - rb.bbox[1]) < 1.8 * max(size, 1.0)
     return (
         (bold or rb.kind == "heading")
