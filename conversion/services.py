@@ -36,8 +36,8 @@ from conversion.pipeline.convert import (
 )
 from conversion.pipeline.errors import ConversionError, EngineUnavailable, FileTooLarge
 from conversion.pipeline.rasterize import rasterize_page
-from conversion.pipeline.validate import sniff_pdf, validate_pdf
 from conversion.pipeline.textlayer import text_layer_reading
+from conversion.pipeline.validate import sniff_pdf, validate_pdf
 from models.engine import PageImage, PageReading, reading_from_json, reading_to_json
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
-from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.render import RenderOptions, render_document
+from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageEngine, PageImage, PageReading
 
