@@ -282,7 +282,9 @@ def iter_main_text(html: str) -> Iterable[str]:
         return []
     for el in main.select(".furniture"):
         el.decompose()
-    blocks = main.find_all(["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"])
+    blocks = main.find_all(
+        ["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption"]
+    )
     out = []
     for el in blocks:
         if el.name == "li":
