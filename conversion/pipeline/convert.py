@@ -20,7 +20,7 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
@@ -143,7 +143,8 @@ def build_document(
 
 def render_and_check(document: Document, *, files_dir_name: str) -> tuple[str, list[Finding]]:
     html = render_document(document, RenderOptions(files_dir=files_dir_name))
-    findings = document.findings + check_html(html, expected_pages=len(document.pages))
+    checks = check_document(document) + check_html(html, expected_pages=len(document.pages))
+    findings = document.findings + checks
     return html, findings
 
 
