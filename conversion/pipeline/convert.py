@@ -26,6 +26,7 @@ from conversion.pipeline.document import Document, Finding
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from conversion.pipeline.render import RenderOptions, render_document
+from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageEngine, PageImage, PageReading
 
@@ -226,6 +227,7 @@ def convert_pdf(
             source=pdf_path.name,
         )
         html_path, files_dir, report_path = write_outputs(out_dir, stem, html, report, staged)
+        write_report_html(report, out_dir / f"{stem}.report.html", document_href=html_path.name)
     return ConversionResult(html_path, files_dir, report_path, document, report)
 
 

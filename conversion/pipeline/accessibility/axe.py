@@ -123,7 +123,7 @@ class AxeRunner:
         return context, page
 
     def check(self, target: str | Path, *, width: int = 1280, height: int = 900) -> AxeResult:
-        url = Path(target).resolve().as_uri() if not str(target).startswith(("file:", "http")) else str(target)
+        url = _url(target)
         context, page = self._page(url, width, height)
         try:
             page.evaluate(self._axe)
@@ -141,12 +141,21 @@ class AxeRunner:
 
     def overflow(self, target: str | Path, *, width: int = 320, height: int = 640) -> dict:
         """Horizontal overflow at `width` CSS px: the page's and any element's outside tables."""
-        url = Path(target).resolve().as_uri() if not str(target).startswith(("file:", "http")) else str(target)
-        context, page = self._page(url, width, height)
+        return self.evaluate(target, _OVERFLOW_JS, width=width, height=height)
+
+    def evaluate(self, target: str | Path, script: str, *, width: int = 1280, height: int = 900):
+        """Run a JavaScript expression in the loaded page (tests measure layout with it)."""
+        context, page = self._page(_url(target), width, height)
         try:
-            return page.evaluate(_OVERFLOW_JS)
+            return page.evaluate(script)
         finally:
             context.close()
+
+
+def _url(target: str | Path) -> str:
+    if str(target).startswith(("file:", "http:", "https:")):
+        return str(target)
+    return Path(target).resolve().as_uri()
 
 
 # Elements wider than the viewport that are not inside a scroll container of their own.
