@@ -137,8 +137,7 @@ def _navigation(doc: Document, headings: list[Block]) -> str:
             for p in doc.pages
         )
         out.append(
-            f'<nav class="page-list" role="doc-pagelist" aria-label="Pages">'
-            f"<ul>{items}</ul></nav>"
+            f'<nav class="page-list" role="doc-pagelist" aria-label="Pages"><ul>{items}</ul></nav>'
         )
     return "\n".join(out)
 
@@ -194,9 +193,7 @@ def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) 
     lang = _lang_attr(block)
     if block.kind == "heading":
         level = block.level or 2
-        return (
-            f'<h{level} id="{esc(block.id or "")}"{lang}>{_spans(block.spans, state)}</h{level}>'
-        )
+        return f'<h{level} id="{esc(block.id or "")}"{lang}>{_spans(block.spans, state)}</h{level}>'
     if block.kind == "list":
         tag_html = _list_html(block.items, block.ordered, state)
         return tag_html.replace(">", f"{lang}>", 1) if lang and tag_html else tag_html
@@ -356,7 +353,7 @@ def _formula_html(block: Block, formula_no: int) -> str:
         import latex2mathml.converter
 
         mathml = latex2mathml.converter.convert(tex, display="block")
-    except Exception:
+    except Exception:  # noqa: BLE001 - the converter raises many types on bad TeX
         # Unparseable TeX: say so in words rather than show raw markup as math.
         return f'<p data-review="formula-unparsed">Formula: <code>{esc(tex)}</code></p>'
     annotation = f'<annotation encoding="application/x-tex">{esc(tex)}</annotation>'

@@ -53,7 +53,9 @@ def render_report(report: dict, *, document_href: str | None = None) -> str:
     parts = [f"<h1>{esc(title)}</h1>"]
     if document_href:
         parts.append(f'<p><a href="{esc(document_href)}">Open the converted document</a></p>')
-    parts.append("<dl>" + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts) + "</dl>")
+    parts.append(
+        "<dl>" + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts) + "</dl>"
+    )
     parts.append('<section aria-labelledby="summary"><h2 id="summary">Summary</h2><ul>')
     for key, label, _ in LEVELS:
         parts.append(f"<li>{esc(label)}: {int(summary.get(key, 0))}</li>")

@@ -45,10 +45,9 @@ ALLOWED_ATTRIBUTES = {
 def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
     if attr == "href":
         return value if value.startswith("#") else None  # in-page links only
-    if attr == "src":
-        # Only files next to the document; no schemes, no absolute paths, no parent folders.
-        if ":" in value or value.startswith(("/", "\\")) or ".." in value:
-            return None
+    # src: only files next to the document; no schemes, no absolute paths, no parent folders.
+    if attr == "src" and (":" in value or value.startswith(("/", "\\")) or ".." in value):
+        return None
     return value
 
 

@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from conversion.pipeline.document import Finding
 
@@ -66,8 +66,10 @@ class AxeResult:
     def summary(self) -> str:
         return "; ".join(
             f"{v['id']} ({v.get('impact')}): "
-            + ", ".join(" ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])
-                        for n in v["nodes"][:3])
+            + ", ".join(
+                " ".join(n["target"]) if isinstance(n["target"], list) else str(n["target"])
+                for n in v["nodes"][:3]
+            )
             for v in self.violations
         )
 
@@ -98,7 +100,7 @@ class AxeRunner:
         self._browser = None
         self._axe = _axe_source()
 
-    def __enter__(self) -> AxeRunner:
+    def __enter__(self) -> Self:
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
@@ -130,8 +132,11 @@ class AxeRunner:
             raw = page.evaluate(f"axe.run(document, {json.dumps(AXE_OPTIONS)})")
         finally:
             context.close()
-        rules_run = [r["id"] for key in ("passes", "violations", "incomplete", "inapplicable")
-                     for r in raw.get(key, [])]
+        rules_run = [
+            r["id"]
+            for key in ("passes", "violations", "incomplete", "inapplicable")
+            for r in raw.get(key, [])
+        ]
         return AxeResult(
             url=url,
             violations=raw["violations"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 
 from bs4 import BeautifulSoup, Tag
 
@@ -46,7 +47,9 @@ def _selector(el: Tag) -> str:
         if node.get("id"):
             steps.append(f"#{node['id']}")
             break
-        siblings = [s for s in node.parent.find_all(node.name, recursive=False)] if node.parent else []
+        siblings = (
+            [s for s in node.parent.find_all(node.name, recursive=False)] if node.parent else []
+        )
         nth = siblings.index(node) + 1 if node in siblings else 1
         steps.append(f"{node.name}:nth-of-type({nth})" if len(siblings) > 1 else node.name)
         node = node.parent
@@ -134,13 +137,19 @@ def _figure_rules(soup: BeautifulSoup, add: Add) -> None:
         alt = img.get("alt")
         if alt is None:
             add("IMG_NO_ALT", "error", "An image has no alt text.", "1.1.1", img)
-        elif _FILE_NAME.search(alt.strip()) or alt.strip().lower() in ("image", "figure", "picture"):
-            add("ALT_NOT_DESCRIPTIVE", "error", f"Alt text {alt!r} describes nothing.", "1.1.1", img)
+        elif _FILE_NAME.search(alt.strip()) or alt.strip().lower() in (
+            "image",
+            "figure",
+            "picture",
+        ):
+            add(
+                "ALT_NOT_DESCRIPTIVE", "error", f"Alt text {alt!r} describes nothing.", "1.1.1", img
+            )
         elif not alt.strip() and img.find_parent("figure") is not None:
             add(
                 "FIGURE_ALT_EMPTY",
                 "needs_review",
-                "A figure is marked decorative (alt=\"\"): confirm it carries no information.",
+                'A figure is marked decorative (alt=""): confirm it carries no information.',
                 "1.1.1",
                 img,
             )
@@ -254,7 +263,12 @@ def _reading_order_rules(soup: BeautifulSoup, add: Add) -> None:
         if not _HEADING.match(heading.name) or before.name != "p" or after.name != "p":
             continue
         prev_text, next_text = _text(before), _text(after)
-        if prev_text and next_text and not _SENTENCE_END.search(prev_text) and next_text[0].islower():
+        if (
+            prev_text
+            and next_text
+            and not _SENTENCE_END.search(prev_text)
+            and next_text[0].islower()
+        ):
             add(
                 "READING_ORDER",
                 "warning",
@@ -265,9 +279,10 @@ def _reading_order_rules(soup: BeautifulSoup, add: Add) -> None:
 
 
 def _is_flow(el: Tag) -> bool:
-    return "furniture" not in (el.get("class") or []) and el.find_parent(
-        ["figure", "aside", "nav", "table"]
-    ) is None
+    return (
+        "furniture" not in (el.get("class") or [])
+        and el.find_parent(["figure", "aside", "nav", "table"]) is None
+    )
 
 
 def _review_rules(soup: BeautifulSoup, add: Add) -> None:
@@ -347,7 +362,7 @@ def _order_findings(page_no: int, height: int, blocks: list[Block]) -> list[Find
     """A block read above the one before it in the same column: the order is probably wrong."""
     flow = [b for b in blocks if _is_text(b) and b.bbox and b.kind != "list"]
     backward = 0
-    for a, b in zip(flow, flow[1:], strict=False):
+    for a, b in pairwise(flow):
         ax0, ay0, ax1, _ = a.bbox  # type: ignore[misc]
         bx0, by0, bx1, _ = b.bbox  # type: ignore[misc]
         overlap = min(ax1, bx1) - max(ax0, bx0)

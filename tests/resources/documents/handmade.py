@@ -40,7 +40,11 @@ def results_table() -> Block:
         kind="table",
         caption="Members by region and year",
         rows=[
-            [_c("", True, rowspan=2), _c("Region", True, rowspan=2), _c("Members", True, colspan=2)],
+            [
+                _c("", True, rowspan=2),
+                _c("Region", True, rowspan=2),
+                _c("Members", True, colspan=2),
+            ],
             [_c("2023", True), _c("2024", True)],
             [_c("North", True, rowspan=2), _c("Coast", True), _c("120"), _c("131")],
             [_c("Hills", True), _c("45"), _c("52")],
@@ -175,7 +179,11 @@ def every_block() -> Document:
             _h("Notes", 3),
             Block(
                 kind="paragraph",
-                spans=[Span("The motto is quoted again here"), Span("2", note_ref="fn-2"), Span(".")],
+                spans=[
+                    Span("The motto is quoted again here"),
+                    Span("2", note_ref="fn-2"),
+                    Span("."),
+                ],
             ),
             Block(
                 kind="footnote",
