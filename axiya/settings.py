@@ -70,6 +70,7 @@ TEMPLATES = [
 ]
 
 DATA_DIR = env_path("AXIYA_DATA_DIR", BASE_DIR / "var")
+DATA_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'axiya.sqlite3'}"), conn_max_age=60
@@ -93,8 +94,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
+WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = DATA_DIR / "media"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
 
 # --- Conversion -----------------------------------------------------------------------------
 AXIYA_DEFAULT_ENGINE = env_str("AXIYA_ENGINE", "ocr")

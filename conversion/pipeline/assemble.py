@@ -106,7 +106,7 @@ def _body_font_size(readings: list[PageReading]) -> float:
 
 
 def _body_ink(readings: list[PageReading]) -> float:
-    inks = [getattr(b, "ink", 0.0) for r in readings for b in r.blocks if getattr(b, "ink", 0.0)]
+    inks = [b.ink for r in readings for b in r.blocks if b.ink]
     return statistics.median(inks) if inks else 0.0
 
 
@@ -163,7 +163,7 @@ def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> boo
     size = rb.font_size or 0.0
     if body_size and size >= 1.3 * body_size and len(words) <= 20:
         return True
-    ink = getattr(rb, "ink", 0.0)
+    ink = rb.ink or 0.0
     bold = bool(body_ink) and ink >= 1.3 * body_ink
     single_line = rb.bbox is None or (rb.bbox[3] - rb.bbox[1]) < 1.8 * max(size, 1.0)
     return (

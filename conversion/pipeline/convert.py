@@ -94,16 +94,16 @@ def run_engine(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
             page=pages[0].page_number,
         ) from exc
     for page, reading in zip(pages, readings, strict=True):
-        if reading.rotation:
-            # Engines read the page upright; keep the upright image for figure crops.
-            pass
         reading.page_number = page.page_number
     return readings
 
 
 def upright(image: Image.Image, reading: PageReading) -> Image.Image:
+    """The page image in the frame the engine's boxes refer to (turned, then deskewed)."""
     if reading.rotation:
-        return image.rotate(-reading.rotation, expand=True)
+        image = image.rotate(-reading.rotation, expand=True)
+    if reading.skew:
+        image = image.rotate(reading.skew, expand=True, fillcolor=(255, 255, 255))
     return image
 
 
@@ -142,10 +142,28 @@ def build_document(
     return document
 
 
-def render_and_check(document: Document, *, files_dir_name: str) -> tuple[str, list[Finding]]:
+def render_and_check(
+    document: Document, *, files_dir_name: str, repaired: bool = False
+) -> tuple[str, list[Finding]]:
     html = render_document(document, RenderOptions(files_dir=files_dir_name))
-    checks = check_document(document) + check_html(html, expected_pages=len(document.pages))
-    findings = document.findings + checks
+    findings = list(document.findings)
+    if repaired:
+        findings.append(
+            Finding(
+                code="PDF_REPAIRED",
+                level="warning",
+                message="The PDF's structure was damaged and has been repaired; check the result.",
+            )
+        )
+    if not any(page.blocks for page in document.pages):
+        findings.append(
+            Finding(
+                code="BLANK_DOCUMENT",
+                level="warning",
+                message="No text or figure was found on any page: is this a blank scan?",
+            )
+        )
+    findings += check_document(document) + check_html(html, expected_pages=len(document.pages))
     return html, findings
 
 
@@ -216,7 +234,9 @@ def convert_pdf(
         document = build_document(
             readings, images.get, title=stem, language=opts.language, files_dir=staged
         )
-        html, findings = render_and_check(document, files_dir_name=f"{stem}_files")
+        html, findings = render_and_check(
+            document, files_dir_name=f"{stem}_files", repaired=bool(timings.get("repaired"))
+        )
         timings["assemble_render_check_s"] = time.perf_counter() - t0
         timings["total_s"] = time.perf_counter() - started
         report = make_report(
@@ -247,7 +267,8 @@ def iter_main_text(html: str) -> Iterable[str]:
         if el.name == "li":
             # The item's own text, not its nested list's.
             text = "".join(
-                t if isinstance(t, str) else t.get_text() for t in el.contents
+                t if isinstance(t, str) else t.get_text()
+                for t in el.contents
                 if isinstance(t, str) or t.name not in ("ul", "ol")
             )
         else:

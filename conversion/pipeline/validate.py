@@ -81,10 +81,9 @@ def validate_pdf(path: Path, limits: Limits) -> ValidatedPdf:
     try:
         warnings = tuple(w for w in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines() if w)
         repaired = doc.is_repaired or any("repair" in w for w in warnings)
-        if doc.needs_pass:
-            # An empty user password (owner-only restrictions) opens; a real password does not.
-            if not doc.authenticate(""):
-                raise EncryptedPdf()
+        # An empty user password (owner-only restrictions) opens; a real password does not.
+        if doc.needs_pass and not doc.authenticate(""):
+            raise EncryptedPdf()
         count = doc.page_count
         if count == 0:
             raise NoPages()

@@ -19,6 +19,7 @@ from pathlib import Path
 from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
+from models.ocr.prepare import deskew
 
 log = logging.getLogger(__name__)
 
@@ -105,12 +106,12 @@ class TesseractEngine:
 
     def _read(self, page: PageImage) -> PageReading:
         tess = self._tesserocr
-        ril = tess.RIL
         started = time.perf_counter()
         gray = page.image.convert("L")
         rotation = self._orientation(gray) if self.detect_rotation else 0
         if rotation:
             gray = gray.rotate(rotation, expand=True)
+        gray, skew = deskew(gray)
         osd_s = time.perf_counter() - started
 
         api = self._api
@@ -132,8 +133,9 @@ class TesseractEngine:
             width=gray.width,
             height=gray.height,
             rotation=(360 - rotation) % 360,
+            skew=skew,
             source="ocr",
-            timings={"osd_s": osd_s, "ocr_s": elapsed - osd_s},
+            timings={"prepare_s": osd_s, "ocr_s": elapsed - osd_s},
         )
 
 
@@ -279,20 +281,19 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
             words=words,
             font_size=statistics.median(line.height for line in group),
         )
-        block.bold = statistics.median(line.ink for line in group) > 0  # refined in layout
-        block.ink = statistics.median(line.ink for line in group)  # type: ignore[attr-defined]
+        block.ink = statistics.median(line.ink for line in group)
         bullet = _BULLET.match(text)
         ordered = _ORDERED.match(text)
         if bullet:
             block.kind = "list_item"
             block.marker = "•"
-            block.text = text[bullet.end():]
+            block.text = text[bullet.end() :]
             block.words = words[1:] if len(words) > 1 else words
         elif ordered and len(group) >= 1 and len(text) > ordered.end() + 2:
             block.kind = "list_item"
             block.ordered = True
             block.marker = ordered.group(0).strip()
-            block.text = text[ordered.end():]
+            block.text = text[ordered.end() :]
             block.words = words[1:] if len(words) > 1 else words
         block.order = lines.order  # type: ignore[attr-defined]
         blocks.append(block)

@@ -17,6 +17,8 @@ from conversion.options import convert_options
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.errors import ConversionError
 
+WARN_CODES = ("BLANK_DOCUMENT", "PDF_REPAIRED")
+
 
 class Command(BaseCommand):
     help = "Convert scanned PDFs into accessible HTML (DIR/<stem>.html, _files/, .report.json)."
@@ -67,7 +69,7 @@ class Command(BaseCommand):
                 f"{summary['errors']} errors, {summary['needs_review']} to review)"
             )
             for finding in result.report["findings"]:
-                if finding["code"] in ("BLANK_PAGE",):
+                if finding["code"] in WARN_CODES:
                     self.stdout.write(f"  warning {finding['code']}: {finding['message']}")
         if first_failure:
             sys.exit(first_failure)
