@@ -79,8 +79,8 @@ def test_figure_without_alt_is_flagged_for_review_with_page():
 
 
 def test_figure_image_missing_is_flagged():
-    doc = Document("T", "en", [_page(Block(kind="heading", level=1, spans=[Span("T")]),
-                                     Block(kind="figure", alt="A map", caption="Map"))])  # fmt: skip
+    heading = Block(kind="heading", level=1, spans=[Span("T")])
+    doc = Document("T", "en", [_page(heading, Block(kind="figure", alt="A map", caption="Map"))])
     assert "FIGURE_IMAGE_MISSING" in _codes(check_html(_html(doc)), "needs_review")
 
 
