@@ -20,12 +20,13 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from conversion.pipeline.render import RenderOptions, render_document
+from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageEngine, PageImage, PageReading
@@ -183,7 +184,7 @@ def render_and_check(
                 message="No text or figure was found on any page: is this a blank scan?",
             )
         )
-    findings += check_html(html, expected_pages=len(document.pages))
+    findings += check_document(document) + check_html(html, expected_pages=len(document.pages))
     return html, findings
 
 
@@ -269,6 +270,7 @@ def convert_pdf(
             source=pdf_path.name,
         )
         html_path, files_dir, report_path = write_outputs(out_dir, stem, html, report, staged)
+        write_report_html(report, out_dir / f"{stem}.report.html", document_href=html_path.name)
     return ConversionResult(html_path, files_dir, report_path, document, report)
 
 
