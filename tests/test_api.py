@@ -74,7 +74,7 @@ def staff(db):
     return get_user_model().objects.create_user("sam", password="pw-sam-123", is_staff=True)
 
 
-# --- authentication ------------------------------------------------------------------------------
+# --- authentication ---------------------------------------------------------------
 
 ENDPOINTS = [
     ("get", "/api/v1/jobs"),
@@ -108,7 +108,7 @@ def test_401_with_a_wrong_token(db):
     assert error_of(response)["code"] == "AUTHENTICATION_FAILED"
 
 
-# --- upload refusals -----------------------------------------------------------------------------
+# --- upload refusals ---------------------------------------------------------------
 
 
 def test_415_for_a_non_pdf(alice):
@@ -170,7 +170,7 @@ def test_uploads_are_throttled_per_user(alice, bob, settings):
     assert client.get("/api/v1/jobs").status_code == 200
 
 
-# --- jobs: the whole life of one job ----------------------------------------------------------------
+# --- jobs: the whole life of one job ---
 
 
 @pytest.mark.django_db(transaction=True)
@@ -247,7 +247,7 @@ def test_404_for_another_users_job_and_staff_see_all(alice, bob, staff):
     assert staff_client.get("/api/v1/jobs").json()["count"] == 1
 
 
-# --- batches ---------------------------------------------------------------------------------------
+# --- batches ---------------------------------------------------------------
 
 
 def test_batch_keeps_good_files_and_lists_refused_ones(alice, bob):
@@ -317,7 +317,7 @@ def test_api_batch_end_to_end_with_redis_and_a_celery_worker(celery_worker_proce
     assert b"LinnSequencer" in b"".join(html.streaming_content)
 
 
-# --- schema, docs, token command -------------------------------------------------------------------
+# --- schema, docs, token command ---------------------------------------------------------------
 
 
 def test_openapi_schema_and_docs_page(client, db):
