@@ -38,8 +38,9 @@ def _wants_json(request: HttpRequest) -> bool:
 @login_required
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
-    form = UploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST":
+    bound = request.method == "POST"
+    form = UploadForm(request.POST if bound else None, request.FILES if bound else None)
+    if bound:
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
             if jobs:
