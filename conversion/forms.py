@@ -21,8 +21,10 @@ class MultipleFileField(forms.FileField):
 
     def clean(self, data, initial=None):
         single = super().clean
-        if isinstance(data, list | tuple):
+        if isinstance(data, list | tuple) and data:
             return [single(d, initial) for d in data]
+        if isinstance(data, list | tuple):
+            data = None
         return [single(data, initial)] if data else single(data, initial)
 
 
