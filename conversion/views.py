@@ -39,7 +39,10 @@ def _wants_json(request: HttpRequest) -> bool:
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
     bound = request.method == "POST"
-    form = UploadForm(request.POST if bound else None, request.FILES if bound else None)
+    files = request.FILES.copy() if bound else None
+    if files is not None and not files.getlist("files") and files.getlist("file"):
+        files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
+    form = UploadForm(request.POST if bound else None, files)
     if bound:
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
