@@ -103,3 +103,23 @@ def test_a_user_sees_only_their_own_jobs_and_staff_see_all(client, alice, bob):
     assert b"linn.pdf" in client.get("/").content
     assert client.get(f"/jobs/{job.id}/").status_code == 200
     assert client.get(f"/batches/{batch.id}/").status_code == 200
+
+
+def test_create_local_user_can_sign_in(client, db, capsys):
+    from django.core.management import call_command
+
+    call_command("create_local_user", "--password", "local-pass-123")
+    out = capsys.readouterr().out
+    assert "User:      axiya (created, staff)" in out and "API token:" in out
+    assert client.login(username="axiya", password="local-pass-123")
+    assert client.get("/review/").status_code == 200
+    call_command("create_local_user", "--keep-password")
+    assert "Password" not in capsys.readouterr().out
+    assert client.login(username="axiya", password="local-pass-123")
+
+
+def test_admin_shows_the_audit_trail(client, db):
+    admin = get_user_model().objects.create_superuser("root", password="pw-root-123")
+    client.force_login(admin)
+    assert client.get("/admin/conversion/reviewevent/").status_code == 200
+    assert client.get("/admin/conversion/job/").status_code == 200
