@@ -133,7 +133,7 @@ def test_page_html_edit_is_sanitized_again(reviewer_client, reviewer, job):
     assert "Corrected heading" in html and "Fixed text" in html
     for bad in ("<script", "onclick", "evil.example", 'id="page-9"'):
         assert bad not in html
-    assert html.count('role="doc-pagebreak"') == 1
+    assert html.count('role="doc-pagebreak') == 1
     event = ReviewEvent.objects.get(job=job, action="edit_html")
     assert event.actor == reviewer and "Corrected heading" in event.after and event.before
     page = reviewer_client.get(f"/review/{job.id}/pages/1/")

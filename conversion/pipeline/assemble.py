@@ -19,8 +19,8 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
-from models.language import detect_language
 from models.engine import PageReading, ReadBlock
+from models.language import detect_language
 
 LOW_CONFIDENCE = 60.0
 _PAGE_NUMBER = re.compile(
