@@ -191,9 +191,9 @@ def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
             size = rb.font_size or 20.0
             cx = (rb.bbox[0] + rb.bbox[2]) / 2
             below = fy1 - 0.5 * size <= rb.bbox[1] <= fy1 + 3 * size
-            if fx0 <= cx <= fx1 and (below or _CAPTION.match(rb.text) and rb.bbox[1] >= fy1):
-                if best is None or rb.bbox[1] < blocks[best].bbox[1]:  # type: ignore[index]
-                    best = i
+            beside = fx0 <= cx <= fx1 and (below or _CAPTION.match(rb.text) and rb.bbox[1] >= fy1)
+            if beside and (best is None or rb.bbox[1] < blocks[best].bbox[1]):  # type: ignore[index]
+                best = i
         if best is not None:
             taken.add(best)
             fig.text = blocks[best].text.strip()

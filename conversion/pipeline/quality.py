@@ -17,10 +17,12 @@ _LINE_BULLET = re.compile(r"^[ \t]*(?:[•·●▪■◦‣⁃∙*¢©®°»>-]|
 
 
 def normalize_text(text: str) -> str:
-    """NFKC, typographic quotes and dashes folded, line-opening bullets dropped, whitespace
-    collapsed: layout-free text."""
+    """NFKC, typographic quotes and dashes folded, line-opening bullets dropped, line-end
+    hyphenation joined, whitespace collapsed: layout-free text."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     text = _LINE_BULLET.sub("", text)
+    # Line-end hyphenation is layout: "func- tion" and "function" are the same text.
+    text = re.sub(r"(\w)-\s+([a-z])", r"\1\2", text)
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -35,7 +35,8 @@ def test_paragraph_cut_by_a_figure_is_joined_and_the_figure_moves_before_it():
     second = _para("I fell over a root and made a noise.", (1000, 620, 1900, 900))
     blocks = _doc([first, figure, second]).pages[0].blocks
     assert [b.kind for b in blocks] == ["figure", "paragraph"]
-    assert blocks[1].text == "When we was passing by the kitchen I fell over a root and made a noise."
+    joined = "When we was passing by the kitchen I fell over a root and made a noise."
+    assert blocks[1].text == joined
 
 
 def test_running_headers_and_page_numbers_leave_the_flow():
