@@ -131,6 +131,13 @@ def w4_dequantize(packed: np.ndarray, scale_bits: np.ndarray) -> np.ndarray:
     return q * s
 
 
+def w4_shard_layout(rows: int, width: int) -> dict[str, int]:
+    """Byte layout of one full shard: packed rows first, then scale rows."""
+    packed = rows * (width // 2)
+    return {"packed_offset": 0, "scales_offset": packed,
+            "bytes": packed + rows * (width // QK) * 2}  # fmt: skip
+
+
 def write_w4_sharded(out_dir: Path, table: np.ndarray, *, rows_per_shard: int = 4096) -> Path:
     """Write the sharded W4 distribution (manifest.json + ple-000NN-of-000MM.bin) to `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -145,11 +152,10 @@ def write_w4_sharded(out_dir: Path, table: np.ndarray, *, rows_per_shard: int = 
         name = f"ple-{k:05d}-of-{n_shards:05d}.bin"
         data = packed.tobytes() + scales.astype("<u2").tobytes()
         (out_dir / name).write_bytes(data)
-        shards.append({
-            "file": name, "row_start": s, "rows": int(chunk.shape[0]), "packed_offset": 0,
-            "scales_offset": int(chunk.shape[0] * packed_row), "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
-        })  # fmt: skip
+        lay = w4_shard_layout(int(chunk.shape[0]), width)
+        assert lay["bytes"] == len(data)
+        shards.append({"file": name, "row_start": s, "rows": int(chunk.shape[0]), **lay,
+                       "sha256": hashlib.sha256(data).hexdigest()})  # fmt: skip
     manifest = {
         "format": W4_FORMAT, "rows": rows, "width": width, "bits": 4, "qmin": -7, "qmax": 7,
         "group": QK, "scale": "bf16", "nibble_order": "low_first", "nibbles": "twos_complement",
