@@ -18,8 +18,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--int4", action="store_true", help="4-bit MatMulNBits decoder (block 32)")
     ap.add_argument("--ple", choices=["graph", "external"], default="graph")
     ap.add_argument("--ple-format", choices=["ggml-q4_0", "npy"], default="ggml-q4_0")
-    ap.add_argument("--ep", choices=["default", "cuda"], default="default",
-                    help="cuda: fuse GroupQueryAttention (fp16/bf16 only)")  # fmt: skip
+    ap.add_argument(
+        "--ep",
+        choices=["default", "cuda"],
+        default="default",
+        help="cuda: fuse GroupQueryAttention (fp16/bf16 only)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -37,8 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         kind = "tiny" if a.kind == "tiny-random" else "e2b"
         with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:
             ckpt = write_checkpoint(kind, Path(tmp), seed=a.seed)
-            build_package(ckpt, a.out, **opts,
-                          source={"random": kind, "seed": a.seed, "weights": "random"})  # fmt: skip
+            build_package(
+                ckpt, a.out, **opts, source={"random": kind, "seed": a.seed, "weights": "random"}
+            )
     print(f"wrote {a.out} in {time.perf_counter() - t0:.1f} s")
     return 0
 

@@ -27,7 +27,8 @@ PLE_FILE = "ple.q4_0.bin"
 PLE_INPUT = "ple_rows"
 # A Jinja template equivalent to manifest["prompt"] (for tools that render chat templates).
 CHAT_TEMPLATE = (
-    "{{ bos_token }}{% for m in messages %}<|turn>{{ 'model' if m.role == 'assistant' else m.role }}"
+    "{{ bos_token }}{% for m in messages %}"
+    "<|turn>{{ 'model' if m.role == 'assistant' else m.role }}"
     "\n{% if m.content is string %}{{ m.content }}{% else %}{% for c in m.content %}"
     "{% if c.type == 'image' %}<|image><|image|><image|>{% else %}{{ c.text }}{% endif %}"
     "{% endfor %}{% endif %}<turn|>\n{% endfor %}{% if add_generation_prompt %}<|turn>model\n"
@@ -88,16 +89,21 @@ def externalize_ple(emb_path: Path) -> np.ndarray:
     model = ir.load(emb_path)
     g = model.graph
     node = next(
-        n for n in g
-        if n.op_type == "Gather" and n.inputs[0] is not None
+        n
+        for n in g
+        if n.op_type == "Gather"
+        and n.inputs[0] is not None
         and n.inputs[0].name.endswith("embed_tokens_per_layer.weight")
-    )  # fmt: skip
+    )
     table_val = node.inputs[0]
     table = table_val.const_value.numpy().astype(np.float32)
     ids_val = node.inputs[1]
     out = node.outputs[0]
-    rows = ir.Value(name=PLE_INPUT, type=out.type or table_val.type,
-                    shape=ir.Shape(["batch", "sequence_len", table.shape[1]]))  # fmt: skip
+    rows = ir.Value(
+        name=PLE_INPUT,
+        type=out.type or table_val.type,
+        shape=ir.Shape(["batch", "sequence_len", table.shape[1]]),
+    )
     rows.type = table_val.type
     g.inputs.append(rows)
     out.replace_all_uses_with(rows)
@@ -119,8 +125,7 @@ def add_next_token(dec_path: Path) -> None:
     model = ir.load(dec_path)
     g = model.graph
     logits = next(o for o in g.outputs if o.name == "logits")
-    last = ir.Value(name="axiya_last_index",
-                    const_value=ir.tensor(np.array(-1, dtype=np.int64)))  # fmt: skip
+    last = ir.Value(name="axiya_last_index", const_value=ir.tensor(np.array(-1, dtype=np.int64)))
     g.initializers.add(last)
     gather = ir.node("Gather", [logits, last], attributes={"axis": 1})
     argmax = ir.node("ArgMax", gather.outputs, attributes={"axis": -1, "keepdims": 0})
@@ -141,17 +146,21 @@ def quantize_int4(dec_path: Path, *, block_size: int = 32) -> int:
     )
 
     model = onnx.load(str(dec_path))
-    cfg = DefaultWeightOnlyQuantConfig(block_size=block_size, is_symmetric=True,
-                                       accuracy_level=4)  # fmt: skip
+    cfg = DefaultWeightOnlyQuantConfig(block_size=block_size, is_symmetric=True, accuracy_level=4)
     q = MatMulNBitsQuantizer(model, algo_config=cfg)
     q.process()
     out = q.model.model
     n = sum(1 for node in out.graph.node if node.op_type == "MatMulNBits")
     tmpdir = dec_path.parent / ".tmp"
     tmpdir.mkdir(exist_ok=True)
-    onnx.save(out, str(tmpdir / dec_path.name), save_as_external_data=True,
-              all_tensors_to_one_file=True, location=dec_path.name + ".data",
-              size_threshold=1024)  # fmt: skip
+    onnx.save(
+        out,
+        str(tmpdir / dec_path.name),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=dec_path.name + ".data",
+        size_threshold=1024,
+    )
     _move_back(tmpdir, dec_path)
     return n
 
@@ -183,34 +192,54 @@ def model_config(ckpt: Path) -> dict[str, Any]:
     }
     return {
         "text": {
-            "hidden_size": t["hidden_size"], "num_layers": n, "layer_types": types,
+            "hidden_size": t["hidden_size"],
+            "num_layers": n,
+            "layer_types": types,
             "num_attention_heads": t["num_attention_heads"],
             "num_key_value_heads": t["num_key_value_heads"],
-            "head_dim": head["sliding_attention"], "global_head_dim": head["full_attention"],
-            "sliding_window": t["sliding_window"], "vocab_size": t["vocab_size"],
+            "head_dim": head["sliding_attention"],
+            "global_head_dim": head["full_attention"],
+            "sliding_window": t["sliding_window"],
+            "vocab_size": t["vocab_size"],
             "hidden_size_per_layer_input": t["hidden_size_per_layer_input"],
             "vocab_size_per_layer_input": t["vocab_size_per_layer_input"],
             "final_logit_softcapping": t["final_logit_softcapping"],
-            "kv_layers": kv_layers, "kv_shared_from": {str(k): s for k, s in kv_source.items()},
+            "kv_layers": kv_layers,
+            "kv_shared_from": {str(k): s for k, s in kv_source.items()},
             "kv_head_dims": [head[types[i]] for i in kv_layers],
-            "pad_token_id": t["pad_token_id"], "bos_token_id": t["bos_token_id"],
+            "pad_token_id": t["pad_token_id"],
+            "bos_token_id": t["bos_token_id"],
         },
         "vision": {
-            "hidden_size": v["hidden_size"], "num_layers": v["num_hidden_layers"],
-            "patch_size": v["patch_size"], "pooling_kernel_size": v["pooling_kernel_size"],
+            "hidden_size": v["hidden_size"],
+            "num_layers": v["num_hidden_layers"],
+            "patch_size": v["patch_size"],
+            "pooling_kernel_size": v["pooling_kernel_size"],
             "position_embedding_size": v["position_embedding_size"],
         },
         "ids": {
-            "image": raw["image_token_id"], "boi": raw["boi_token_id"],
-            "eoi": raw["eoi_token_id"], "audio": raw.get("audio_token_id"),
-            "video": raw.get("video_token_id"), "pad": t["pad_token_id"],
-            "bos": t["bos_token_id"], "eos": 1,
+            "image": raw["image_token_id"],
+            "boi": raw["boi_token_id"],
+            "eoi": raw["eoi_token_id"],
+            "audio": raw.get("audio_token_id"),
+            "video": raw.get("video_token_id"),
+            "pad": t["pad_token_id"],
+            "bos": t["bos_token_id"],
+            "eos": 1,
         },
-    }  # fmt: skip
+    }
 
 
-def write_manifest(out: Path, *, ckpt: Path, dtype: str, ep: str, int4: bool,
-                   ple: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+def write_manifest(
+    out: Path,
+    *,
+    ckpt: Path,
+    dtype: str,
+    ep: str,
+    int4: bool,
+    ple: dict[str, Any],
+    source: dict[str, Any],
+) -> dict[str, Any]:
     files = {}
     for p in sorted(out.rglob("*")):
         if p.is_file() and p.name != MANIFEST:
@@ -229,26 +258,38 @@ def write_manifest(out: Path, *, ckpt: Path, dtype: str, ep: str, int4: bool,
         "format": {"name": FORMAT_NAME, "version": FORMAT_VERSION},
         "model": "gemma-4-e2b-it-shaped" if cfg["text"]["num_layers"] == 35 else "gemma-4-tiny",
         "source": source,
-        "dtype": dtype, "execution_provider": ep,
+        "dtype": dtype,
+        "execution_provider": ep,
         "decoder_quantization": {"type": "MatMulNBits", "bits": 4, "block_size": 32}
-        if int4 else None,
+        if int4
+        else None,
         "config": cfg,
         "graphs": graphs,
         "ple": ple,
         "tokenizer": "tokenizer.json",
         "prompt": {**DEFAULT_PROMPT, "chat_template": CHAT_TEMPLATE},
-        "built_with": {"mobius-onnx": getattr(mobius, "__version__", "0.1.0"),
-                       "transformers": transformers.__version__,
-                       "onnxruntime": onnxruntime.__version__},
+        "built_with": {
+            "mobius-onnx": getattr(mobius, "__version__", "0.1.0"),
+            "transformers": transformers.__version__,
+            "onnxruntime": onnxruntime.__version__,
+        },
         "files": files,
-    }  # fmt: skip
+    }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1))
     return manifest
 
 
-def build_package(ckpt: Path, out: Path, *, dtype: str = "fp32", int4: bool = False,
-                  ple: str = "graph", ep: str = "default", ple_format: str = "ggml-q4_0",
-                  source: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+def build_package(
+    ckpt: Path,
+    out: Path,
+    *,
+    dtype: str = "fp32",
+    int4: bool = False,
+    ple: str = "graph",
+    ep: str = "default",
+    ple_format: str = "ggml-q4_0",
+    source: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
 
@@ -274,17 +315,31 @@ def build_package(ckpt: Path, out: Path, *, dtype: str = "fp32", int4: bool = Fa
         else:
             raise ValueError(f"unknown PLE format {ple_format}")
         ple_info = {
-            "placement": "external", "input": PLE_INPUT, "file": fname, "format": ple_format,
-            "rows": int(table.shape[0]), "width": int(table.shape[1]),
+            "placement": "external",
+            "input": PLE_INPUT,
+            "file": fname,
+            "format": ple_format,
+            "rows": int(table.shape[0]),
+            "width": int(table.shape[1]),
             # What the embedding graph expects (the seed packages left this undocumented):
             "scale_in_graph": True,  # graph multiplies by sqrt(ple_dim) (x16 for E2B)
             "pad_remap": "caller",  # caller looks up row pad_token_id for image/audio/video ids
-        }  # fmt: skip
+        }
         del table
     if int4:
         n = quantize_int4(out / "decoder" / "model.onnx")
         log.info("int4: %d MatMulNBits in the decoder", n)
-    write_tokenizer(out / "tokenizer.json", vocab_size=cfg["text"]["vocab_size"],
-                    image_ids={k: cfg["ids"][k] for k in ("image", "boi", "eoi", "audio", "video")})
-    return write_manifest(out, ckpt=ckpt, dtype=dtype, ep=ep, int4=int4, ple=ple_info,
-                          source=source or {"checkpoint": str(ckpt)})  # fmt: skip
+    write_tokenizer(
+        out / "tokenizer.json",
+        vocab_size=cfg["text"]["vocab_size"],
+        image_ids={k: cfg["ids"][k] for k in ("image", "boi", "eoi", "audio", "video")},
+    )
+    return write_manifest(
+        out,
+        ckpt=ckpt,
+        dtype=dtype,
+        ep=ep,
+        int4=int4,
+        ple=ple_info,
+        source=source or {"checkpoint": str(ckpt)},
+    )

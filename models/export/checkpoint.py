@@ -16,39 +16,82 @@ E2B_IDS = {"image": 258880, "boi": 255999, "eoi": 258882, "audio": 258881, "vide
 TINY_IDS = {"image": 508, "boi": 507, "eoi": 509, "audio": 510, "video": 511}
 
 E2B_TEXT: dict[str, Any] = dict(
-    hidden_size=1536, intermediate_size=6144, num_hidden_layers=35,
-    layer_types=(["sliding_attention"] * 4 + ["full_attention"]) * 7, num_attention_heads=8,
-    num_key_value_heads=1, head_dim=256, global_head_dim=512, num_kv_shared_layers=20,
-    use_double_wide_mlp=True, hidden_size_per_layer_input=256, vocab_size=262144,
-    vocab_size_per_layer_input=262144, sliding_window=512, final_logit_softcapping=30.0,
-    max_position_embeddings=131072, rms_norm_eps=1e-6, hidden_activation="gelu_pytorch_tanh",
-    pad_token_id=0, bos_token_id=2, eos_token_id=1, tie_word_embeddings=True,
-)  # fmt: skip
+    hidden_size=1536,
+    intermediate_size=6144,
+    num_hidden_layers=35,
+    layer_types=(["sliding_attention"] * 4 + ["full_attention"]) * 7,
+    num_attention_heads=8,
+    num_key_value_heads=1,
+    head_dim=256,
+    global_head_dim=512,
+    num_kv_shared_layers=20,
+    use_double_wide_mlp=True,
+    hidden_size_per_layer_input=256,
+    vocab_size=262144,
+    vocab_size_per_layer_input=262144,
+    sliding_window=512,
+    final_logit_softcapping=30.0,
+    max_position_embeddings=131072,
+    rms_norm_eps=1e-6,
+    hidden_activation="gelu_pytorch_tanh",
+    pad_token_id=0,
+    bos_token_id=2,
+    eos_token_id=1,
+    tie_word_embeddings=True,
+)
 E2B_VISION: dict[str, Any] = dict(
-    hidden_size=768, intermediate_size=3072, num_hidden_layers=16, num_attention_heads=12,
-    num_key_value_heads=12, head_dim=64, patch_size=16, pooling_kernel_size=3,
-    position_embedding_size=10240, use_clipped_linears=True, standardize=False,
-)  # fmt: skip
+    hidden_size=768,
+    intermediate_size=3072,
+    num_hidden_layers=16,
+    num_attention_heads=12,
+    num_key_value_heads=12,
+    head_dim=64,
+    patch_size=16,
+    pooling_kernel_size=3,
+    position_embedding_size=10240,
+    use_clipped_linears=True,
+    standardize=False,
+)
 
 # Same structure, tiny: layers 3 and 4 play the roles of E2B's 13 and 14 (KV producers).
 TINY_TEXT: dict[str, Any] = dict(
-    E2B_TEXT, hidden_size=64, intermediate_size=128, num_hidden_layers=10,
-    layer_types=(["sliding_attention"] * 4 + ["full_attention"]) * 2, num_attention_heads=4,
-    num_key_value_heads=1, head_dim=32, global_head_dim=64, num_kv_shared_layers=5,
-    hidden_size_per_layer_input=16, vocab_size=512, vocab_size_per_layer_input=512,
-    sliding_window=8, max_position_embeddings=4096,
-)  # fmt: skip
+    E2B_TEXT,
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=10,
+    layer_types=(["sliding_attention"] * 4 + ["full_attention"]) * 2,
+    num_attention_heads=4,
+    num_key_value_heads=1,
+    head_dim=32,
+    global_head_dim=64,
+    num_kv_shared_layers=5,
+    hidden_size_per_layer_input=16,
+    vocab_size=512,
+    vocab_size_per_layer_input=512,
+    sliding_window=8,
+    max_position_embeddings=4096,
+)
 TINY_VISION: dict[str, Any] = dict(
-    E2B_VISION, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-    num_key_value_heads=2, head_dim=16, patch_size=4, pooling_kernel_size=3,
+    E2B_VISION,
+    hidden_size=32,
+    intermediate_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    num_key_value_heads=2,
+    head_dim=16,
+    patch_size=4,
+    pooling_kernel_size=3,
     position_embedding_size=64,
-)  # fmt: skip
+)
 
 ROPE = {
     "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
-    "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
-                       "rope_theta": 1e6},
-}  # fmt: skip
+    "full_attention": {
+        "rope_type": "proportional",
+        "partial_rotary_factor": 0.25,
+        "rope_theta": 1e6,
+    },
+}
 EMBED_RMS = 0.5  # token embedding RMS after x sqrt(hidden): small, so layers steer
 VISION_ROPE = {"rope_type": "axial", "rope_theta": 100.0}
 
@@ -65,9 +108,12 @@ def make_config(kind: str) -> Any:
         text_config=dict(text, rope_parameters=ROPE),
         vision_config=dict(vision, rope_parameters=VISION_ROPE),
         audio_config=None,
-        image_token_id=ids["image"], boi_token_id=ids["boi"], eoi_token_id=ids["eoi"],
-        audio_token_id=ids["audio"], video_token_id=ids["video"],
-    )  # fmt: skip
+        image_token_id=ids["image"],
+        boi_token_id=ids["boi"],
+        eoi_token_id=ids["eoi"],
+        audio_token_id=ids["audio"],
+        video_token_id=ids["video"],
+    )
 
 
 def randomize_(model: Any, *, seed: int) -> None:
@@ -88,9 +134,7 @@ def randomize_(model: Any, *, seed: int) -> None:
         for name, p in model.named_parameters():
             if p.ndim == 1 or name.endswith("norm.weight"):
                 p.copy_(u(p.shape, 0.6, 1.4))  # RMSNorm weights (x * w): around 1
-            elif "position_embedding_table" in name:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.5)
-            elif "embed_tokens_per_layer" in name:
+            elif "position_embedding_table" in name or "embed_tokens_per_layer" in name:
                 p.copy_(torch.randn(p.shape, generator=g) * 0.5)
             elif "embed_tokens" in name:
                 p.copy_(torch.randn(p.shape, generator=g) * (EMBED_RMS / math.sqrt(p.shape[1])))

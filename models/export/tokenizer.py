@@ -13,8 +13,15 @@ from pathlib import Path
 
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers
 
-BASE_SPECIALS = {0: "<pad>", 1: "<eos>", 2: "<bos>", 3: "<unk>", 50: "<|stop_50|>",
-                 105: "<|turn>", 106: "<turn|>"}  # fmt: skip
+BASE_SPECIALS = {
+    0: "<pad>",
+    1: "<eos>",
+    2: "<bos>",
+    3: "<unk>",
+    50: "<|stop_50|>",
+    105: "<|turn>",
+    106: "<turn|>",
+}
 NEWLINE_ID = 107
 # Whole-word tokens of the real vocabulary used by the template (E2B only: the tiny vocab of 512
 # cannot hold these ids, there they get the next free ids).
@@ -23,9 +30,15 @@ WORD_IDS = {"user": 2364, "model": 4368}
 
 def build_tokenizer(*, vocab_size: int, image_ids: dict[str, int]) -> Tokenizer:
     specials = dict(BASE_SPECIALS)
-    specials.update({image_ids["boi"]: "<|image>", image_ids["image"]: "<|image|>",
-                     image_ids["eoi"]: "<image|>", image_ids["audio"]: "<|audio|>",
-                     image_ids["video"]: "<|video|>"})  # fmt: skip
+    specials.update(
+        {
+            image_ids["boi"]: "<|image>",
+            image_ids["image"]: "<|image|>",
+            image_ids["eoi"]: "<image|>",
+            image_ids["audio"]: "<|audio|>",
+            image_ids["video"]: "<|video|>",
+        }
+    )
     vocab: dict[str, int] = {tok: i for i, tok in specials.items()}
     vocab["\n"] = NEWLINE_ID
     fixed_words = {w: i for w, i in WORD_IDS.items() if i < vocab_size}

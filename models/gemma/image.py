@@ -54,8 +54,9 @@ def preprocess(
         raise ValueError(f"max_soft_tokens must be one of {SUPPORTED_SOFT_TOKENS}")
     max_patches = max_soft_tokens * pooling**2
     img = image.convert("RGB")
-    th, tw = target_size(img.height, img.width, patch_size=patch_size,
-                         max_patches=max_patches, pooling=pooling)  # fmt: skip
+    th, tw = target_size(
+        img.height, img.width, patch_size=patch_size, max_patches=max_patches, pooling=pooling
+    )
     if (th, tw) != (img.height, img.width):
         # PIL's BICUBIC widens its kernel when downscaling: that is the antialias.
         img = img.resize((tw, th), resample=Image.Resampling.BICUBIC)

@@ -143,8 +143,8 @@ def find_custom_ops(model_path: Path) -> set[str]:
 
 
 _UNKNOWN_OP = re.compile(
-    r"(?:implementation for|not a registered function/op|Unrecognized attribute|"
-    r"No opset import for domain|No Op registered for)\s*'?([\w.:]+)"
+    r"([\w.]*:?\w+)\(-?\d+\) is not a registered function/op"  # ORT 1.2x load errors
+    r"|implementation for (\w+)\("  # kernel lookup failures
 )
 
 
@@ -154,7 +154,7 @@ def session_error(model_path: Path, exc: Exception) -> PackageError:
     if not ops:
         m = _UNKNOWN_OP.search(str(exc))
         if m:
-            ops = {m.group(1)}
+            ops = {m.group(1) or m.group(2)}
     if ops:
         return PackageError(
             f"{model_path} uses op(s) {', '.join(sorted(ops))} that stock onnxruntime does not "

@@ -48,7 +48,7 @@ def bf16_bits_to_f32(b: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- GGML q4_0
 def q4_0_quantize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """GGML's reference quantize_row_q4_0 on rows: returns (d fp16 [R, nb], qs uint8 [R, nb, 16])."""
+    """GGML's reference quantize_row_q4_0, row-wise: (d fp16 [R, nb], qs uint8 [R, nb, 16])."""
     r, w = x.shape
     if w % QK:
         raise ValueError(f"q4_0 needs a width divisible by {QK}, got {w}")
@@ -91,11 +91,17 @@ class Q4_0RowFile:
         self.row_bytes = (width // QK) * Q4_0_BLOCK_BYTES
         size = self.path.stat().st_size
         if width % QK or size % self.row_bytes:
-            raise ValueError(f"{self.path}: size {size} is not a whole number of "
-                             f"{self.row_bytes}-byte q4_0 rows of width {width}")  # fmt: skip
+            raise ValueError(
+                f"{self.path}: size {size} is not a whole number of "
+                f"{self.row_bytes}-byte q4_0 rows of width {width}"
+            )
         self.rows_count = size // self.row_bytes
-        self._mm = np.memmap(self.path, dtype=np.uint8, mode="r",
-                             shape=(self.rows_count, width // QK, Q4_0_BLOCK_BYTES))  # fmt: skip
+        self._mm = np.memmap(
+            self.path,
+            dtype=np.uint8,
+            mode="r",
+            shape=(self.rows_count, width // QK, Q4_0_BLOCK_BYTES),
+        )
 
     def rows(self, ids: np.ndarray) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
@@ -134,8 +140,7 @@ def w4_dequantize(packed: np.ndarray, scale_bits: np.ndarray) -> np.ndarray:
 def w4_shard_layout(rows: int, width: int) -> dict[str, int]:
     """Byte layout of one full shard: packed rows first, then scale rows."""
     packed = rows * (width // 2)
-    return {"packed_offset": 0, "scales_offset": packed,
-            "bytes": packed + rows * (width // QK) * 2}  # fmt: skip
+    return {"packed_offset": 0, "scales_offset": packed, "bytes": packed + rows * (width // QK) * 2}
 
 
 def write_w4_sharded(out_dir: Path, table: np.ndarray, *, rows_per_shard: int = 4096) -> Path:
@@ -154,15 +159,33 @@ def write_w4_sharded(out_dir: Path, table: np.ndarray, *, rows_per_shard: int = 
         (out_dir / name).write_bytes(data)
         lay = w4_shard_layout(int(chunk.shape[0]), width)
         assert lay["bytes"] == len(data)
-        shards.append({"file": name, "row_start": s, "rows": int(chunk.shape[0]), **lay,
-                       "sha256": hashlib.sha256(data).hexdigest()})  # fmt: skip
+        shards.append(
+            {
+                "file": name,
+                "row_start": s,
+                "rows": int(chunk.shape[0]),
+                **lay,
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
     manifest = {
-        "format": W4_FORMAT, "rows": rows, "width": width, "bits": 4, "qmin": -7, "qmax": 7,
-        "group": QK, "scale": "bf16", "nibble_order": "low_first", "nibbles": "twos_complement",
-        "layout": {"rows_per_shard": rows_per_shard, "packed_row_bytes": packed_row,
-                   "scale_row_bytes": scale_row},
+        "format": W4_FORMAT,
+        "rows": rows,
+        "width": width,
+        "bits": 4,
+        "qmin": -7,
+        "qmax": 7,
+        "group": QK,
+        "scale": "bf16",
+        "nibble_order": "low_first",
+        "nibbles": "twos_complement",
+        "layout": {
+            "rows_per_shard": rows_per_shard,
+            "packed_row_bytes": packed_row,
+            "scale_row_bytes": scale_row,
+        },
         "shards": shards,
-    }  # fmt: skip
+    }
     path = out_dir / "manifest.json"
     path.write_text(json.dumps(manifest, indent=1))
     return path
@@ -177,7 +200,10 @@ class W4ShardedTable:
         if m.get("format") != W4_FORMAT:
             raise ValueError(f"{self.manifest_path}: format {m.get('format')!r} is not {W4_FORMAT}")
         if (m.get("bits"), m.get("group"), m.get("scale"), m.get("nibble_order")) != (
-            4, QK, "bf16", "low_first"
+            4,
+            QK,
+            "bf16",
+            "low_first",
         ):
             raise ValueError(f"{self.manifest_path}: unsupported W4 parameters")
         lay = m["layout"]

@@ -33,7 +33,9 @@ class PromptBuilder:
     construction and ~1000x cheaper than tokenizing 1120 special-token strings.
     """
 
-    def __init__(self, tokenizer_path: Path, *, prompt: dict[str, Any], ids: dict[str, int]) -> None:
+    def __init__(
+        self, tokenizer_path: Path, *, prompt: dict[str, Any], ids: dict[str, int]
+    ) -> None:
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self.spec = {**DEFAULT_PROMPT, **prompt}
         self.boi, self.image, self.eoi = ids["boi"], ids["image"], ids["eoi"]

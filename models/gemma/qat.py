@@ -22,8 +22,15 @@ import numpy as np
 from models.gemma.ple import bf16_bits_to_f32
 
 BLOCK = 32
-_ST_DTYPES = {"I32": np.int32, "BF16": np.uint16, "F16": np.float16, "F32": np.float32,
-              "U8": np.uint8, "I8": np.int8, "I64": np.int64}  # fmt: skip
+_ST_DTYPES = {
+    "I32": np.int32,
+    "BF16": np.uint16,
+    "F16": np.float16,
+    "F32": np.float32,
+    "U8": np.uint8,
+    "I8": np.int8,
+    "I64": np.int64,
+}
 
 
 def read_safetensors(path: Path | str) -> dict[str, tuple[str, np.ndarray]]:
@@ -64,8 +71,9 @@ def qat_to_matmulnbits(packed: np.ndarray, scale_bits: np.ndarray) -> MatMulNBit
     n, words = packed.shape
     k = words * 8
     if k % BLOCK or scale_bits.shape != (n, k // BLOCK):
-        raise ValueError(f"QAT shapes do not match: packed {packed.shape}, "
-                         f"scale {scale_bits.shape}")  # fmt: skip
+        raise ValueError(
+            f"QAT shapes do not match: packed {packed.shape}, scale {scale_bits.shape}"
+        )
     b = np.ascontiguousarray(packed, dtype="<i4").view(np.uint8).reshape(n, k // BLOCK, 16)
     scales = bf16_bits_to_f32(scale_bits).reshape(-1)
     return MatMulNBitsWeights(b=b, scales=scales, k=k, n=n)

@@ -29,8 +29,12 @@ from models.gemma.prompt import PromptBuilder
 
 log = logging.getLogger(__name__)
 
-_NP_TYPES = {"tensor(float)": np.float32, "tensor(float16)": np.float16,
-             "tensor(int64)": np.int64, "tensor(int32)": np.int32}  # fmt: skip
+_NP_TYPES = {
+    "tensor(float)": np.float32,
+    "tensor(float16)": np.float16,
+    "tensor(int64)": np.int64,
+    "tensor(int32)": np.int32,
+}
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,9 @@ class _Seq:
 class _Graph:
     """An onnxruntime session run through I/O binding on one device."""
 
-    def __init__(self, ort: Any, path: Path, *, providers: list[Any], opts: Any,
-                 device: tuple[str, int]) -> None:  # fmt: skip
+    def __init__(
+        self, ort: Any, path: Path, *, providers: list[Any], opts: Any, device: tuple[str, int]
+    ) -> None:
         self.ort, self.path, self.device = ort, path, device
         ops = find_custom_ops(path)
         if ops:
@@ -105,65 +110,89 @@ class GemmaRuntime:
     ) -> None:
         import onnxruntime as ort
 
-        self.package = package if isinstance(package, Package) else load_package(
-            package, verify=verify)  # fmt: skip
+        self.package = (
+            package if isinstance(package, Package) else load_package(package, verify=verify)
+        )
         self.max_soft_tokens = max_soft_tokens
         cfg = self.package.config
         self.text, self.vision, self.ids = cfg["text"], cfg["vision"], cfg["ids"]
         available = ort.get_available_providers()
-        wanted = list(providers) if providers else (
-            ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []
-        ) + ["CPUExecutionProvider"]  # fmt: skip
+        wanted = (
+            list(providers)
+            if providers
+            else (["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else [])
+            + ["CPUExecutionProvider"]
+        )
         self.provider = wanted[0]
         if self.provider == "CUDAExecutionProvider":
-            prov: list[Any] = [("CUDAExecutionProvider", {"device_id": device_id}),
-                               "CPUExecutionProvider"]  # fmt: skip
+            prov: list[Any] = [
+                ("CUDAExecutionProvider", {"device_id": device_id}),
+                "CPUExecutionProvider",
+            ]
             device = ("cuda", device_id)
         else:
             prov, device = ["CPUExecutionProvider"], ("cpu", 0)
-        log.info("gemma: onnxruntime %s on %s (%s)", ort.__version__, self.provider,
-                 self.package.root)  # fmt: skip
+        log.info(
+            "gemma: onnxruntime %s on %s (%s)", ort.__version__, self.provider, self.package.root
+        )
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         if intra_op_threads:
             opts.intra_op_num_threads = intra_op_threads
         self.graphs = {
-            name: _Graph(ort, self.package.path(spec.file), providers=prov, opts=opts,
-                         device=device)
+            name: _Graph(
+                ort, self.package.path(spec.file), providers=prov, opts=opts, device=device
+            )
             for name, spec in self.package.graphs.items()
-        }  # fmt: skip
-        self.dec, self.emb, self.vis = (self.graphs[k] for k in
-                                        ("decoder", "embedding", "vision_encoder"))  # fmt: skip
+        }
+        self.dec, self.emb, self.vis = (
+            self.graphs[k] for k in ("decoder", "embedding", "vision_encoder")
+        )
         self.float_type = self.emb.inputs["image_features"]
         self.kv_names = [n for n in self.dec.inputs if n.startswith("past_key_values.")]
-        self.kv_dims = {n: (self.dec.sess.get_inputs()[list(self.dec.inputs).index(n)].shape)
-                        for n in self.kv_names}  # fmt: skip
+        self.kv_dims = {
+            n: (self.dec.sess.get_inputs()[list(self.dec.inputs).index(n)].shape)
+            for n in self.kv_names
+        }
         self.ple: PleTable | None = None
         self.multimodal_ids = np.array(
-            [i for i in (self.ids.get("image"), self.ids.get("audio"), self.ids.get("video"))
-             if i is not None], dtype=np.int64)  # fmt: skip
+            [
+                i
+                for i in (self.ids.get("image"), self.ids.get("audio"), self.ids.get("video"))
+                if i is not None
+            ],
+            dtype=np.int64,
+        )
         self.non_image_ids = self.multimodal_ids[self.multimodal_ids != self.ids["image"]]
         ple = self.package.ple
         if ple.get("placement") == "external":
             path = self.package.path(ple["file"])
             self.ple = open_ple(path, fmt=ple["format"], width=int(ple["width"]))
             self.ple_input = ple.get("input", "ple_rows")
-        self.prompts = PromptBuilder(self.package.path(self.package.manifest["tokenizer"]),
-                                     prompt=self.package.prompt, ids=self.ids)  # fmt: skip
+        self.prompts = PromptBuilder(
+            self.package.path(self.package.manifest["tokenizer"]),
+            prompt=self.package.prompt,
+            ids=self.ids,
+        )
         self.stop_ids = set(self.prompts.stop_ids)
 
     # ------------------------------------------------------------------ pieces
     def encode_image(self, image: Image.Image) -> np.ndarray:
         """Page image -> image features [soft_tokens, hidden] (host array)."""
-        p = preprocess(image, max_soft_tokens=self.max_soft_tokens,
-                       patch_size=self.vision["patch_size"],
-                       pooling=self.vision["pooling_kernel_size"])  # fmt: skip
-        out = self.vis.run({"pixel_values": p.pixel_values[None],
-                            "pixel_position_ids": p.position_ids[None]})  # fmt: skip
+        p = preprocess(
+            image,
+            max_soft_tokens=self.max_soft_tokens,
+            patch_size=self.vision["patch_size"],
+            pooling=self.vision["pooling_kernel_size"],
+        )
+        out = self.vis.run(
+            {"pixel_values": p.pixel_values[None], "pixel_position_ids": p.position_ids[None]}
+        )
         feats = out["image_features"].numpy()
         if feats.shape[0] != p.soft_tokens:
-            raise RuntimeError(f"vision graph gave {feats.shape[0]} features for "
-                               f"{p.soft_tokens} image tokens")  # fmt: skip
+            raise RuntimeError(
+                f"vision graph gave {feats.shape[0]} features for {p.soft_tokens} image tokens"
+            )
         return feats
 
     def prompt_ids(self, request: PageRequest) -> tuple[np.ndarray, np.ndarray | None]:
@@ -186,8 +215,9 @@ class GemmaRuntime:
             feeds[self.ple_input] = self.ple.rows(rows_ids)
         return self.emb.run(feeds)
 
-    def _decode(self, emb: dict[str, Any], mask: np.ndarray, pos: np.ndarray,
-                past: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    def _decode(
+        self, emb: dict[str, Any], mask: np.ndarray, pos: np.ndarray, past: dict[str, Any]
+    ) -> dict[str, Any]:
         feeds: dict[str, Any] = {"inputs_embeds": emb["inputs_embeds"], "attention_mask": mask}
         if "per_layer_inputs" in self.dec.inputs:
             feeds["per_layer_inputs"] = emb["per_layer_inputs"]
@@ -197,15 +227,18 @@ class GemmaRuntime:
         return self.dec.run(feeds)
 
     def _empty_past(self, batch: int) -> dict[str, Any]:
-        return {n: np.zeros((batch, d[1], 0, d[3]), dtype=self.dec.inputs[n])
-                for n, d in self.kv_dims.items()}  # fmt: skip
+        return {
+            n: np.zeros((batch, d[1], 0, d[3]), dtype=self.dec.inputs[n])
+            for n, d in self.kv_dims.items()
+        }
 
     def prefill(self, ids: np.ndarray, feats: np.ndarray | None) -> dict[str, Any]:
         """One sequence, batch 1: returns the decoder outputs (logits, next_token, present.*)."""
         s = ids.shape[0]
         emb = self._embed(ids[None], feats)
-        return self._decode(emb, np.ones((1, s), np.int64), np.arange(s, dtype=np.int64)[None],
-                            self._empty_past(1))  # fmt: skip
+        return self._decode(
+            emb, np.ones((1, s), np.int64), np.arange(s, dtype=np.int64)[None], self._empty_past(1)
+        )
 
     def prefill_logits(self, request: PageRequest) -> np.ndarray:
         """Logits [S, vocab] for every prompt position (parity tests)."""
@@ -251,11 +284,11 @@ class GemmaRuntime:
         width = int(lens.max())
         past: dict[str, Any] = {}
         for name in self.kv_names:
-            pres = "present." + name[len("past_key_values."):]
+            pres = "present." + name[len("past_key_values.") :]
             a0 = presents[0][pres]
             buf = np.zeros((len(seqs), a0.shape[1], width, a0.shape[3]), dtype=a0.dtype)
             for b, p in enumerate(presents):
-                buf[b, :, width - lens[b]:] = p[pres]  # left padding
+                buf[b, :, width - lens[b] :] = p[pres]  # left padding
             past[name] = self.dec.to_device(buf)
         del presents
         mask = (np.arange(width)[None, :] >= (width - lens)[:, None]).astype(np.int64)
@@ -285,38 +318,53 @@ class GemmaRuntime:
             emb = self._embed(tokens[:, None], None)
             mask = np.concatenate([mask, np.ones((len(active), 1), np.int64)], axis=1)
             out = self._decode(emb, mask, cur[:, None], past)
-            past = {n: out["present." + n[len("past_key_values."):]] for n in self.kv_names}
+            past = {n: out["present." + n[len("past_key_values.") :]] for n in self.kv_names}
             tokens = self._next(out)
             steps += 1
         t_decode = time.perf_counter() - t2
         results = []
         for s in seqs:
-            results.append(Generation(
-                text=self.prompts.decode(s.out), token_ids=s.out, prompt_tokens=len(s.ids),
-                finish_reason=s.finish or "length",
-                timings={"vision_s": t_vision, "prefill_s": t_prefill, "decode_s": t_decode,
-                         "decode_steps": float(steps)},
-            ))  # fmt: skip
+            results.append(
+                Generation(
+                    text=self.prompts.decode(s.out),
+                    token_ids=s.out,
+                    prompt_tokens=len(s.ids),
+                    finish_reason=s.finish or "length",
+                    timings={
+                        "vision_s": t_vision,
+                        "prefill_s": t_prefill,
+                        "decode_s": t_decode,
+                        "decode_steps": float(steps),
+                    },
+                )
+            )
         return results
 
-    def _compact(self, past: dict[str, Any], mask: np.ndarray,
-                 keep: list[int]) -> tuple[dict[str, Any], np.ndarray]:  # fmt: skip
+    def _compact(
+        self, past: dict[str, Any], mask: np.ndarray, keep: list[int]
+    ) -> tuple[dict[str, Any], np.ndarray]:
         """Drop finished rows (a host round trip, once per finished page) and trim columns that
         are padding for every remaining row."""
         mask = mask[keep]
         lead = int(np.argmax(mask.any(axis=0)))  # first column some remaining row uses
         mask = mask[:, lead:]
-        new = {n: self.dec.to_device(np.ascontiguousarray(v.numpy()[keep][:, :, lead:]))
-               for n, v in past.items()}  # fmt: skip
+        new = {
+            n: self.dec.to_device(np.ascontiguousarray(v.numpy()[keep][:, :, lead:]))
+            for n, v in past.items()
+        }
         return new, mask
 
 
 def describe(runtime: GemmaRuntime) -> dict[str, Any]:
     """Provenance for job records: package name, digest, provider."""
     m = runtime.package.manifest
-    return {"package": str(runtime.package.root), "model": m.get("model"),
-            "sha256": runtime.package.sha256, "dtype": m.get("dtype"),
-            "provider": runtime.provider}  # fmt: skip
+    return {
+        "package": str(runtime.package.root),
+        "model": m.get("model"),
+        "sha256": runtime.package.sha256,
+        "dtype": m.get("dtype"),
+        "provider": runtime.provider,
+    }
 
 
 __all__ = ["GemmaRuntime", "Generation", "PackageError", "PageRequest", "describe"]

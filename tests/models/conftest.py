@@ -12,8 +12,12 @@ import pytest
 
 def pytest_configure(config: pytest.Config) -> None:
     # The repo-wide pyproject registers these too (strict markers); harmless duplicates.
-    for m in ("parity: matches the transformers reference", "gpu: needs a CUDA GPU",
-              "slow: minutes, not seconds", "browser: needs a browser"):  # fmt: skip
+    for m in (
+        "parity: matches the transformers reference",
+        "gpu: needs a CUDA GPU",
+        "slow: minutes, not seconds",
+        "browser: needs a browser",
+    ):
         config.addinivalue_line("markers", m)
 
 
@@ -48,10 +52,10 @@ def tiny_pkg_int4(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> 
     return _build(tmp_path_factory, tiny_ckpt, "tiny-int4", int4=True, ple="external")
 
 
-
 class Oracle:
-    def __init__(self, ckpt: Path, *, ple_table: np.ndarray | None = None,
-                 sliding_window: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, ckpt: Path, *, ple_table: np.ndarray | None = None, sliding_window: int | None = None
+    ) -> None:
         import torch
         from transformers import AutoConfig, Gemma4ForConditionalGeneration
 
@@ -88,8 +92,9 @@ class Oracle:
             for _ in range(n):
                 nxt = int(out.logits[0, -1].argmax())
                 toks.append(nxt)
-                out = self.model(input_ids=t.tensor([[nxt]]), past_key_values=out.past_key_values,
-                                 use_cache=True)  # fmt: skip
+                out = self.model(
+                    input_ids=t.tensor([[nxt]]), past_key_values=out.past_key_values, use_cache=True
+                )
         return toks
 
 

@@ -61,10 +61,15 @@ def _replace_graph(pkg: Path, name: str, op: str, domain: str) -> Path:
     from onnx import TensorProto, helper, save
 
     node = helper.make_node(op, ["x"], ["y"], domain=domain)
-    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])  # fmt: skip
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21),
-                                            helper.make_opsetid(domain, 1)])  # fmt: skip
+    g = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )
+    m = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(domain, 1)]
+    )
     path = pkg / name / "model.onnx"
     save(m, str(path))
     man = json.loads((pkg / "manifest.json").read_text())
@@ -83,7 +88,7 @@ def test_split_masked_softmax_is_a_clear_error(pkg_copy: Path) -> None:
 
 def test_unknown_custom_op_is_named(pkg_copy: Path) -> None:
     _replace_graph(pkg_copy, "vision_encoder", "FancyFusedThing", "org.example")
-    with pytest.raises(PackageError, match="vision_encoder/model.onnx"):
+    with pytest.raises(PackageError, match="vision_encoder/model.onnx uses op.*FancyFusedThing"):
         GemmaRuntime(pkg_copy)
 
 
@@ -92,7 +97,9 @@ def test_manifest_records_graph_io_and_config(tiny_pkg: Path) -> None:
     dec = pkg.graphs["decoder"]
     assert "next_token" in dec.outputs and "logits" in dec.outputs
     assert [n for n in dec.inputs if n.startswith("past_key_values.")][:2] == [
-        "past_key_values.0.key", "past_key_values.0.value"]  # fmt: skip
+        "past_key_values.0.key",
+        "past_key_values.0.value",
+    ]
     t = pkg.config["text"]
     assert t["kv_layers"] == [0, 1, 2, 3, 4]
     assert t["kv_shared_from"] == {"5": 3, "6": 3, "7": 3, "8": 3, "9": 4}
@@ -111,8 +118,9 @@ def test_int4_package_runs_end_to_end(tiny_pkg_int4: Path) -> None:
     assert n_nbits > 0
     rt = GemmaRuntime(tiny_pkg_int4, max_soft_tokens=70)
     img = Image.fromarray((np.random.default_rng(3).random((60, 80, 3)) * 255).astype(np.uint8))
-    out = rt.generate([PageRequest("Read.", img), PageRequest("Hi")], max_new_tokens=8,
-                      ignore_stop=True)  # fmt: skip
+    out = rt.generate(
+        [PageRequest("Read.", img), PageRequest("Hi")], max_new_tokens=8, ignore_stop=True
+    )
     assert [len(o.token_ids) for o in out] == [8, 8]
     assert all(0 <= t < rt.text["vocab_size"] for o in out for t in o.token_ids)
 
@@ -128,7 +136,8 @@ def test_preprocess_matches_transformers(size: tuple[int, int], soft: int, patch
     rng = np.random.default_rng(h * w)
     img = Image.fromarray((rng.random((h, w, 3)) * 255).astype(np.uint8))
     ref = Gemma4ImageProcessorPil(patch_size=patch, max_soft_tokens=soft, pooling_kernel_size=3)(
-        images=[img], return_tensors="np")  # fmt: skip
+        images=[img], return_tensors="np"
+    )
     got = preprocess(img, max_soft_tokens=soft, patch_size=patch, pooling=3)
     np.testing.assert_array_equal(got.position_ids, ref["image_position_ids"][0])
     np.testing.assert_allclose(got.pixel_values, ref["pixel_values"][0], atol=1e-6)

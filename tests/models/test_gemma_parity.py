@@ -20,6 +20,7 @@ pytestmark = pytest.mark.parity
 def rel_err(a: np.ndarray, ref: np.ndarray) -> float:
     return float(np.abs(a - ref).max() / np.abs(ref).max())
 
+
 SOFT = 70  # max_soft_tokens for the tiny vision tower (patch 4, pooling 3)
 N_TOKENS = 32
 
@@ -39,7 +40,9 @@ PAGES = [
 
 
 @pytest.fixture(scope="module", params=["graph", "external-q4_0"])
-def setup(request: pytest.FixtureRequest, tiny_ckpt: Path, oracle: type) -> tuple[GemmaRuntime, Any]:
+def setup(
+    request: pytest.FixtureRequest, tiny_ckpt: Path, oracle: type
+) -> tuple[GemmaRuntime, Any]:
     if request.param == "graph":
         rt = GemmaRuntime(request.getfixturevalue("tiny_pkg"), max_soft_tokens=SOFT)
         return rt, oracle(tiny_ckpt)
@@ -53,8 +56,12 @@ def setup(request: pytest.FixtureRequest, tiny_ckpt: Path, oracle: type) -> tupl
 def pixels(rt: GemmaRuntime, req: PageRequest):  # noqa: ANN201
     if req.image is None:
         return None
-    return preprocess(req.image, max_soft_tokens=SOFT, patch_size=rt.vision["patch_size"],
-                      pooling=rt.vision["pooling_kernel_size"])  # fmt: skip
+    return preprocess(
+        req.image,
+        max_soft_tokens=SOFT,
+        patch_size=rt.vision["patch_size"],
+        pooling=rt.vision["pooling_kernel_size"],
+    )
 
 
 def test_prompt_exercises_window_sharing_and_image(setup: tuple[GemmaRuntime, Any]) -> None:

@@ -97,7 +97,13 @@ def test_w4_sharded_rows_equal_reference_exactly(tmp_path: Path) -> None:
     m = json.loads(mpath.read_text())
     assert m["format"] == "gemma4-ple-w4-sharded-v1" and len(m["shards"]) == 3
     assert (m["bits"], m["qmin"], m["qmax"], m["group"], m["scale"], m["nibble_order"]) == (
-        4, -7, 7, 32, "bf16", "low_first")  # fmt: skip
+        4,
+        -7,
+        7,
+        32,
+        "bf16",
+        "low_first",
+    )
     assert m["layout"] == {"rows_per_shard": per, "packed_row_bytes": 80, "scale_row_bytes": 10}
     tab = W4ShardedTable(mpath, verify=True)
     ids = np.array([0, 1, 127, 128, 255, 256, 299, 5])

@@ -28,16 +28,26 @@ def matmulnbits_model(k: int, n: int, b: np.ndarray, scales: np.ndarray) -> byte
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    node = helper.make_node("MatMulNBits", ["A", "B", "scales"], ["Y"], domain="com.microsoft",
-                            K=k, N=n, bits=4, block_size=32)  # fmt: skip
+    node = helper.make_node(
+        "MatMulNBits",
+        ["A", "B", "scales"],
+        ["Y"],
+        domain="com.microsoft",
+        K=k,
+        N=n,
+        bits=4,
+        block_size=32,
+    )
     g = helper.make_graph(
-        [node], "qat",
+        [node],
+        "qat",
         [helper.make_tensor_value_info("A", TensorProto.FLOAT, ["m", k])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["m", n])],
         initializer=[numpy_helper.from_array(b, "B"), numpy_helper.from_array(scales, "scales")],
-    )  # fmt: skip
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21),
-                                            helper.make_opsetid("com.microsoft", 1)])  # fmt: skip
+    )
+    m = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    )
     return m.SerializeToString() if onnx.checker.check_model(m) is None else b""
 
 
@@ -49,14 +59,20 @@ def test_qat_linear_runs_as_matmulnbits_exactly(tmp_path: Path) -> None:
     packed = rng.integers(-(2**31), 2**31, size=(out_f, in_f // 8), dtype=np.int64).astype(np.int32)
     scale = f32_to_bf16_bits(rng.uniform(0.001, 0.05, size=(out_f, in_f // 32)).astype(np.float32))
     path = tmp_path / "core.safetensors"
-    write_safetensors(path, {"model.layers.0.mlp.up_proj.weight_packed": ("I32", packed),
-                             "model.layers.0.mlp.up_proj.weight_scale": ("BF16", scale)})  # fmt: skip
+    write_safetensors(
+        path,
+        {
+            "model.layers.0.mlp.up_proj.weight_packed": ("I32", packed),
+            "model.layers.0.mlp.up_proj.weight_scale": ("BF16", scale),
+        },
+    )
     w = load_qat_linears(path)["model.layers.0.mlp.up_proj"]
     assert (w.k, w.n, w.b.shape, w.b.dtype) == (in_f, out_f, (out_f, 3, 16), np.uint8)
     # The packed bytes are the checkpoint's bytes, untouched.
     assert w.b.tobytes() == packed.astype("<i4").tobytes()
-    sess = ort.InferenceSession(matmulnbits_model(w.k, w.n, w.b, w.scales),
-                                providers=["CPUExecutionProvider"])  # fmt: skip
+    sess = ort.InferenceSession(
+        matmulnbits_model(w.k, w.n, w.b, w.scales), providers=["CPUExecutionProvider"]
+    )
     a = rng.standard_normal((5, in_f)).astype(np.float32)
     y = sess.run(None, {"A": a})[0]
     ref = a.astype(np.float64) @ dequantize_qat(packed, scale).astype(np.float64).T
