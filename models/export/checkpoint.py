@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -116,37 +117,65 @@ def make_config(kind: str) -> Any:
     )
 
 
-def randomize_(model: Any, *, seed: int) -> None:
-    """Give every parameter/buffer a value that makes bugs visible.
+PLE_KEY = "model.language_model.embed_tokens_per_layer.weight"
+ROW_CHUNK = 4096  # big tables are generated in row chunks with their own seeds (streamable)
+
+
+def _gen(seed: int, name: str, chunk: int = 0) -> Any:
+    import torch
+
+    return torch.Generator().manual_seed(
+        (seed * 1_000_003 + zlib.crc32(name.encode())) * 131 + chunk
+    )
+
+
+def random_value(name: str, shape: tuple[int, ...], *, seed: int, rows: slice | None = None) -> Any:
+    """The random value of one checkpoint tensor, a function of (seed, name) only.
 
     Default init leaves norms at 1, layer scalars at 1 and clip bounds at +-inf; a runtime that
-    ignored any of them would still pass. Linear weights get ~1/sqrt(fan_in) so logits are spread
-    (no near-ties under greedy decoding).
+    ignored any of them would still pass, so all are randomized. Linear weights get
+    ~1/sqrt(fan_in) so logits are spread (few near-ties under greedy decoding). Embedding tables
+    are generated in ROW_CHUNK-row chunks so a row range can be made alone (`rows`), e.g. to
+    stream the 2.35 B-value E2B PLE table into a 4-bit file.
     """
     import torch
 
-    g = torch.Generator().manual_seed(seed)
+    g = _gen(seed, name)
 
-    def u(shape: Any, lo: float, hi: float) -> Any:
+    def u(lo: float, hi: float) -> Any:
         return torch.rand(shape, generator=g) * (hi - lo) + lo
 
+    if name.endswith("layer_scalar"):
+        return u(0.5, 1.5)
+    if name.endswith(("input_min", "output_min")):
+        return torch.full(shape, float(u(-3.0, -1.5).reshape(-1)[0]))
+    if name.endswith(("input_max", "output_max")):
+        return torch.full(shape, float(u(1.5, 3.0).reshape(-1)[0]))
+    if len(shape) == 1 or name.endswith("norm.weight"):
+        return u(0.6, 1.4)  # RMSNorm weights (x * w): around 1
+    if "position_embedding_table" in name:
+        return torch.randn(shape, generator=g) * 0.5
+    if name.endswith(("embed_tokens.weight", "embed_tokens_per_layer.weight")):
+        std = 0.5 if "per_layer" in name else EMBED_RMS / math.sqrt(shape[1])
+        r = rows or slice(0, shape[0])
+        parts = []
+        for c in range(r.start // ROW_CHUNK, -(-r.stop // ROW_CHUNK)):
+            lo, hi = c * ROW_CHUNK, min((c + 1) * ROW_CHUNK, shape[0])
+            block = torch.randn((hi - lo, shape[1]), generator=_gen(seed, name, c + 1)) * std
+            parts.append(block[max(r.start - lo, 0) : min(r.stop, hi) - lo])
+        return torch.cat(parts)
+    return torch.randn(shape, generator=g) / math.sqrt(shape[-1])
+
+
+def randomize_(model: Any, *, seed: int) -> None:
+    """Fill every parameter and persistent buffer with `random_value`."""
+    import torch
+
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.ndim == 1 or name.endswith("norm.weight"):
-                p.copy_(u(p.shape, 0.6, 1.4))  # RMSNorm weights (x * w): around 1
-            elif "position_embedding_table" in name or "embed_tokens_per_layer" in name:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.5)
-            elif "embed_tokens" in name:
-                p.copy_(torch.randn(p.shape, generator=g) * (EMBED_RMS / math.sqrt(p.shape[1])))
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(p.shape[-1]))
-        for name, b in model.named_buffers():
-            if name.endswith("layer_scalar"):
-                b.copy_(u(b.shape, 0.5, 1.5))
-            elif name.endswith(("input_min", "output_min")):
-                b.fill_(float(u((), -3.0, -1.5)))
-            elif name.endswith(("input_max", "output_max")):
-                b.fill_(float(u((), 1.5, 3.0)))
+        for name, t in model.state_dict(keep_vars=True).items():
+            if name == "lm_head.weight":  # tied to embed_tokens
+                continue
+            t.copy_(random_value(name, tuple(t.shape), seed=seed))
 
 
 def write_checkpoint(kind: str, out: Path, *, seed: int = 0) -> Path:
