@@ -38,8 +38,17 @@ CHAT_TEMPLATE = (
 
 def mobius_package(ckpt: Path, *, dtype: str, ep: str) -> Any:
     """The mobius public-API build (graphs + weights in memory)."""
-    import mobius
     import safetensors.torch
+
+    mod, pkg = mobius_graphs(ckpt, dtype=dtype, ep=ep)
+    state = safetensors.torch.load_file(str(ckpt / "model.safetensors"))
+    pkg.apply_weights(mod.preprocess_weights(state))
+    return pkg
+
+
+def mobius_graphs(ckpt: Path, *, dtype: str, ep: str) -> tuple[Any, Any]:
+    """mobius module + package with graphs only (no weights yet), from a checkpoint's config."""
+    import mobius
     from transformers import AutoConfig
 
     hf = AutoConfig.from_pretrained(ckpt)
@@ -54,10 +63,7 @@ def mobius_package(ckpt: Path, *, dtype: str, ep: str) -> Any:
 
         cfg = dataclasses.replace(cfg, dtype=ir.DataType.FLOAT16)
     mod = mobius.models.Gemma4Model(cfg)
-    pkg = mobius.build_from_module(mod, cfg, task="gemma4", execution_provider=ep)
-    state = safetensors.torch.load_file(str(ckpt / "model.safetensors"))
-    pkg.apply_weights(mod.preprocess_weights(state))
-    return pkg
+    return mod, mobius.build_from_module(mod, cfg, task="gemma4", execution_provider=ep)
 
 
 def _save_ir(model: Any, path: Path) -> None:
@@ -87,6 +93,16 @@ def externalize_ple(emb_path: Path) -> np.ndarray:
     import onnx_ir as ir
 
     model = ir.load(emb_path)
+    table = cut_ple(model).numpy().astype(np.float32)  # read before the data file is replaced
+    _save_ir(model, emb_path)
+    return table
+
+
+def cut_ple(model: Any) -> Any:
+    """The surgery of `externalize_ple` on an in-memory onnx_ir model; returns the table's
+    const_value (None when weights were not applied yet)."""
+    import onnx_ir as ir
+
     g = model.graph
     node = next(
         n
@@ -96,15 +112,14 @@ def externalize_ple(emb_path: Path) -> np.ndarray:
         and n.inputs[0].name.endswith("embed_tokens_per_layer.weight")
     )
     table_val = node.inputs[0]
-    table = table_val.const_value.numpy().astype(np.float32)
+    table = table_val.const_value
     ids_val = node.inputs[1]
     out = node.outputs[0]
     rows = ir.Value(
         name=PLE_INPUT,
-        type=out.type or table_val.type,
-        shape=ir.Shape(["batch", "sequence_len", table.shape[1]]),
+        type=table_val.type,
+        shape=ir.Shape(["batch", "sequence_len", table_val.shape[1]]),
     )
-    rows.type = table_val.type
     g.inputs.append(rows)
     out.replace_all_uses_with(rows)
     g.remove(node, safe=True)
@@ -113,7 +128,6 @@ def externalize_ple(emb_path: Path) -> np.ndarray:
     producer = ids_val.producer()
     if producer is not None and not ids_val.uses():
         g.remove(producer, safe=True)
-    _save_ir(model, emb_path)
     return table
 
 
