@@ -142,3 +142,18 @@ def test_preprocess_matches_transformers(size: tuple[int, int], soft: int, patch
     np.testing.assert_array_equal(got.position_ids, ref["image_position_ids"][0])
     np.testing.assert_allclose(got.pixel_values, ref["pixel_values"][0], atol=1e-6)
     assert got.soft_tokens == int(ref["num_soft_tokens_per_image"][0])
+
+
+@pytest.mark.parity
+def test_lean_route_builds_the_same_package(tiny_pkg_ext: Path, tmp_path: Path) -> None:
+    """The graph-by-graph route e2b-random uses gives the same model as the checkpoint route."""
+    from models.export.lean import build_random_lean
+
+    lean = tmp_path / "lean"
+    build_random_lean("tiny", lean, ple="external", seed=0)
+    assert (lean / "ple.q4_0.bin").read_bytes() == (tiny_pkg_ext / "ple.q4_0.bin").read_bytes()
+    img = Image.fromarray((np.random.default_rng(5).random((64, 96, 3)) * 255).astype(np.uint8))
+    req = PageRequest("Read.", img)
+    a = GemmaRuntime(lean, max_soft_tokens=70).prefill_logits(req)
+    b = GemmaRuntime(tiny_pkg_ext, max_soft_tokens=70).prefill_logits(req)
+    np.testing.assert_array_equal(a, b)
