@@ -1,0 +1,1 @@
+"""Model package exporters (torch / transformers / mobius-onnx: export-time only)."""

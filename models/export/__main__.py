@@ -1,0 +1,71 @@
+"""python -m models.export {tiny-random,e2b-random,checkpoint} OUT [options]."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
+    ap.add_argument("kind", choices=["tiny-random", "e2b-random", "checkpoint"])
+    ap.add_argument("out", type=Path, help="package directory to write (replaced)")
+    ap.add_argument("--checkpoint", type=Path, help="transformers checkpoint dir (kind checkpoint)")
+    ap.add_argument("--dtype", choices=["fp32", "fp16"], default="fp32")
+    ap.add_argument("--int4", action="store_true", help="4-bit MatMulNBits decoder (block 32)")
+    ap.add_argument(
+        "--ple",
+        choices=["graph", "external"],
+        default=None,
+        help="PLE table in the embedding graph or a 4-bit row file "
+        "(default: graph for tiny-random, external for e2b-random)",
+    )
+    ap.add_argument("--ple-format", choices=["ggml-q4_0", "npy"], default="ggml-q4_0")
+    ap.add_argument(
+        "--ep",
+        choices=["default", "cuda"],
+        default="default",
+        help="cuda: fuse GroupQueryAttention (fp16/bf16 only)",
+    )
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--lean",
+        action="store_true",
+        help="tiny-random via the graph-by-graph route e2b-random always uses",
+    )
+    a = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    from models.export.build import build_package
+    from models.export.checkpoint import write_checkpoint
+
+    t0 = time.perf_counter()
+    if a.ple is None:
+        a.ple = "external" if a.kind == "e2b-random" else "graph"
+    opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format)
+    if a.kind == "checkpoint":
+        if a.checkpoint is None:
+            ap.error("kind checkpoint needs --checkpoint DIR")
+        build_package(a.checkpoint, a.out, **opts, source={"checkpoint": str(a.checkpoint)})
+    elif a.kind == "e2b-random" or a.lean:
+        # E2B in fp32 is ~19 GB as a checkpoint: build graph by graph, never materializing it.
+        from models.export.lean import build_random_lean
+
+        kind = "e2b" if a.kind == "e2b-random" else "tiny"
+        build_random_lean(kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, seed=a.seed)
+    else:
+        kind = "tiny"
+        with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:
+            ckpt = write_checkpoint(kind, Path(tmp), seed=a.seed)
+            build_package(
+                ckpt, a.out, **opts, source={"random": kind, "seed": a.seed, "weights": "random"}
+            )
+    print(f"wrote {a.out} in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,16 @@
+"""Gemma 4 E2B IT on onnxruntime: package loading, image processing, prompt, batched generation.
+
+Runtime dependencies: onnxruntime, numpy, tokenizers, Pillow. Nothing here downloads anything.
+"""
+
+from models.gemma.package import Package, PackageError, load_package
+from models.gemma.runtime import GemmaRuntime, Generation, PageRequest
+
+__all__ = [
+    "GemmaRuntime",
+    "Generation",
+    "Package",
+    "PackageError",
+    "PageRequest",
+    "load_package",
+]

@@ -1,0 +1,108 @@
+"""Gemma runtime tests: one tiny random checkpoint + its packages per session, and the oracle
+(transformers' Gemma4ForConditionalGeneration, eager attention, fp32 CPU)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The repo-wide pyproject registers these too (strict markers); harmless duplicates.
+    for m in (
+        "parity: matches the transformers reference",
+        "gpu: needs a CUDA GPU",
+        "slow: minutes, not seconds",
+        "browser: needs a browser",
+    ):
+        config.addinivalue_line("markers", m)
+
+
+@pytest.fixture(scope="session")
+def tiny_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("transformers")
+    from models.export.checkpoint import write_checkpoint
+
+    return write_checkpoint("tiny", tmp_path_factory.mktemp("tiny-ckpt"), seed=0)
+
+
+def _build(tmp_path_factory: pytest.TempPathFactory, ckpt: Path, name: str, **kw: object) -> Path:
+    from models.export.build import build_package
+
+    out = tmp_path_factory.mktemp(name) / "pkg"
+    build_package(ckpt, out, **kw)  # type: ignore[arg-type]
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_pkg(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
+    return _build(tmp_path_factory, tiny_ckpt, "tiny-graph")
+
+
+@pytest.fixture(scope="session")
+def tiny_pkg_ext(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
+    return _build(tmp_path_factory, tiny_ckpt, "tiny-ple-q4", ple="external")
+
+
+@pytest.fixture(scope="session")
+def tiny_pkg_int4(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
+    return _build(tmp_path_factory, tiny_ckpt, "tiny-int4", int4=True, ple="external")
+
+
+class Oracle:
+    def __init__(
+        self, ckpt: Path, *, ple_table: np.ndarray | None = None, sliding_window: int | None = None
+    ) -> None:
+        import torch
+        from transformers import AutoConfig, Gemma4ForConditionalGeneration
+
+        self.torch = torch
+        cfg = AutoConfig.from_pretrained(ckpt)
+        if sliding_window is not None:  # deliberate bugs for the can-it-fail test
+            cfg.text_config.sliding_window = sliding_window
+        self.model = Gemma4ForConditionalGeneration.from_pretrained(
+            ckpt, config=cfg, attn_implementation="eager", dtype=torch.float32
+        ).eval()
+        if ple_table is not None:  # the same (4-bit) PLE rows the package reads
+            w = self.model.model.language_model.embed_tokens_per_layer.weight
+            with torch.no_grad():
+                w.copy_(torch.from_numpy(ple_table))
+
+    def _inputs(self, ids: np.ndarray, pixels: Any) -> dict[str, Any]:
+        t = self.torch
+        kw: dict[str, Any] = {"input_ids": t.from_numpy(ids[None].astype(np.int64))}
+        if pixels is not None:
+            kw["pixel_values"] = t.from_numpy(pixels.pixel_values[None])
+            kw["image_position_ids"] = t.from_numpy(pixels.position_ids[None])
+        return kw
+
+    def prefill_logits(self, ids: np.ndarray, pixels: Any) -> np.ndarray:
+        with self.torch.no_grad():
+            return self.model(**self._inputs(ids, pixels), use_cache=False).logits[0].numpy()
+
+    def greedy(self, ids: np.ndarray, pixels: Any, n: int) -> list[int]:
+        """n greedy tokens (no stop ids), with the model's own KV cache."""
+        t = self.torch
+        with t.no_grad():
+            out = self.model(**self._inputs(ids, pixels), use_cache=True)
+            toks = []
+            for _ in range(n):
+                nxt = int(out.logits[0, -1].argmax())
+                toks.append(nxt)
+                out = self.model(
+                    input_ids=t.tensor([[nxt]]), past_key_values=out.past_key_values, use_cache=True
+                )
+        return toks
+
+
+def rel_err(a: np.ndarray, ref: np.ndarray) -> float:
+    return float(np.abs(a - ref).max() / np.abs(ref).max())
+
+
+@pytest.fixture(scope="session")
+def oracle() -> type[Oracle]:
+    """The Oracle class (a fixture, so test modules need no package imports)."""
+    return Oracle
