@@ -10,20 +10,8 @@ import numpy as np
 import pytest
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # The repo-wide pyproject registers these too (strict markers); harmless duplicates.
-    for m in (
-        "parity: matches the transformers reference",
-        "gpu: needs a CUDA GPU",
-        "slow: minutes, not seconds",
-        "browser: needs a browser",
-    ):
-        config.addinivalue_line("markers", m)
-
-
 @pytest.fixture(scope="session")
 def tiny_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("transformers")
     from models.export.checkpoint import write_checkpoint
 
     return write_checkpoint("tiny", tmp_path_factory.mktemp("tiny-ckpt"), seed=0)
