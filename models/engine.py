@@ -6,7 +6,7 @@ only `predict_batch`; loading is lazy and happens once per process (see `convers
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from PIL import Image
@@ -65,6 +65,7 @@ class ReadBlock:
     words: list[Word] = field(default_factory=list)
     font_size: float | None = None  # median text height in px, for heading levels across pages
     bold: bool = False
+    ink: float | None = None  # share of dark pixels in the text's box: bold text scores higher
 
 
 @dataclass
@@ -77,10 +78,31 @@ class PageReading:
     height: int
     language: str | None = None  # BCP 47 primary language, if detected
     rotation: int = 0  # degrees clockwise the page image was rotated before reading (0/90/180/270)
+    skew: float = 0.0  # then straightened by this many degrees counter-clockwise (deskew)
     source: Literal["ocr", "text_layer", "model"] = "ocr"
     findings: list[dict] = field(default_factory=list)  # engine-level notes ({"code", "message"})
     raw_text: str | None = None  # the model's raw answer, kept for review; untrusted
     timings: dict[str, float] = field(default_factory=dict)
+
+
+def reading_to_json(reading: PageReading) -> dict:
+    return asdict(reading)
+
+
+def reading_from_json(data: dict) -> PageReading:
+    blocks = []
+    for raw in data.get("blocks", []):
+        raw = dict(raw)
+        raw["words"] = [Word(**w) for w in raw.get("words", [])]
+        for key in ("bbox",):
+            if raw.get(key) is not None:
+                raw[key] = tuple(raw[key])
+        for w in raw["words"]:
+            if w.bbox is not None:
+                w.bbox = tuple(w.bbox)
+        blocks.append(ReadBlock(**raw))
+    fields = {k: v for k, v in data.items() if k != "blocks"}
+    return PageReading(blocks=blocks, **fields)
 
 
 @runtime_checkable

@@ -1,0 +1,44 @@
+# The two commands a newcomer needs (see README): `make demo` and `make test`.
+PY := .venv/bin/python
+SAMPLE := tests/resources/corpus/linn.pdf
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup setup-dev demo serve test lint format worker-cpu worker-gpu bench
+
+setup:
+	bin/setup
+
+setup-dev:
+	bin/setup dev
+
+# Converts a sample scan on the embedded default (CPU engine, SQLite, no broker), then starts the site.
+demo: setup
+	$(PY) manage.py migrate --noinput -v0
+	$(PY) manage.py collectstatic --noinput -v0
+	$(PY) manage.py convert $(SAMPLE) --out out/
+	$(PY) manage.py ensure_demo_user
+	@echo "Sample converted: out/linn.html. Site: http://$(HOST):$(PORT)/  (sign in: see above)"
+	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
+
+serve:
+	$(PY) manage.py migrate --noinput -v0
+	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT) --workers 2 --timeout 300
+
+test: setup-dev
+	OMP_THREAD_LIMIT=1 $(PY) -m pytest
+
+lint:
+	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+format:
+	.venv/bin/ruff check --fix . && .venv/bin/ruff format .
+
+worker-cpu:
+	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} .venv/bin/celery -A axiya worker -Q cpu -c 2 -l info
+
+worker-gpu:
+	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} AXIYA_ENGINE=gemma .venv/bin/celery -A axiya worker -Q gpu -c 1 --prefetch-multiplier 1 -l info
+
+bench:
+	OMP_THREAD_LIMIT=1 $(PY) bench/cpu_pipeline.py

@@ -1,0 +1,160 @@
+"""Django settings. Every value comes from the environment, read here and only here.
+
+The variables are listed in the README's configuration table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from axiya.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_optional,
+    env_path,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("AXIYA_DEBUG", False)
+# Development keeps working without a key; production must set one (checked in axiya/checks.py).
+SECRET_KEY = env_str("AXIYA_SECRET_KEY", "insecure-dev-key-set-AXIYA_SECRET_KEY-in-production")
+ALLOWED_HOSTS = env_list("AXIYA_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("AXIYA_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "conversion",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "axiya.urls"
+WSGI_APPLICATION = "axiya.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATA_DIR = env_path("AXIYA_DATA_DIR", BASE_DIR / "var")
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'axiya.sqlite3'}"), conn_max_age=60
+    )
+}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The in-process worker thread and the web requests share the file: wait instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+WHITENOISE_AUTOREFRESH = DEBUG
+MEDIA_ROOT = DATA_DIR / "media"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+
+# --- Conversion -----------------------------------------------------------------------------
+AXIYA_DEFAULT_ENGINE = env_str("AXIYA_ENGINE", "ocr")
+AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
+AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
+AXIYA_MAX_PAGES = env_int("AXIYA_MAX_PAGES", 500, minimum=1)
+AXIYA_DPI = env_int("AXIYA_DPI", 300, minimum=72)
+AXIYA_MAX_PAGE_MEGAPIXELS = env_float("AXIYA_MAX_PAGE_MEGAPIXELS", 40.0)
+AXIYA_MAX_IMAGE_MEGAPIXELS = env_float("AXIYA_MAX_IMAGE_MEGAPIXELS", 300.0)
+AXIYA_OCR_LANGUAGES = env_str("AXIYA_OCR_LANGUAGES", "eng")
+AXIYA_RETENTION_DAYS = env_int("AXIYA_RETENTION_DAYS", 30, minimum=0)
+
+# --- Celery: with no broker the conversion runs in a thread of the web process ---------------
+CELERY_BROKER_URL = env_optional("AXIYA_BROKER_URL")
+AXIYA_INLINE_WORKER = CELERY_BROKER_URL is None
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = False
+
+# --- API ----------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_RATES": {"uploads": env_str("AXIYA_UPLOAD_RATE", "120/hour")},
+}
+SPECTACULAR_SETTINGS = {"TITLE": "Axiya API", "VERSION": "1.0.0"}
+
+# --- Security headers (production values when DEBUG is off) ------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "SAMEORIGIN"
+SESSION_COOKIE_HTTPONLY = True
+if env_bool("AXIYA_HTTPS", False):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = 31536000
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("AXIYA_LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,139 @@
+"""CPU pipeline speed and memory on the corpus, beside plain `tesseract` on the same pages.
+
+Prints seconds per page (rasterize / engine / assemble+render+checks), peak memory, and CER where
+a transcript exists; writes bench/results/cpu_pipeline-<date>.json.
+
+    OMP_THREAD_LIMIT=1 .venv/bin/python bench/cpu_pipeline.py [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+import django  # noqa: E402
+
+django.setup()
+
+import pymupdf  # noqa: E402
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
+from conversion.pipeline.quality import cer  # noqa: E402
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page  # noqa: E402
+from models.ocr import TesseractEngine  # noqa: E402
+from tests.conftest import image_to_pdf  # noqa: E402
+
+DOCS = [
+    ("linn.pdf", "linn.txt"),
+    ("skew.pdf", "linn.txt"),
+    ("multipage.pdf", None),
+    ("c02-22.pdf", None),
+    ("francais.pdf", None),
+    ("phototest.tif", "phototest.gold.txt"),
+    ("eurotext.tif", "eurotext.txt"),
+]
+
+
+def plain_tesseract(pdf: Path, workdir: Path) -> tuple[str, float, int]:
+    """`tesseract page.png - --psm 3` per page at 300 DPI; returns text, seconds, pages."""
+    texts, seconds, pages = [], 0.0, 0
+    with pymupdf.open(pdf) as doc:
+        for index in range(doc.page_count):
+            image = rasterize_page(doc, index, RasterOptions(dpi=300, max_dpi=300)).image
+            png = workdir / f"p{index}.png"
+            image.save(png)
+            started = time.perf_counter()
+            out = subprocess.run(
+                ["tesseract", str(png), "-", "--psm", "3", "-l", "eng"],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+                check=True,
+            )
+            seconds += time.perf_counter() - started
+            texts.append(out.stdout)
+            pages += 1
+    return "\n".join(texts), seconds, pages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "resources" / "corpus")
+    args = parser.parse_args()
+    engine = TesseractEngine()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = Path(tmp)
+        for name, truth in DOCS:
+            src = args.corpus / name
+            if not src.exists():
+                continue
+            pdf = image_to_pdf(src, tmpdir / f"{src.stem}.pdf") if src.suffix != ".pdf" else src
+            result = convert_pdf(pdf, tmpdir / "out", engine, ConvertOptions())
+            t = result.report["timings"]
+            pages = t["pages"]
+            text = "\n".join(iter_main_text(result.html_path.read_text()))
+            plain_text, plain_s, _ = plain_tesseract(pdf, tmpdir)
+            ref = (args.corpus / truth).read_text() if truth else None
+            rows.append(
+                {
+                    "document": name,
+                    "pages": pages,
+                    "rasterize_s_per_page": t["rasterize_s"] / pages,
+                    "engine_s_per_page": t["engine_s"] / pages,
+                    "assemble_render_check_s_per_page": t["assemble_render_check_s"] / pages,
+                    "total_s_per_page": t["total_s"] / pages,
+                    "plain_tesseract_s_per_page": plain_s / pages,
+                    "cer": cer(text, ref) if ref else None,
+                    "plain_tesseract_cer": cer(plain_text, ref) if ref else None,
+                }
+            )
+    peak_self_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_children_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    header = (f"{'document':<15}{'pages':>6}{'raster':>8}{'engine':>8}{'render':>8}{'total':>8}"
+              f"{'tess':>8}{'CER':>8}{'tessCER':>9}")  # fmt: skip
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        def pct(v):
+            return f"{v * 100:.2f}%" if v is not None else "-"
+
+        print(
+            f"{r['document']:<15}{r['pages']:>6}{r['rasterize_s_per_page']:>8.2f}"
+            f"{r['engine_s_per_page']:>8.2f}{r['assemble_render_check_s_per_page']:>8.2f}"
+            f"{r['total_s_per_page']:>8.2f}{r['plain_tesseract_s_per_page']:>8.2f}"
+            f"{pct(r['cer']):>8}{pct(r['plain_tesseract_cer']):>9}"
+        )
+    print(f"seconds per page; peak RSS: pipeline {peak_self_mb:.0f} MB, "
+          f"plain tesseract {peak_children_mb:.0f} MB")  # fmt: skip
+    out = {
+        "date": dt.date.today().isoformat(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "settings": {"dpi": 300, "omp_thread_limit": os.environ.get("OMP_THREAD_LIMIT")},
+        "rows": rows,
+        "peak_rss_mb": {"pipeline": peak_self_mb, "plain_tesseract": peak_children_mb},
+    }
+    results = ROOT / "bench" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / f"cpu_pipeline-{out['date']}.json"
+    path.write_text(json.dumps(out, indent=2))
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Engines are built once per process and kept (paperless-ngx registers parsers once per worker)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.conf import settings
+
+from conversion.pipeline.errors import EngineUnavailable
+from models.engine import PageEngine
+
+log = logging.getLogger(__name__)
+ENGINES = ("ocr", "gemma")
+_cache: dict[str, PageEngine] = {}
+_lock = threading.Lock()
+
+
+def get_engine(name: str | None = None) -> PageEngine:
+    name = name or settings.AXIYA_DEFAULT_ENGINE
+    if name not in ENGINES:
+        raise EngineUnavailable(f"Unknown engine {name!r}: choose one of {', '.join(ENGINES)}.")
+    with _lock:
+        if name not in _cache:
+            _cache[name] = _build(name)
+            log.info("engine %s ready: %s", name, _cache[name].describe())
+        return _cache[name]
+
+
+def _build(name: str) -> PageEngine:
+    if name == "ocr":
+        from models.ocr import TesseractEngine
+
+        try:
+            return TesseractEngine(languages=settings.AXIYA_OCR_LANGUAGES)
+        except RuntimeError as exc:
+            raise EngineUnavailable(str(exc)) from exc
+    model_dir = settings.AXIYA_MODEL_DIR
+    if not model_dir:
+        raise EngineUnavailable(
+            "The gemma engine needs a model package: set AXIYA_MODEL_DIR to its folder."
+        )
+    try:
+        from models.gemma.engine import GemmaPageEngine
+    except ImportError as exc:
+        raise EngineUnavailable(f"The gemma engine cannot load: {exc}.") from exc
+    try:
+        return GemmaPageEngine.from_package(model_dir)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        raise EngineUnavailable(str(exc)) from exc

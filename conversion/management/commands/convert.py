@@ -1,0 +1,75 @@
+"""python manage.py convert IN.pdf [IN2.pdf ...] --out DIR [--engine ocr|gemma]
+
+No server, no database: the pipeline runs in this process. Exit 0 when every document
+converted; otherwise the exit code of the first failure and one line per failed document.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandParser
+from tqdm import tqdm
+
+from conversion.engines import ENGINES, get_engine
+from conversion.options import convert_options
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.errors import ConversionError
+
+WARN_CODES = ("BLANK_DOCUMENT", "PDF_REPAIRED")
+
+
+class Command(BaseCommand):
+    help = "Convert scanned PDFs into accessible HTML (DIR/<stem>.html, _files/, .report.json)."
+    requires_system_checks: list = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("pdfs", nargs="+", type=Path, metavar="IN.pdf")
+        parser.add_argument("--out", type=Path, required=True, metavar="DIR")
+        parser.add_argument("--engine", choices=ENGINES, default=None)
+        parser.add_argument("--language", default=None, help="BCP 47 code; detected if unset")
+        parser.add_argument("--no-progress", action="store_true")
+
+    def handle(self, *args, **options) -> None:
+        out_dir: Path = options["out"]
+        first_failure = 0
+        try:
+            engine = get_engine(options["engine"])
+        except ConversionError as exc:
+            self.stderr.write(f"error {exc.code}: {exc.message}")
+            sys.exit(exc.exit_code)
+        opts = convert_options(language=options["language"])
+        for pdf in options["pdfs"]:
+            bar = None
+            if not options["no_progress"]:
+                bar = tqdm(total=None, desc=pdf.name, unit="page", file=sys.stderr, leave=True)
+
+            def on_page(done: int, total: int, bar=bar) -> None:
+                if bar is not None:
+                    bar.total = total
+                    bar.update(done - bar.n)
+
+            try:
+                if not pdf.is_file():
+                    raise ConversionError(f"{pdf} does not exist or is not a file.")
+                result = convert_pdf(pdf, out_dir, engine, opts, on_page=on_page)
+            except ConversionError as exc:
+                if bar is not None:
+                    bar.close()
+                self.stderr.write(f"{pdf}: error {exc.code}: {exc.message}")
+                first_failure = first_failure or exc.exit_code
+                continue
+            if bar is not None:
+                bar.close()
+            summary = result.report["summary"]
+            self.stdout.write(
+                f"{pdf} -> {result.html_path} ({result.report['pages']} pages, "
+                f"{summary['errors']} errors, {summary['needs_review']} to review)"
+            )
+            for finding in result.report["findings"]:
+                if finding["code"] in WARN_CODES:
+                    self.stdout.write(f"  warning {finding['code']}: {finding['message']}")
+        if first_failure:
+            sys.exit(first_failure)

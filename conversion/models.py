@@ -1,0 +1,97 @@
+"""Job (one PDF), Page (one page's image, reading, state), Batch (many jobs posted together)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    NEEDS_REVIEW = "needs_review", "Needs review"
+    FAILED = "failed", "Failed"
+
+
+class PageStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class Batch(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class Job(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, related_name="jobs"
+    )
+    batch = models.ForeignKey(
+        Batch, on_delete=models.SET_NULL, null=True, blank=True, related_name="jobs"
+    )
+    original_name = models.CharField(max_length=255)
+    size_bytes = models.BigIntegerField(default=0)
+    status = models.CharField(
+        max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True
+    )
+    engine = models.CharField(max_length=16)
+    engine_info = models.JSONField(default=dict, blank=True)  # package name, sha256, version
+    language = models.CharField(max_length=35, blank=True)  # forced by the user, or detected
+    title = models.CharField(max_length=255, blank=True)
+    pages_total = models.PositiveIntegerField(default=0)
+    pages_done = models.PositiveIntegerField(default=0)
+    error_code = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(default=dict, blank=True)  # counts of findings by level
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.status})"
+
+    @property
+    def stem(self) -> str:
+        return "document"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW, JobStatus.FAILED)
+
+
+class Page(models.Model):
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="pages")
+    number = models.PositiveIntegerField()  # 1-based
+    status = models.CharField(max_length=16, choices=PageStatus.choices, default=PageStatus.QUEUED)
+    dpi = models.PositiveIntegerField(default=0)
+    reading = models.JSONField(null=True, blank=True)  # models.engine.PageReading as JSON
+    source = models.CharField(max_length=16, blank=True)  # ocr / text_layer / model
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error_code = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["job", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "number"], name="unique_page_per_job")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.job_id} p{self.number} ({self.status})"

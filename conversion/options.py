@@ -1,0 +1,23 @@
+"""ConvertOptions from Django settings: the one bridge from settings to the pipeline."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from conversion.pipeline.convert import ConvertOptions
+from conversion.pipeline.rasterize import RasterOptions
+from conversion.pipeline.validate import Limits
+
+
+def convert_options(*, language: str | None = None) -> ConvertOptions:
+    return ConvertOptions(
+        limits=Limits(
+            max_bytes=settings.AXIYA_MAX_UPLOAD_MB * 1024 * 1024,
+            max_pages=settings.AXIYA_MAX_PAGES,
+            max_image_megapixels=settings.AXIYA_MAX_IMAGE_MEGAPIXELS,
+        ),
+        raster=RasterOptions(
+            dpi=settings.AXIYA_DPI, max_megapixels=settings.AXIYA_MAX_PAGE_MEGAPIXELS
+        ),
+        language=language,
+    )

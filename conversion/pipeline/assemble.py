@@ -1,0 +1,300 @@
+"""Engine output -> Document: reading order, heading levels, lists, page furniture, joins.
+
+Pure functions over `models.engine.PageReading`; the same rules serve every engine.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from conversion.pipeline.document import (
+    Block,
+    Cell,
+    Document,
+    Finding,
+    ListItem,
+    Page,
+    Span,
+)
+from conversion.pipeline.language import detect_language
+from models.engine import PageReading, ReadBlock
+
+LOW_CONFIDENCE = 60.0
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
+)
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
+FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
+
+
+@dataclass(frozen=True)
+class AssembleOptions:
+    default_title: str = "Untitled document"
+    language: str | None = None  # forced by the user; otherwise detected
+
+
+def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
+    readings = sorted(readings, key=lambda r: r.page_number)
+    body_size = _body_font_size(readings)
+    body_ink = _body_ink(readings)
+    repeated = _repeated_furniture(readings)
+    findings: list[Finding] = []
+    pages: list[Page] = []
+    for reading in readings:
+        page = Page(
+            number=reading.page_number,
+            width=reading.width,
+            height=reading.height,
+            source=reading.source,
+            rotation=reading.rotation,
+        )
+        blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
+        blocks = _merge_broken_paragraphs(blocks)
+        pending_items: list[ReadBlock] = []
+        for rb in blocks:
+            if rb.kind == "list_item":
+                pending_items.append(rb)
+                continue
+            if pending_items:
+                page.blocks.append(_list_block(pending_items))
+                pending_items = []
+            kind = _classify(rb, reading, body_size, body_ink, repeated)
+            if kind == "page_number":
+                page.label = _PAGE_NUMBER.match(rb.text.strip()).group(1)  # type: ignore[union-attr]
+                continue
+            page.blocks.append(_block(rb, kind, body_size))
+        if pending_items:
+            page.blocks.append(_list_block(pending_items))
+        for f in reading.findings:
+            findings.append(
+                Finding(
+                    code=f.get("code", "ENGINE_NOTE"),
+                    level=f.get("level", "warning"),
+                    message=f.get("message", ""),
+                    page=reading.page_number,
+                )
+            )
+        if not page.blocks:
+            findings.append(
+                Finding(
+                    code="BLANK_PAGE",
+                    level="warning",
+                    message=f"No text was found on page {reading.page_number}.",
+                    page=reading.page_number,
+                )
+            )
+        pages.append(page)
+
+    _assign_heading_levels(pages)
+    text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
+    lang = opts.language or _majority_language(readings) or detect_language(text)
+    title = _title(pages) or opts.default_title
+    return Document(title=title, lang=lang, pages=pages, findings=findings)
+
+
+# -- statistics over the whole document --------------------------------------------------------
+def _body_font_size(readings: list[PageReading]) -> float:
+    weighted: list[float] = []
+    for r in readings:
+        for b in r.blocks:
+            if b.font_size and b.kind in ("paragraph", "list_item"):
+                weighted.extend([b.font_size] * max(1, len(b.text) // 20))
+    return statistics.median(weighted) if weighted else 0.0
+
+
+def _body_ink(readings: list[PageReading]) -> float:
+    inks = [b.ink for r in readings for b in r.blocks if b.ink]
+    return statistics.median(inks) if inks else 0.0
+
+
+def _furniture_key(text: str) -> str:
+    return re.sub(r"\d+", "#", text.strip().lower())
+
+
+def _in_band(rb: ReadBlock, reading: PageReading) -> str | None:
+    if rb.bbox is None or not reading.height:
+        return None
+    if rb.bbox[3] <= reading.height * FURNITURE_BAND:
+        return "top"
+    if rb.bbox[1] >= reading.height * (1 - FURNITURE_BAND):
+        return "bottom"
+    return None
+
+
+def _repeated_furniture(readings: list[PageReading]) -> set[str]:
+    """Texts in the top or bottom band that recur on several pages: running headers/footers."""
+    if len(readings) < 2:
+        return set()
+    counts: Counter[str] = Counter()
+    for r in readings:
+        seen = {_furniture_key(b.text) for b in r.blocks if b.text and _in_band(b, r)}
+        counts.update(seen)
+    return {key for key, n in counts.items() if n >= 2 and len(key) < 120}
+
+
+def _majority_language(readings: list[PageReading]) -> str | None:
+    langs = Counter(r.language for r in readings if r.language)
+    return langs.most_common(1)[0][0] if langs else None
+
+
+# -- per block ------------------------------------------------------------------------------------
+def _classify(rb, reading, body_size, body_ink, repeated) -> str:
+    if rb.kind != "paragraph":
+        return rb.kind
+    text = rb.text.strip()
+    band = _in_band(rb, reading)
+    if band and _PAGE_NUMBER.match(text):
+        return "page_number"
+    if band and _furniture_key(text) in repeated:
+        return "page_header" if band == "top" else "page_footer"
+    if _looks_like_heading(rb, body_size, body_ink):
+        return "heading"
+    return "paragraph"
+
+
+def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> bool:
+    text = rb.text.strip()
+    words = text.split()
+    if not words or len(text) > 160 or not any(c.isalpha() for c in text):
+        return False
+    size = rb.font_size or 0.0
+    if body_size and size >= 1.3 * body_size and len(words) <= 20:
+        return True
+    ink = rb.ink or 0.0
+    bold = bool(body_ink) and ink >= 1.3 * body_ink
+    single_line = rb.bbox is None or (rb.bbox[3] - rb.bbox[1]) < 1.8 * max(size, 1.0)
+    return (
+        (bold or rb.kind == "heading")
+        and single_line
+        and len(words) <= 10
+        and not text.endswith((".", ",", ";"))
+        and text[:1].isupper()
+    )
+
+
+def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """Join a paragraph split mid-sentence: same column, no sentence end, next starts lowercase."""
+    out: list[ReadBlock] = []
+    for rb in blocks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == rb.kind == "paragraph"
+            and prev.text
+            and rb.text[:1].islower()
+            and not _SENTENCE_END.search(prev.text.strip())
+            and prev.bbox
+            and rb.bbox
+            and abs(prev.bbox[0] - rb.bbox[0]) < 0.05 * max(prev.bbox[2] - prev.bbox[0], 1)
+            and abs((prev.font_size or 0) - (rb.font_size or 0)) < 0.25 * (prev.font_size or 1)
+        ):
+            prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
+            prev.words = prev.words + rb.words
+            prev.bbox = (
+                min(prev.bbox[0], rb.bbox[0]),
+                prev.bbox[1],
+                max(prev.bbox[2], rb.bbox[2]),
+                rb.bbox[3],
+            )
+            continue
+        out.append(rb)
+    return out
+
+
+def spans_from(rb: ReadBlock) -> list[Span]:
+    """Text as spans; runs of low-confidence words become their own flagged spans."""
+    if not rb.words or " ".join(w.text for w in rb.words) != rb.text:
+        low = bool(rb.words) and min(w.confidence for w in rb.words) < LOW_CONFIDENCE
+        return [Span(text=rb.text, low_confidence=low, lang=rb.lang)]
+    spans: list[Span] = []
+    for i, word in enumerate(rb.words):
+        low = word.confidence < LOW_CONFIDENCE
+        text = ("" if i == 0 else " ") + word.text
+        if spans and spans[-1].low_confidence == low:
+            spans[-1].text += text
+        elif low and i > 0:
+            spans[-1].text += " "
+            spans.append(Span(text=word.text, low_confidence=True))
+        else:
+            spans.append(Span(text=text, low_confidence=low))
+    return spans
+
+
+def _block(rb: ReadBlock, kind: str, body_size: float) -> Block:
+    if kind == "table" and rb.rows:
+        rows = [
+            [
+                Cell(
+                    text=str(c.get("text", "")),
+                    header=bool(c.get("header")),
+                    rowspan=max(1, int(c.get("rowspan", 1) or 1)),
+                    colspan=max(1, int(c.get("colspan", 1) or 1)),
+                )
+                for c in row
+            ]
+            for row in rb.rows
+        ]
+        return Block(kind="table", rows=rows, caption=rb.text or None, bbox=rb.bbox)
+    if kind == "figure":
+        return Block(kind="figure", alt=rb.alt, caption=rb.text or None, bbox=rb.bbox)
+    if kind == "formula":
+        return Block(kind="formula", latex=rb.latex or rb.text, bbox=rb.bbox)
+    if kind == "caption":
+        kind = "paragraph"
+    block = Block(kind=kind, spans=spans_from(rb), bbox=rb.bbox, lang=rb.lang)  # type: ignore[arg-type]
+    if kind == "heading":
+        # Provisional: a size rank, repaired into a clean outline in _assign_heading_levels.
+        block.level = rb.level or 0
+        block.font_key = rb.font_size or body_size  # type: ignore[attr-defined]
+    return block
+
+
+def _list_block(items: list[ReadBlock]) -> Block:
+    """Consecutive list items -> one list; deeper indentation nests under the previous item."""
+    ordered = all(i.ordered for i in items)
+    root: list[ListItem] = []
+    stack: list[tuple[float, ListItem]] = []
+    for rb in items:
+        indent = rb.bbox[0] if rb.bbox else 0.0
+        step = (rb.font_size or 20) * 0.8
+        item = ListItem(spans=spans_from(rb))
+        while stack and indent <= stack[-1][0] + step:
+            stack.pop()
+        if stack:
+            parent = stack[-1][1]
+            parent.children.append(item)
+            parent.ordered_children = rb.ordered
+        else:
+            root.append(item)
+        stack.append((indent, item))
+    x0 = min((i.bbox[0] for i in items if i.bbox), default=0)
+    return Block(kind="list", ordered=ordered, items=root, bbox=(x0, 0, 0, 0))
+
+
+def _assign_heading_levels(pages: list[Page]) -> None:
+    """Heading levels from text size, consistent across pages: the largest size is level 1."""
+    headings = [b for p in pages for b in p.blocks if b.kind == "heading"]
+    if not headings:
+        return
+    explicit = all(b.level for b in headings)
+    if explicit:
+        return
+    sizes = sorted({round(getattr(b, "font_key", 0) / 4) for b in headings}, reverse=True)
+    rank = {size: i + 1 for i, size in enumerate(sizes)}
+    for b in headings:
+        b.level = min(rank[round(getattr(b, "font_key", 0) / 4)], 6)
+
+
+def _title(pages: list[Page]) -> str | None:
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "heading" and block.text.strip():
+                return block.text.strip()[:200]
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "paragraph" and block.text.strip():
+                return block.text.strip()[:80]
+    return None

@@ -1,0 +1,275 @@
+"""The whole conversion, top down, for one PDF: the stages every entry point composes.
+
+validate -> rasterize -> engine -> assemble -> figures -> render (escape + sanitize) -> checks ->
+write. The command line runs them in one process; Celery tasks run the same stages per page.
+Outputs are written into a temporary folder and moved into place last, so a failure leaves
+nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+from PIL import Image
+
+from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.assemble import AssembleOptions, assemble
+from conversion.pipeline.document import Document, Finding
+from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page
+from conversion.pipeline.render import RenderOptions, render_document
+from conversion.pipeline.validate import Limits, validate_pdf
+from models.engine import PageEngine, PageImage, PageReading
+
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    limits: Limits = field(default_factory=Limits)
+    raster: RasterOptions = field(default_factory=RasterOptions)
+    language: str | None = None
+    batch_size: int = 1
+
+
+@dataclass
+class ConversionResult:
+    html_path: Path
+    files_dir: Path
+    report_path: Path
+    document: Document
+    report: dict
+
+
+def read_pages(
+    pdf_path: Path,
+    engine: PageEngine,
+    opts: ConvertOptions,
+    *,
+    on_page: Callable[[int, int], None] | None = None,
+) -> tuple[list[PageReading], dict[int, Image.Image], dict]:
+    """Validate, rasterize and read every page. Returns readings, page images and timings."""
+    validated = validate_pdf(pdf_path, opts.limits)
+    timings = {"rasterize_s": 0.0, "engine_s": 0.0}
+    readings: list[PageReading] = []
+    images: dict[int, Image.Image] = {}
+    with pymupdf.open(pdf_path) as doc:
+        batch: list[PageImage] = []
+        for index in range(validated.page_count):
+            started = time.perf_counter()
+            page_image = rasterize_page(doc, index, opts.raster)
+            timings["rasterize_s"] += time.perf_counter() - started
+            batch.append(page_image)
+            if len(batch) >= opts.batch_size or index == validated.page_count - 1:
+                started = time.perf_counter()
+                readings.extend(run_engine(engine, batch))
+                timings["engine_s"] += time.perf_counter() - started
+                for p in batch:
+                    images[p.page_number] = p.image
+                batch = []
+                if on_page:
+                    on_page(index + 1, validated.page_count)
+    timings["pages"] = validated.page_count
+    timings["repaired"] = validated.repaired
+    return readings, images, timings
+
+
+def run_engine(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
+    try:
+        readings = engine.predict_batch(pages)
+    except ConversionError:
+        raise
+    except Exception as exc:
+        raise EngineFailed(
+            f"The {engine.name} engine failed on page {pages[0].page_number}: {exc}",
+            page=pages[0].page_number,
+        ) from exc
+    for page, reading in zip(pages, readings, strict=True):
+        reading.page_number = page.page_number
+    return readings
+
+
+def upright(image: Image.Image, reading: PageReading) -> Image.Image:
+    """The page image in the frame the engine's boxes refer to (turned, then deskewed)."""
+    if reading.rotation:
+        image = image.rotate(-reading.rotation, expand=True)
+    if reading.skew:
+        image = image.rotate(reading.skew, expand=True, fillcolor=(255, 255, 255))
+    return image
+
+
+def build_document(
+    readings: list[PageReading],
+    page_images: Callable[[int], Image.Image | None],
+    *,
+    title: str,
+    language: str | None,
+    files_dir: Path,
+) -> Document:
+    """Assemble the tree and crop each figure's region into files_dir."""
+    document = assemble(readings, AssembleOptions(default_title=title, language=language))
+    by_number = {r.page_number: r for r in readings}
+    count = 0
+    for page in document.pages:
+        figures = [b for b in page.blocks if b.kind == "figure" and b.bbox]
+        if not figures:
+            continue
+        image = page_images(page.number)
+        if image is None:
+            continue
+        image = upright(image, by_number[page.number])
+        for block in figures:
+            count += 1
+            x0, y0, x1, y1 = (int(v) for v in block.bbox)  # type: ignore[misc]
+            box = (max(0, x0), max(0, y0), min(image.width, x1), min(image.height, y1))
+            if box[2] - box[0] < 8 or box[3] - box[1] < 8:
+                continue
+            name = f"figure-{count}-p{page.number}.png"
+            files_dir.mkdir(parents=True, exist_ok=True)
+            crop = image.crop(box)
+            crop.thumbnail((1600, 1600))
+            crop.save(files_dir / name, optimize=True)
+            block.image = name
+    return document
+
+
+def render_and_check(
+    document: Document, *, files_dir_name: str, repaired: bool = False
+) -> tuple[str, list[Finding]]:
+    html = render_document(document, RenderOptions(files_dir=files_dir_name))
+    findings = list(document.findings)
+    if repaired:
+        findings.append(
+            Finding(
+                code="PDF_REPAIRED",
+                level="warning",
+                message="The PDF's structure was damaged and has been repaired; check the result.",
+            )
+        )
+    if not any(page.blocks for page in document.pages):
+        findings.append(
+            Finding(
+                code="BLANK_DOCUMENT",
+                level="warning",
+                message="No text or figure was found on any page: is this a blank scan?",
+            )
+        )
+    findings += check_html(html, expected_pages=len(document.pages))
+    return html, findings
+
+
+def make_report(
+    *, document: Document, findings: list[Finding], engine: dict, timings: dict, source: str
+) -> dict:
+    levels = [f.level for f in findings]
+    return {
+        "version": REPORT_VERSION,
+        "source": source,
+        "title": document.title,
+        "language": document.lang,
+        "pages": len(document.pages),
+        "engine": engine,
+        "timings": timings,
+        "summary": {
+            "errors": levels.count("error"),
+            "warnings": levels.count("warning"),
+            "needs_review": levels.count("needs_review"),
+        },
+        "findings": [f.as_dict() for f in findings],
+        "page_sources": {str(p.number): p.source for p in document.pages},
+    }
+
+
+def write_outputs(
+    out_dir: Path, stem: str, html: str, report: dict, staged_files: Path | None
+) -> tuple[Path, Path, Path]:
+    """Move the finished outputs into out_dir; on failure nothing of this document remains."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    html_path = out_dir / f"{stem}.html"
+    report_path = out_dir / f"{stem}.report.json"
+    files_dir = out_dir / f"{stem}_files"
+    stage = Path(tempfile.mkdtemp(prefix=f".{stem}.", dir=out_dir))
+    try:
+        (stage / html_path.name).write_text(html, encoding="utf-8")
+        (stage / report_path.name).write_text(json.dumps(report, indent=2), encoding="utf-8")
+        if staged_files is not None and staged_files.exists() and any(staged_files.iterdir()):
+            shutil.copytree(staged_files, stage / files_dir.name)
+        if files_dir.exists():
+            shutil.rmtree(files_dir)
+        if (stage / files_dir.name).exists():
+            os.replace(stage / files_dir.name, files_dir)
+        os.replace(stage / report_path.name, report_path)
+        os.replace(stage / html_path.name, html_path)
+    except OSError as exc:
+        raise OutputFailed(f"Could not write the result to {out_dir}: {exc.strerror}.") from exc
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return html_path, files_dir, report_path
+
+
+def convert_pdf(
+    pdf_path: Path,
+    out_dir: Path,
+    engine: PageEngine,
+    opts: ConvertOptions,
+    *,
+    on_page: Callable[[int, int], None] | None = None,
+) -> ConversionResult:
+    pdf_path = Path(pdf_path)
+    stem = pdf_path.stem
+    started = time.perf_counter()
+    readings, images, timings = read_pages(pdf_path, engine, opts, on_page=on_page)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="axiya-figures-") as tmp:
+        staged = Path(tmp) / "files"
+        document = build_document(
+            readings, images.get, title=stem, language=opts.language, files_dir=staged
+        )
+        html, findings = render_and_check(
+            document, files_dir_name=f"{stem}_files", repaired=bool(timings.get("repaired"))
+        )
+        timings["assemble_render_check_s"] = time.perf_counter() - t0
+        timings["total_s"] = time.perf_counter() - started
+        report = make_report(
+            document=document,
+            findings=findings,
+            engine=engine.describe(),
+            timings=timings,
+            source=pdf_path.name,
+        )
+        html_path, files_dir, report_path = write_outputs(out_dir, stem, html, report, staged)
+    return ConversionResult(html_path, files_dir, report_path, document, report)
+
+
+def iter_main_text(html: str) -> Iterable[str]:
+    """The reading text of an output document: <main>, furniture and markers excluded."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    main = soup.find("main")
+    if main is None:
+        return []
+    for el in main.select(".furniture"):
+        el.decompose()
+    blocks = main.find_all(["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"])
+    out = []
+    for el in blocks:
+        if el.name == "li":
+            # The item's own text, not its nested list's.
+            text = "".join(
+                t if isinstance(t, str) else t.get_text()
+                for t in el.contents
+                if isinstance(t, str) or t.name not in ("ul", "ol")
+            )
+        else:
+            text = el.get_text()
+        out.append(" ".join(text.split()))
+    return out

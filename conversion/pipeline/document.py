@@ -1,0 +1,129 @@
+"""The typed document tree: Document > Page > Block. The one contract between engines and HTML.
+
+Text in the tree is plain text; it is escaped when rendered and never trusted as markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+BlockKind = Literal[
+    "heading",
+    "paragraph",
+    "list",
+    "table",
+    "figure",
+    "footnote",
+    "formula",
+    "page_header",
+    "page_footer",
+]
+
+FindingLevel = Literal["error", "warning", "needs_review"]
+
+
+@dataclass
+class Finding:
+    code: str
+    level: FindingLevel
+    message: str
+    page: int | None = None
+    criterion: str | None = None  # WCAG success criterion, e.g. "1.1.1"
+    element: str | None = None  # a CSS selector or element id in the output HTML
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class Span:
+    """A run of text. `flag` marks low-confidence words for review."""
+
+    text: str
+    low_confidence: bool = False
+    lang: str | None = None
+
+
+@dataclass
+class ListItem:
+    spans: list[Span]
+    children: list[ListItem] = field(default_factory=list)
+    ordered_children: bool = False
+
+
+@dataclass
+class Cell:
+    text: str
+    header: bool = False
+    rowspan: int = 1
+    colspan: int = 1
+
+
+@dataclass
+class Block:
+    kind: BlockKind
+    spans: list[Span] = field(default_factory=list)
+    level: int | None = None  # headings
+    ordered: bool = False  # lists
+    items: list[ListItem] = field(default_factory=list)  # lists
+    rows: list[list[Cell]] = field(default_factory=list)  # tables
+    caption: str | None = None  # tables and figures
+    image: str | None = None  # figures: file name relative to the document's _files folder
+    alt: str | None = None  # figures
+    latex: str | None = None  # formulas
+    lang: str | None = None  # a passage in another language than the document
+    bbox: tuple[float, float, float, float] | None = None
+    id: str | None = None  # footnotes: "fn-3"; referenced from the text
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.spans)
+
+
+@dataclass
+class Page:
+    number: int
+    width: int
+    height: int
+    blocks: list[Block] = field(default_factory=list)
+    label: str | None = None  # the printed page number, when the page shows one
+    source: str = "ocr"
+    rotation: int = 0
+
+
+@dataclass
+class Document:
+    title: str
+    lang: str
+    pages: list[Page]
+    findings: list[Finding] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+    def blocks(self):
+        for page in self.pages:
+            yield from page.blocks
+
+    def main_text(self) -> str:
+        """The reading text: what a screen reader reads, furniture excluded."""
+        parts: list[str] = []
+        for block in self.blocks():
+            if block.kind in ("page_header", "page_footer"):
+                continue
+            if block.kind == "list":
+                parts.extend(_item_texts(block.items))
+            elif block.kind == "table":
+                parts.extend(" ".join(c.text for c in row) for row in block.rows)
+            elif block.kind == "figure":
+                continue
+            else:
+                parts.append(block.text)
+        return "\n".join(p for p in parts if p)
+
+
+def _item_texts(items: list[ListItem]) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        out.append("".join(s.text for s in item.spans))
+        out.extend(_item_texts(item.children))
+    return out

@@ -1,0 +1,104 @@
+"""The ConversionError family: every refusal has a code, an exit status and a message that says
+what the person can do about it (after OCRmyPDF's exceptions.py)."""
+
+from __future__ import annotations
+
+
+class ConversionError(Exception):
+    code = "CONVERSION_FAILED"
+    exit_code = 1
+    http_status = 422
+    default_message = "The document could not be converted."
+
+    def __init__(self, message: str | None = None, *, page: int | None = None) -> None:
+        self.message = message or self.default_message
+        self.page = page
+        super().__init__(self.message)
+
+    def as_dict(self) -> dict:
+        data = {"code": self.code, "message": self.message}
+        if self.page is not None:
+            data["page"] = self.page
+        return data
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class EmptyFile(ConversionError):
+    code = "EMPTY_FILE"
+    exit_code = 2
+    default_message = "The file is empty (0 bytes). Upload the PDF again."
+
+
+class NotAPdf(ConversionError):
+    code = "NOT_A_PDF"
+    exit_code = 2
+    http_status = 415
+    default_message = "The file is not a PDF. Scan or export the document to PDF and try again."
+
+
+class DamagedPdf(ConversionError):
+    code = "PDF_DAMAGED"
+    exit_code = 2
+    default_message = (
+        "The PDF is damaged or truncated and could not be repaired. "
+        "Download or export it again and retry."
+    )
+
+
+class EncryptedPdf(ConversionError):
+    code = "PDF_ENCRYPTED"
+    exit_code = 8
+    default_message = (
+        "The PDF is protected by a password. Remove the password (for example with "
+        "`qpdf --decrypt`) and upload it again."
+    )
+
+
+class NoPages(ConversionError):
+    code = "NO_PAGES"
+    exit_code = 2
+    default_message = "The PDF has no pages."
+
+
+class TooManyPages(ConversionError):
+    code = "TOO_MANY_PAGES"
+    exit_code = 2
+    http_status = 413
+    default_message = "The PDF has more pages than this server accepts. Split it and retry."
+
+
+class FileTooLarge(ConversionError):
+    code = "FILE_TOO_LARGE"
+    exit_code = 2
+    http_status = 413
+    default_message = "The file is larger than this server accepts. Split or compress it."
+
+
+class PageTooLarge(ConversionError):
+    code = "PAGE_TOO_LARGE"
+    exit_code = 2
+    http_status = 413
+    default_message = "A page holds an image too large to decode safely."
+
+
+class EngineUnavailable(ConversionError):
+    code = "ENGINE_UNAVAILABLE"
+    exit_code = 3
+    http_status = 503
+    default_message = "The requested reading engine is not available on this server."
+
+
+class EngineFailed(ConversionError):
+    code = "ENGINE_FAILED"
+    exit_code = 15
+    http_status = 500
+    default_message = "The reading engine failed on a page. The page was not converted."
+
+
+class OutputFailed(ConversionError):
+    code = "OUTPUT_FAILED"
+    exit_code = 5
+    http_status = 500
+    default_message = "The result could not be written. Check free disk space and permissions."

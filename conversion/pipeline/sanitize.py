@@ -1,0 +1,62 @@
+"""The allowlist every piece of output HTML passes through, last, before it is written or served.
+
+Rendering already escapes all text; this is the second wall. Model and OCR output is untrusted:
+whatever it says, only these tags and attributes survive, and links can only point inside the page.
+"""
+
+from __future__ import annotations
+
+import nh3
+
+_MATHML = {
+    "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace",
+    "msup", "msub", "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover",
+    "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom", "menclose", "mfenced",
+}  # fmt: skip
+ALLOWED_TAGS = {
+    "header", "main", "nav", "section", "aside", "footer", "div", "p", "span", "br",
+    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd",
+    "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col",
+    "figure", "figcaption", "img", "a", "sup", "sub", "strong", "em", "b", "i", "blockquote",
+    "code", "pre", "abbr",
+} | _MATHML  # fmt: skip
+_GENERIC = {"id", "class", "lang", "role", "aria-label", "aria-labelledby", "aria-describedby",
+            "tabindex", "title", "dir"}  # fmt: skip
+ALLOWED_ATTRIBUTES = {
+    "*": _GENERIC | {"data-review", "data-confidence", "data-page"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "th": {"scope", "headers", "colspan", "rowspan", "abbr"},
+    "td": {"headers", "colspan", "rowspan"},
+    "ol": {"start", "type"},
+    "math": {"display", "xmlns", "alttext"},
+    "annotation": {"encoding"},
+    "mo": {"stretchy", "fence", "separator", "lspace", "rspace"},
+    "mi": {"mathvariant"},
+    "mstyle": {"displaystyle", "scriptlevel", "mathvariant"},
+    "mtable": {"columnalign"},
+    "mspace": {"width"},
+    "menclose": {"notation"},
+    "mfenced": {"open", "close"},
+}
+
+
+def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
+    if attr == "href":
+        return value if value.startswith("#") else None  # in-page links only
+    # src: only files next to the document; no schemes, no absolute paths, no parent folders.
+    if attr == "src" and (":" in value or value.startswith(("/", "\\")) or ".." in value):
+        return None
+    return value
+
+
+def sanitize_fragment(html: str) -> str:
+    return nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=_attribute_filter,
+        link_rel=None,
+        strip_comments=True,
+        url_schemes=set(),
+    )

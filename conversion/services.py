@@ -1,0 +1,283 @@
+"""Writes. Every change to jobs and pages goes through these functions (HackSoft styleguide).
+
+The flow: job_create (validate, store, queue) -> job_prepare (rasterize pages, create Page rows)
+-> page_read for each page (engine) -> job_finish (assemble, render, check, write outputs).
+Each step is idempotent, so a worker killed mid-job resumes without redoing finished pages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pymupdf
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from PIL import Image
+
+from conversion import storage
+from conversion.engines import ENGINES, get_engine
+from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.options import convert_options
+from conversion.pipeline.convert import (
+    build_document,
+    make_report,
+    render_and_check,
+    run_engine,
+    write_outputs,
+)
+from conversion.pipeline.errors import ConversionError, EngineUnavailable, FileTooLarge
+from conversion.pipeline.rasterize import rasterize_page
+from conversion.pipeline.validate import sniff_pdf, validate_pdf
+from models.engine import PageImage, reading_from_json, reading_to_json
+
+log = logging.getLogger(__name__)
+MAX_PAGE_ATTEMPTS = 3
+
+
+def job_create(
+    *,
+    owner: AbstractBaseUser | None,
+    upload: UploadedFile | Path,
+    engine: str | None = None,
+    language: str | None = None,
+    batch: Batch | None = None,
+    original_name: str | None = None,
+    enqueue: bool = True,
+) -> Job:
+    """Validate and store one PDF, then queue it. Bad input raises ConversionError, leaving
+    no job and no file behind."""
+    engine = engine or settings.AXIYA_DEFAULT_ENGINE
+    if engine not in ENGINES:
+        raise EngineUnavailable(f"Unknown engine {engine!r}: choose one of {', '.join(ENGINES)}.")
+    opts = convert_options(language=language)
+    name = original_name or (upload.name if isinstance(upload, UploadedFile) else upload.name)
+    name = os.path.basename(name or "document.pdf")[:255]
+    tmp_root = Path(settings.MEDIA_ROOT) / "incoming"
+    tmp_root.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(suffix=".pdf", dir=tmp_root)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _copy_upload(upload, fh, max_bytes=opts.limits.max_bytes)
+        with tmp.open("rb") as fh:
+            sniff_pdf(fh.read(1024))
+        validated = validate_pdf(tmp, opts.limits)
+        job = Job.objects.create(
+            owner=owner if owner is not None and owner.is_authenticated else None,
+            batch=batch,
+            original_name=name,
+            size_bytes=tmp.stat().st_size,
+            engine=engine,
+            language=language or "",
+            pages_total=validated.page_count,
+        )
+        target = storage.source_pdf(job.id)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    if enqueue:
+        from conversion.dispatch import enqueue_job
+
+        transaction.on_commit(lambda: enqueue_job(job.id))
+    return job
+
+
+def _copy_upload(upload: UploadedFile | Path, fh, *, max_bytes: int) -> None:
+    written = 0
+    if isinstance(upload, Path):
+        source = upload.open("rb")
+        chunks = iter(lambda: source.read(1 << 20), b"")
+    else:
+        source = None
+        chunks = upload.chunks()
+    try:
+        for chunk in chunks:
+            written += len(chunk)
+            if written > max_bytes:
+                raise FileTooLarge(
+                    f"The file is larger than {max_bytes / 2**20:.0f} MiB, the limit of this "
+                    "server. Split it into smaller PDFs."
+                )
+            fh.write(chunk)
+    finally:
+        if source is not None:
+            source.close()
+
+
+def batch_create(*, owner: AbstractBaseUser | None) -> Batch:
+    return Batch.objects.create(owner=owner if owner and owner.is_authenticated else None)
+
+
+def job_prepare(*, job_id) -> list[int]:
+    """Rasterize every page into a PNG and create its Page row. Returns the page ids to read."""
+    job = Job.objects.get(pk=job_id)
+    if job.is_finished:
+        return []
+    Job.objects.filter(pk=job_id, started_at__isnull=True).update(started_at=timezone.now())
+    Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(status=JobStatus.RUNNING)
+    opts = convert_options(language=job.language or None)
+    started = time.perf_counter()
+    with pymupdf.open(storage.source_pdf(job.id)) as doc:
+        for index in range(job.pages_total):
+            number = index + 1
+            path = storage.page_image(job.id, number)
+            page, _ = Page.objects.get_or_create(job=job, number=number)
+            if page.status == PageStatus.DONE or (path.exists() and page.dpi):
+                continue
+            image = rasterize_page(doc, index, opts.raster)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _save_png_atomically(image.image, path)
+            Page.objects.filter(pk=page.pk).update(
+                dpi=image.dpi, timings={"rasterize_s": time.perf_counter() - started}
+            )
+            started = time.perf_counter()
+    return list(
+        Page.objects.filter(job=job).exclude(status=PageStatus.DONE).values_list("id", flat=True)
+    )
+
+
+def _save_png_atomically(image: Image.Image, path: Path) -> None:
+    tmp = path.with_suffix(".tmp.png")
+    image.save(tmp, format="PNG", compress_level=1)
+    os.replace(tmp, path)
+
+
+def page_read(*, page_id: int) -> bool:
+    """Read one page with the job's engine. Returns True when this call finished the job's
+    last page (the caller then runs job_finish)."""
+    page = Page.objects.select_related("job").get(pk=page_id)
+    job = page.job
+    if page.status == PageStatus.DONE or job.is_finished:
+        return False
+    Page.objects.filter(pk=page.pk).update(status=PageStatus.RUNNING, attempts=F("attempts") + 1)
+    engine = get_engine(job.engine)
+    with Image.open(storage.page_image(job.id, page.number)) as img:
+        image = img.convert("RGB")
+    started = time.perf_counter()
+    try:
+        (reading,) = run_engine(
+            engine, [PageImage(image=image, page_number=page.number, dpi=page.dpi or 300)]
+        )
+    except ConversionError as exc:
+        page.refresh_from_db()
+        if page.attempts >= MAX_PAGE_ATTEMPTS:
+            Page.objects.filter(pk=page.pk).update(
+                status=PageStatus.FAILED, error_code=exc.code, error_message=exc.message
+            )
+            job_mark_failed(job_id=job.id, error=exc)
+        else:
+            Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED)
+        raise
+    timings = dict(page.timings or {}, engine_s=time.perf_counter() - started)
+    with transaction.atomic():
+        # Only the first writer of a page counts it: a retried task cannot count a page twice.
+        first = (
+            Page.objects.filter(pk=page.pk)
+            .exclude(status=PageStatus.DONE)
+            .update(
+                status=PageStatus.DONE,
+                reading=reading_to_json(reading),
+                source=reading.source,
+                timings=timings,
+                error_code="",
+                error_message="",
+            )
+        )
+        if first:
+            Job.objects.filter(pk=job.id).update(pages_done=F("pages_done") + 1)
+        if engine.describe() != job.engine_info:
+            Job.objects.filter(pk=job.id).update(engine_info=engine.describe())
+    done = Page.objects.filter(job=job, status=PageStatus.DONE).count()
+    return bool(first) and done == job.pages_total
+
+
+def job_finish(*, job_id) -> Job:
+    """Assemble, render, check and write the outputs; the job ends done or needs_review."""
+    job = Job.objects.get(pk=job_id)
+    if job.is_finished:
+        return job
+    pages = list(Page.objects.filter(job=job).order_by("number"))
+    if len(pages) != job.pages_total or any(p.status != PageStatus.DONE for p in pages):
+        raise RuntimeError(f"job {job_id} is not ready to finish")
+    readings = [reading_from_json(p.reading) for p in pages]
+
+    def load_image(number: int) -> Image.Image | None:
+        path = storage.page_image(job.id, number)
+        return Image.open(path).convert("RGB") if path.exists() else None
+
+    started = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory(prefix="axiya-figures-") as tmp:
+            staged = Path(tmp) / "files"
+            stem = storage.OUTPUT_STEM
+            title = Path(job.original_name).stem or "Untitled document"
+            document = build_document(
+                readings, load_image, title=title, language=job.language or None, files_dir=staged
+            )
+            html, findings = render_and_check(document, files_dir_name=f"{stem}_files")
+            timings = {
+                "rasterize_s": sum(p.timings.get("rasterize_s", 0.0) for p in pages),
+                "engine_s": sum(p.timings.get("engine_s", 0.0) for p in pages),
+                "assemble_render_check_s": time.perf_counter() - started,
+                "pages": len(pages),
+            }
+            report = make_report(
+                document=document,
+                findings=findings,
+                engine=job.engine_info,
+                timings=timings,
+                source=job.original_name,
+            )
+            write_outputs(storage.out_dir(job.id), stem, html, report, staged)
+    except ConversionError as exc:
+        job_mark_failed(job_id=job.id, error=exc)
+        raise
+    status = JobStatus.NEEDS_REVIEW if report["summary"]["errors"] else JobStatus.DONE
+    Job.objects.filter(pk=job.id).update(
+        status=status,
+        title=document.title[:255],
+        language=document.lang,
+        timings=timings,
+        summary=report["summary"],
+        finished_at=timezone.now(),
+    )
+    job.refresh_from_db()
+    return job
+
+
+def job_mark_failed(*, job_id, error: ConversionError | Exception) -> None:
+    code = getattr(error, "code", "INTERNAL_ERROR")
+    message = getattr(error, "message", None) or "An unexpected error stopped the conversion."
+    Job.objects.filter(pk=job_id).exclude(status=JobStatus.FAILED).update(
+        status=JobStatus.FAILED, error_code=code, error_message=message, finished_at=timezone.now()
+    )
+
+
+def job_delete(*, job: Job) -> None:
+    """Remove the job, its pages and every file it wrote."""
+    directory = storage.job_dir(job.id)
+    job.delete()
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def job_run_inline(*, job_id) -> None:
+    """The whole job in this process (no broker): prepare, every page, finish."""
+    try:
+        for page_id in job_prepare(job_id=job_id):
+            page_read(page_id=page_id)
+        job_finish(job_id=job_id)
+    except ConversionError as exc:
+        job_mark_failed(job_id=job_id, error=exc)
+    except Exception as exc:  # the thread must never die silently: the job fails visibly
+        log.exception("job %s failed", job_id)
+        job_mark_failed(job_id=job_id, error=exc)

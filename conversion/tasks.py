@@ -1,0 +1,46 @@
+"""Celery tasks: thin, ids only (JSON), each calls one service. Page reads fan out per page on the
+engine's queue (`gpu` for gemma, `cpu` for ocr); the last page to finish queues job_finish."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from conversion import services
+from conversion.dispatch import page_queue
+from conversion.models import Job
+from conversion.pipeline.errors import ConversionError
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def job_prepare_task(job_id: str) -> None:
+    try:
+        page_ids = services.job_prepare(job_id=job_id)
+    except ConversionError as exc:
+        services.job_mark_failed(job_id=job_id, error=exc)
+        return
+    engine = Job.objects.values_list("engine", flat=True).get(pk=job_id)
+    if not page_ids:
+        job_finish_task.apply_async(args=[job_id], queue="cpu")
+    for page_id in page_ids:
+        page_read_task.apply_async(args=[page_id], queue=page_queue(engine))
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(ConversionError,),
+    max_retries=services.MAX_PAGE_ATTEMPTS - 1,
+    retry_backoff=2,
+)
+def page_read_task(page_id: int) -> None:
+    if services.page_read(page_id=page_id):
+        job_id = services.Page.objects.values_list("job_id", flat=True).get(pk=page_id)
+        job_finish_task.apply_async(args=[str(job_id)], queue="cpu")
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def job_finish_task(job_id: str) -> None:
+    try:
+        services.job_finish(job_id=job_id)
+    except ConversionError:
+        pass  # job_finish already marked the job failed with the error

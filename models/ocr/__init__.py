@@ -1,0 +1,3 @@
+from models.ocr.engine import TesseractEngine
+
+__all__ = ["TesseractEngine"]

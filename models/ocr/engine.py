@@ -1,0 +1,328 @@
+"""The CPU engine: Tesseract (through tesserocr, in process) plus layout heuristics.
+
+Why Tesseract rather than rapidocr: on a 2-core machine it read a clean page at 0 % CER in about
+1.3 s and returns blocks, paragraphs, lines and words with confidences, which the layout steps
+need; rapidocr 3.x reached 0.1 % CER in about 4 s and gives lines only. Both run with nothing
+downloaded at run time (Debian ships Tesseract's trained data).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import statistics
+import threading
+import time
+from pathlib import Path
+
+from PIL import Image
+
+from models.engine import PageImage, PageReading, ReadBlock, Word
+from models.ocr.prepare import deskew
+
+log = logging.getLogger(__name__)
+
+_TESSDATA_CANDIDATES = (
+    "/usr/share/tesseract-ocr/5/tessdata",
+    "/usr/share/tesseract-ocr/4.00/tessdata",
+    "/usr/share/tessdata",
+)
+# Glyphs Tesseract reads list bullets as (•, and its usual misreadings of one).
+_BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
+_ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
+LOW_CONFIDENCE = 60.0
+
+
+def find_tessdata() -> str:
+    env = os.environ.get("TESSDATA_PREFIX")
+    candidates = ([env] if env else []) + list(_TESSDATA_CANDIDATES)
+    for candidate in candidates:
+        if candidate and Path(candidate, "eng.traineddata").exists():
+            return candidate.rstrip("/") + "/"
+    raise RuntimeError(
+        "Tesseract's trained data was not found. Install it: apt-get install tesseract-ocr "
+        "tesseract-ocr-eng (or set TESSDATA_PREFIX)."
+    )
+
+
+class TesseractEngine:
+    """PageEngine over Tesseract. One instance per process; calls are serialized by a lock."""
+
+    name = "ocr"
+
+    def __init__(self, *, languages: str = "eng", detect_rotation: bool = True) -> None:
+        import tesserocr  # heavy native import, only when the engine is built
+
+        self._tesserocr = tesserocr
+        self.languages = languages
+        self.detect_rotation = detect_rotation
+        self._tessdata = find_tessdata()
+        self._lock = threading.Lock()
+        self._api = tesserocr.PyTessBaseAPI(
+            path=self._tessdata, lang=languages, psm=tesserocr.PSM.AUTO
+        )
+        self._osd = None
+        if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
+            # A separate instance: OSD on the recognizing instance aborts the process.
+            self._osd = tesserocr.PyTessBaseAPI(
+                path=self._tessdata, lang="osd", psm=tesserocr.PSM.OSD_ONLY
+            )
+
+    def describe(self) -> dict:
+        return {
+            "engine": self.name,
+            "package": f"tesseract {self._tesserocr.tesseract_version().split()[1]}",
+            "languages": self.languages,
+            "sha256": None,
+        }
+
+    def close(self) -> None:
+        self._api.End()
+        if self._osd is not None:
+            self._osd.End()
+
+    def predict_batch(self, pages: list[PageImage]) -> list[PageReading]:
+        with self._lock:
+            return [self._read(page) for page in pages]
+
+    # -- one page ------------------------------------------------------------------------------
+    def _orientation(self, gray: Image.Image) -> int:
+        """Degrees (counter-clockwise, as PIL rotates) that make the page upright."""
+        if self._osd is None:
+            return 0
+        small = gray
+        if max(gray.size) > 2000:
+            scale = 2000 / max(gray.size)
+            small = gray.resize((int(gray.width * scale), int(gray.height * scale)))
+        self._osd.SetImage(small)
+        try:
+            result = self._osd.DetectOrientationScript()
+        except RuntimeError:
+            return 0  # too little text to tell: keep the page as it is
+        if not result or result.get("orient_conf", 0) < 2.0:
+            return 0
+        return int(result["orient_deg"]) % 360
+
+    def _read(self, page: PageImage) -> PageReading:
+        tess = self._tesserocr
+        started = time.perf_counter()
+        gray = page.image.convert("L")
+        rotation = self._orientation(gray) if self.detect_rotation else 0
+        if rotation:
+            gray = gray.rotate(rotation, expand=True)
+        gray, skew = deskew(gray)
+        osd_s = time.perf_counter() - started
+
+        api = self._api
+        api.SetImage(gray)
+        api.SetSourceResolution(page.dpi)
+        api.Recognize()
+        binary = api.GetThresholdedImage()
+        ink = _InkMeter(binary)
+
+        blocks = _figures(tess, api) + [
+            block for lines in _paragraphs(tess, api) for block in _blocks_from_lines(lines, ink)
+        ]
+        blocks.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
+        blocks = _join_list_continuations(blocks)
+        elapsed = time.perf_counter() - started
+        return PageReading(
+            page_number=page.page_number,
+            blocks=blocks,
+            width=gray.width,
+            height=gray.height,
+            rotation=(360 - rotation) % 360,
+            skew=skew,
+            source="ocr",
+            timings={"prepare_s": osd_s, "ocr_s": elapsed - osd_s},
+        )
+
+
+# -- helpers over Tesseract's iterator ------------------------------------------------------------
+class _Line:
+    __slots__ = ("words", "bbox", "ink")
+
+    def __init__(self, words: list[Word], bbox, ink: float) -> None:
+        self.words = words
+        self.bbox = bbox
+        self.ink = ink
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+
+class _InkMeter:
+    """Share of dark pixels in a box of the binarized page: bold text scores higher."""
+
+    def __init__(self, binary: Image.Image | None) -> None:
+        self._image = binary.convert("L") if binary is not None else None
+
+    def __call__(self, bbox) -> float:
+        if self._image is None:
+            return 0.0
+        crop = self._image.crop(bbox)
+        hist = crop.histogram()
+        total = sum(hist) or 1
+        return sum(hist[:128]) / total
+
+
+def _f(bbox) -> tuple[float, float, float, float]:
+    return tuple(float(v) for v in bbox)  # type: ignore[return-value]
+
+
+def _figures(tess, api) -> list[ReadBlock]:
+    """Image regions Tesseract found, with their place in the block order."""
+    ril = tess.RIL
+    figures = []
+    image_types = (tess.PT.FLOWING_IMAGE, tess.PT.HEADING_IMAGE, tess.PT.PULLOUT_IMAGE)
+    iterator = api.GetIterator()
+    if iterator is None:
+        return figures
+    for order, block in enumerate(tess.iterate_level(iterator, ril.BLOCK)):
+        if block.BlockType() in image_types:
+            bbox = block.BoundingBox(ril.BLOCK)
+            if bbox:
+                figure = ReadBlock(kind="figure", bbox=_f(bbox))
+                figure.order = (order, 0)  # type: ignore[attr-defined]
+                figures.append(figure)
+    return figures
+
+
+def _paragraphs(tess, api) -> list[list[_Line]]:
+    """One pass over every word: paragraphs of lines of words, in Tesseract's reading order."""
+    ril = tess.RIL
+    it = api.GetIterator()
+    paragraphs: list[_ParaLines] = []
+    if it is None or api.GetUTF8Text() == "" or not api.GetUTF8Text().strip():
+        return []  # a blank page: nothing to read, nothing invented
+    it.Begin()
+    block_index = -1
+    while True:
+        if it.IsAtBeginningOf(ril.BLOCK):
+            block_index += 1
+        if it.IsAtBeginningOf(ril.PARA) or not paragraphs:
+            paragraphs.append(_ParaLines())
+            paragraphs[-1].order = (block_index, len(paragraphs))  # type: ignore[attr-defined]
+        if it.IsAtBeginningOf(ril.TEXTLINE) or not paragraphs[-1]:
+            bbox = it.BoundingBox(ril.TEXTLINE)
+            paragraphs[-1].append(_Line([], bbox, 0.0))
+        try:
+            text = it.GetUTF8Text(ril.WORD)
+        except RuntimeError:  # an empty element
+            text = ""
+        if text and text.strip():
+            paragraphs[-1][-1].words.append(
+                Word(
+                    text=text.strip(),
+                    confidence=float(it.Confidence(ril.WORD)),
+                    bbox=_f(it.BoundingBox(ril.WORD)),
+                )
+            )
+        if not it.Next(ril.WORD):
+            break
+    out = []
+    for para in paragraphs:
+        lines = [line for line in para if line.words and line.bbox]
+        if lines:
+            kept = _ParaLines(lines)
+            kept.order = para.order  # type: ignore[attr-defined]
+            out.append(kept)
+    return out
+
+
+class _ParaLines(list):
+    order: tuple[int, int] = (0, 0)
+
+
+def _join_lines(lines: list[_Line]) -> tuple[str, list[Word]]:
+    """Join lines into one text, mending words hyphenated at a line end."""
+    text = ""
+    words: list[Word] = []
+    for line in lines:
+        line_text = line.text
+        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line_text[:1].islower():
+            text = text[:-1] + line_text
+        elif text:
+            text += " " + line_text
+        else:
+            text = line_text
+        words.extend(line.words)
+    return text, words
+
+
+def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
+    """Split one Tesseract paragraph into blocks: list items start where a bullet starts a line."""
+    for line in lines:
+        line.ink = ink(line.bbox)
+    groups: list[list[_Line]] = []
+    for line in lines:
+        starts_item = bool(_BULLET.match(line.text) or _ORDERED.match(line.text))
+        if not groups or starts_item:
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    blocks = []
+    for group in groups:
+        text, words = _join_lines(group)
+        x0 = min(line.bbox[0] for line in group)
+        y0 = min(line.bbox[1] for line in group)
+        x1 = max(line.bbox[2] for line in group)
+        y1 = max(line.bbox[3] for line in group)
+        block = ReadBlock(
+            kind="paragraph",
+            text=text,
+            bbox=(float(x0), float(y0), float(x1), float(y1)),
+            words=words,
+            font_size=statistics.median(line.height for line in group),
+        )
+        block.ink = statistics.median(line.ink for line in group)
+        bullet = _BULLET.match(text)
+        ordered = _ORDERED.match(text)
+        if bullet:
+            block.kind = "list_item"
+            block.marker = "•"
+            block.text = text[bullet.end() :]
+            block.words = words[1:] if len(words) > 1 else words
+        elif ordered and len(group) >= 1 and len(text) > ordered.end() + 2:
+            block.kind = "list_item"
+            block.ordered = True
+            block.marker = ordered.group(0).strip()
+            block.text = text[ordered.end() :]
+            block.words = words[1:] if len(words) > 1 else words
+        block.order = lines.order  # type: ignore[attr-defined]
+        blocks.append(block)
+    return blocks
+
+
+def _join_list_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A short indented paragraph right after a list item is the rest of that item."""
+    out: list[ReadBlock] = []
+    for block in blocks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == "list_item"
+            and block.kind == "paragraph"
+            and block.bbox is not None
+            and prev.bbox is not None
+            and block.bbox[0] > prev.bbox[0] + 0.4 * (block.font_size or 10)
+            and block.bbox[1] - prev.bbox[3] < 1.5 * (block.font_size or 10)
+            and block.bbox[0] < prev.bbox[2]
+        ):
+            prev.text = prev.text + " " + block.text
+            prev.words.extend(block.words)
+            prev.bbox = (
+                min(prev.bbox[0], block.bbox[0]),
+                prev.bbox[1],
+                max(prev.bbox[2], block.bbox[2]),
+                block.bbox[3],
+            )
+            continue
+        out.append(block)
+    return out

@@ -1,0 +1,109 @@
+"""Shared fixtures: corpus paths, a real redis-server and a real Celery worker when asked for."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+RESOURCES = Path(__file__).parent / "resources"
+CORPUS = RESOURCES / "corpus"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    return CORPUS
+
+
+def image_to_pdf(image_path: Path, out: Path) -> Path:
+    """Wrap a TIF/PNG scan into a one-page PDF, as a person would upload it."""
+    import pymupdf
+    from PIL import Image
+
+    with Image.open(image_path) as img:
+        dpi = float(img.info.get("dpi", (300, 300))[0] or 300)
+        width, height = img.size
+    doc = pymupdf.open()
+    page = doc.new_page(width=width * 72 / dpi, height=height * 72 / dpi)
+    page.insert_image(page.rect, filename=str(image_path))
+    doc.save(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def phototest_pdf(tmp_path_factory) -> Path:
+    return image_to_pdf(CORPUS / "phototest.tif", tmp_path_factory.mktemp("pdf") / "phototest.pdf")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """A real redis-server on a free loopback port, for the whole session."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not installed: apt-get install redis-server")
+    port = _free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture
+def celery_worker_process(redis_url, transactional_db, settings):
+    """A real `celery worker` process on queues cpu and gpu, sharing the test database."""
+    from django.conf import settings as dj_settings
+
+    from axiya.celery import app
+
+    db_name = dj_settings.DATABASES["default"]["NAME"]
+    env = dict(os.environ)
+    env.update(
+        AXIYA_BROKER_URL=redis_url,
+        DATABASE_URL=f"sqlite:///{db_name}",
+        AXIYA_DATA_DIR=str(dj_settings.DATA_DIR),
+        DJANGO_SETTINGS_MODULE="axiya.settings",
+        OMP_THREAD_LIMIT="1",
+    )
+    log = open(Path(dj_settings.DATA_DIR) / "worker.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "axiya", "worker", "-Q", "cpu,gpu", "-c", "1",
+         "--pool", "solo", "--without-heartbeat", "--without-gossip", "--without-mingle",
+         "-l", "info"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    settings.AXIYA_INLINE_WORKER = False
+    settings.CELERY_BROKER_URL = redis_url
+    app.conf.broker_url = redis_url
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()

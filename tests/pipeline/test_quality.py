@@ -1,0 +1,58 @@
+"""Reading quality of the CPU engine on real scans (issue 2's floor)."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text
+from conversion.pipeline.quality import cer
+from models.engine import PageImage
+from models.ocr import TesseractEngine
+from tests.conftest import CORPUS
+
+
+@pytest.fixture(scope="module")
+def engine():
+    e = TesseractEngine()
+    yield e
+    e.close()
+
+
+def _main_text(result) -> str:
+    return "\n".join(iter_main_text(result.html_path.read_text()))
+
+
+def test_linn_two_columns(engine, tmp_path):
+    result = convert_pdf(CORPUS / "linn.pdf", tmp_path, engine, ConvertOptions())
+    text = _main_text(result)
+    assert cer(text, (CORPUS / "linn.txt").read_text()) <= 0.05
+    # Left column before right column.
+    assert text.index("To erase a wrong note") < text.index("The INSERT/COPY function")
+    assert text.index("Recording a Sequence") < text.index("Creating a Song")
+
+
+def test_phototest(engine, tmp_path, phototest_pdf):
+    result = convert_pdf(phototest_pdf, tmp_path, engine, ConvertOptions())
+    assert cer(_main_text(result), (CORPUS / "phototest.gold.txt").read_text()) <= 0.03
+
+
+@pytest.mark.parametrize("angle", [90, 180, 270])
+def test_rotated_pages_read_upright(engine, angle):
+    with Image.open(CORPUS / "phototest.tif") as img:
+        rotated = img.convert("RGB").rotate(angle, expand=True)
+    (reading,) = engine.predict_batch([PageImage(image=rotated, page_number=1, dpi=200)])
+    text = " ".join(b.text for b in reading.blocks)
+    assert cer(text, (CORPUS / "phototest.gold.txt").read_text()) <= 0.05
+    assert reading.rotation == angle
+
+
+def test_blank_page_stays_blank(engine, tmp_path):
+    result = convert_pdf(CORPUS / "bad" / "blank.pdf", tmp_path, engine, ConvertOptions())
+    assert _main_text(result) == ""
+    assert "BLANK_DOCUMENT" in {f["code"] for f in result.report["findings"]}
+
+
+def test_skewed_scan_is_straightened(engine, tmp_path):
+    result = convert_pdf(CORPUS / "skew.pdf", tmp_path, engine, ConvertOptions())
+    assert cer(_main_text(result), (CORPUS / "linn.txt").read_text()) <= 0.05

@@ -1,0 +1,27 @@
+import pymupdf
+
+from conversion.pipeline.rasterize import RasterOptions, choose_dpi, rasterize_page
+from tests.conftest import CORPUS
+
+
+def test_poster_page_stays_under_the_pixel_cap():
+    opts = RasterOptions(dpi=300, max_megapixels=40)
+    with pymupdf.open(CORPUS / "bad" / "enormous.pdf") as doc:
+        page = rasterize_page(doc, 0, opts)
+    assert page.image.width * page.image.height <= 40e6 * 1.01
+
+
+def test_resolution_follows_the_scan():
+    with pymupdf.open(CORPUS / "linn.pdf") as doc:
+        assert choose_dpi(doc[0], RasterOptions()) == 300
+    with pymupdf.open(CORPUS / "bad" / "2400dpi.pdf") as doc:
+        assert choose_dpi(doc[0], RasterOptions(max_dpi=400)) == 400
+
+
+def test_skew_estimate_undoes_a_known_rotation():
+    from models.ocr.prepare import estimate_skew
+
+    with pymupdf.open(CORPUS / "linn.pdf") as doc:
+        gray = rasterize_page(doc, 0, RasterOptions(dpi=150)).image.convert("L")
+    assert estimate_skew(gray) == 0.0
+    assert abs(estimate_skew(gray.rotate(-4, expand=True, fillcolor=255)) - 4) <= 0.5

@@ -1,0 +1,16 @@
+"""Test settings: a private data folder per run, and a file-backed SQLite test database so a real
+Celery worker process can see what the tests write."""
+
+import os
+import tempfile
+
+os.environ.setdefault("AXIYA_DATA_DIR", tempfile.mkdtemp(prefix="axiya-test-"))
+os.environ.pop("AXIYA_BROKER_URL", None)
+
+from axiya.settings import *  # noqa: E402,F403
+from axiya.settings import DATA_DIR, DATABASES  # noqa: E402
+
+TEST_DB_PATH = DATA_DIR / "test.sqlite3"
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"]["TEST"] = {"NAME": str(TEST_DB_PATH)}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

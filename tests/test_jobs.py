@@ -1,0 +1,96 @@
+"""The job flow: web upload on the embedded default (no broker), and real Redis + Celery."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from conversion import services, storage
+from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.pipeline.errors import ConversionError
+from tests.conftest import CORPUS
+
+
+def _wait(job_id, timeout=120) -> Job:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        job = Job.objects.get(pk=job_id)
+        if job.is_finished:
+            return job
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} did not finish: {Job.objects.get(pk=job_id).status}")
+
+
+@pytest.fixture
+def user(db):
+    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_upload_form_runs_in_process(client, user):
+    client.force_login(user)
+    pdf = SimpleUploadedFile("linn.pdf", (CORPUS / "linn.pdf").read_bytes(), "application/pdf")
+    response = client.post("/", {"file": pdf})
+    assert response.status_code == 302
+    job = Job.objects.get()
+    job = _wait(job.id)
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
+    assert job.pages_done == job.pages_total == 1
+    html = client.get(f"/jobs/{job.id}/result/document.html")
+    assert html.status_code == 200
+    assert b"LinnSequencer" in b"".join(html.streaming_content)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bad_upload_leaves_nothing(client, user):
+    client.force_login(user)
+    jobs_root = storage.job_dir("x").parent
+    before = set(jobs_root.glob("*")) if jobs_root.exists() else set()
+    bad = SimpleUploadedFile("x.pdf", (CORPUS / "bad" / "invalid.pdf").read_bytes())
+    response = client.post("/", {"file": bad})
+    assert response.status_code == 200
+    assert b"PDF_DAMAGED" in response.content
+    assert Job.objects.count() == 0
+    after = set(jobs_root.glob("*")) if jobs_root.exists() else set()
+    assert after == before
+    assert not list((jobs_root.parent / "incoming").glob("*"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_other_users_cannot_see_a_job(client, user):
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf", enqueue=False)
+    bob = get_user_model().objects.create_user("bob", password="pw-bob-123")
+    client.force_login(bob)
+    assert client.get(f"/jobs/{job.id}/").status_code == 404
+    assert client.get(f"/jobs/{job.id}/status").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_finished_pages_are_not_read_again(user):
+    job = services.job_create(owner=user, upload=CORPUS / "multipage.pdf", enqueue=False)
+    page_ids = services.job_prepare(job_id=job.id)
+    services.page_read(page_id=page_ids[0])
+    # A restart: prepare again, only the unread pages come back.
+    again = services.job_prepare(job_id=job.id)
+    assert page_ids[0] not in again and len(again) == job.pages_total - 1
+    assert Page.objects.filter(job=job, status=PageStatus.DONE).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_job_create_refuses_bad_input(user):
+    with pytest.raises(ConversionError) as info:
+        services.job_create(owner=user, upload=CORPUS / "bad" / "hugemono.pdf", enqueue=False)
+    assert info.value.code == "PAGE_TOO_LARGE"
+    assert Job.objects.count() == 0
+
+
+@pytest.mark.slow
+def test_celery_worker_converts_end_to_end(celery_worker_process, user):
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
+    job = _wait(job.id, timeout=180)
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+    assert storage.html_path(job.id).exists()
+    assert "LinnSequencer" in storage.html_path(job.id).read_text()
