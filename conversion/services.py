@@ -37,7 +37,7 @@ from conversion.pipeline.convert import (
 from conversion.pipeline.errors import ConversionError, EngineUnavailable, FileTooLarge
 from conversion.pipeline.rasterize import rasterize_page
 from conversion.pipeline.validate import sniff_pdf, validate_pdf
-from models.engine import PageImage, reading_from_json, reading_to_json
+from models.engine import PageImage, PageReading, reading_from_json, reading_to_json
 
 log = logging.getLogger(__name__)
 MAX_PAGE_ATTEMPTS = 3
@@ -169,16 +169,30 @@ def page_read(*, page_id: int) -> bool:
             engine, [PageImage(image=image, page_number=page.number, dpi=page.dpi or 300)]
         )
     except ConversionError as exc:
-        page.refresh_from_db()
-        if page.attempts >= MAX_PAGE_ATTEMPTS:
-            Page.objects.filter(pk=page.pk).update(
-                status=PageStatus.FAILED, error_code=exc.code, error_message=exc.message
-            )
-            job_mark_failed(job_id=job.id, error=exc)
-        else:
-            Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED)
+        page_read_failed(page_id=page.pk, error=exc)
         raise
     timings = dict(page.timings or {}, engine_s=time.perf_counter() - started)
+    return page_record(
+        page_id=page.pk, reading=reading, engine_info=engine.describe(), timings=timings
+    )
+
+
+def page_read_failed(*, page_id: int, error: ConversionError) -> None:
+    """A page's read failed: queue it again, or fail it (and its job) at the last attempt."""
+    page = Page.objects.get(pk=page_id)
+    if page.attempts >= MAX_PAGE_ATTEMPTS:
+        Page.objects.filter(pk=page.pk).update(
+            status=PageStatus.FAILED, error_code=error.code, error_message=error.message
+        )
+        job_mark_failed(job_id=page.job_id, error=error)
+    else:
+        Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED)
+
+
+def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timings: dict) -> bool:
+    """Store one page's reading. Returns True when this write finished the job's last page."""
+    page = Page.objects.select_related("job").get(pk=page_id)
+    job = page.job
     with transaction.atomic():
         # Only the first writer of a page counts it: a retried task cannot count a page twice.
         first = (
@@ -195,8 +209,8 @@ def page_read(*, page_id: int) -> bool:
         )
         if first:
             Job.objects.filter(pk=job.id).update(pages_done=F("pages_done") + 1)
-        if engine.describe() != job.engine_info:
-            Job.objects.filter(pk=job.id).update(engine_info=engine.describe())
+        if engine_info != job.engine_info:
+            Job.objects.filter(pk=job.id).update(engine_info=engine_info)
     done = Page.objects.filter(job=job, status=PageStatus.DONE).count()
     return bool(first) and done == job.pages_total
 
