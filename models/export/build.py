@@ -151,6 +151,59 @@ def add_next_token(dec_path: Path) -> None:
     _save_ir(model, dec_path)
 
 
+def rtn_int4(w_kn: Any, *, block: int = 32) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric round-to-nearest 4-bit of a MatMul weight W [K, N] in MatMulNBits layout:
+    (B uint8 [N, K/block, block/2], scales float32 [N * K/block]); zero point implicit 8."""
+    import torch
+
+    w = torch.as_tensor(w_kn).float().T.contiguous()  # [N, K]
+    n, k = w.shape
+    b = w.reshape(n, k // block, block)
+    scale = b.abs().amax(dim=-1) / 7.0
+    inv = torch.where(scale > 0, 1.0 / scale, torch.zeros_like(scale))
+    q = (torch.round(b * inv[..., None]).clamp(-7, 7) + 8).to(torch.uint8)
+    packed = q[..., 0::2] | (q[..., 1::2] << 4)
+    return packed.numpy(), scale.reshape(-1).numpy().astype(np.float32)
+
+
+def quantize_ir_matmuls(model: Any, *, block: int = 32) -> int:
+    """In-memory int4 of every MatMul with a float initializer weight (K % block == 0), one
+    weight at a time: the fp32 decoder never exists as a file (E2B: 9.5 GB) and its memory is
+    released as we go. Same node MatMulNBitsQuantizer emits (bits 4, block 32, symmetric)."""
+    import onnx_ir as ir
+
+    g = model.graph
+    count = 0
+    for node in list(g):
+        if node.op_type != "MatMul" or node.domain != "":
+            continue
+        a, wv = node.inputs
+        if wv is None or not wv.is_initializer() or wv.const_value is None:
+            continue
+        k, n = wv.shape
+        if k % block or len(wv.uses()) != 1:
+            continue
+        packed, scales = rtn_int4(wv.const_value.numpy(), block=block)
+        bq = ir.Value(name=wv.name + "_Q4", const_value=ir.tensor(packed))
+        sc = ir.Value(name=wv.name + "_scales", const_value=ir.tensor(scales))
+        if wv.dtype == ir.DataType.FLOAT16:
+            sc.const_value = ir.tensor(scales.astype(np.float16))
+        g.initializers.add(bq)
+        g.initializers.add(sc)
+        new = ir.node("MatMulNBits", [a, bq, sc], domain="com.microsoft",
+                      attributes={"K": k, "N": n, "bits": 4, "block_size": block,
+                                  "accuracy_level": 4})  # fmt: skip
+        g.insert_after(node, new)
+        node.outputs[0].replace_all_uses_with(new.outputs[0], replace_graph_outputs=True)
+        new.outputs[0].name, node.outputs[0].name = node.outputs[0].name, None
+        g.remove(node, safe=True)
+        del g.initializers[wv.name]
+        count += 1
+    if count and not any(o.domain == "com.microsoft" for o in [model]):
+        model.opset_imports.setdefault("com.microsoft", 1)
+    return count
+
+
 def quantize_int4(dec_path: Path, *, block_size: int = 32) -> int:
     """MatMul -> MatMulNBits (4 bit, symmetric, block 32) with onnxruntime's quantizer."""
     import onnx

@@ -102,13 +102,13 @@ def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, 
         apply_weights(pkg.data[comp], {k: v for k, v in weights.items()
                                        if k in pkg.data[comp].graph.initializers})  # fmt: skip
         del state, weights
+        if int4 and comp == "decoder":
+            log.info("int4: %d MatMulNBits", B.quantize_ir_matmuls(pkg.data[comp]))
         pkg.save(str(out / comp), components=lambda n, c=comp: n == c, progress_bar=False)
         del pkg.data[comp]
         gc.collect()
         log.info("saved %s", comp)
     B.add_next_token(out / "decoder" / "model.onnx")
-    if int4:
-        log.info("int4: %d MatMulNBits", B.quantize_int4(out / "decoder" / "model.onnx"))
     cfg = B.model_config(ck)
     write_tokenizer(
         out / "tokenizer.json",

@@ -87,3 +87,25 @@ def test_dequantize_qat_nibble_order() -> None:
     assert w.shape == (1, 32)
     assert (w[0, :16] * 2).tolist() == list(range(-8, 8))
     assert (w[0, 16:] == -4.0).all()
+
+
+def test_export_rtn_int4_layout_is_what_matmulnbits_reads() -> None:
+    """The lean exporter's own int4 (E2B cannot take ORT's quantizer in 24 GiB): the packed
+    weights, read back by MatMulNBits, are the RTN weights, and those are within scale/2 of W."""
+    import onnxruntime as ort
+
+    from models.export.build import rtn_int4
+
+    rng = np.random.default_rng(1)
+    k, n = 128, 40
+    w = rng.standard_normal((k, n)).astype(np.float32)  # MatMul weight [K, N]
+    b, scales = rtn_int4(w)
+    assert b.shape == (n, k // 32, 16) and scales.shape == (n * k // 32,)
+    q = np.stack([b & 0xF, b >> 4], axis=-1).reshape(n, k).astype(np.float32) - 8
+    deq = q * np.repeat(scales.reshape(n, -1), 32, axis=1)  # [N, K]
+    assert np.abs(deq - w.T).max() <= scales.max() / 2 + 1e-6
+    sess = ort.InferenceSession(matmulnbits_model(k, n, b, scales),
+                                providers=["CPUExecutionProvider"])  # fmt: skip
+    a = rng.standard_normal((3, k)).astype(np.float32)
+    ref = a.astype(np.float64) @ deq.T.astype(np.float64)
+    np.testing.assert_allclose(sess.run(None, {"A": a})[0], ref, rtol=1e-4, atol=1e-3)
