@@ -14,10 +14,8 @@ import json
 import os
 import platform
 import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,45 +27,21 @@ import django  # noqa: E402
 
 django.setup()
 
-import pymupdf  # noqa: E402
-
+from bench.plain_tesseract import plain_tesseract_pages  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
 from conversion.pipeline.quality import cer  # noqa: E402
-from conversion.pipeline.rasterize import RasterOptions, rasterize_page  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 from tests.conftest import image_to_pdf  # noqa: E402
 
 DOCS = [
-    ("linn.pdf", "linn.txt"),
-    ("skew.pdf", "linn.txt"),
-    ("multipage.pdf", None),
-    ("c02-22.pdf", None),
-    ("francais.pdf", None),
-    ("phototest.tif", "phototest.gold.txt"),
-    ("eurotext.tif", "eurotext.txt"),
+    ("linn.pdf", "corpus/linn.txt"),
+    ("skew.pdf", "corpus/linn.txt"),
+    ("multipage.pdf", "truth/multipage.txt"),
+    ("c02-22.pdf", "truth/c02-22.txt"),
+    ("francais.pdf", "truth/francais.txt"),
+    ("phototest.tif", "corpus/phototest.gold.txt"),
+    ("eurotext.tif", "corpus/eurotext.txt"),
 ]
-
-
-def plain_tesseract(pdf: Path, workdir: Path) -> tuple[str, float, int]:
-    """`tesseract page.png - --psm 3` per page at 300 DPI; returns text, seconds, pages."""
-    texts, seconds, pages = [], 0.0, 0
-    with pymupdf.open(pdf) as doc:
-        for index in range(doc.page_count):
-            image = rasterize_page(doc, index, RasterOptions(dpi=300, max_dpi=300)).image
-            png = workdir / f"p{index}.png"
-            image.save(png)
-            started = time.perf_counter()
-            out = subprocess.run(
-                ["tesseract", str(png), "-", "--psm", "3", "-l", "eng"],
-                capture_output=True,
-                text=True,
-                env={**os.environ, "OMP_THREAD_LIMIT": "1"},
-                check=True,
-            )
-            seconds += time.perf_counter() - started
-            texts.append(out.stdout)
-            pages += 1
-    return "\n".join(texts), seconds, pages
 
 
 def main() -> None:
@@ -87,8 +61,9 @@ def main() -> None:
             t = result.report["timings"]
             pages = t["pages"]
             text = "\n".join(iter_main_text(result.html_path.read_text()))
-            plain_text, plain_s, _ = plain_tesseract(pdf, tmpdir)
-            ref = (args.corpus / truth).read_text() if truth else None
+            plain_pages, plain_s = plain_tesseract_pages(pdf, tmpdir)
+            plain_text = "\n".join(plain_pages.values())
+            ref = (ROOT / "tests" / "resources" / truth).read_text() if truth else None
             rows.append(
                 {
                     "document": name,
@@ -110,6 +85,7 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     for r in rows:
+
         def pct(v):
             return f"{v * 100:.2f}%" if v is not None else "-"
 

@@ -1,17 +1,126 @@
-from django import forms
+from __future__ import annotations
 
+from django import forms
+from django.conf import settings
+
+from conversion import selectors
 from conversion.engines import ENGINES
+from conversion.models import JobStatus, ReviewState
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files in one field (Django's documented pattern)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, list | tuple) and data:
+            return [single(d, initial) for d in data]
+        if isinstance(data, list | tuple):
+            data = None
+        return [single(data, initial)] if data else single(data, initial)
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(
-        label="PDF file",
-        help_text="A scanned PDF. Bad files are refused with a reason.",
-        widget=forms.ClearableFileInput(attrs={"accept": "application/pdf,.pdf"}),
+    files = MultipleFileField(
+        label="PDF files",
+        error_messages={"required": "Choose at least one PDF file to convert."},
+        widget=MultipleFileInput(attrs={"accept": "application/pdf,.pdf"}),
     )
     engine = forms.ChoiceField(
-        label="Reading engine", choices=[(e, e) for e in ENGINES], required=False
+        label="Reading engine",
+        choices=[("", "Server default")] + [(e, e) for e in ENGINES],
+        required=False,
     )
     language = forms.CharField(
-        label="Language (optional, e.g. en, fr)", max_length=35, required=False
+        label="Language of the document (optional)",
+        help_text="A code such as en, fr or de. Leave empty to detect it.",
+        max_length=35,
+        required=False,
     )
+
+    @property
+    def files_help(self) -> str:
+        return (
+            "Choose one or more scanned PDFs, or drop them on this box. "
+            f"Up to {settings.AXIYA_MAX_UPLOAD_MB} MiB and {settings.AXIYA_MAX_PAGES} pages each."
+        )
+
+
+class ReviewFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        label="Status",
+        choices=[
+            ("needs_review", "Needs review"),
+            ("done", "Done"),
+            ("failed", "Failed"),
+            ("all", "Any finished"),
+        ],  # fmt: skip
+        required=False,
+        initial="needs_review",
+    )
+    engine = forms.ChoiceField(
+        label="Engine", choices=[("", "Any")] + [(e, e) for e in ENGINES], required=False
+    )
+    findings = forms.ChoiceField(
+        label="Findings",
+        choices=[
+            ("", "Any"),
+            ("errors", "With errors"),
+            ("needs_review", "With items to review"),
+            ("warnings", "With warnings"),
+            ("none", "None"),
+        ],  # fmt: skip
+        required=False,
+    )
+    state = forms.ChoiceField(
+        label="Review",
+        choices=[
+            ("pending", "Not reviewed"),
+            (ReviewState.APPROVED, "Approved"),
+            (ReviewState.REJECTED, "Rejected"),
+            ("any", "Any"),
+        ],  # fmt: skip
+        required=False,
+        initial="pending",
+    )
+
+    def queue(self):
+        data = self.cleaned_data if self.is_valid() else {}
+        state = data.get("state") or "pending"
+        return selectors.review_queue(
+            status=data.get("status") or JobStatus.NEEDS_REVIEW,
+            engine=data.get("engine") or None,
+            findings=data.get("findings") or None,
+            state={"pending": "", "any": None}.get(state, state),
+        )
+
+
+class AltTextForm(forms.Form):
+    figure = forms.CharField(max_length=120, widget=forms.HiddenInput)
+    alt = forms.CharField(
+        label="Alt text", max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+
+class PageHtmlForm(forms.Form):
+    html = forms.CharField(
+        label="Page HTML",
+        help_text="Sanitized again on save: scripts, styles and outside links are removed.",
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
+        strip=False,
+    )
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[("approve", "Approve"), ("reject", "Reject"), ("rerun", "Re-run")]
+    )
+    note = forms.CharField(label="Note (optional)", max_length=2000, required=False)

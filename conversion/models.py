@@ -95,3 +95,53 @@ class Page(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job_id} p{self.number} ({self.status})"
+
+
+class ReviewState(models.TextChoices):
+    PENDING = "", "Not reviewed"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+
+
+class JobReview(models.Model):
+    """A staff reviewer's verdict on one job (one row per job, created on first review)."""
+
+    job = models.OneToOneField(Job, on_delete=models.CASCADE, related_name="review")
+    state = models.CharField(max_length=16, choices=ReviewState.choices, blank=True, default="")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    page_states = models.JSONField(default=dict, blank=True)  # {"3": "approved", ...}
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class ReviewEvent(models.Model):
+    """The audit trail: who changed what, when, with the value before and after."""
+
+    class Action(models.TextChoices):
+        EDIT_ALT = "edit_alt", "Edited alt text"
+        EDIT_HTML = "edit_html", "Edited page HTML"
+        APPROVE_PAGE = "approve_page", "Approved page"
+        REJECT_PAGE = "reject_page", "Rejected page"
+        RERUN_PAGE = "rerun_page", "Re-ran page"
+        APPROVE = "approve", "Approved document"
+        REJECT = "reject", "Rejected document"
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="review_events")
+    page = models.PositiveIntegerField(null=True, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    action = models.CharField(max_length=16, choices=Action.choices)
+    target = models.CharField(max_length=120, blank=True)  # e.g. "#figure-2"
+    before = models.TextField(blank=True)
+    after = models.TextField(blank=True)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} on {self.job_id} by {self.actor_id}"

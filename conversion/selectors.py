@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from conversion.models import Job, JobStatus
 
@@ -21,3 +21,38 @@ def job_get_for_user(*, user: AbstractBaseUser, job_id) -> Job | None:
 
 def jobs_for_review() -> QuerySet[Job]:
     return Job.objects.filter(status=JobStatus.NEEDS_REVIEW)
+
+
+REVIEW_FINDINGS = ("errors", "needs_review", "warnings")
+
+
+def review_queue(
+    *,
+    status: str | None = JobStatus.NEEDS_REVIEW,
+    engine: str | None = None,
+    findings: str | None = None,
+    state: str | None = "",
+) -> QuerySet[Job]:
+    """Finished jobs for the review dashboard. `status` "all" (or None) means every finished job;
+    `findings` is one of REVIEW_FINDINGS (at least one such finding) or "none"; `state` is a
+    ReviewState value ("" = not reviewed yet) or None for any."""
+    qs = Job.objects.exclude(status__in=[JobStatus.QUEUED, JobStatus.RUNNING])
+    if status and status != "all":
+        qs = qs.filter(status=status)
+    if engine:
+        qs = qs.filter(engine=engine)
+    if findings in REVIEW_FINDINGS:
+        qs = qs.filter(**{f"summary__{findings}__gt": 0})
+    elif findings == "none":
+        qs = qs.filter(summary__errors=0, summary__needs_review=0, summary__warnings=0)
+    if state is not None:
+        qs = (
+            qs.filter(Q(review__isnull=True) | Q(review__state=""))
+            if state == ""
+            else qs.filter(review__state=state)
+        )
+    return qs.select_related("owner", "review")
+
+
+def review_events(*, job: Job) -> QuerySet:
+    return job.review_events.select_related("actor")

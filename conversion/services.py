@@ -36,6 +36,7 @@ from conversion.pipeline.convert import (
 )
 from conversion.pipeline.errors import ConversionError, EngineUnavailable, FileTooLarge
 from conversion.pipeline.rasterize import rasterize_page
+from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.validate import sniff_pdf, validate_pdf
 from models.engine import PageImage, PageReading, reading_from_json, reading_to_json
 
@@ -137,9 +138,11 @@ def job_prepare(*, job_id) -> list[int]:
             image = rasterize_page(doc, index, opts.raster)
             path.parent.mkdir(parents=True, exist_ok=True)
             _save_png_atomically(image.image, path)
-            Page.objects.filter(pk=page.pk).update(
-                dpi=image.dpi, timings={"rasterize_s": time.perf_counter() - started}
-            )
+            timings = {"rasterize_s": time.perf_counter() - started}
+            Page.objects.filter(pk=page.pk).update(dpi=image.dpi, timings=timings)
+            layer = text_layer_reading(doc[index], page_number=number, dpi=image.dpi)
+            if layer is not None:
+                _page_store_reading(page_id=page.pk, job_id=job.id, reading=layer, timings=timings)
             started = time.perf_counter()
     return list(
         Page.objects.filter(job=job).exclude(status=PageStatus.DONE).values_list("id", flat=True)
@@ -190,13 +193,23 @@ def page_read_failed(*, page_id: int, error: ConversionError) -> None:
 
 
 def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timings: dict) -> bool:
-    """Store one page's reading. Returns True when this write finished the job's last page."""
+    """Store one page's engine reading and the engine's provenance on the job. Returns True when
+    this write finished the job's last page (the caller then runs job_finish)."""
     page = Page.objects.select_related("job").get(pk=page_id)
     job = page.job
+    if engine_info != job.engine_info:
+        Job.objects.filter(pk=job.id).update(engine_info=engine_info)
+    first = _page_store_reading(page_id=page.pk, job_id=job.id, reading=reading, timings=timings)
+    done = Page.objects.filter(job=job, status=PageStatus.DONE).count()
+    return first and done == job.pages_total
+
+
+def _page_store_reading(*, page_id: int, job_id, reading: PageReading, timings: dict) -> bool:
+    """Store a page's reading and count it once. False when the page was already done."""
     with transaction.atomic():
         # Only the first writer of a page counts it: a retried task cannot count a page twice.
         first = (
-            Page.objects.filter(pk=page.pk)
+            Page.objects.filter(pk=page_id)
             .exclude(status=PageStatus.DONE)
             .update(
                 status=PageStatus.DONE,
@@ -208,11 +221,8 @@ def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timing
             )
         )
         if first:
-            Job.objects.filter(pk=job.id).update(pages_done=F("pages_done") + 1)
-        if engine_info != job.engine_info:
-            Job.objects.filter(pk=job.id).update(engine_info=engine_info)
-    done = Page.objects.filter(job=job, status=PageStatus.DONE).count()
-    return bool(first) and done == job.pages_total
+            Job.objects.filter(pk=job_id).update(pages_done=F("pages_done") + 1)
+    return bool(first)
 
 
 def job_finish(*, job_id) -> Job:

@@ -45,6 +45,7 @@ class Word:
     text: str
     confidence: float  # 0..100; 100 when the engine gives none
     bbox: BBox | None = None
+    lang: str | None = None  # BCP 47, when the word's line is in another language than the page
 
 
 @dataclass

@@ -25,14 +25,17 @@ FAST = {"AXIYA_GEMMA_MAX_NEW_TOKENS": "24", "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70"}
 
 
 def two_page_pdf(path: Path) -> Path:
-    """Page 1 printed, page 2 blank."""
+    """A scan (no text layer, so the engine reads it): page 1 printed, page 2 blank."""
     import pymupdf
 
-    doc = pymupdf.open()
-    page = doc.new_page(width=612, height=792)
+    src = pymupdf.open()
+    page = src.new_page(width=612, height=792)
     page.insert_text((72, 90), "Annual Report", fontsize=24)
     for i in range(12):
         page.insert_text((72, 140 + 18 * i), f"Line {i + 1} of the body text on this page.")
+    png = page.get_pixmap(dpi=100).tobytes("png")
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792).insert_image(pymupdf.Rect(0, 0, 612, 792), stream=png)
     doc.new_page(width=612, height=792)
     doc.save(path)
     return path

@@ -19,7 +19,7 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
-from conversion.pipeline.language import detect_language
+from models.language import detect_language
 from models.engine import PageReading, ReadBlock
 
 LOW_CONFIDENCE = 60.0
@@ -52,7 +52,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             rotation=reading.rotation,
         )
         blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
-        blocks = _merge_broken_paragraphs(blocks)
+        blocks = _merge_broken_paragraphs(_attach_captions(blocks))
         pending_items: list[ReadBlock] = []
         for rb in blocks:
             if rb.kind == "list_item":
@@ -167,7 +167,7 @@ def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> boo
     if body_size and size >= 1.3 * body_size and len(words) <= 20:
         return True
     ink = rb.ink or 0.0
-    bold = bool(body_ink) and ink >= 1.3 * body_ink
+    bold = rb.bold or (bool(body_ink) and ink >= 1.3 * body_ink)
     single_line = rb.bbox is None or (rb.bbox[3] - rb.bbox[1]) < 1.8 * max(size, 1.0)
     return (
         (bold or rb.kind == "heading")
@@ -178,20 +178,60 @@ def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> boo
     )
 
 
+_CAPTION = re.compile(r"^(fig(ure)?|plate|illustration|image|photo|chart|map)\.?\s*\d*", re.I)
+
+
+def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A short text right below a figure (or one that says "Figure 3") is that figure's caption."""
+    figures = [b for b in blocks if b.kind == "figure" and b.bbox and not b.text]
+    taken: set[int] = set()
+    for fig in figures:
+        fx0, _, fx1, fy1 = fig.bbox  # type: ignore[misc]
+        best = None
+        for i, rb in enumerate(blocks):
+            if i in taken or rb.kind != "paragraph" or not rb.bbox or len(rb.text) > 200:
+                continue
+            size = rb.font_size or 20.0
+            cx = (rb.bbox[0] + rb.bbox[2]) / 2
+            below = fy1 - 0.5 * size <= rb.bbox[1] <= fy1 + 3 * size
+            if fx0 <= cx <= fx1 and (below or _CAPTION.match(rb.text) and rb.bbox[1] >= fy1):
+                if best is None or rb.bbox[1] < blocks[best].bbox[1]:  # type: ignore[index]
+                    best = i
+        if best is not None:
+            taken.add(best)
+            fig.text = blocks[best].text.strip()
+    return [b for i, b in enumerate(blocks) if i not in taken]
+
+
+def _same_body_text(prev: ReadBlock, rb: ReadBlock) -> bool:
+    """Both several lines of the same weight: a paragraph cut in two, not a heading and text."""
+    if not prev.bbox or not prev.font_size:
+        return False
+    multi_line = prev.bbox[3] - prev.bbox[1] > 1.8 * prev.font_size
+    same_ink = (
+        prev.ink is None or rb.ink is None or abs(prev.ink - rb.ink) <= 0.3 * max(rb.ink, 1e-6)
+    )
+    return multi_line and same_ink and not prev.bold and not rb.bold
+
+
 def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
-    """Join a paragraph split mid-sentence: same column, no sentence end, next starts lowercase."""
+    """Join a paragraph split mid-sentence: same column, no sentence end, next starts lowercase.
+    A figure placed between the two halves moves before the joined paragraph."""
     out: list[ReadBlock] = []
     for rb in blocks:
+        figures_between: list[ReadBlock] = []
+        while out and out[-1].kind == "figure" and rb.kind == "paragraph":
+            figures_between.insert(0, out.pop())
         prev = out[-1] if out else None
         if (
             prev is not None
             and prev.kind == rb.kind == "paragraph"
             and prev.text
-            and rb.text[:1].islower()
+            and (rb.text[:1].islower() or _same_body_text(prev, rb))
             and not _SENTENCE_END.search(prev.text.strip())
             and prev.bbox
             and rb.bbox
-            and abs(prev.bbox[0] - rb.bbox[0]) < 0.05 * max(prev.bbox[2] - prev.bbox[0], 1)
+            and abs(prev.bbox[0] - rb.bbox[0]) < 0.1 * max(prev.bbox[2] - prev.bbox[0], 1)
             and abs((prev.font_size or 0) - (rb.font_size or 0)) < 0.25 * (prev.font_size or 1)
         ):
             prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
@@ -202,7 +242,9 @@ def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 max(prev.bbox[2], rb.bbox[2]),
                 rb.bbox[3],
             )
+            out[-1:-1] = figures_between
             continue
+        out.extend(figures_between)
         out.append(rb)
     return out
 
@@ -215,14 +257,13 @@ def spans_from(rb: ReadBlock) -> list[Span]:
     spans: list[Span] = []
     for i, word in enumerate(rb.words):
         low = word.confidence < LOW_CONFIDENCE
-        text = ("" if i == 0 else " ") + word.text
-        if spans and spans[-1].low_confidence == low:
-            spans[-1].text += text
-        elif low and i > 0:
+        lang = word.lang or rb.lang
+        if spans and spans[-1].low_confidence == low and spans[-1].lang == lang:
+            spans[-1].text += ("" if i == 0 else " ") + word.text
+            continue
+        if spans:
             spans[-1].text += " "
-            spans.append(Span(text=word.text, low_confidence=True))
-        else:
-            spans.append(Span(text=text, low_confidence=low))
+        spans.append(Span(text=word.text, low_confidence=low, lang=lang))
     return spans
 
 

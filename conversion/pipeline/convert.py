@@ -20,12 +20,14 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from conversion.pipeline.render import RenderOptions, render_document
+from conversion.pipeline.report_html import write_report_html
+from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageEngine, PageImage, PageReading
 
@@ -55,31 +57,51 @@ def read_pages(
     opts: ConvertOptions,
     *,
     on_page: Callable[[int, int], None] | None = None,
-) -> tuple[list[PageReading], dict[int, Image.Image], dict]:
-    """Validate, rasterize and read every page. Returns readings, page images and timings."""
+    image_dir: Path,
+) -> tuple[list[PageReading], Callable[[int], Image.Image | None], dict]:
+    """Validate, rasterize and read every page. Returns readings, a loader of the page images
+    that hold figures (kept on disk, so memory does not grow with the page count), and timings."""
     validated = validate_pdf(pdf_path, opts.limits)
-    timings = {"rasterize_s": 0.0, "engine_s": 0.0}
+    timings = {"rasterize_s": 0.0, "engine_s": 0.0, "text_layer_pages": 0}
     readings: list[PageReading] = []
-    images: dict[int, Image.Image] = {}
+
+    def keep_if_figures(reading: PageReading, image: Image.Image) -> None:
+        if any(b.kind == "figure" for b in reading.blocks):
+            image_dir.mkdir(parents=True, exist_ok=True)
+            image.save(image_dir / f"{reading.page_number}.png", compress_level=1)
+
+    def load(number: int) -> Image.Image | None:
+        path = image_dir / f"{number}.png"
+        return Image.open(path).convert("RGB") if path.exists() else None
+
     with pymupdf.open(pdf_path) as doc:
         batch: list[PageImage] = []
         for index in range(validated.page_count):
             started = time.perf_counter()
             page_image = rasterize_page(doc, index, opts.raster)
+            layer = text_layer_reading(doc[index], page_number=index + 1, dpi=page_image.dpi)
             timings["rasterize_s"] += time.perf_counter() - started
-            batch.append(page_image)
-            if len(batch) >= opts.batch_size or index == validated.page_count - 1:
+            if layer is not None:
+                readings.append(layer)
+                keep_if_figures(layer, page_image.image)
+                timings["text_layer_pages"] += 1
+            else:
+                batch.append(page_image)
+            last = index == validated.page_count - 1
+            if batch and (len(batch) >= opts.batch_size or last):
                 started = time.perf_counter()
-                readings.extend(run_engine(engine, batch))
+                read = run_engine(engine, batch)
                 timings["engine_s"] += time.perf_counter() - started
-                for p in batch:
-                    images[p.page_number] = p.image
+                for page, reading in zip(batch, read, strict=True):
+                    keep_if_figures(reading, page.image)
+                readings.extend(read)
                 batch = []
-                if on_page:
-                    on_page(index + 1, validated.page_count)
+            if on_page:
+                on_page(index + 1, validated.page_count)
+    readings.sort(key=lambda r: r.page_number)
     timings["pages"] = validated.page_count
     timings["repaired"] = validated.repaired
-    return readings, images, timings
+    return readings, load, timings
 
 
 def run_engine(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
@@ -162,7 +184,7 @@ def render_and_check(
                 message="No text or figure was found on any page: is this a blank scan?",
             )
         )
-    findings += check_html(html, expected_pages=len(document.pages))
+    findings += check_document(document) + check_html(html, expected_pages=len(document.pages))
     return html, findings
 
 
@@ -226,12 +248,14 @@ def convert_pdf(
     pdf_path = Path(pdf_path)
     stem = pdf_path.stem
     started = time.perf_counter()
-    readings, images, timings = read_pages(pdf_path, engine, opts, on_page=on_page)
-    t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="axiya-figures-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="axiya-convert-") as tmp:
+        readings, load_image, timings = read_pages(
+            pdf_path, engine, opts, on_page=on_page, image_dir=Path(tmp) / "pages"
+        )
+        t0 = time.perf_counter()
         staged = Path(tmp) / "files"
         document = build_document(
-            readings, images.get, title=stem, language=opts.language, files_dir=staged
+            readings, load_image, title=stem, language=opts.language, files_dir=staged
         )
         html, findings = render_and_check(
             document, files_dir_name=f"{stem}_files", repaired=bool(timings.get("repaired"))
@@ -246,6 +270,7 @@ def convert_pdf(
             source=pdf_path.name,
         )
         html_path, files_dir, report_path = write_outputs(out_dir, stem, html, report, staged)
+        write_report_html(report, out_dir / f"{stem}.report.html", document_href=html_path.name)
     return ConversionResult(html_path, files_dir, report_path, document, report)
 
 
@@ -259,7 +284,9 @@ def iter_main_text(html: str) -> Iterable[str]:
         return []
     for el in main.select(".furniture"):
         el.decompose()
-    blocks = main.find_all(["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"])
+    blocks = main.find_all(
+        ["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption"]
+    )
     out = []
     for el in blocks:
         if el.name == "li":

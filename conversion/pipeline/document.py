@@ -43,6 +43,8 @@ class Span:
     text: str
     low_confidence: bool = False
     lang: str | None = None
+    # A footnote reference: the id of the footnote Block ("fn-3"); `text` is its marker ("3").
+    note_ref: str | None = None
 
 
 @dataclass

@@ -16,7 +16,7 @@ from models.engine import PageImage
 class RasterOptions:
     dpi: int = 300  # the target for pages whose scan resolution is unknown or lower
     max_dpi: int = 400
-    max_megapixels: float = 40.0
+    max_megapixels: float = 20.0
 
 
 def native_dpi(page: pymupdf.Page) -> float | None:

@@ -2,20 +2,28 @@
 
 Structure rules the renderer guarantees (../shared/docs/accessibility.md): `lang`, a real title,
 a skip link, one `<main>`, exactly one `<h1>`, no skipped heading levels, figures with `alt` or a
-needs-review flag, one page-break marker per page, furniture out of the reading flow.
+needs-review flag, one page-break marker per page, a page list and a table of contents, tables
+with captions and header associations, footnotes linked both ways, furniture out of the flow.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
-from conversion.pipeline.document import Block, Document, ListItem, Span
+from conversion.pipeline.document import Block, Cell, Document, ListItem, Span
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
+# BCP 47, loosely: a primary subtag and optional subtags. Anything else is dropped, not emitted.
+_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
+# Page-break markers: `doc-pagebreak` first (what browsers and AT use); `separator`, its ARIA
+# superclass, as the fallback token, because axe-core ignores DPUB roles in its
+# aria-prohibited-attr check and would call the page number's aria-label prohibited.
+PAGEBREAK_ROLE = "doc-pagebreak separator"
 
 
 @dataclass(frozen=True)
@@ -23,8 +31,24 @@ class RenderOptions:
     files_dir: str = ""  # the folder name figures are linked from, "<stem>_files"
 
 
+@dataclass
+class _State:
+    """Counters and cross references collected while one document renders."""
+
+    figure_no: int = 0
+    table_no: int = 0
+    note_no: int = 0
+    formula_no: int = 0
+    note_refs: dict[str, list[str]] = field(default_factory=dict)  # note id -> reference ids
+    note_ids: set[str] = field(default_factory=set)
+
+
 def esc(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+def valid_lang(lang: str | None) -> str | None:
+    return lang if lang and _LANG.match(lang) else None
 
 
 def repair_heading_levels(levels: list[int]) -> list[int]:
@@ -49,6 +73,7 @@ def render_document(doc: Document, opts: RenderOptions) -> str:
     for i, block in enumerate(headings, start=1):
         block.id = block.id or f"h-{i}"
 
+    state = _State(note_ids={b.id for b in doc.blocks() if b.kind == "footnote" and b.id})
     parts: list[str] = []
     if not headings:
         # No heading was read: the document title is the one <h1>, outside the reading text.
@@ -57,24 +82,46 @@ def render_document(doc: Document, opts: RenderOptions) -> str:
     if navs:
         parts.append(navs)
     parts.append('<main id="content">')
-    figure_no = 0
+    body: list[str] = []
     for page in doc.pages:
         label = page.label or str(page.number)
-        parts.append(
-            f'<span class="pagebreak" role="doc-pagebreak" id="page-{page.number}" '
+        body.append(
+            f'<span class="pagebreak" role="{PAGEBREAK_ROLE}" id="page-{page.number}" '
             f'aria-label="{esc(label)}"></span>'
         )
         for block in page.blocks:
-            if block.kind == "figure":
-                figure_no += 1
-            parts.append(_block_html(block, page.number, figure_no, opts))
+            body.append(_block_html(block, page.number, state, opts))
+    # Footnotes link back only to references that exist; rendered after the text is known.
+    parts.extend(_link_backrefs(body, state))
     parts.append("</main>")
     template = Template((TEMPLATES / "document.html").read_text(encoding="utf-8"))
     css = (TEMPLATES / "document.css").read_text(encoding="utf-8")
     from conversion.pipeline.sanitize import sanitize_fragment
 
-    body = sanitize_fragment("\n".join(parts))
-    return template.substitute(lang=esc(doc.lang), title=esc(doc.title), css=css, body=body)
+    body_html = sanitize_fragment("\n".join(p for p in parts if p))
+    lang = valid_lang(doc.lang) or "en"
+    return template.substitute(lang=esc(lang), title=esc(doc.title), css=css, body=body_html)
+
+
+_BACKREF_SLOT = "\x00backref:{}\x00"
+
+
+def _link_backrefs(body: list[str], state: _State) -> list[str]:
+    out = []
+    for chunk in body:
+        for note_id in state.note_ids:
+            slot = _BACKREF_SLOT.format(note_id)
+            if slot not in chunk:
+                continue
+            refs = state.note_refs.get(note_id, [])
+            links = "".join(
+                f' <a class="backlink" href="#{esc(ref)}" role="doc-backlink" '
+                f'aria-label="Back to reference {i}">↩</a>'
+                for i, ref in enumerate(refs, start=1)
+            )
+            chunk = chunk.replace(slot, links)
+        out.append(chunk)
+    return out
 
 
 def _navigation(doc: Document, headings: list[Block]) -> str:
@@ -83,66 +130,101 @@ def _navigation(doc: Document, headings: list[Block]) -> str:
         items = "".join(
             f'<li class="toc-{b.level}"><a href="#{b.id}">{esc(b.text)}</a></li>' for b in headings
         )
-        out.append(f'<nav aria-label="Table of contents"><ol>{items}</ol></nav>')
+        out.append(f'<nav class="toc" aria-label="Table of contents"><ol>{items}</ol></nav>')
     if len(doc.pages) > 1:
         items = "".join(
             f'<li><a href="#page-{p.number}">{esc(p.label or str(p.number))}</a></li>'
             for p in doc.pages
         )
-        out.append(f'<nav aria-label="Pages"><ul class="page-list">{items}</ul></nav>')
+        out.append(
+            f'<nav class="page-list" role="doc-pagelist" aria-label="Pages"><ul>{items}</ul></nav>'
+        )
     return "\n".join(out)
 
 
-def _spans(spans: list[Span]) -> str:
+def _spans(spans: list[Span], state: _State | None = None) -> str:
     out = []
     for span in spans:
+        if span.note_ref:
+            out.append(_noteref(span, state))
+            continue
         text = esc(span.text)
         attrs = ""
         if span.low_confidence:
             attrs += ' data-confidence="low"'
-        if span.lang:
-            attrs += f' lang="{esc(span.lang)}"'
+        if valid_lang(span.lang):
+            attrs += f' lang="{esc(span.lang or "")}"'
         out.append(f"<span{attrs}>{text}</span>" if attrs else text)
     return "".join(out)
 
 
+def _noteref(span: Span, state: _State | None) -> str:
+    marker = esc(span.text.strip() or "*")
+    note = span.note_ref or ""
+    if state is None or note not in state.note_ids:
+        # A reference to a note that was not read: keep the marker, link nothing.
+        return f'<sup data-review="note-missing">{marker}</sup>'
+    refs = state.note_refs.setdefault(note, [])
+    ref_id = f"ref-{note}" + (f"-{len(refs) + 1}" if refs else "")
+    refs.append(ref_id)
+    return (
+        f'<sup><a class="noteref" href="#{esc(note)}" id="{esc(ref_id)}" role="doc-noteref">'
+        f"{marker}</a></sup>"
+    )
+
+
 def _lang_attr(block: Block) -> str:
-    return f' lang="{esc(block.lang)}"' if block.lang else ""
+    lang = valid_lang(block.lang)
+    return f' lang="{esc(lang)}"' if lang else ""
 
 
-def _list_html(items: list[ListItem], ordered: bool) -> str:
+def _list_html(items: list[ListItem], ordered: bool, state: _State) -> str:
     tag = "ol" if ordered else "ul"
     lis = []
     for item in items:
-        inner = _spans(item.spans)
+        inner = _spans(item.spans, state)
         if item.children:
-            inner += _list_html(item.children, item.ordered_children)
+            inner += _list_html(item.children, item.ordered_children, state)
         lis.append(f"<li>{inner}</li>")
-    return f"<{tag}>{''.join(lis)}</{tag}>"
+    return f"<{tag}>{''.join(lis)}</{tag}>" if lis else ""
 
 
-def _block_html(block: Block, page_no: int, figure_no: int, opts: RenderOptions) -> str:
+def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) -> str:
     lang = _lang_attr(block)
     if block.kind == "heading":
         level = block.level or 2
-        return f'<h{level} id="{esc(block.id or "")}"{lang}>{_spans(block.spans)}</h{level}>'
-    if block.kind == "paragraph":
-        return f"<p{lang}>{_spans(block.spans)}</p>"
+        return f'<h{level} id="{esc(block.id or "")}"{lang}>{_spans(block.spans, state)}</h{level}>'
     if block.kind == "list":
-        return _list_html(block.items, block.ordered)
+        tag_html = _list_html(block.items, block.ordered, state)
+        return tag_html.replace(">", f"{lang}>", 1) if lang and tag_html else tag_html
     if block.kind in ("page_header", "page_footer"):
         # Running headers/footers: kept for the record, out of the reading flow.
-        return f'<p class="furniture" aria-hidden="true" data-page="{page_no}">{_spans(block.spans)}</p>'
+        return (
+            f'<p class="furniture" aria-hidden="true" data-page="{page_no}">'
+            f"{_spans(block.spans)}</p>"
+        )
     if block.kind == "footnote":
-        ident = esc(block.id or f"fn-{page_no}")
-        return f'<aside role="doc-footnote" id="{ident}"{lang}><p>{_spans(block.spans)}</p></aside>'
+        state.note_no += 1
+        ident = block.id or f"fn-p{page_no}-{state.note_no}"
+        slot = _BACKREF_SLOT.format(ident) if block.id else ""
+        # A name per note: landmarks must be distinguishable (axe landmark-unique).
+        return (
+            f'<aside class="footnote" role="doc-footnote" id="{esc(ident)}" '
+            f'aria-label="Footnote {state.note_no}"{lang}>'
+            f"<p>{_spans(block.spans, state)}{slot}</p></aside>"
+        )
     if block.kind == "figure":
-        return _figure_html(block, page_no, figure_no, opts)
+        state.figure_no += 1
+        return _figure_html(block, page_no, state.figure_no, opts)
     if block.kind == "table":
-        return _table_html(block, page_no)
+        state.table_no += 1
+        return _table_html(block, page_no, state.table_no)
     if block.kind == "formula":
-        return _formula_html(block)
-    return f"<p{lang}>{_spans(block.spans)}</p>"
+        state.formula_no += 1
+        return _formula_html(block, state.formula_no)
+    if not block.text.strip():
+        return ""  # an empty paragraph is noise for a screen reader
+    return f"<p{lang}>{_spans(block.spans, state)}</p>"
 
 
 def _figure_html(block: Block, page_no: int, figure_no: int, opts: RenderOptions) -> str:
@@ -151,46 +233,119 @@ def _figure_html(block: Block, page_no: int, figure_no: int, opts: RenderOptions
     if not alt:
         alt = f"Figure {figure_no} on page {page_no}, not yet described"
         review = ' data-review="alt-missing"'
-    img = ""
-    if block.image:
-        src = f"{opts.files_dir}/{block.image}" if opts.files_dir else block.image
-        img = f'<img src="{esc(src)}" alt="{esc(alt)}">'
     caption = f"<figcaption>{esc(block.caption)}</figcaption>" if block.caption else ""
-    if not img:
+    if not block.image:
+        # The region could not be cropped: keep what was said about it, flagged for review.
         return (
-            f'<figure id="figure-{figure_no}"{review} role="group" aria-label="{esc(alt)}">{caption}</figure>'
-            if caption
-            else ""
+            f'<figure id="figure-{figure_no}" data-review="image-missing">'
+            f'<p class="figure-text">{esc(alt)}</p>{caption}</figure>'
         )
+    src = f"{opts.files_dir}/{block.image}" if opts.files_dir else block.image
+    img = f'<img src="{esc(src)}" alt="{esc(alt)}">'
     return f'<figure id="figure-{figure_no}"{review}>{img}{caption}</figure>'
 
 
-def _table_html(block: Block, page_no: int) -> str:
-    table_id = f"table-p{page_no}-{id(block) % 100000}"
-    caption = block.caption or f"Table on page {page_no}"
-    rows_html = []
-    for r, row in enumerate(block.rows):
+# -- tables ----------------------------------------------------------------------------------------
+@dataclass
+class _Placed:
+    cell: Cell
+    row: int
+    col: int
+
+
+def _place(rows: list[list[Cell]]) -> tuple[list[list[_Placed]], int]:
+    """Grid positions of every cell, honouring row and column spans (HTML's table model)."""
+    taken: set[tuple[int, int]] = set()
+    placed: list[list[_Placed]] = []
+    width = 0
+    for r, row in enumerate(rows):
+        out_row = []
+        c = 0
+        for cell in row:
+            while (r, c) in taken:
+                c += 1
+            out_row.append(_Placed(cell, r, c))
+            for dr in range(cell.rowspan):
+                for dc in range(cell.colspan):
+                    taken.add((r + dr, c + dc))
+            c += cell.colspan
+        width = max(width, c, *(col + 1 for (rr, col) in taken if rr == r))
+        placed.append(out_row)
+    return placed, width
+
+
+def _table_html(block: Block, page_no: int, table_no: int) -> str:
+    tid = f"table-{table_no}"
+    rows = [list(r) for r in block.rows if r]
+    caption = block.caption
+    _, width = _place(rows)
+    # A first row that is one cell across the whole table is a caption typed as a cell.
+    if len(rows) > 1 and len(rows[0]) == 1 and rows[0][0].colspan >= width > 1:
+        caption = caption or rows[0][0].text
+        rows = rows[1:]
+    review = ""
+    if len(rows) > 1 and not any(c.header for r in rows for c in r):
+        # No header cells were read: the first row is the likeliest header; a person checks.
+        rows[0] = [Cell(c.text, True, c.rowspan, c.colspan) for c in rows[0]]
+        review = ' data-review="headers-guessed"'
+    placed, width = _place(rows)
+    head_rows = 0
+    while head_rows < len(rows) and all(c.header for c in rows[head_rows]):
+        head_rows += 1
+    if head_rows == len(rows):
+        head_rows = 1 if len(rows) > 1 else 0  # a header row needs data cells below it
+    complex_table = head_rows > 1 or any(
+        c.header and (c.rowspan > 1 or c.colspan > 1) for r in rows for c in r
+    )
+
+    col_headers: list[tuple[int, int, str]] = []  # (first col, last col, id)
+    row_headers: list[tuple[int, int, int, str]] = []  # (first row, last row, col, id)
+    for r, prow in enumerate(placed):
+        for p in prow:
+            if p.cell.header and p.cell.text.strip():
+                hid = f"{tid}-r{r}c{p.col}"
+                if r < head_rows:
+                    col_headers.append((p.col, p.col + p.cell.colspan - 1, hid))
+                else:
+                    row_headers.append((r, r + p.cell.rowspan - 1, p.col, hid))
+
+    def headers_for(p: _Placed) -> str:
+        last_col = p.col + p.cell.colspan - 1
+        last_row = p.row + p.cell.rowspan - 1
+        ids = [h for (c0, c1, h) in col_headers if c0 <= last_col and c1 >= p.col]
+        ids += [h for (r0, r1, c, h) in row_headers if r0 <= last_row and r1 >= p.row and c < p.col]
+        return f' headers="{" ".join(ids)}"' if ids else ""
+
+    html_rows = []
+    for r, prow in enumerate(placed):
         cells = []
-        for c, cell in enumerate(row):
-            span = ""
-            if cell.rowspan > 1:
-                span += f' rowspan="{cell.rowspan}"'
-            if cell.colspan > 1:
-                span += f' colspan="{cell.colspan}"'
-            if cell.header:
-                scope = "col" if r == 0 else "row"
-                cells.append(f'<th scope="{scope}"{span}>{esc(cell.text)}</th>')
+        for p in prow:
+            cell = p.cell
+            span = (f' rowspan="{cell.rowspan}"' if cell.rowspan > 1 else "") + (
+                f' colspan="{cell.colspan}"' if cell.colspan > 1 else ""
+            )
+            text = esc(cell.text)
+            if cell.header and cell.text.strip():
+                scope = "col" if r < head_rows else "row"
+                ident = f' id="{tid}-r{r}c{p.col}"'
+                extra = headers_for(p) if complex_table and r >= head_rows else ""
+                cells.append(f'<th scope="{scope}"{ident}{span}{extra}>{text}</th>')
             else:
-                cells.append(f"<td{span}>{esc(cell.text)}</td>")
-        rows_html.append(f"<tr>{''.join(cells)}</tr>")
+                # An empty header cell (a table's corner) is a data cell to assistive tech.
+                extra = headers_for(p) if complex_table and r >= head_rows else ""
+                cells.append(f"<td{span}{extra}>{text}</td>")
+        html_rows.append(f"<tr>{''.join(cells)}</tr>")
+    thead = f"<thead>{''.join(html_rows[:head_rows])}</thead>" if head_rows else ""
+    tbody = f"<tbody>{''.join(html_rows[head_rows:])}</tbody>"
+    caption = caption or f"Table {table_no}, page {page_no}"
     return (
-        f'<div class="table-scroll" role="region" aria-labelledby="{table_id}-caption" tabindex="0">'
-        f'<table><caption id="{table_id}-caption">{esc(caption)}</caption>'
-        f"{''.join(rows_html)}</table></div>"
+        f'<div class="table-scroll" role="region" aria-labelledby="{tid}-caption" tabindex="0">'
+        f'<table id="{tid}"{review}{_lang_attr(block)}>'
+        f'<caption id="{tid}-caption">{esc(caption)}</caption>{thead}{tbody}</table></div>'
     )
 
 
-def _formula_html(block: Block) -> str:
+def _formula_html(block: Block, formula_no: int) -> str:
     tex = (block.latex or "").strip()
     if not tex:
         return ""
@@ -198,11 +353,18 @@ def _formula_html(block: Block) -> str:
         import latex2mathml.converter
 
         mathml = latex2mathml.converter.convert(tex, display="block")
-    except Exception:
+    except Exception:  # noqa: BLE001 - the converter raises many types on bad TeX
         # Unparseable TeX: say so in words rather than show raw markup as math.
         return f'<p data-review="formula-unparsed">Formula: <code>{esc(tex)}</code></p>'
     annotation = f'<annotation encoding="application/x-tex">{esc(tex)}</annotation>'
-    # Wrap the converter's content in <semantics> so the TeX travels with the MathML.
+    # Wrap the converter's content in <semantics> so the TeX travels with the MathML; alttext
+    # gives readers without MathML support the formula as text.
     open_end = mathml.index(">") + 1
+    head = mathml[: open_end - 1] + f' alttext="{esc(tex)}">'
     inner = mathml[open_end : mathml.rindex("</math>")]
-    return f"{mathml[:open_end]}<semantics><mrow>{inner}</mrow>{annotation}</semantics></math>"
+    math = f"{head}<semantics><mrow>{inner}</mrow>{annotation}</semantics></math>"
+    # A long formula scrolls in its own focusable box at 320 px instead of widening the page.
+    return (
+        f'<div class="formula" role="group" aria-label="Formula {formula_no}" tabindex="0">'
+        f"{math}</div>"
+    )

@@ -21,6 +21,7 @@ ALLOWED_TAGS = {
     "code", "pre", "abbr",
 } | _MATHML  # fmt: skip
 _GENERIC = {"id", "class", "lang", "role", "aria-label", "aria-labelledby", "aria-describedby",
+            "aria-hidden",  # furniture: visible, kept out of the reading flow
             "tabindex", "title", "dir"}  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "*": _GENERIC | {"data-review", "data-confidence", "data-page"},

@@ -19,6 +19,7 @@ from pathlib import Path
 from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
+from models.language import TESSERACT_CODES, detect_language
 from models.ocr.prepare import deskew
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,14 @@ _TESSDATA_CANDIDATES = (
 _BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 LOW_CONFIDENCE = 60.0
+
+
+class _Ratio:
+    def __contains__(self, ratio: float) -> bool:
+        return 1 / 1.6 <= ratio <= 1.6
+
+
+_SAME_SIZE = _Ratio()
 
 
 def find_tessdata() -> str:
@@ -62,6 +71,7 @@ class TesseractEngine:
         self._api = tesserocr.PyTessBaseAPI(
             path=self._tessdata, lang=languages, psm=tesserocr.PSM.AUTO
         )
+        self._extra: dict = {}
         self._osd = None
         if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
             # A separate instance: OSD on the recognizing instance aborts the process.
@@ -79,12 +89,76 @@ class TesseractEngine:
 
     def close(self) -> None:
         self._api.End()
+        for api in self._extra.values():
+            api.End()
         if self._osd is not None:
             self._osd.End()
 
     def predict_batch(self, pages: list[PageImage]) -> list[PageReading]:
         with self._lock:
             return [self._read(page) for page in pages]
+
+    # -- languages ----------------------------------------------------------------------------
+    @property
+    def primary(self) -> str:
+        first = self.languages.split("+")[0]
+        return next((iso for iso, code in TESSERACT_CODES.items() if code == first), "en")
+
+    def _available(self, lang: str) -> bool:
+        code = TESSERACT_CODES.get(lang)
+        return bool(code) and Path(self._tessdata, f"{code}.traineddata").exists()
+
+    def _api_for(self, lang: str, *, psm):
+        """A recognizer for `lang` (plus the configured languages), built once and kept."""
+        key = (lang, int(psm))
+        if key not in self._extra:
+            langs = "+".join(dict.fromkeys([TESSERACT_CODES[lang], *self.languages.split("+")]))
+            self._extra[key] = self._tesserocr.PyTessBaseAPI(
+                path=self._tessdata, lang=langs, psm=psm
+            )
+        return self._extra[key]
+
+    @staticmethod
+    def _recognize(api, image: Image.Image, dpi: int):
+        api.SetImage(image)
+        api.SetSourceResolution(dpi)
+        api.Recognize()
+        return api
+
+    def _foreign_lines(self, gray: Image.Image, paragraphs, *, page_lang: str, dpi: int) -> None:
+        """Lines in another language than the page are read again with that language, and
+        their words carry it (rendered as `lang` on the passage)."""
+        tess = self._tesserocr
+        for para in paragraphs:
+            for line in para:
+                if len(line.words) < 4:
+                    continue
+                lang = detect_language(line.text, default=None)
+                if not lang or lang == page_lang:
+                    continue
+                for word in line.words:
+                    word.lang = lang
+                if not self._available(lang):
+                    continue
+                x0, y0, x1, y1 = line.bbox
+                pad = int((y1 - y0) * 0.3)
+                box = (max(0, x0 - pad), max(0, y0 - pad), min(gray.width, x1 + pad),
+                       min(gray.height, y1 + pad))  # fmt: skip
+                api = self._recognize(
+                    self._api_for(lang, psm=tess.PSM.SINGLE_LINE), gray.crop(box), dpi
+                )
+                words = [w for para2 in _paragraphs(tess, api) for ln in para2 for w in ln.words]
+                if not words:
+                    continue
+                old = sum(w.confidence for w in line.words) / len(line.words)
+                new = sum(w.confidence for w in words) / len(words)
+                if new >= old:
+                    for w in words:
+                        w.lang = lang
+                        if w.bbox:
+                            w.bbox = (w.bbox[0] + box[0], w.bbox[1] + box[1],
+                                      w.bbox[2] + box[0], w.bbox[3] + box[1])  # fmt: skip
+                    line.words = words
 
     # -- one page ------------------------------------------------------------------------------
     def _orientation(self, gray: Image.Image) -> int:
@@ -114,15 +188,23 @@ class TesseractEngine:
         gray, skew = deskew(gray)
         osd_s = time.perf_counter() - started
 
-        api = self._api
-        api.SetImage(gray)
-        api.SetSourceResolution(page.dpi)
-        api.Recognize()
-        binary = api.GetThresholdedImage()
-        ink = _InkMeter(binary)
-
-        blocks = _figures(tess, api) + [
-            block for lines in _paragraphs(tess, api) for block in _blocks_from_lines(lines, ink)
+        api = self._recognize(self._api, gray, page.dpi)
+        paragraphs = _paragraphs(tess, api)
+        language = self.primary
+        page_lang = detect_language(
+            " ".join(line.text for para in paragraphs for line in para), default=None
+        )
+        if page_lang and page_lang != self.primary and self._available(page_lang):
+            # The whole page is in another language: read it again with that language first.
+            api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), gray, page.dpi)
+            paragraphs = _paragraphs(tess, api)
+            language = page_lang
+        self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
+        ink = _InkMeter(api.GetThresholdedImage())
+        figures = _figures(tess, api)
+        paragraphs = _outside_figures(paragraphs, figures)
+        blocks = figures + [
+            block for lines in paragraphs for block in _blocks_from_lines(lines, ink)
         ]
         blocks.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
         blocks = _join_list_continuations(blocks)
@@ -134,6 +216,7 @@ class TesseractEngine:
             height=gray.height,
             rotation=(360 - rotation) % 360,
             skew=skew,
+            language=language,
             source="ocr",
             timings={"prepare_s": osd_s, "ocr_s": elapsed - osd_s},
         )
@@ -240,6 +323,39 @@ class _ParaLines(list):
     order: tuple[int, int] = (0, 0)
 
 
+def _outside_figures(paragraphs: list[_ParaLines], figures: list[ReadBlock]) -> list[_ParaLines]:
+    """Drop "words" read inside an illustration: strokes of a drawing, not text."""
+    if not figures:
+        return paragraphs
+
+    def inside(word: Word) -> bool:
+        if word.bbox is None:
+            return False
+        cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
+        return any(
+            f.bbox and f.bbox[0] <= cx <= f.bbox[2] and f.bbox[1] <= cy <= f.bbox[3]
+            for f in figures
+        )
+
+    kept = []
+    for para in paragraphs:
+        lines = []
+        for line in para:
+            words = [w for w in line.words if not inside(w)]
+            if words:
+                xs = [w.bbox for w in words if w.bbox]
+                if xs:
+                    line.bbox = (min(b[0] for b in xs), min(b[1] for b in xs),
+                                 max(b[2] for b in xs), max(b[3] for b in xs))  # fmt: skip
+                line.words = words
+                lines.append(line)
+        if lines:
+            new = _ParaLines(lines)
+            new.order = para.order
+            kept.append(new)
+    return kept
+
+
 def _join_lines(lines: list[_Line]) -> tuple[str, list[Word]]:
     """Join lines into one text, mending words hyphenated at a line end."""
     text = ""
@@ -261,9 +377,11 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
     for line in lines:
         line.ink = ink(line.bbox)
     groups: list[list[_Line]] = []
-    for line in lines:
+    for i, line in enumerate(lines):
         starts_item = bool(_BULLET.match(line.text) or _ORDERED.match(line.text))
-        if not groups or starts_item:
+        # A jump in text size (a title run into the first lines of text) starts a new block.
+        size_jump = i > 0 and max(line.height, 1) / max(lines[i - 1].height, 1) not in _SAME_SIZE
+        if not groups or starts_item or size_jump:
             groups.append([line])
         else:
             groups[-1].append(line)

@@ -1,3 +1,3 @@
-from conversion.pipeline.accessibility.rules import check_html
+from conversion.pipeline.accessibility.rules import check_document, check_html
 
-__all__ = ["check_html"]
+__all__ = ["check_document", "check_html"]

@@ -1,21 +1,34 @@
 """Our own accessibility rules: what axe-core cannot see in a converted document.
 
-Each rule returns findings with a level, the WCAG criterion, the element and a page number.
+`check_html` reads the output HTML; `check_document` reads the tree, which still knows where each
+block sat on its page. Each finding has a level (error / warning / needs_review), the WCAG
+criterion, the element (a CSS selector into the output) and the page number.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from itertools import pairwise
 
 from bs4 import BeautifulSoup, Tag
 
-from conversion.pipeline.document import Finding
+from conversion.pipeline.document import Block, Document, Finding, FindingLevel
 
-_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$")
+_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
+_HEADING = re.compile(r"^h[1-6]$")
+_FILE_NAME = re.compile(r"\.(png|jpe?g|gif|tiff?|webp|bmp|svg)$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’»…]\s*$")
+PAGEBREAK = {"role": re.compile(r"(^|\s)doc-pagebreak(\s|$)")}
+TEXT_AS_IMAGE_COVERAGE = 0.5  # a figure over half the page ...
+TEXT_AS_IMAGE_MAX_CHARS = 40  # ... on a page with hardly any real text
+ORDER_JUMP = 0.05  # of the page height: how far back up a block may start in the same column
+
+Add = Callable[..., None]
 
 
 def _page_of(el: Tag) -> int | None:
-    marker = el.find_previous(attrs={"role": "doc-pagebreak"})
+    marker = el.find_previous(attrs=PAGEBREAK)
     if marker and marker.get("id", "").startswith("page-"):
         try:
             return int(marker["id"][5:])
@@ -25,16 +38,33 @@ def _page_of(el: Tag) -> int | None:
 
 
 def _selector(el: Tag) -> str:
+    """`#id` when the element has one, else a short path from the nearest ancestor with an id."""
     if el.get("id"):
         return f"#{el['id']}"
-    return el.name
+    steps: list[str] = []
+    node: Tag | None = el
+    while node is not None and node.name not in ("[document]", "html"):
+        if node.get("id"):
+            steps.append(f"#{node['id']}")
+            break
+        siblings = (
+            [s for s in node.parent.find_all(node.name, recursive=False)] if node.parent else []
+        )
+        nth = siblings.index(node) + 1 if node in siblings else 1
+        steps.append(f"{node.name}:nth-of-type({nth})" if len(siblings) > 1 else node.name)
+        node = node.parent
+    return " > ".join(reversed(steps))
+
+
+def _text(el: Tag) -> str:
+    return " ".join(el.get_text(" ").split())
 
 
 def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]:
     soup = BeautifulSoup(html, "html.parser")
     findings: list[Finding] = []
 
-    def add(code, level, message, criterion, el=None):
+    def add(code: str, level: FindingLevel, message: str, criterion: str, el: Tag | None = None):
         findings.append(
             Finding(
                 code=code,
@@ -46,21 +76,46 @@ def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]
             )
         )
 
+    _document_rules(soup, add)
+    _heading_rules(soup, add)
+    _figure_rules(soup, add)
+    _empty_block_rules(soup, add)
+    _page_marker_rules(soup, add, expected_pages)
+    _footnote_rules(soup, add)
+    _reading_order_rules(soup, add)
+    _review_rules(soup, add)
+    return findings
+
+
+def _document_rules(soup: BeautifulSoup, add: Add) -> None:
     root = soup.find("html")
     lang = root.get("lang", "") if root else ""
     if not lang or not _LANG.match(lang):
         add("LANG_MISSING", "error", "The document has no valid language (lang).", "3.1.1")
+    for el in soup.select("body [lang]"):
+        if not _LANG.match(el.get("lang", "")):
+            add("LANG_INVALID", "error", f"Invalid lang {el.get('lang')!r}.", "3.1.2", el)
     title = soup.find("title")
     if not title or not title.get_text(strip=True):
         add("TITLE_MISSING", "error", "The document has no title.", "2.4.2")
     mains = soup.find_all("main")
     if len(mains) != 1:
         add("MAIN_COUNT", "error", f"Expected one <main>, found {len(mains)}.", "1.3.1")
+    skip = soup.select_one("a.skip-link[href]")
+    if skip is None or not soup.find(id=skip["href"].lstrip("#")):
+        add("SKIP_LINK", "error", "No working skip link to the content.", "2.4.1")
+    for p in soup.select("main p"):
+        if p.find("script") or "<script" in p.decode_contents().lower():
+            add("MARKUP_IN_TEXT", "error", "Markup survived in text.", "4.1.2", p)
 
-    headings = soup.find_all(re.compile(r"^h[1-6]$"))
+
+def _heading_rules(soup: BeautifulSoup, add: Add) -> None:
+    headings = soup.find_all(_HEADING)
     h1s = [h for h in headings if h.name == "h1"]
     if len(h1s) != 1:
         add("H1_COUNT", "error", f"Expected exactly one <h1>, found {len(h1s)}.", "1.3.1")
+    if headings and headings[0].name != "h1":
+        add("H1_NOT_FIRST", "error", "The first heading is not the <h1>.", "1.3.1", headings[0])
     previous = 0
     for h in headings:
         level = int(h.name[1])
@@ -76,9 +131,28 @@ def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]
             )
         previous = level
 
+
+def _figure_rules(soup: BeautifulSoup, add: Add) -> None:
     for img in soup.find_all("img"):
-        if img.get("alt") is None:
+        alt = img.get("alt")
+        if alt is None:
             add("IMG_NO_ALT", "error", "An image has no alt text.", "1.1.1", img)
+        elif _FILE_NAME.search(alt.strip()) or alt.strip().lower() in (
+            "image",
+            "figure",
+            "picture",
+        ):
+            add(
+                "ALT_NOT_DESCRIPTIVE", "error", f"Alt text {alt!r} describes nothing.", "1.1.1", img
+            )
+        elif not alt.strip() and img.find_parent("figure") is not None:
+            add(
+                "FIGURE_ALT_EMPTY",
+                "needs_review",
+                'A figure is marked decorative (alt=""): confirm it carries no information.',
+                "1.1.1",
+                img,
+            )
     for fig in soup.find_all("figure"):
         if fig.get("data-review") == "alt-missing":
             add(
@@ -88,12 +162,24 @@ def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]
                 "1.1.1",
                 fig,
             )
+        if fig.get("data-review") == "image-missing":
+            add(
+                "FIGURE_IMAGE_MISSING",
+                "needs_review",
+                "A figure's image could not be cropped from the page.",
+                "1.1.1",
+                fig,
+            )
 
-    for el in soup.select("main p, main li"):
+
+def _empty_block_rules(soup: BeautifulSoup, add: Add) -> None:
+    for el in soup.select("main p, main li, main figcaption, main caption, main aside"):
         if not el.get_text(strip=True) and not el.find(["img", "math"]):
-            add("EMPTY_BLOCK", "warning", "An empty paragraph or list item.", "1.3.1", el)
+            add("EMPTY_BLOCK", "warning", f"An empty <{el.name}>.", "1.3.1", el)
 
-    markers = soup.find_all(attrs={"role": "doc-pagebreak"})
+
+def _page_marker_rules(soup: BeautifulSoup, add: Add, expected_pages: int | None) -> None:
+    markers = soup.find_all(attrs=PAGEBREAK)
     if expected_pages is not None and len(markers) != expected_pages:
         add(
             "PAGE_MARKERS",
@@ -101,6 +187,105 @@ def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]
             f"{len(markers)} page-break markers for {expected_pages} pages.",
             "2.4.5",
         )
+    numbers = []
+    for m in markers:
+        if not (m.get("aria-label") or "").strip():
+            add("PAGE_MARKER_LABEL", "error", "A page-break marker has no label.", "2.4.5", m)
+        ident = m.get("id", "")
+        numbers.append(int(ident[5:]) if ident.startswith("page-") and ident[5:].isdigit() else -1)
+    if numbers and numbers != list(range(1, len(numbers) + 1)):
+        add(
+            "PAGE_ORDER",
+            "error",
+            f"Page markers are not the pages in order: {numbers[:12]}.",
+            "1.3.2",
+            markers[0],
+        )
+    if len(markers) > 1:
+        nav = soup.select_one('nav[aria-label="Pages"]')
+        links = {a.get("href") for a in nav.find_all("a")} if nav else set()
+        missing = [m for m in markers if f"#{m.get('id')}" not in links]
+        if missing:
+            add("PAGE_LIST", "error", "The page list misses pages.", "2.4.5", missing[0])
+
+
+def _footnote_rules(soup: BeautifulSoup, add: Add) -> None:
+    for ref in soup.find_all(attrs={"role": "doc-noteref"}):
+        target = soup.find(id=(ref.get("href") or "").lstrip("#"))
+        if target is None:
+            add("NOTE_REF_BROKEN", "error", "A note reference points nowhere.", "1.3.1", ref)
+    for note in soup.find_all(attrs={"role": "doc-footnote"}):
+        ident = note.get("id")
+        refs = soup.select(f'a[role="doc-noteref"][href="#{ident}"]') if ident else []
+        if not refs:
+            add(
+                "NOTE_UNREFERENCED",
+                "warning",
+                "A footnote no text refers to: its reference may be lost.",
+                "1.3.1",
+                note,
+            )
+            continue
+        backs = {a.get("href") for a in note.find_all(attrs={"role": "doc-backlink"})}
+        if not any(f"#{r.get('id')}" in backs for r in refs):
+            add("NOTE_NO_BACKLINK", "error", "A footnote does not link back.", "2.4.4", note)
+    for sup in soup.select('[data-review="note-missing"]'):
+        add(
+            "NOTE_MISSING",
+            "needs_review",
+            "A note marker whose note was not found on the page.",
+            "1.3.1",
+            sup,
+        )
+
+
+def _reading_order_rules(soup: BeautifulSoup, add: Add) -> None:
+    main = soup.find("main")
+    if main is None:
+        return
+    # A footnote before its first reference: the order went wrong somewhere.
+    order = {id(el): i for i, el in enumerate(main.find_all(True))}
+    for note in main.find_all(attrs={"role": "doc-footnote"}):
+        ident = note.get("id")
+        refs = main.select(f'a[role="doc-noteref"][href="#{ident}"]') if ident else []
+        if refs and order[id(refs[0])] > order[id(note)]:
+            add(
+                "READING_ORDER",
+                "warning",
+                "A footnote comes before the text that refers to it.",
+                "1.3.2",
+                note,
+            )
+    # A heading in the middle of a sentence: the text before it ends mid-sentence and the text
+    # after it continues in lower case, so blocks from different columns were interleaved.
+    blocks = [el for el in main.find_all(["p", "h2", "h3", "h4", "h5", "h6"]) if _is_flow(el)]
+    for before, heading, after in zip(blocks, blocks[1:], blocks[2:], strict=False):
+        if not _HEADING.match(heading.name) or before.name != "p" or after.name != "p":
+            continue
+        prev_text, next_text = _text(before), _text(after)
+        if (
+            prev_text
+            and next_text
+            and not _SENTENCE_END.search(prev_text)
+            and next_text[0].islower()
+        ):
+            add(
+                "READING_ORDER",
+                "warning",
+                "A heading interrupts a sentence: check the reading order.",
+                "1.3.2",
+                heading,
+            )
+
+
+def _is_flow(el: Tag) -> bool:
+    return (
+        "furniture" not in (el.get("class") or [])
+        and el.find_parent(["figure", "aside", "nav", "table"]) is None
+    )
+
+
+def _review_rules(soup: BeautifulSoup, add: Add) -> None:
     for span in soup.select('[data-confidence="low"]'):
         add(
             "LOW_CONFIDENCE",
@@ -109,7 +294,90 @@ def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]
             "1.3.1",
             span,
         )
-    for p in soup.select("main p"):
-        if p.find("script") or "<script" in p.decode_contents().lower():
-            add("MARKUP_IN_TEXT", "error", "Markup survived in text.", "4.1.2", p)
+    for table in soup.select('table[data-review="headers-guessed"]'):
+        add(
+            "TABLE_HEADERS_GUESSED",
+            "needs_review",
+            "No header cells were read; the first row was taken as the header.",
+            "1.3.1",
+            table,
+        )
+    for el in soup.select('[data-review="formula-unparsed"]'):
+        add(
+            "FORMULA_UNPARSED",
+            "needs_review",
+            "A formula could not be turned into MathML.",
+            "1.1.1",
+            el,
+        )
+
+
+# -- rules on the tree: geometry the HTML no longer has -------------------------------------------
+def check_document(doc: Document) -> list[Finding]:
+    findings: list[Finding] = []
+    figure_no = 0
+    for page in doc.pages:
+        area = float(page.width * page.height) or 1.0
+        text_chars = sum(len(_block_text(b).strip()) for b in page.blocks if _is_text(b))
+        for block in page.blocks:
+            if block.kind != "figure":
+                continue
+            figure_no += 1
+            if block.image and block.bbox and text_chars <= TEXT_AS_IMAGE_MAX_CHARS:
+                x0, y0, x1, y1 = block.bbox
+                coverage = max(0.0, x1 - x0) * max(0.0, y1 - y0) / area
+                if coverage >= TEXT_AS_IMAGE_COVERAGE:
+                    findings.append(
+                        Finding(
+                            code="TEXT_AS_IMAGE",
+                            level="error",
+                            message=(
+                                f"An image covers {coverage:.0%} of the page and the page has no "
+                                "text: if it shows text, that text must be real text."
+                            ),
+                            page=page.number,
+                            criterion="1.4.5",
+                            element=f"#figure-{figure_no}",
+                        )
+                    )
+        findings.extend(_order_findings(page.number, page.height, page.blocks))
     return findings
+
+
+def _is_text(block: Block) -> bool:
+    return block.kind not in ("figure", "page_header", "page_footer")
+
+
+def _block_text(block: Block) -> str:
+    if block.kind == "table":
+        return " ".join(c.text for row in block.rows for c in row)
+    if block.kind == "list":
+        return " ".join("".join(s.text for s in i.spans) for i in block.items)
+    if block.kind == "formula":
+        return block.latex or ""
+    return block.text
+
+
+def _order_findings(page_no: int, height: int, blocks: list[Block]) -> list[Finding]:
+    """A block read above the one before it in the same column: the order is probably wrong."""
+    flow = [b for b in blocks if _is_text(b) and b.bbox and b.kind != "list"]
+    backward = 0
+    for a, b in pairwise(flow):
+        ax0, ay0, ax1, _ = a.bbox  # type: ignore[misc]
+        bx0, by0, bx1, _ = b.bbox  # type: ignore[misc]
+        overlap = min(ax1, bx1) - max(ax0, bx0)
+        same_column = overlap > 0.5 * min(ax1 - ax0, bx1 - bx0)
+        if same_column and by0 < ay0 - ORDER_JUMP * height:
+            backward += 1
+    if backward == 0:
+        return []
+    return [
+        Finding(
+            code="READING_ORDER",
+            level="warning",
+            message=f"{backward} block(s) on this page are read above the text before them.",
+            page=page_no,
+            criterion="1.3.2",
+            element=f"#page-{page_no}",
+        )
+    ]

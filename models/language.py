@@ -17,12 +17,23 @@ _SETS = {lang: set(words.split()) for lang, words in _STOPWORDS.items()}
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
-def detect_language(text: str, *, default: str = "en") -> str:
+# ISO 639-1 (HTML lang) -> Tesseract's trained-data names.
+TESSERACT_CODES = {"en": "eng", "fr": "fra", "de": "deu", "es": "spa", "it": "ita", "pt": "por",
+                   "nl": "nld"}  # fmt: skip
+# Letters that only some of these languages use: a strong hint on short lines.
+_LETTERS = {"de": "äöüß", "fr": "çèêëîôœàâù", "es": "ñ¿¡áíóú", "pt": "ãõçáâêô", "it": "àèìòù"}
+
+
+def detect_language(text: str, *, default: str | None = "en") -> str | None:
     words = [w.lower() for w in _WORD.findall(text)]
     if len(words) < 3:
         return default
-    scores = {lang: sum(1 for w in words if w in stop) for lang, stop in _SETS.items()}
+    scores = {lang: float(sum(1 for w in words if w in stop)) for lang, stop in _SETS.items()}
+    lowered = text.lower()
+    for lang, letters in _LETTERS.items():
+        scores[lang] += 0.5 * sum(lowered.count(c) for c in letters)
     best = max(scores, key=lambda lang: scores[lang])
     if scores[best] == 0 or scores[best] < 0.05 * len(words):
         return default
-    return best
+    ties = [lang for lang, score in scores.items() if score == scores[best]]
+    return best if len(ties) == 1 else (default if default in ties else best)

@@ -1,0 +1,158 @@
+"""API shapes. Output serializers read Job/Batch rows; input serializers only validate the form."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from conversion.engines import ENGINES
+from conversion.models import Batch, Job, JobStatus
+
+MAX_BATCH_FILES = 100
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+class ProgressSerializer(serializers.Serializer):
+    pages_done = serializers.IntegerField()
+    pages_total = serializers.IntegerField()
+
+
+class LinksSerializer(serializers.Serializer):
+    self = serializers.URLField()
+    html = serializers.URLField()
+    zip = serializers.URLField()
+    report = serializers.URLField()
+
+
+def _abs(request, name: str, pk) -> str:
+    path = reverse(name, kwargs={"pk": pk})
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+class JobSerializer(serializers.ModelSerializer):
+    name = serializers.CharField(source="original_name")
+    progress = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField()
+    links = serializers.SerializerMethodField()
+    review = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Job
+        fields = [
+            "id", "name", "status", "progress", "engine", "language", "title", "error",
+            "links", "summary", "review", "batch", "created_at", "started_at", "finished_at",
+        ]  # fmt: skip
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, job: Job) -> dict:
+        return {"pages_done": job.pages_done, "pages_total": job.pages_total}
+
+    @extend_schema_field(ErrorDetailSerializer(allow_null=True))
+    def get_error(self, job: Job) -> dict | None:
+        if not job.error_code:
+            return None
+        return {"code": job.error_code, "message": job.error_message}
+
+    @extend_schema_field(LinksSerializer)
+    def get_links(self, job: Job) -> dict:
+        request = self.context.get("request")
+        return {
+            "self": _abs(request, "api-job-detail", job.pk),
+            "html": _abs(request, "api-job-html", job.pk),
+            "zip": _abs(request, "api-job-zip", job.pk),
+            "report": _abs(request, "api-job-report", job.pk),
+        }
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_review(self, job: Job) -> str | None:
+        review = getattr(job, "review", None)
+        return (review.state or None) if review is not None else None
+
+
+class JobCreatedSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=JobStatus.choices)
+    url = serializers.URLField()
+
+
+def job_created(job: Job, request) -> dict:
+    return {"id": job.id, "status": job.status, "url": _abs(request, "api-job-detail", job.pk)}
+
+
+class JobCreateSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The PDF to convert.")
+    engine = serializers.ChoiceField(
+        choices=ENGINES, required=False, help_text="Reading engine; the server default if absent."
+    )
+    language = serializers.CharField(
+        max_length=35, required=False, allow_blank=True, help_text="BCP 47 code, e.g. en, fr."
+    )
+
+
+class BatchCreateSerializer(serializers.Serializer):
+    files = serializers.ListField(
+        child=serializers.FileField(),
+        allow_empty=False,
+        max_length=MAX_BATCH_FILES,
+        help_text=f"The PDFs to convert (up to {MAX_BATCH_FILES}).",
+    )
+    engine = serializers.ChoiceField(choices=ENGINES, required=False)
+    language = serializers.CharField(max_length=35, required=False, allow_blank=True)
+
+
+class RejectedFileSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    error = ErrorDetailSerializer()
+
+
+class BatchCreatedSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    url = serializers.URLField()
+    jobs = JobCreatedSerializer(many=True)
+    rejected = RejectedFileSerializer(many=True)
+
+
+class BatchSerializer(serializers.ModelSerializer):
+    jobs = serializers.SerializerMethodField()
+    counts = serializers.SerializerMethodField()
+    finished = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Batch
+        fields = ["id", "created_at", "finished", "counts", "jobs"]
+
+    def _jobs(self, batch: Batch) -> list[Job]:
+        cache = self.context.setdefault("_batch_jobs", {})
+        if batch.pk not in cache:
+            cache[batch.pk] = list(batch.jobs.select_related("review").order_by("created_at"))
+        return cache[batch.pk]
+
+    @extend_schema_field(JobSerializer(many=True))
+    def get_jobs(self, batch: Batch) -> list[dict]:
+        return JobSerializer(self._jobs(batch), many=True, context=self.context).data
+
+    @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
+    def get_counts(self, batch: Batch) -> dict:
+        counts = {s: 0 for s in JobStatus.values}
+        for job in self._jobs(batch):
+            counts[job.status] += 1
+        return counts
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_finished(self, batch: Batch) -> bool:
+        return all(job.is_finished for job in self._jobs(batch))
+
+
+def max_request_bytes(files: int = 1) -> int:
+    """The largest request body worth reading: the files plus room for the form's other parts."""
+    return settings.AXIYA_MAX_UPLOAD_MB * 1024 * 1024 * files + 1024 * 1024

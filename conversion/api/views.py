@@ -1,0 +1,289 @@
+"""The REST API, /api/v1: thin views over conversion.services, .review and .selectors."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.http import FileResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from conversion import review, selectors, services, storage
+from conversion.api.exceptions import api_exception_handler
+from conversion.api.serializers import (
+    BatchCreatedSerializer,
+    BatchCreateSerializer,
+    BatchSerializer,
+    ErrorSerializer,
+    JobCreatedSerializer,
+    JobCreateSerializer,
+    JobSerializer,
+    job_created,
+    max_request_bytes,
+)
+from conversion.api.throttles import UploadRateThrottle
+from conversion.models import Batch, Job, JobStatus
+from conversion.pipeline.errors import ConversionError, FileTooLarge
+
+_ERRORS = {
+    401: OpenApiResponse(ErrorSerializer, description="No or a wrong token."),
+    404: OpenApiResponse(ErrorSerializer, description="No such job, or not yours."),
+}
+_UPLOAD_ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="A field is missing or invalid."),
+    401: _ERRORS[401],
+    413: OpenApiResponse(ErrorSerializer, description="The file or its pages are too large."),
+    415: OpenApiResponse(ErrorSerializer, description="The file is not a PDF."),
+    422: OpenApiResponse(ErrorSerializer, description="The PDF is damaged, empty or encrypted."),
+    429: OpenApiResponse(ErrorSerializer, description="Too many uploads; see Retry-After."),
+}
+_DOWNLOAD_ERRORS = {
+    **_ERRORS,
+    409: OpenApiResponse(ErrorSerializer, description="The job has not finished, or failed."),
+}
+
+
+class FirstRendererNegotiation(BaseContentNegotiation):
+    """Always JSON (downloads return files directly): no 406 for a client sending Accept: */*."""
+
+    def select_parser(self, request, parsers):
+        content_type = request.content_type.split(";")[0].strip().lower()
+        for parser in parsers:
+            if parser.media_type == content_type:
+                return parser
+        return None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class ApiMixin:
+    renderer_classes = [JSONRenderer]
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    content_negotiation_class = FirstRendererNegotiation
+
+    def get_exception_handler(self):
+        return api_exception_handler
+
+    def get_throttles(self):
+        if getattr(self, "action", None) == "create":
+            return [UploadRateThrottle()]
+        return []
+
+    def check_request_size(self, request: Request, *, files: int = 1) -> None:
+        """Refuse an oversized upload from its Content-Length, before reading the body."""
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > max_request_bytes(files):
+            raise FileTooLarge(
+                "The upload is larger than this server accepts "
+                f"({max_request_bytes(files) // 2**20} MiB). Split the PDF into smaller files."
+            )
+
+
+@extend_schema(tags=["jobs"])
+class JobViewSet(
+    ApiMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    serializer_class = JobSerializer
+
+    def get_queryset(self):
+        status_filter = self.request.query_params.get("status") or None
+        if status_filter and status_filter not in JobStatus.values:
+            raise ValidationError({"status": f"Use one of: {', '.join(JobStatus.values)}."})
+        return selectors.jobs_for_user(user=self.request.user, status=status_filter).select_related(
+            "review"
+        )
+
+    def get_object(self) -> Job:
+        job = selectors.job_get_for_user(user=self.request.user, job_id=self.kwargs["pk"])
+        if job is None:
+            raise NotFound()
+        return job
+
+    @extend_schema(
+        summary="Your jobs, newest first",
+        parameters=[
+            OpenApiParameter("status", str, enum=JobStatus.values, description="Only this status.")
+        ],
+        responses={200: JobSerializer(many=True), 401: _ERRORS[401]},
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Convert one PDF",
+        request={"multipart/form-data": JobCreateSerializer},
+        responses={202: JobCreatedSerializer, **_UPLOAD_ERRORS},
+    )
+    def create(self, request: Request) -> Response:
+        self.check_request_size(request)
+        form = JobCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        with transaction.atomic():
+            job = services.job_create(
+                owner=request.user,
+                upload=data["file"],
+                engine=data.get("engine"),
+                language=data.get("language") or None,
+            )
+        return Response(job_created(job, request), status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="A job: status, progress, error, links", responses={200: JobSerializer, **_ERRORS}
+    )
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Delete a job and every file it wrote",
+        responses={204: None, **_ERRORS},
+    )
+    def destroy(self, request, *args, **kwargs):
+        services.job_delete(job=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        summary="The accessible HTML (images are in the zip)",
+        responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def html(self, request: Request, pk=None) -> FileResponse:
+        job = self.get_object()
+        review._require_output(job)
+        return FileResponse(
+            storage.html_path(job.id).open("rb"),
+            content_type="text/html; charset=utf-8",
+            as_attachment=True,
+            filename=f"{_stem(job)}.html",
+        )
+
+    @extend_schema(
+        summary="A zip: HTML, its images and the report",
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def zip(self, request: Request, pk=None) -> FileResponse:
+        job = self.get_object()
+        return FileResponse(
+            review.job_zip(job=job),
+            content_type="application/zip",
+            as_attachment=True,
+            filename=review.zip_name(job),
+        )
+
+    @extend_schema(
+        summary="The accessibility report (JSON)",
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, **_DOWNLOAD_ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def report(self, request: Request, pk=None) -> FileResponse:
+        job = self.get_object()
+        review._require_output(job)
+        path = storage.report_path(job.id)
+        if not path.exists():
+            raise review.NotReady("The report is not ready yet.")
+        return FileResponse(
+            path.open("rb"),
+            content_type="application/json",
+            as_attachment=True,
+            filename=f"{_stem(job)}.report.json",
+        )
+
+
+def _stem(job: Job) -> str:
+    from pathlib import Path
+
+    return Path(job.original_name).stem or "document"
+
+
+@extend_schema(tags=["batches"])
+class BatchViewSet(
+    ApiMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    serializer_class = BatchSerializer
+
+    def get_queryset(self):
+        user = self.request.user
+        return Batch.objects.all() if user.is_staff else Batch.objects.filter(owner=user)
+
+    def get_object(self) -> Batch:
+        batch = self.get_queryset().filter(pk=self.kwargs["pk"]).first()
+        if batch is None:
+            raise NotFound()
+        return batch
+
+    @extend_schema(
+        summary="Your batches, newest first",
+        responses={200: BatchSerializer(many=True), 401: _ERRORS[401]},
+    )
+    def list(self, request, *args, **kwargs):
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(summary="A batch and its jobs", responses={200: BatchSerializer, **_ERRORS})
+    def retrieve(self, request, *args, **kwargs):
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Convert many PDFs",
+        description=(
+            "Every acceptable file becomes a job; files refused (not a PDF, damaged, too large) "
+            "are listed in `rejected` with their error. When no file is acceptable the request "
+            "fails with the first file's error."
+        ),
+        request={"multipart/form-data": BatchCreateSerializer},
+        responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS},
+    )
+    def create(self, request: Request) -> Response:
+        from conversion.api.serializers import MAX_BATCH_FILES
+
+        self.check_request_size(request, files=MAX_BATCH_FILES)
+        form = BatchCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        jobs, rejected, first_error = [], [], None
+        with transaction.atomic():
+            batch = services.batch_create(owner=request.user)
+            for upload in data["files"]:
+                try:
+                    with transaction.atomic():
+                        job = services.job_create(
+                            owner=request.user,
+                            upload=upload,
+                            engine=data.get("engine"),
+                            language=data.get("language") or None,
+                            batch=batch,
+                        )
+                except ConversionError as exc:
+                    first_error = first_error or exc
+                    rejected.append(
+                        {"name": upload.name, "error": {"code": exc.code, "message": exc.message}}
+                    )
+                else:
+                    jobs.append(job_created(job, request))
+            if not jobs:
+                transaction.set_rollback(True)
+        if not jobs and first_error is not None:
+            raise first_error
+        body = {
+            "id": batch.id,
+            "url": request.build_absolute_uri(reverse("api-batch-detail", kwargs={"pk": batch.id})),
+            "jobs": jobs,
+            "rejected": rejected,
+        }
+        return Response(body, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,399 @@
+"""Review writes and reads on a finished job's output: page fragments, alt-text and page-HTML edits
+(sanitized again on save), approve / reject, page re-run, zip export. Every change is written to the
+audit trail (ReviewEvent) and into the output files, so every download carries it.
+
+The output document is the source of truth: a page is the run of `<main>`'s children between its
+`role="doc-pagebreak"` marker and the next one (render.py writes them that way).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import IO
+
+from bs4 import BeautifulSoup, Tag
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from PIL import Image
+
+from conversion import storage
+from conversion.engines import get_engine
+from conversion.models import (
+    Job,
+    JobReview,
+    JobStatus,
+    Page,
+    ReviewEvent,
+    ReviewState,
+)
+from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.convert import build_document, render_and_check, run_engine
+from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.sanitize import sanitize_fragment
+from models.engine import PageImage, reading_from_json, reading_to_json
+
+Action = ReviewEvent.Action
+_PAGEBREAK = {"role": "doc-pagebreak"}
+
+
+class ReviewError(ConversionError):
+    code = "REVIEW_FAILED"
+    http_status = 409
+    default_message = "This change cannot be made to the document."
+
+
+class NotReady(ConversionError):
+    code = "NOT_READY"
+    http_status = 409
+    default_message = "The result is not ready yet: wait until the job has finished."
+
+
+# --- reading the output ---------------------------------------------------------------------
+
+
+def _require_output(job: Job) -> Path:
+    path = storage.html_path(job.id)
+    if not path.exists():
+        if job.status == JobStatus.FAILED:
+            raise NotReady(f"The conversion failed ({job.error_code}): there is no result.")
+        raise NotReady()
+    return path
+
+
+def _soup(job: Job) -> tuple[str, BeautifulSoup]:
+    html = _require_output(job).read_text(encoding="utf-8")
+    return html, BeautifulSoup(html, "html.parser")
+
+
+def _page_nodes(soup: BeautifulSoup, number: int) -> tuple[Tag, list]:
+    main = soup.find("main")
+    marker = main.find(id=f"page-{number}", recursive=False) if main else None
+    if marker is None:
+        raise ReviewError(f"The document has no page {number}.")
+    nodes = []
+    for sibling in marker.next_siblings:
+        if isinstance(sibling, Tag) and sibling.get("role") == "doc-pagebreak":
+            break
+        nodes.append(sibling)
+    return marker, nodes
+
+
+def page_fragment(*, job: Job, number: int) -> str:
+    """The HTML of one page of the output, as a reviewer edits it."""
+    _, soup = _soup(job)
+    _, nodes = _page_nodes(soup, number)
+    return "".join(str(n) for n in nodes).strip()
+
+
+def page_figures(*, job: Job, number: int) -> list[dict]:
+    """The figures on one page: id, image file name, alt text, whether it still needs one."""
+    _, soup = _soup(job)
+    _, nodes = _page_nodes(soup, number)
+    out = []
+    for node in nodes:
+        if not isinstance(node, Tag):
+            continue
+        figures = [node] if node.name == "figure" else node.find_all("figure")
+        for fig in figures:
+            img = fig.find("img")
+            alt = img.get("alt", "") if img else fig.get("aria-label", "")
+            out.append(
+                {
+                    "id": fig.get("id", ""),
+                    "src": img.get("src", "") if img else "",
+                    "alt": alt,
+                    "needs_alt": fig.get("data-review") == "alt-missing",
+                }
+            )
+    return out
+
+
+def page_document(*, job: Job, number: int) -> str:
+    """A whole HTML document holding only one page, for the review frame beside the scan."""
+    _, soup = _soup(job)
+    marker, nodes = _page_nodes(soup, number)
+    keep = {id(n) for n in nodes} | {id(marker)}
+    main = soup.find("main")
+    for child in list(main.children):
+        if id(child) not in keep:
+            child.extract()
+    for el in soup.find_all(["nav", "header"]):
+        el.decompose()
+    return str(soup)
+
+
+# --- writing the output ---------------------------------------------------------------------
+
+
+def _finding_key(f: dict) -> tuple:
+    return (f.get("code"), f.get("element"), f.get("page"), f.get("message"))
+
+
+def _write(
+    job: Job, *, old_html: str, soup: BeautifulSoup, drop_page: int | None = None,
+    extra_findings: list[dict] | None = None,
+) -> None:  # fmt: skip
+    """Write the edited document and a report re-checked against it, atomically."""
+    new_html = str(soup)
+    if not new_html.lstrip().lower().startswith("<!doctype"):
+        new_html = "<!DOCTYPE html>\n" + new_html
+    report_path = storage.report_path(job.id)
+    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
+    pages = report.get("pages") or job.pages_total or None
+    old_checks = {_finding_key(f.as_dict()) for f in check_html(old_html, expected_pages=pages)}
+    # Findings of the reading itself (engine notes, blank pages) stay; the HTML checks are redone.
+    kept = [
+        f
+        for f in report.get("findings", [])
+        if _finding_key(f) not in old_checks and (drop_page is None or f.get("page") != drop_page)
+    ]
+    findings = kept + (extra_findings or [])
+    findings += [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
+    levels = [f.get("level") for f in findings]
+    report["findings"] = findings
+    report["summary"] = {
+        "errors": levels.count("error"),
+        "warnings": levels.count("warning"),
+        "needs_review": levels.count("needs_review"),
+    }
+    _atomic_write(storage.html_path(job.id), new_html)
+    _atomic_write(report_path, json.dumps(report, indent=2))
+    Job.objects.filter(pk=job.pk).update(summary=report["summary"])
+    job.summary = report["summary"]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _record(
+    *, job: Job, actor: AbstractBaseUser | None, action: str, page: int | None = None,
+    target: str = "", before: str = "", after: str = "", note: str = "",
+) -> ReviewEvent:  # fmt: skip
+    return ReviewEvent.objects.create(
+        job=job,
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        action=action,
+        page=page,
+        target=target[:120],
+        before=before,
+        after=after,
+        note=note,
+    )
+
+
+def review_edit_alt(
+    *, job: Job, figure_id: str, alt: str, actor: AbstractBaseUser | None
+) -> ReviewEvent | None:
+    """Set one figure's alt text; the figure is no longer flagged as undescribed."""
+    alt = " ".join(alt.split())
+    if not alt:
+        raise ReviewError("Write a description: an empty alt text hides the figure from readers.")
+    old_html, soup = _soup(job)
+    main = soup.find("main")
+    fig = main.find(id=figure_id) if main else None
+    if fig is None or fig.name != "figure":
+        raise ReviewError(f"The document has no figure {figure_id!r}.")
+    img = fig.find("img")
+    before = (img.get("alt", "") if img else fig.get("aria-label", "")) or ""
+    if before == alt and fig.get("data-review") != "alt-missing":
+        return None
+    if img is not None:
+        img["alt"] = alt
+    else:
+        fig["aria-label"] = alt
+    if fig.get("data-review") == "alt-missing":
+        del fig["data-review"]
+    marker = fig.find_previous(attrs=_PAGEBREAK)
+    page = int(marker["id"][5:]) if marker and marker.get("id", "").startswith("page-") else None
+    with transaction.atomic():
+        _write(job, old_html=old_html, soup=soup)
+        return _record(
+            job=job, actor=actor, action=Action.EDIT_ALT, page=page, target=f"#{figure_id}",
+            before=before, after=alt,
+        )  # fmt: skip
+
+
+def _clean_page_html(html: str) -> str:
+    """Sanitize a reviewer's page HTML, and keep it inside its page: no page markers of its own,
+    no second <main>, navigation or header."""
+    clean = BeautifulSoup(sanitize_fragment(html), "html.parser")
+    for el in clean.find_all(attrs=_PAGEBREAK):
+        el.decompose()
+    for el in clean.find_all(["main", "header", "nav"]):
+        el.unwrap()
+    return str(clean).strip()
+
+
+def review_edit_page_html(
+    *, job: Job, number: int, html: str, actor: AbstractBaseUser | None
+) -> ReviewEvent | None:
+    old_html, soup = _soup(job)
+    marker, nodes = _page_nodes(soup, number)
+    before = "".join(str(n) for n in nodes).strip()
+    after = _clean_page_html(html)
+    if after == before:
+        return None
+    _replace_nodes(marker, nodes, after)
+    with transaction.atomic():
+        _write(job, old_html=old_html, soup=soup)
+        return _record(
+            job=job, actor=actor, action=Action.EDIT_HTML, page=number,
+            target=f"#page-{number}", before=before, after=after,
+        )  # fmt: skip
+
+
+def _replace_nodes(marker: Tag, nodes: list, html: str) -> None:
+    for node in nodes:
+        node.extract()
+    fragment = BeautifulSoup("\n" + html + "\n", "html.parser")
+    anchor = marker
+    for child in list(fragment.contents):
+        child = child.extract()
+        anchor.insert_after(child)
+        anchor = child
+
+
+def _review_row(job: Job) -> JobReview:
+    review, _ = JobReview.objects.get_or_create(job=job)
+    return review
+
+
+def review_set_page_state(
+    *, job: Job, number: int, state: str, actor: AbstractBaseUser | None, note: str = ""
+) -> ReviewEvent:
+    if state not in (ReviewState.APPROVED, ReviewState.REJECTED):
+        raise ReviewError(f"Unknown review decision {state!r}.")
+    if not 1 <= number <= job.pages_total:
+        raise ReviewError(f"The document has no page {number}.")
+    with transaction.atomic():
+        review = _review_row(job)
+        review.page_states = dict(review.page_states or {}, **{str(number): state})
+        review.save(update_fields=["page_states", "updated_at"])
+        action = Action.APPROVE_PAGE if state == ReviewState.APPROVED else Action.REJECT_PAGE
+        return _record(job=job, actor=actor, action=action, page=number, after=state, note=note)
+
+
+def review_set_job_state(
+    *, job: Job, state: str, actor: AbstractBaseUser | None, note: str = ""
+) -> ReviewEvent:
+    """Approve (the job becomes `done`) or reject the whole document; the report records it."""
+    if state not in (ReviewState.APPROVED, ReviewState.REJECTED):
+        raise ReviewError(f"Unknown review decision {state!r}.")
+    if job.status not in (JobStatus.DONE, JobStatus.NEEDS_REVIEW):
+        raise NotReady("Only a finished conversion can be approved or rejected.")
+    with transaction.atomic():
+        review = _review_row(job)
+        before = review.state
+        review.state = state
+        review.reviewer = actor if actor is not None and actor.is_authenticated else None
+        review.note = note
+        review.save()
+        if state == ReviewState.APPROVED and job.status == JobStatus.NEEDS_REVIEW:
+            Job.objects.filter(pk=job.pk).update(status=JobStatus.DONE)
+            job.status = JobStatus.DONE
+        report_path = storage.report_path(job.id)
+        if report_path.exists():
+            report = json.loads(report_path.read_text(encoding="utf-8"))
+            report["review"] = {
+                "state": state,
+                "reviewer": actor.get_username() if actor is not None else None,
+                "at": review.updated_at.isoformat(),
+                "note": note,
+            }
+            _atomic_write(report_path, json.dumps(report, indent=2))
+        action = Action.APPROVE if state == ReviewState.APPROVED else Action.REJECT
+        return _record(job=job, actor=actor, action=action, before=before, after=state, note=note)
+
+
+def review_rerun_page(*, job: Job, number: int, actor: AbstractBaseUser | None) -> ReviewEvent:
+    """Read one page again with the job's engine and put the new reading in place of that page's
+    HTML (edits on other pages stay)."""
+    old_html, soup = _soup(job)
+    page = Page.objects.filter(job=job, number=number).first()
+    image_path = storage.page_image(job.id, number)
+    if page is None or not image_path.exists():
+        raise ReviewError(f"Page {number} has no scan to read again.")
+    engine = get_engine(job.engine)
+    with Image.open(image_path) as img:
+        image = img.convert("RGB")
+    (reading,) = run_engine(
+        engine, [PageImage(image=image, page_number=number, dpi=page.dpi or 300)]
+    )
+    pages = list(Page.objects.filter(job=job).order_by("number"))
+    readings = [
+        reading if p.number == number else reading_from_json(p.reading)
+        for p in pages
+        if p.reading or p.number == number
+    ]
+
+    def load_image(n: int) -> Image.Image | None:
+        path = storage.page_image(job.id, n)
+        return Image.open(path).convert("RGB") if path.exists() else None
+
+    stem = storage.OUTPUT_STEM
+    with tempfile.TemporaryDirectory(prefix="axiya-rerun-") as tmp:
+        staged = Path(tmp) / "files"
+        document = build_document(
+            readings, load_image, title=job.title or Path(job.original_name).stem,
+            language=job.language or None, files_dir=staged,
+        )  # fmt: skip
+        html, findings = render_and_check(document, files_dir_name=f"{stem}_files")
+        fresh = BeautifulSoup(html, "html.parser")
+        _, fresh_nodes = _page_nodes(fresh, number)
+        new_fragment = "".join(str(n) for n in fresh_nodes).strip()
+        files = storage.files_dir(job.id)
+        if staged.exists():
+            for figure in staged.glob(f"figure-*-p{number}.png"):
+                files.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(figure, files / figure.name)
+    marker, nodes = _page_nodes(soup, number)
+    before = "".join(str(n) for n in nodes).strip()
+    _replace_nodes(marker, nodes, new_fragment)
+    reading_findings = [f.as_dict() for f in document.findings if f.page == number]
+    with transaction.atomic():
+        Page.objects.filter(pk=page.pk).update(reading=reading_to_json(reading))
+        _write(job, old_html=old_html, soup=soup, drop_page=number, extra_findings=reading_findings)
+        return _record(
+            job=job, actor=actor, action=Action.RERUN_PAGE, page=number,
+            target=f"#page-{number}", before=before, after=new_fragment,
+            note=f"engine {job.engine}",
+        )  # fmt: skip
+
+
+# --- export ---------------------------------------------------------------------------------
+
+
+def job_zip(*, job: Job) -> IO[bytes]:
+    """A zip of the result: document.html, document_files/ and document.report.json, in a folder
+    named after the upload. Returns an open temporary file positioned at its start."""
+    _require_output(job)
+    folder = Path(job.original_name).stem or "document"
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.write(storage.html_path(job.id), f"{folder}/{storage.html_path(job.id).name}")
+        report = storage.report_path(job.id)
+        if report.exists():
+            zf.write(report, f"{folder}/{report.name}")
+        files = storage.files_dir(job.id)
+        if files.exists():
+            for path in sorted(files.iterdir()):
+                if path.is_file():
+                    zf.write(path, f"{folder}/{files.name}/{path.name}")
+    out.seek(0)
+    return out
+
+
+def zip_name(job: Job) -> str:
+    return f"{Path(job.original_name).stem or 'document'}.zip"

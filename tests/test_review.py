@@ -1,0 +1,175 @@
+"""The review dashboard: staff only, queue filters, alt-text and page-HTML edits (sanitized again),
+approve / reject / re-run, the audit trail, and the downloads carrying the reviewer's fix."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from conversion import review, services, storage
+from conversion.models import Job, JobStatus, ReviewEvent
+from tests.conftest import CORPUS
+from tests.test_api import api_for
+
+
+@pytest.fixture(scope="module")
+def _converted(django_db_setup, django_db_blocker):
+    """c02-22.pdf (a page with a figure) converted once for the module, synchronously."""
+    with django_db_blocker.unblock():
+        owner = get_user_model().objects.create_user("olive", password="pw-olive-123")
+        job = services.job_create(owner=owner, upload=CORPUS / "c02-22.pdf", enqueue=False)
+        services.job_run_inline(job_id=job.id)
+        job.refresh_from_db()
+        pristine = {p: p.read_bytes() for p in storage.out_dir(job.id).rglob("*") if p.is_file()}
+    yield job.id, pristine
+    with django_db_blocker.unblock():
+        Job.objects.filter(pk=job.id).delete()
+        get_user_model().objects.filter(username="olive").delete()
+
+
+@pytest.fixture
+def job(_converted, db):
+    """The converted job, with its output files restored to the pipeline's version."""
+    job_id, pristine = _converted
+    out = storage.out_dir(job_id)
+    for path in list(out.rglob("*")):
+        if path.is_file() and path not in pristine:
+            path.unlink()
+    for path, data in pristine.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    job = Job.objects.get(pk=job_id)
+    report = json.loads(storage.report_path(job_id).read_text())
+    Job.objects.filter(pk=job_id).update(
+        status=JobStatus.NEEDS_REVIEW if report["summary"]["errors"] else JobStatus.DONE,
+        summary=report["summary"],
+    )
+    job.refresh_from_db()
+    return job
+
+
+@pytest.fixture
+def reviewer(db):
+    return get_user_model().objects.create_user("rita", password="pw-rita-123", is_staff=True)
+
+
+@pytest.fixture
+def reviewer_client(client, reviewer):
+    client.force_login(reviewer)
+    return client
+
+
+def test_the_dashboard_is_staff_only(client, job, db):
+    assert client.get("/review/").status_code == 302  # anonymous: to the sign-in page
+    client.force_login(job.owner)
+    assert client.get("/review/").status_code == 403
+    assert client.get(f"/review/{job.id}/pages/1/").status_code == 403
+    response = client.post(f"/review/{job.id}/decision", {"decision": "approve"})
+    assert response.status_code == 403
+
+
+def test_queue_filters(reviewer_client, job):
+    url = "/review/?status=all&state=any"
+    assert job.original_name.encode() in reviewer_client.get(url).content
+    assert job.original_name.encode() in reviewer_client.get(url + "&engine=ocr").content
+    assert job.original_name.encode() not in reviewer_client.get(url + "&engine=gemma").content
+    has = "needs_review" if job.summary["needs_review"] else "none"
+    assert job.original_name.encode() in reviewer_client.get(url + f"&findings={has}").content
+    assert job.original_name.encode() not in reviewer_client.get(url + "&status=failed").content
+
+
+def test_reviewer_fixes_alt_text_and_approves_downloads_carry_it(reviewer_client, reviewer, job):
+    figures = review.page_figures(job=job, number=1)
+    assert figures and figures[0]["needs_alt"], "c02-22 has a figure without a description"
+    page = reviewer_client.get(f"/review/{job.id}/pages/1/")
+    assert page.status_code == 200
+    assert b"FIGURE_ALT_REVIEW" in page.content
+    assert f'id="alt-{figures[0]["id"]}"'.encode() in page.content
+
+    alt = "Bar chart of yearly rainfall, highest in 1998"
+    response = reviewer_client.post(
+        f"/review/{job.id}/pages/1/alt", {"figure": figures[0]["id"], "alt": alt}
+    )
+    assert response.status_code == 302
+    response = reviewer_client.post(f"/review/{job.id}/decision", {"decision": "approve"})
+    assert response.status_code == 302
+    job.refresh_from_db()
+    assert job.status == JobStatus.DONE and job.review.state == "approved"
+
+    # Every download now carries the fix: web, API, zip; the report is re-checked.
+    owner = api_for(job.owner)
+    html = b"".join(owner.get(f"/api/v1/jobs/{job.id}/html").streaming_content).decode()
+    assert f'alt="{alt}"' in html and 'data-review="alt-missing"' not in html
+    archive = zipfile.ZipFile(
+        io.BytesIO(b"".join(owner.get(f"/api/v1/jobs/{job.id}/zip").streaming_content))
+    )
+    assert alt in archive.read("c02-22/document.html").decode()
+    report = json.loads(archive.read("c02-22/document.report.json"))
+    assert not [f for f in report["findings"] if f["code"] == "FIGURE_ALT_REVIEW"]
+    assert report["review"]["state"] == "approved" and report["review"]["reviewer"] == "rita"
+    reviewer_client.force_login(job.owner)
+    web = reviewer_client.get(f"/jobs/{job.id}/download.html")
+    assert alt in b"".join(web.streaming_content).decode()
+
+    events = list(ReviewEvent.objects.filter(job=job).order_by("created_at", "id"))
+    assert [e.action for e in events] == ["edit_alt", "approve"]
+    assert events[0].actor == reviewer and events[0].after == alt
+    assert events[0].target == f"#{figures[0]['id']}" and events[0].page == 1
+    assert "not yet described" in events[0].before
+
+
+def test_page_html_edit_is_sanitized_again(reviewer_client, reviewer, job):
+    evil = (
+        '<h2>Corrected heading</h2><p onclick="x()">Fixed text <script>alert(1)</script>'
+        '<a href="https://evil.example/">link</a></p><span role="doc-pagebreak" id="page-9"></span>'
+    )
+    response = reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": evil})
+    assert response.status_code == 302
+    html = storage.html_path(job.id).read_text()
+    assert "Corrected heading" in html and "Fixed text" in html
+    for bad in ("<script", "onclick", "evil.example", 'id="page-9"'):
+        assert bad not in html
+    assert html.count('role="doc-pagebreak"') == 1
+    event = ReviewEvent.objects.get(job=job, action="edit_html")
+    assert event.actor == reviewer and "Corrected heading" in event.after and event.before
+    page = reviewer_client.get(f"/review/{job.id}/pages/1/")
+    assert b"Edited page HTML" in page.content and b"rita" in page.content
+
+
+def test_page_decisions_rerun_and_reject(reviewer_client, job):
+    original = review.page_fragment(job=job, number=1)
+    reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": "<p>Temporary edit</p>"})
+    assert "Temporary edit" in storage.html_path(job.id).read_text()
+    response = reviewer_client.post(f"/review/{job.id}/pages/1/decision", {"decision": "rerun"})
+    assert response.status_code == 302
+    html = storage.html_path(job.id).read_text()
+    assert "Temporary edit" not in html
+    assert review.page_fragment(job=job, number=1) == original  # the engine's reading again
+    reviewer_client.post(f"/review/{job.id}/pages/1/decision", {"decision": "approve"})
+    reviewer_client.post(
+        f"/review/{job.id}/decision", {"decision": "reject", "note": "Columns are mixed up"}
+    )
+    job.refresh_from_db()
+    assert job.review.page_states == {"1": "approved"}
+    assert job.review.state == "rejected" and job.review.note == "Columns are mixed up"
+    actions = list(ReviewEvent.objects.filter(job=job).values_list("action", flat=True))
+    assert set(actions) == {"edit_html", "rerun_page", "approve_page", "reject"}
+    # The owner sees the verdict on the job page.
+    reviewer_client.force_login(job.owner)
+    assert b"Columns are mixed up" in reviewer_client.get(f"/jobs/{job.id}/").content
+
+
+def test_review_frames_use_signed_links(reviewer_client, client, job):
+    page = reviewer_client.get(f"/review/{job.id}/pages/1/")
+    token = page.context["token"]
+    frame = client.get(f"/view/{token}/page-1.html")  # no session needed: the signature is
+    assert frame.status_code == 200
+    assert frame["Content-Security-Policy"].startswith("sandbox")
+    assert client.get(f"/view/{token}x/page-1.html").status_code == 404
+    figure = review.page_figures(job=job, number=1)[0]["src"].split("/")[-1]
+    assert client.get(f"/view/{token}/document_files/{figure}").status_code == 200
+    assert client.get(f"/view/{token}/document_files/..%2Fdocument.html").status_code == 404
