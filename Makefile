@@ -38,7 +38,7 @@ worker-cpu:
 	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} .venv/bin/celery -A axiya worker -Q cpu -c 2 -l info
 
 worker-gpu:
-	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} AXIYA_ENGINE=gemma .venv/bin/celery -A axiya worker -Q gpu -c 1 --prefetch-multiplier 1 -l info
+	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} AXIYA_ENGINE=gemma AXIYA_WORKER_ENGINE=gemma CUDA_VISIBLE_DEVICES=$${CUDA_VISIBLE_DEVICES:-0} .venv/bin/celery -A axiya worker -Q gpu -c 1 --prefetch-multiplier 1 -l info -n gpu$${CUDA_VISIBLE_DEVICES:-0}@%h
 
 bench:
 	OMP_THREAD_LIMIT=1 $(PY) bench/cpu_pipeline.py

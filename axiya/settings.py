@@ -102,6 +102,14 @@ LOGIN_REDIRECT_URL = "/"
 # --- Conversion -----------------------------------------------------------------------------
 AXIYA_DEFAULT_ENGINE = env_str("AXIYA_ENGINE", "ocr")
 AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
+# The gemma engine: answer length per page, image tokens per page (70/140/280/560/1120), pages
+# per generate call (an upper bound: out-of-memory halves it), an optional KV-cache budget that
+# bounds it further, and the CUDA device (0 under a per-worker CUDA_VISIBLE_DEVICES).
+AXIYA_GEMMA_MAX_NEW_TOKENS = env_int("AXIYA_GEMMA_MAX_NEW_TOKENS", 2048, minimum=1)
+AXIYA_GEMMA_MAX_SOFT_TOKENS = env_int("AXIYA_GEMMA_MAX_SOFT_TOKENS", 1120, minimum=70)
+AXIYA_GEMMA_BATCH = env_int("AXIYA_GEMMA_BATCH", 16, minimum=1)
+AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
+AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
 AXIYA_MAX_PAGES = env_int("AXIYA_MAX_PAGES", 500, minimum=1)
 AXIYA_DPI = env_int("AXIYA_DPI", 300, minimum=72)

@@ -45,6 +45,13 @@ def _build(name: str) -> PageEngine:
     except ImportError as exc:
         raise EngineUnavailable(f"The gemma engine cannot load: {exc}.") from exc
     try:
-        return GemmaPageEngine.from_package(model_dir)
+        return GemmaPageEngine.from_package(
+            model_dir,
+            max_new_tokens=settings.AXIYA_GEMMA_MAX_NEW_TOKENS,
+            max_soft_tokens=settings.AXIYA_GEMMA_MAX_SOFT_TOKENS,
+            batch_size=settings.AXIYA_GEMMA_BATCH,
+            kv_budget_gb=settings.AXIYA_GEMMA_KV_BUDGET_GB,
+            device_id=settings.AXIYA_GEMMA_DEVICE_ID,
+        )
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise EngineUnavailable(str(exc)) from exc

@@ -172,18 +172,33 @@ def page_read(*, page_id: int) -> bool:
             engine, [PageImage(image=image, page_number=page.number, dpi=page.dpi or 300)]
         )
     except ConversionError as exc:
-        page.refresh_from_db()
-        if page.attempts >= MAX_PAGE_ATTEMPTS:
-            Page.objects.filter(pk=page.pk).update(
-                status=PageStatus.FAILED, error_code=exc.code, error_message=exc.message
-            )
-            job_mark_failed(job_id=job.id, error=exc)
-        else:
-            Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED)
+        page_read_failed(page_id=page.pk, error=exc)
         raise
     timings = dict(page.timings or {}, engine_s=time.perf_counter() - started)
-    if engine.describe() != job.engine_info:
-        Job.objects.filter(pk=job.id).update(engine_info=engine.describe())
+    return page_record(
+        page_id=page.pk, reading=reading, engine_info=engine.describe(), timings=timings
+    )
+
+
+def page_read_failed(*, page_id: int, error: ConversionError) -> None:
+    """A page's read failed: queue it again, or fail it (and its job) at the last attempt."""
+    page = Page.objects.get(pk=page_id)
+    if page.attempts >= MAX_PAGE_ATTEMPTS:
+        Page.objects.filter(pk=page.pk).update(
+            status=PageStatus.FAILED, error_code=error.code, error_message=error.message
+        )
+        job_mark_failed(job_id=page.job_id, error=error)
+    else:
+        Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED)
+
+
+def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timings: dict) -> bool:
+    """Store one page's engine reading and the engine's provenance on the job. Returns True when
+    this write finished the job's last page (the caller then runs job_finish)."""
+    page = Page.objects.select_related("job").get(pk=page_id)
+    job = page.job
+    if engine_info != job.engine_info:
+        Job.objects.filter(pk=job.id).update(engine_info=engine_info)
     first = _page_store_reading(page_id=page.pk, job_id=job.id, reading=reading, timings=timings)
     done = Page.objects.filter(job=job, status=PageStatus.DONE).count()
     return first and done == job.pages_total

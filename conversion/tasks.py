@@ -4,8 +4,9 @@ engine's queue (`gpu` for gemma, `cpu` for ocr); the last page to finish queues 
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
-from conversion import services
+from conversion import services, worker  # worker: connects worker_process_init
 from conversion.dispatch import page_queue
 from conversion.models import Job
 from conversion.pipeline.errors import ConversionError
@@ -21,8 +22,11 @@ def job_prepare_task(job_id: str) -> None:
     engine = Job.objects.values_list("engine", flat=True).get(pk=job_id)
     if not page_ids:
         job_finish_task.apply_async(args=[job_id], queue="cpu")
+    queue = page_queue(engine)
+    # GPU pages go to the batching task: one model call reads pages of several jobs.
+    task = page_read_batch_task if queue == "gpu" else page_read_task
     for page_id in page_ids:
-        page_read_task.apply_async(args=[page_id], queue=page_queue(engine))
+        task.apply_async(args=[page_id], queue=queue)
 
 
 @shared_task(
@@ -36,6 +40,22 @@ def page_read_task(page_id: int) -> None:
     if services.page_read(page_id=page_id):
         job_id = services.Page.objects.values_list("job_id", flat=True).get(pk=page_id)
         job_finish_task.apply_async(args=[str(job_id)], queue="cpu")
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def page_read_batch_task(self, page_id: int) -> None:
+    """Read this page together with other queued pages (see conversion.worker)."""
+    try:
+        result = worker.page_read_batched(page_id=page_id, limit=settings.AXIYA_GEMMA_BATCH)
+    except ConversionError as exc:
+        attempts = services.Page.objects.values_list("attempts", flat=True).get(pk=page_id)
+        if attempts >= services.MAX_PAGE_ATTEMPTS:
+            return  # the page and its job are marked failed
+        raise self.retry(exc=exc, countdown=2**attempts) from exc
+    if result.busy:  # another worker holds this page: check again after it should be done
+        raise self.retry(countdown=worker.BUSY_RETRY_S)
+    for job_id in result.finished_jobs:
+        job_finish_task.apply_async(args=[job_id], queue="cpu")
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

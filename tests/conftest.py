@@ -107,3 +107,31 @@ def celery_worker_process(redis_url, transactional_db, settings):
     except subprocess.TimeoutExpired:
         proc.kill()
     log.close()
+
+
+@pytest.fixture(scope="session")
+def gemma_tiny_package(tmp_path_factory) -> Path:
+    """A tiny random-weight Gemma 4 package (as `python -m models.export tiny-random`), built
+    once per session: the real graphs, tokenizer and manifest at toy size."""
+    pytest.importorskip("transformers")
+    pytest.importorskip("onnxruntime")
+    from models.export.build import build_package
+    from models.export.checkpoint import write_checkpoint
+
+    root = tmp_path_factory.mktemp("gemma-tiny")
+    ckpt = write_checkpoint("tiny", root / "ckpt", seed=0)
+    build_package(ckpt, root / "pkg", source={"random": "tiny", "seed": 0, "weights": "random"})
+    return root / "pkg"
+
+
+def page_with_text(lines: list[str], *, size: tuple[int, int] = (612, 792)):
+    """A white page image with a few lines of black text."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    px = max(12, size[1] // 50)  # ~11 pt at any resolution
+    font = ImageFont.load_default(size=px)
+    for i, line in enumerate(lines):
+        draw.text((px * 4, px * 4 + int(px * 1.5) * i), line, fill="black", font=font)
+    return image

@@ -63,8 +63,11 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                 pending_items = []
             kind = _classify(rb, reading, body_size, body_ink, repeated)
             if kind == "page_number":
-                page.label = _PAGE_NUMBER.match(rb.text.strip()).group(1)  # type: ignore[union-attr]
-                continue
+                number = _PAGE_NUMBER.match(rb.text.strip())
+                if number:
+                    page.label = number.group(1)
+                    continue
+                kind = "page_footer"  # an engine's page number that is not one: keep its text
             page.blocks.append(_block(rb, kind, body_size))
         if pending_items:
             page.blocks.append(_list_block(pending_items))
@@ -299,7 +302,8 @@ def _list_block(items: list[ReadBlock]) -> Block:
     root: list[ListItem] = []
     stack: list[tuple[float, ListItem]] = []
     for rb in items:
-        indent = rb.bbox[0] if rb.bbox else 0.0
+        # Engines without boxes (the model) give the nesting depth instead.
+        indent = rb.bbox[0] if rb.bbox else float(rb.level or 1) * 100.0
         step = (rb.font_size or 20) * 0.8
         item = ListItem(spans=spans_from(rb))
         while stack and indent <= stack[-1][0] + step:

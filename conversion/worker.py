@@ -1,0 +1,138 @@
+"""The GPU worker: one engine per process, pages from several jobs read in one batch.
+
+Run one worker per GPU, each pinned to its card and consuming queue `gpu` one task at a time:
+
+    CUDA_VISIBLE_DEVICES=0 AXIYA_WORKER_ENGINE=gemma celery -A axiya worker -Q gpu \
+        -c 1 --prefetch-multiplier 1 -n gpu0@%h
+    CUDA_VISIBLE_DEVICES=1 AXIYA_WORKER_ENGINE=gemma celery -A axiya worker -Q gpu \
+        -c 1 --prefetch-multiplier 1 -n gpu1@%h
+
+(the prefork pool: CUDA starts in the child, after the fork; each process sees its card as
+device 0). `AXIYA_WORKER_ENGINE` loads that engine when the process starts, not on the first page.
+
+Batching across jobs: every page keeps its own task message. The task for page P claims P and up
+to `AXIYA_GEMMA_BATCH - 1` other queued pages (any job with the same engine) by a conditional
+UPDATE queued -> running, reads them in one `predict_batch`, and records each. When another
+page's message arrives later, its page is done (a no-op) or still held by a live claim (the task
+retries later); a claim older than CLAIM_LEASE_S counts as abandoned (a dead worker) and is taken
+over, so no page is lost and none is read twice by live workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from celery.signals import worker_process_init
+from django.db.models import F, Q
+from django.utils import timezone
+from PIL import Image
+
+from conversion import services, storage
+from conversion.engines import get_engine
+from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.pipeline.convert import run_engine
+from conversion.pipeline.errors import ConversionError
+from models.engine import PageImage
+
+log = logging.getLogger(__name__)
+CLAIM_LEASE_S = 900  # a claim older than this belongs to a worker that died
+BUSY_RETRY_S = 30  # when another worker holds the page: look again this much later
+
+
+@worker_process_init.connect
+def load_engine_once(**_: object) -> None:
+    """Build the worker's engine (and its sessions) once, when the pool process starts."""
+    name = os.environ.get("AXIYA_WORKER_ENGINE")
+    if not name:
+        return
+    started = time.perf_counter()
+    engine = get_engine(name)
+    log.info("worker engine %s loaded in %.1f s", engine.describe(), time.perf_counter() - started)
+
+
+@dataclass
+class BatchResult:
+    busy: bool = False  # the page is held by another live worker: try again later
+    pages: list[int] = field(default_factory=list)  # pages read by this call
+    finished_jobs: list[str] = field(default_factory=list)  # jobs whose last page this read
+
+
+def claim_pages(*, page_id: int, limit: int) -> tuple[list[int], bool]:
+    """Claim `page_id` and up to `limit - 1` more queued pages of the same engine, oldest job
+    first. Returns (claimed page ids, busy): busy when another live worker holds `page_id`."""
+    now = timezone.now()
+    fresh = now - timedelta(seconds=CLAIM_LEASE_S)
+    page = Page.objects.select_related("job").get(pk=page_id)
+    if page.status in (PageStatus.DONE, PageStatus.FAILED) or page.job.is_finished:
+        return [], False
+    claim = {"status": PageStatus.RUNNING, "updated_at": now, "attempts": F("attempts") + 1}
+    own = (
+        Page.objects.filter(pk=page_id)
+        .filter(Q(status=PageStatus.QUEUED) | Q(status=PageStatus.RUNNING, updated_at__lt=fresh))
+        .update(**claim)
+    )
+    if not own:
+        return [], True
+    claimed = [page_id]
+    candidates = (
+        Page.objects.filter(
+            status=PageStatus.QUEUED,
+            dpi__gt=0,  # rasterized: its image is on disk
+            job__engine=page.job.engine,
+            job__status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+        )
+        .exclude(pk=page_id)
+        .order_by("job__created_at", "number")
+        .values_list("pk", flat=True)[: max(0, limit - 1)]
+    )
+    for pk in list(candidates):
+        # The conditional UPDATE is the lock: of two workers only one gets 1 row back.
+        if Page.objects.filter(pk=pk, status=PageStatus.QUEUED).update(**claim):
+            claimed.append(pk)
+    return claimed, False
+
+
+def read_claimed(page_ids: list[int]) -> list[str]:
+    """Read claimed pages in one engine call and record each. Returns the ids of jobs whose last
+    page this finished. On an engine error every page goes back to queued (or fails at its last
+    attempt) and the error is raised."""
+    pages = list(Page.objects.select_related("job").filter(pk__in=page_ids).order_by("pk"))
+    if not pages:
+        return []
+    engine = get_engine(pages[0].job.engine)
+    images = []
+    for page in pages:
+        with Image.open(storage.page_image(page.job_id, page.number)) as img:
+            images.append(
+                PageImage(image=img.convert("RGB"), page_number=page.number, dpi=page.dpi or 300)
+            )
+    started = time.perf_counter()
+    try:
+        readings = run_engine(engine, images)
+    except ConversionError as exc:
+        for page in pages:
+            services.page_read_failed(page_id=page.pk, error=exc)
+        raise
+    per_page = (time.perf_counter() - started) / len(pages)
+    finished: list[str] = []
+    for page, reading in zip(pages, readings, strict=True):
+        timings = dict(page.timings or {}, engine_s=per_page, batch=float(len(pages)))
+        if services.page_record(
+            page_id=page.pk, reading=reading, engine_info=engine.describe(), timings=timings
+        ):
+            finished.append(str(page.job_id))
+    return list(dict.fromkeys(finished))
+
+
+def page_read_batched(*, page_id: int, limit: int) -> BatchResult:
+    claimed, busy = claim_pages(page_id=page_id, limit=limit)
+    if not claimed:
+        return BatchResult(busy=busy)
+    if len(claimed) > 1:
+        jobs = Job.objects.filter(pages__pk__in=claimed).distinct().count()
+        log.info("reading %d pages of %d job(s) in one batch", len(claimed), jobs)
+    return BatchResult(pages=claimed, finished_jobs=read_claimed(claimed))

@@ -1,0 +1,278 @@
+"""GemmaPageEngine: page images -> `PageReading`s with Gemma 4 on onnxruntime.
+
+One engine per process (see `conversion.engines` and `conversion.worker`). `predict_batch` builds
+one request per page (page image + the page prompt), generates them together in batches of at
+most `batch_size` pages, and parses each answer with `models.gemma.parse`. An out-of-memory error
+halves the batch and retries the same pages; the smaller size is kept for later calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+from PIL import Image
+
+from models.engine import PageImage, PageReading
+from models.gemma.page_prompt import PAGE_PROMPT, PROMPT_VERSION
+from models.gemma.parse import parse_page
+
+if TYPE_CHECKING:
+    from models.gemma.runtime import GemmaRuntime, Generation, PageRequest
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R")
+
+# onnxruntime (CUDA and CPU arenas) and the CUDA runtime word allocation failures these ways.
+_OOM_MARKERS = (
+    "out of memory",
+    "failed to allocate",
+    "cudaerrormemoryallocation",
+    "cuda_error_out_of_memory",
+    "bad_alloc",
+)
+# Share of dark pixels under which a page counts as blank and is not sent to the model.
+BLANK_INK = 0.0002
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc).lower()
+    return any(m in text for m in _OOM_MARKERS)
+
+
+def run_in_batches(
+    items: Sequence[T],
+    fn: Callable[[list[T]], list[R]],
+    *,
+    batch_size: int,
+    on_shrink: Callable[[int, BaseException], None] | None = None,
+) -> tuple[list[R], int]:
+    """Apply `fn` to consecutive chunks of at most `batch_size` items, in order.
+
+    When `fn` runs out of memory the chunk is halved and retried (down to single items; one item
+    that still does not fit re-raises). Returns the results and the batch size that last worked,
+    so callers can start from it next time.
+    """
+    size = max(1, batch_size)
+    out: list[R] = []
+    i = 0
+    while i < len(items):
+        chunk = list(items[i : i + size])
+        try:
+            results = fn(chunk)
+        except Exception as exc:
+            if len(chunk) == 1 or not is_out_of_memory(exc):
+                raise
+            size = max(1, len(chunk) // 2)
+            if on_shrink is not None:
+                on_shrink(size, exc)
+            continue
+        if len(results) != len(chunk):
+            raise RuntimeError(f"batch of {len(chunk)} gave {len(results)} results")
+        out.extend(results)
+        i += len(chunk)
+    return out, size
+
+
+def memory_bounded_batch(
+    *, max_batch: int, tokens_per_page: int, bytes_per_token: int, budget_bytes: int
+) -> int:
+    """Pages per batch whose KV cache fits `budget_bytes` (at least 1, at most `max_batch`)."""
+    if budget_bytes <= 0:
+        return max(1, max_batch)
+    per_page = max(1, tokens_per_page * bytes_per_token)
+    return max(1, min(max_batch, budget_bytes // per_page))
+
+
+def ink_share(image: Image.Image) -> float:
+    """Share of pixels clearly darker than the page background (on a <=1024 px copy)."""
+    gray = image.convert("L")
+    gray.thumbnail((1024, 1024), Image.Resampling.BOX)
+    a = np.asarray(gray, dtype=np.int16)
+    if a.size == 0:
+        return 0.0
+    background = int(np.percentile(a, 90))
+    return float(np.mean(a < min(160, background - 80)))
+
+
+class GemmaPageEngine:
+    """The `gemma` PageEngine (see `models.engine.PageEngine`)."""
+
+    name = "gemma"
+
+    def __init__(
+        self,
+        runtime: GemmaRuntime,
+        *,
+        max_new_tokens: int = 2048,
+        batch_size: int = 16,
+        kv_budget_bytes: int = 0,
+        prompt: str = PAGE_PROMPT,
+        reread_rotated: bool = True,
+    ) -> None:
+        self.runtime = runtime
+        self.max_new_tokens = max_new_tokens
+        self.prompt = prompt
+        self.reread_rotated = reread_rotated
+        pkg = runtime.package
+        self._sha256 = pkg.sha256  # hashes the manifest: once, not per page
+        text = pkg.config["text"]
+        # KV bytes per token: k and v for each cached layer (the rest share them).
+        dims = text.get("kv_head_dims") or []
+        itemsize = 2 if pkg.dtype in ("fp16", "bf16") else 4
+        bytes_per_token = 2 * int(text.get("num_key_value_heads", 1)) * sum(dims) * itemsize
+        image_tokens = runtime.max_soft_tokens
+        prompt_tokens = image_tokens + len(runtime.prompts.encode_text(prompt)) + 16
+        self.batch_size = memory_bounded_batch(
+            max_batch=batch_size,
+            tokens_per_page=prompt_tokens + max_new_tokens,
+            bytes_per_token=bytes_per_token,
+            budget_bytes=kv_budget_bytes,
+        )
+
+    @classmethod
+    def from_package(
+        cls,
+        model_dir: Path | str,
+        *,
+        max_new_tokens: int = 2048,
+        max_soft_tokens: int = 1120,
+        batch_size: int = 16,
+        kv_budget_gb: float = 0.0,
+        device_id: int = 0,
+        providers: Sequence[str] | None = None,
+        verify: bool = True,
+    ) -> GemmaPageEngine:
+        """Load and verify the package (sha256 of every file) and open its sessions."""
+        from models.gemma.runtime import GemmaRuntime  # onnxruntime only when an engine is built
+
+        runtime = GemmaRuntime(
+            model_dir,
+            max_soft_tokens=max_soft_tokens,
+            providers=providers,
+            device_id=device_id,
+            verify=verify,
+        )
+        return cls(
+            runtime,
+            max_new_tokens=max_new_tokens,
+            batch_size=batch_size,
+            kv_budget_bytes=int(kv_budget_gb * 2**30),
+        )
+
+    def describe(self) -> dict[str, Any]:
+        pkg = self.runtime.package
+        return {
+            "engine": self.name,
+            "package": pkg.manifest.get("model") or pkg.root.name,
+            "sha256": self._sha256,
+            "dtype": pkg.dtype,
+            "provider": self.runtime.provider,
+            "prompt": PROMPT_VERSION,
+            "max_new_tokens": self.max_new_tokens,
+            "max_soft_tokens": self.runtime.max_soft_tokens,
+        }
+
+    # ------------------------------------------------------------------ reading
+    def predict_batch(self, pages: list[PageImage]) -> list[PageReading]:
+        readings: list[PageReading | None] = [None] * len(pages)
+        todo: list[tuple[int, Image.Image]] = []
+        for i, page in enumerate(pages):
+            image = page.image.convert("RGB")
+            if ink_share(image) < BLANK_INK:
+                # Nothing printed: never ask a model to invent text for an empty page.
+                readings[i] = PageReading(
+                    page_number=page.page_number,
+                    blocks=[],
+                    width=image.width,
+                    height=image.height,
+                    source="model",
+                    timings={"blank_skipped": 1.0},
+                )
+            else:
+                todo.append((i, image))
+        first = self._read([img for _, img in todo], rotation=[0] * len(todo))
+        again: list[tuple[int, int]] = []  # (position in todo, rotation)
+        for k, ((i, _), (reading, turn)) in enumerate(zip(todo, first, strict=True)):
+            readings[i] = reading
+            if turn and self.reread_rotated:
+                again.append((k, turn))
+            elif turn:
+                reading.findings.append(
+                    {
+                        "code": "MODEL_PAGE_ROTATED",
+                        "level": "needs_review",
+                        "message": f"The page looks turned by {turn} degrees; it was read as is.",
+                    }
+                )
+        if again:
+            # The model read the page sideways: turn it upright and read it once more.
+            images = [todo[k][1].rotate(-rot, expand=True) for k, rot in again]
+            second = self._read(images, rotation=[rot for _, rot in again])
+            for (k, _), (reading, _) in zip(again, second, strict=True):
+                readings[todo[k][0]] = reading
+        out: list[PageReading] = []
+        for page, reading in zip(pages, readings, strict=True):
+            assert reading is not None
+            reading.page_number = page.page_number
+            out.append(reading)
+        return out
+
+    def _read(
+        self, images: list[Image.Image], *, rotation: list[int]
+    ) -> list[tuple[PageReading, int]]:
+        """Generate and parse. `rotation`: how each image was already turned (0: as scanned).
+        Returns each reading with the turn the model still asks for (0 once turned)."""
+        if not images:
+            return []
+        from models.gemma.runtime import PageRequest
+
+        requests = [PageRequest(prompt=self.prompt, image=img) for img in images]
+        started = time.perf_counter()
+        generations, self.batch_size = run_in_batches(
+            requests, self._generate, batch_size=self.batch_size, on_shrink=self._shrunk
+        )
+        per_page = (time.perf_counter() - started) / len(images)
+        readings = []
+        for img, rot, gen in zip(images, rotation, generations, strict=True):
+            parsed = parse_page(
+                gen.text,
+                width=img.width,
+                height=img.height,
+                truncated=gen.finish_reason == "length",
+            )
+            readings.append(
+                (
+                    PageReading(
+                        page_number=0,
+                        blocks=parsed.blocks,
+                        width=img.width,
+                        height=img.height,
+                        language=parsed.language,
+                        rotation=rot,
+                        source="model",
+                        findings=parsed.findings,
+                        raw_text=gen.text,
+                        timings={
+                            "generate_s": per_page,
+                            "prompt_tokens": float(gen.prompt_tokens),
+                            "new_tokens": float(len(gen.token_ids)),
+                        },
+                    ),
+                    0 if rot else parsed.rotation,
+                )
+            )
+        return readings
+
+    def _generate(self, requests: list[PageRequest]) -> list[Generation]:
+        return self.runtime.generate(requests, max_new_tokens=self.max_new_tokens)
+
+    def _shrunk(self, size: int, exc: BaseException) -> None:
+        log.warning("gemma: out of memory, batch reduced to %d page(s): %s", size, exc)

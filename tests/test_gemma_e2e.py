@@ -1,0 +1,152 @@
+"""End to end through the `gemma` engine with a tiny random-weight package: the command line, and
+jobs read page by page and in one batch across jobs. The text is noise (random weights); the
+structure, the flow and the output's validity are real."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from conversion import engines, services, storage, worker
+from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.pipeline.accessibility import check_html
+from models.engine import reading_from_json
+from models.gemma.package import sha256_file
+from tests.conftest import CORPUS, ROOT
+
+FAST = {"AXIYA_GEMMA_MAX_NEW_TOKENS": "24", "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70"}
+
+
+def two_page_pdf(path: Path) -> Path:
+    """A scan (no text layer, so the engine reads it): page 1 printed, page 2 blank."""
+    import pymupdf
+
+    src = pymupdf.open()
+    page = src.new_page(width=612, height=792)
+    page.insert_text((72, 90), "Annual Report", fontsize=24)
+    for i in range(12):
+        page.insert_text((72, 140 + 18 * i), f"Line {i + 1} of the body text on this page.")
+    png = page.get_pixmap(dpi=100).tobytes("png")
+    doc = pymupdf.open()
+    doc.new_page(width=612, height=792).insert_image(pymupdf.Rect(0, 0, 612, 792), stream=png)
+    doc.new_page(width=612, height=792)
+    doc.save(path)
+    return path
+
+
+def assert_valid_output(html: str, pages: int) -> None:
+    errors = [f for f in check_html(html, expected_pages=pages) if f.level == "error"]
+    assert errors == [], errors
+    assert "<script" not in html.lower()
+
+
+def test_command_line_converts_with_gemma(gemma_tiny_package: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, AXIYA_MODEL_DIR=str(gemma_tiny_package), **FAST)
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "convert", "--no-progress", "--engine", "gemma",
+         str(CORPUS / "linn.pdf"), "--out", str(tmp_path)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "linn.report.json").read_text())
+    assert report["engine"]["engine"] == "gemma"
+    assert report["engine"]["package"] == "gemma-4-tiny"
+    assert report["engine"]["sha256"] == sha256_file(gemma_tiny_package / "manifest.json")
+    assert report["page_sources"] == {"1": "model"}
+    assert report["summary"]["errors"] == 0
+    assert_valid_output((tmp_path / "linn.html").read_text(), 1)
+
+
+@pytest.fixture
+def gemma_settings(settings, gemma_tiny_package: Path):
+    settings.AXIYA_MODEL_DIR = str(gemma_tiny_package)
+    settings.AXIYA_GEMMA_MAX_NEW_TOKENS = 24
+    settings.AXIYA_GEMMA_MAX_SOFT_TOKENS = 70
+    settings.AXIYA_GEMMA_BATCH = 8
+    settings.AXIYA_DPI = 100
+    engines._cache.pop("gemma", None)
+    yield settings
+    engines._cache.pop("gemma", None)
+
+
+def _finish_and_check(job_id) -> Job:
+    job = services.job_finish(job_id=job_id)
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+    assert job.summary["errors"] == 0
+    assert_valid_output(storage.html_path(job.id).read_text(), job.pages_total)
+    return job
+
+
+@pytest.mark.django_db
+def test_job_page_by_page(gemma_settings, tmp_path: Path) -> None:
+    job = services.job_create(
+        owner=None, upload=two_page_pdf(tmp_path / "report.pdf"), engine="gemma", enqueue=False
+    )
+    page_ids = services.job_prepare(job_id=job.id)
+    assert len(page_ids) == 2
+    finished = [services.page_read(page_id=pid) for pid in page_ids]
+    assert finished == [False, True]
+    job = _finish_and_check(job.id)
+    assert job.engine_info == engines.get_engine("gemma").describe()
+    assert job.engine_info["sha256"] == sha256_file(
+        Path(gemma_settings.AXIYA_MODEL_DIR) / "manifest.json"
+    )
+    pages = list(Page.objects.filter(job=job).order_by("number"))
+    first, blank = (reading_from_json(p.reading) for p in pages)
+    assert first.source == "model" and first.raw_text is not None
+    assert blank.blocks == [] and blank.raw_text is None  # a blank page stays blank
+    assert {p.source for p in pages} == {"model"}
+
+
+@pytest.mark.django_db
+def test_pages_of_several_jobs_are_read_in_one_batch(gemma_settings, tmp_path: Path) -> None:
+    jobs = [
+        services.job_create(
+            owner=None, upload=two_page_pdf(tmp_path / "a.pdf"), engine="gemma", enqueue=False
+        ),
+        services.job_create(owner=None, upload=CORPUS / "linn.pdf", engine="gemma", enqueue=False),
+    ]
+    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
+    assert len(ids) == 3
+    result = worker.page_read_batched(page_id=ids[0], limit=8)
+    assert not result.busy
+    assert sorted(result.pages) == sorted(ids)
+    assert sorted(result.finished_jobs) == sorted(str(j.id) for j in jobs)
+    for pid in ids[1:]:  # the other pages' own task messages are now no-ops
+        again = worker.page_read_batched(page_id=pid, limit=8)
+        assert again.pages == [] and not again.busy
+    for job in jobs:
+        job = _finish_and_check(job.id)
+        assert job.pages_done == job.pages_total
+    timings = Page.objects.get(pk=ids[0]).timings
+    assert timings["batch"] == 3.0
+
+
+@pytest.mark.django_db
+def test_claims_respect_other_workers_and_take_over_dead_ones(
+    gemma_settings, tmp_path: Path
+) -> None:
+    job = services.job_create(
+        owner=None, upload=two_page_pdf(tmp_path / "c.pdf"), engine="gemma", enqueue=False
+    )
+    first, second = services.job_prepare(job_id=job.id)
+    # Another (live) worker holds page 1: its task waits instead of reading it twice.
+    Page.objects.filter(pk=first).update(status=PageStatus.RUNNING, updated_at=timezone.now())
+    claimed, busy = worker.claim_pages(page_id=first, limit=8)
+    assert (claimed, busy) == ([], True)
+    # The claim limit holds: only page 2 is taken by a task for page 2 with limit 1.
+    claimed, busy = worker.claim_pages(page_id=second, limit=1)
+    assert (claimed, busy) == ([second], False)
+    # That worker died long ago: its claim is taken over.
+    stale = timezone.now() - timedelta(seconds=worker.CLAIM_LEASE_S + 1)
+    Page.objects.filter(pk=first).update(updated_at=stale)
+    claimed, busy = worker.claim_pages(page_id=first, limit=8)
+    assert (claimed, busy) == ([first], False)
+    assert Page.objects.get(pk=first).attempts == 1
