@@ -21,6 +21,7 @@ from PIL import Image
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language
 from models.ocr.prepare import deskew
+from models.ocr.tables import find_grids, table_block
 
 log = logging.getLogger(__name__)
 
@@ -206,9 +207,13 @@ class TesseractEngine:
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api)
         paragraphs = _outside_figures(paragraphs, figures)
-        blocks = figures + [
-            block for lines in paragraphs for block in _blocks_from_lines(lines, ink)
-        ]
+        # Our own threshold: Tesseract erases ruling lines from its binarized page.
+        tables, paragraphs = _tables(gray, paragraphs, ink)
+        blocks = (
+            figures
+            + tables
+            + [block for lines in paragraphs for block in _blocks_from_lines(lines, ink)]
+        )
         blocks.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
         blocks = _join_list_continuations(blocks)
         elapsed = time.perf_counter() - started
@@ -324,6 +329,39 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
 
 class _ParaLines(list):
     order: tuple[int, int] = (0, 0)
+
+
+def _tables(binary, paragraphs: list[_ParaLines], ink) -> tuple[list[ReadBlock], list[_ParaLines]]:
+    """Ruled tables become table blocks; their words leave the paragraphs."""
+    grids = find_grids(binary) if binary is not None else []
+    tables: list[ReadBlock] = []
+    for grid in grids:
+        x0, y0, x1, y1 = grid.bbox
+        taken: list[Word] = []
+        orders = []
+        for para in paragraphs:
+            for line in para:
+                inside = [w for w in line.words if w.bbox and x0 <= (w.bbox[0] + w.bbox[2]) / 2
+                          <= x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1]  # fmt: skip
+                if inside:
+                    taken.extend(inside)
+                    orders.append(para.order)
+                    line.words = [w for w in line.words if w not in inside]
+        if not taken:
+            continue
+        table = table_block(grid, taken, ink)
+        table.order = min(orders)  # type: ignore[attr-defined]
+        tables.append(table)
+    if not tables:
+        return [], paragraphs
+    kept = []
+    for para in paragraphs:
+        lines = [line for line in para if line.words]
+        if lines:
+            new = _ParaLines(lines)
+            new.order = para.order
+            kept.append(new)
+    return tables, kept
 
 
 def _outside_figures(paragraphs: list[_ParaLines], figures: list[ReadBlock]) -> list[_ParaLines]:

@@ -1,0 +1,185 @@
+"""Ruled tables: find the grid of printed lines, then put Tesseract's words into its cells.
+
+A table is a set of long horizontal rules crossed by vertical rules. Rows lie between
+consecutive horizontal rules, columns between vertical rules; a rule missing inside a row (or a
+column) merges the cells on both sides into one spanning cell. The first row is a header row when
+the rule under it is heavier than the others or its text is bold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from PIL import Image
+
+from models.engine import BBox, ReadBlock, Word
+
+
+@dataclass
+class _Rule:
+    pos: float  # y for horizontal rules, x for vertical ones
+    start: int
+    end: int
+    thickness: int
+
+
+@dataclass
+class Grid:
+    ys: list[float]  # horizontal rules, top to bottom
+    xs: list[float]  # vertical rules, left to right
+    h_rules: list[_Rule] = field(default_factory=list)
+    v_rules: list[_Rule] = field(default_factory=list)
+
+    @property
+    def bbox(self) -> BBox:
+        return (self.xs[0], self.ys[0], self.xs[-1], self.ys[-1])
+
+
+def _runs(line: np.ndarray, min_len: int) -> list[tuple[int, int]]:
+    """Runs of True at least min_len long in a 1-D mask."""
+    padded = np.concatenate(([False], line, [False]))
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    starts, ends = edges[0::2], edges[1::2]
+    keep = ends - starts >= min_len
+    return list(zip(starts[keep].tolist(), ends[keep].tolist(), strict=True))
+
+
+def _rules(dark: np.ndarray, min_len: int) -> list[_Rule]:
+    """Horizontal rules (transpose the mask for vertical ones): long runs in adjacent rows
+    merged into one rule of some thickness."""
+    found: list[_Rule] = []
+    open_rules: list[_Rule] = []
+    for y in range(dark.shape[0]):
+        runs = _runs(dark[y], min_len) if dark[y].sum() >= min_len else []
+        still_open = []
+        for x0, x1 in runs:
+            match = next(
+                (r for r in open_rules if abs(r.start - x0) < 20 and abs(r.end - x1) < 20), None
+            )
+            if match:
+                match.thickness += 1
+                match.pos = match.pos + 0.5 / match.thickness  # drift to the center
+                still_open.append(match)
+            else:
+                rule = _Rule(pos=float(y), start=x0, end=x1, thickness=1)
+                found.append(rule)
+                still_open.append(rule)
+        open_rules = still_open
+    return [r for r in found if r.thickness <= 12]  # thicker is a filled box, not a rule
+
+
+def find_grids(binary: Image.Image) -> list[Grid]:
+    dark = np.asarray(binary.convert("L")) < 128
+    height, width = dark.shape
+    h_rules = _rules(dark, max(80, width // 12))
+    v_rules = _rules(dark.T, max(40, height // 40))
+    grids: list[Grid] = []
+    used: set[int] = set()
+    for i, top in enumerate(h_rules):
+        if i in used:
+            continue
+        # Horizontal rules with about the same extent, and vertical rules joining them.
+        same = [
+            j
+            for j, r in enumerate(h_rules)
+            if j not in used and abs(r.start - top.start) < 30 and abs(r.end - top.end) < 30
+        ]
+        if len(same) < 3:
+            continue
+        rows = sorted((h_rules[j] for j in same), key=lambda r: r.pos)
+        y0, y1 = rows[0].pos, rows[-1].pos
+        verticals = [
+            v for v in v_rules
+            if top.start - 15 <= v.pos <= top.end + 15 and v.start <= y0 + 15 and v.end >= y0 + 10
+        ]  # fmt: skip
+        edges = [v for v in verticals if abs(v.pos - top.start) < 15 or abs(v.pos - top.end) < 15]
+        if len(verticals) < 3 or len(edges) < 2:
+            continue
+        xs = sorted({round(v.pos) for v in verticals})
+        merged_xs: list[float] = []
+        for x in xs:
+            if not merged_xs or x - merged_xs[-1] > 15:
+                merged_xs.append(float(x))
+        # Interior verticals that start lower (spanning header cells) count too.
+        for v in v_rules:
+            inside = (
+                top.start + 15 < v.pos < top.end - 15 and y0 - 15 <= v.start and v.end <= y1 + 15
+            )
+            if inside and all(abs(v.pos - x) > 15 for x in merged_xs):
+                merged_xs.append(float(v.pos))
+        merged_xs.sort()
+        used.update(same)
+        grids.append(Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules))
+    return grids
+
+
+def _has_v_rule(grid: Grid, x: float, y0: float, y1: float) -> bool:
+    span = y1 - y0
+    return any(
+        abs(v.pos - x) < 15 and min(v.end, y1) - max(v.start, y0) >= 0.6 * span
+        for v in grid.v_rules
+    )
+
+
+def _has_h_rule(grid: Grid, y: float, x0: float, x1: float) -> bool:
+    span = x1 - x0
+    return any(
+        abs(h.pos - y) < 15 and min(h.end, x1) - max(h.start, x0) >= 0.6 * span
+        for h in grid.h_rules
+    )
+
+
+def table_block(grid: Grid, words: list[Word], ink) -> ReadBlock:
+    """The table's cells (with spans) filled with the words whose centers fall inside them."""
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    texts: list[list[list[str]]] = [[[] for _ in range(n_cols)] for _ in range(n_rows)]
+    for w in words:
+        if w.bbox is None:
+            continue
+        cx, cy = (w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2
+        r = next((i for i in range(n_rows) if grid.ys[i] <= cy < grid.ys[i + 1]), None)
+        c = next((j for j in range(n_cols) if grid.xs[j] <= cx < grid.xs[j + 1]), None)
+        if r is not None and c is not None:
+            texts[r][c].append(w.text)
+    owner: dict[tuple[int, int], tuple[int, int]] = {}
+    rows: list[list[dict]] = []
+    for r in range(n_rows):
+        row: list[dict] = []
+        for c in range(n_cols):
+            if (r, c) in owner:
+                continue
+            colspan = 1
+            while c + colspan < n_cols and not _has_v_rule(
+                grid, grid.xs[c + colspan], grid.ys[r], grid.ys[r + 1]
+            ):
+                colspan += 1
+            rowspan = 1
+            while r + rowspan < n_rows and not _has_h_rule(
+                grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan]
+            ):
+                rowspan += 1
+            words_in = []
+            for rr in range(r, r + rowspan):
+                for cc in range(c, c + colspan):
+                    owner[(rr, cc)] = (r, c)
+                    words_in.extend(texts[rr][cc])
+            row.append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
+                        "colspan": colspan})  # fmt: skip
+        rows.append(row)
+    if rows and _header_row(grid, ink):
+        for cell in rows[0]:
+            cell["header"] = True
+    return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
+
+
+def _header_row(grid: Grid, ink) -> bool:
+    """A heavier rule under the first row, or first-row text darker than the rest."""
+    thickness = sorted(h.thickness for h in grid.h_rules)
+    median = thickness[len(thickness) // 2]
+    if len(grid.h_rules) > 2 and grid.h_rules[1].thickness >= 1.6 * max(median, 1):
+        return True
+    x0, x1 = grid.xs[0], grid.xs[-1]
+    first = ink((int(x0) + 4, int(grid.ys[0]) + 4, int(x1) - 4, int(grid.ys[1]) - 4))
+    rest = ink((int(x0) + 4, int(grid.ys[1]) + 4, int(x1) - 4, int(grid.ys[-1]) - 4))
+    return rest > 0 and first >= 1.3 * rest
