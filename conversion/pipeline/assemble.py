@@ -19,7 +19,7 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
-from models.engine import PageReading, ReadBlock
+from models.engine import PageReading, ReadBlock, Word
 from models.language import detect_language
 
 LOW_CONFIDENCE = 60.0
@@ -54,6 +54,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
         blocks = _merge_broken_paragraphs(_attach_captions(blocks))
         pending_items: list[ReadBlock] = []
+        blocks = _dash_continuations(blocks)
         for rb in blocks:
             if rb.kind == "list_item":
                 pending_items.append(rb)
@@ -201,6 +202,28 @@ def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
             taken.add(best)
             fig.text = blocks[best].text.strip()
     return [b for i, b in enumerate(blocks) if i not in taken]
+
+
+def _dash_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A lone "item" opened by a dash right after an unfinished sentence is that sentence's
+    continuation ("...into the track — existing notes are kept"), not a list."""
+    out: list[ReadBlock] = []
+    for i, rb in enumerate(blocks):
+        prev = out[-1] if out else None
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if (
+            rb.kind == "list_item"
+            and rb.marker in ("-", "–", "—")
+            and prev is not None
+            and prev.kind == "paragraph"
+            and not _SENTENCE_END.search(prev.text.strip())
+            and (nxt is None or nxt.kind != "list_item")
+        ):
+            prev.text = f"{prev.text.rstrip()} — {rb.text.lstrip()}"
+            prev.words = prev.words + [Word(text="—", confidence=100.0)] + rb.words
+            continue
+        out.append(rb)
+    return out
 
 
 def _same_body_text(prev: ReadBlock, rb: ReadBlock) -> bool:

@@ -445,7 +445,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
         ordered = _ORDERED.match(text)
         if bullet:
             block.kind = "list_item"
-            block.marker = "•"
+            block.marker = bullet.group(0).strip()
             block.text = text[bullet.end() :]
             block.words = words[1:] if len(words) > 1 else words
         elif ordered and len(group) >= 1 and len(text) > ordered.end() + 2:
