@@ -9,8 +9,11 @@ from conversion.pipeline.rasterize import RasterOptions
 from conversion.pipeline.validate import Limits
 
 
-def convert_options(*, language: str | None = None) -> ConvertOptions:
+def convert_options(*, language: str | None = None, engine: str | None = None) -> ConvertOptions:
+    # The model reads pages in batches (one generate for several pages); Tesseract one by one.
+    batch = settings.AXIYA_GEMMA_BATCH if engine == "gemma" else 1
     return ConvertOptions(
+        batch_size=batch,
         limits=Limits(
             max_bytes=settings.AXIYA_MAX_UPLOAD_MB * 1024 * 1024,
             max_pages=settings.AXIYA_MAX_PAGES,

@@ -40,7 +40,7 @@ class Command(BaseCommand):
         except ConversionError as exc:
             self.stderr.write(f"error {exc.code}: {exc.message}")
             sys.exit(exc.exit_code)
-        opts = convert_options(language=options["language"])
+        opts = convert_options(language=options["language"], engine=engine.name)
         for pdf in options["pdfs"]:
             bar = None
             if not options["no_progress"]:
