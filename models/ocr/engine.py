@@ -70,6 +70,7 @@ class TesseractEngine:
         self._tessdata = find_tessdata()
         self._lock = threading.Lock()
         self._api = self._new_api(languages, tesserocr.PSM.AUTO)
+        self._api_turned = self._new_api(languages, tesserocr.PSM.AUTO)  # a sideways page's read
         self._extra: dict = {}
         self._osd = None
         if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
@@ -95,6 +96,7 @@ class TesseractEngine:
 
     def close(self) -> None:
         self._api.End()
+        self._api_turned.End()
         for api in self._extra.values():
             api.End()
         if self._osd is not None:
@@ -185,15 +187,26 @@ class TesseractEngine:
     def _read(self, page: PageImage) -> PageReading:
         tess = self._tesserocr
         started = time.perf_counter()
-        gray = page.image.convert("L")
-        rotation = self._orientation(gray) if self.detect_rotation else 0
-        if rotation:
-            gray = gray.rotate(rotation, expand=True)
-        gray, skew = deskew(gray)
+        original = page.image.convert("L")
+        gray, skew = deskew(original)
         osd_s = time.perf_counter() - started
-
         api = self._recognize(self._api, gray, page.dpi)
         paragraphs = _paragraphs(tess, api)
+        rotation = 0
+        if self.detect_rotation and not _reads_well(paragraphs):
+            # Upright pages read well and skip orientation detection; only a doubtful read pays
+            # for OSD (and a second read when the page turns out to lie on its side).
+            started_osd = time.perf_counter()
+            rotation = self._orientation(original)
+            if rotation:
+                turned, turned_skew = deskew(original.rotate(rotation, expand=True))
+                osd_s += time.perf_counter() - started_osd
+                turned_api = self._recognize(self._api_turned, turned, page.dpi)
+                turned_paragraphs = _paragraphs(tess, turned_api)
+                if _read_score(turned_paragraphs) >= 0.8 * _read_score(paragraphs):
+                    gray, skew, api, paragraphs = turned, turned_skew, turned_api, turned_paragraphs
+                else:
+                    rotation = 0
         language = self.primary
         page_lang = detect_language(
             " ".join(line.text for para in paragraphs for line in para), default=None
@@ -265,6 +278,28 @@ class _InkMeter:
 
 def _f(bbox) -> tuple[float, float, float, float]:
     return tuple(float(v) for v in bbox)  # type: ignore[return-value]
+
+
+def _read_score(paragraphs: list[_ParaLines]) -> float:
+    """Confident characters read: how well a page read."""
+    return sum(
+        len(w.text) * w.confidence / 100 for para in paragraphs for line in para for w in line.words
+    )
+
+
+def _reads_well(paragraphs: list[_ParaLines]) -> bool:
+    """Confident words on horizontal lines: an upright page (Tesseract also reads some
+    sideways pages, as vertical lines, but their layout is then lost)."""
+    words = [w for para in paragraphs for line in para for w in line.words]
+    if len(words) < 8:
+        return False
+    lines = [line for para in paragraphs for line in para if len(line.words) >= 2]
+    vertical = sum(1 for ln in lines if ln.height > 1.5 * (ln.bbox[2] - ln.bbox[0]))
+    if lines and vertical > len(lines) / 2:
+        return False
+    chars = sum(len(w.text) for w in words)
+    mean = sum(len(w.text) * w.confidence for w in words) / max(chars, 1)
+    return mean >= 75
 
 
 def _figures(tess, api) -> list[ReadBlock]:
