@@ -206,7 +206,7 @@ def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
 
 def _dash_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
     """A lone "item" opened by a dash right after an unfinished sentence is that sentence's
-    continuation ("...into the track — existing notes are kept"), not a list."""
+    continuation ("...into the track —existing notes are kept"), not a list."""
     out: list[ReadBlock] = []
     for i, rb in enumerate(blocks):
         prev = out[-1] if out else None
@@ -219,8 +219,9 @@ def _dash_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
             and not _SENTENCE_END.search(prev.text.strip())
             and (nxt is None or nxt.kind != "list_item")
         ):
-            prev.text = f"{prev.text.rstrip()} — {rb.text.lstrip()}"
-            prev.words = prev.words + [Word(text="—", confidence=100.0)] + rb.words
+            prev.text = f"{prev.text.rstrip()} —{rb.text.lstrip()}"
+            dashed = [Word(text="—" + w.text, confidence=w.confidence) for w in rb.words[:1]]
+            prev.words = prev.words + dashed + rb.words[1:]
             continue
         out.append(rb)
     return out
