@@ -306,6 +306,7 @@ def write_manifest(
     int4: bool,
     ple: dict[str, Any],
     source: dict[str, Any],
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     files = {}
     for p in sorted(out.rglob("*")):
@@ -340,6 +341,7 @@ def write_manifest(
             "transformers": transformers.__version__,
             "onnxruntime": onnxruntime.__version__,
         },
+        **(extra or {}),
         "files": files,
     }
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1))
@@ -356,6 +358,7 @@ def build_package(
     ep: str = "default",
     ple_format: str = "ggml-q4_0",
     source: dict[str, Any] | None = None,
+    fast: bool = False,
 ) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
@@ -409,4 +412,16 @@ def build_package(
         int4=int4,
         ple=ple_info,
         source=source or {"checkpoint": str(ckpt)},
+        extra=fast_graphs(out, cfg, fast=fast, ep=ep, ple=ple),
     )
+
+
+def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str) -> dict:
+    """Static-KV-cache prefill/step graphs (models.export.fast) when asked for."""
+    if not fast:
+        return {}
+    if ep != "default" or ple != "graph":
+        raise ValueError("--fast needs --ep default (ONNX Attention nodes) and --ple graph")
+    from models.export.fast import build_fast
+
+    return {"fast": build_fast(out, cfg)}

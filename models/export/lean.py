@@ -60,6 +60,7 @@ def build_random_lean(
     ple: str = "external",
     ep: str = "default",
     seed: int = 0,
+    fast: bool = False,
 ) -> dict[str, Any]:
     """Write a random-weight package of `kind` ("tiny" or "e2b") to `out`; returns the manifest."""
 
@@ -67,11 +68,12 @@ def build_random_lean(
         shutil.rmtree(out)
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="axiya-cfg-") as tmp:
-        return _build(kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed)
+        return _build(kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed,
+                      fast=fast)
 
 
 def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, ep: str,
-           seed: int) -> dict[str, Any]:  # fmt: skip
+           seed: int, fast: bool = False) -> dict[str, Any]:  # fmt: skip
     import torch
     from transformers import Gemma4ForConditionalGeneration
 
@@ -117,5 +119,6 @@ def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, 
     )
     manifest = B.write_manifest(out, ckpt=ck, dtype=dtype, ep=ep, int4=int4, ple=ple_info,
                                 source={"random": kind, "seed": seed, "weights": "random",
-                                        "route": "lean"})  # fmt: skip
+                                        "route": "lean"},
+                                extra=B.fast_graphs(out, cfg, fast=fast, ep=ep, ple=ple))  # fmt: skip
     return manifest

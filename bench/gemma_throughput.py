@@ -1,0 +1,350 @@
+"""Gemma 4 E2B-shaped page throughput on one GPU: our fast onnxruntime path vs transformers' eager
+`generate`, in one go (random weights: speed only, never quality).
+
+    python bench/gemma_throughput.py --package /tmp/e2b-fast --build   # build if missing, run all
+
+Parts (each in its own process, so GPU memory of one never counts against the other):
+  ours  builds nothing; loads the package's fast graphs (models.gemma.fast.FastGemma), makes N
+        synthetic page images of exactly `--soft-tokens` image tokens, warms up at the benchmark
+        shape, then times: preprocessing + vision, prefill, greedy decode of exactly
+        `--new-tokens` tokens per page (stop ids ignored), batch `--batch`.
+  hf    transformers Gemma4ForConditionalGeneration (E2B config, random bf16 weights, eager
+        attention) `generate` at batch `--hf-batch`, the same prompt length, the same new tokens.
+Writes bench/results/gemma-<date>-<gpu>.json with the merged numbers and the memory-bandwidth
+roofline of a decode step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+HBM_BYTES_PER_S = 4.8e12  # H200 datasheet (KINDS.md measured ~4.3e12 on a device-to-device copy)
+
+
+class GpuMemPoll:
+    """Peak device memory in use (nvidia-smi, whole GPU) while the block runs."""
+
+    def __init__(self, period: float = 0.25) -> None:
+        self.period, self.peak_mib, self._stop = period, 0.0, threading.Event()
+
+    def _read(self) -> float:
+        try:
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                capture_output=True, text=True, timeout=5).stdout  # fmt: skip
+            return float(out.split()[0])
+        except Exception:
+            return 0.0
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.peak_mib = max(self.peak_mib, self._read())
+            self._stop.wait(self.period)
+
+    def __enter__(self) -> GpuMemPoll:
+        self._t = threading.Thread(target=self._loop, daemon=True)
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._t.join()
+
+
+def gpu_name() -> str:
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()  # fmt: skip
+    except Exception:
+        return "unknown"
+
+
+def synthetic_pages(n_distinct: int, width: int, height: int) -> list[Any]:
+    """Text-like page images (deterministic), sized so that no resize happens."""
+    from PIL import Image, ImageDraw
+
+    pages = []
+    for k in range(n_distinct):
+        img = Image.new("RGB", (width, height), "white")
+        d = ImageDraw.Draw(img)
+        d.text((100, 80), f"Chapter {k + 1}. A synthetic page for benchmarks", fill="black")
+        for i in range((height - 200) // 22):
+            d.text((100, 140 + i * 22), f"{k}.{i:03d} the quick brown fox jumps over the lazy "
+                   "dog; 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ", fill="black")  # fmt: skip
+        pages.append(img)
+    return pages
+
+
+def page_size(soft_tokens: int, patch: int = 16, pool: int = 3) -> tuple[int, int]:
+    """(width, height) with exactly `soft_tokens` image tokens and no resize (portrait)."""
+    side = patch * pool
+    best = None
+    for rows in range(1, soft_tokens + 1):
+        if soft_tokens % rows == 0:
+            cols = soft_tokens // rows
+            if rows >= cols and (best is None or rows - cols < best[0] - best[1]):
+                best = (rows, cols)
+    rows, cols = best  # type: ignore[misc]
+    return cols * side, rows * side
+
+
+def decode_step_bytes(man: dict[str, Any], pkg: Path, batch: int, mean_ctx: float) -> dict:
+    """Bytes a decode step must read at least: every decoder weight once (the LM head included;
+    the embedding/PLE rows of B tokens are negligible) + each attention layer's valid KV."""
+    t = man["config"]["text"]
+    weights = (pkg / "decoder" / "model.onnx.data").stat().st_size
+    item = 2 if man["dtype"] == "fp16" else 4
+    kv_row = 0.0
+    for i, ltype in enumerate(t["layer_types"]):
+        if ltype == "full_attention":
+            kv_row += mean_ctx * 2 * t["global_head_dim"] * item
+        else:
+            kv_row += min(mean_ctx, t["sliding_window"]) * 2 * t["head_dim"] * item
+    total = weights + batch * kv_row
+    step_s = total / HBM_BYTES_PER_S
+    return {
+        "weights_bytes_per_step": weights,
+        "kv_bytes_per_step": batch * kv_row,
+        "bytes_per_step": total,
+        "mean_context_tokens": mean_ctx,
+        "hbm_bytes_per_s": HBM_BYTES_PER_S,
+        "min_step_ms": step_s * 1e3,
+        "roofline_decode_tokens_per_s": batch / step_s,
+    }
+
+
+def run_ours(a: argparse.Namespace) -> dict[str, Any]:
+    import numpy as np
+
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    pkg = a.package
+    man = json.loads((pkg / "manifest.json").read_text())
+    poll = GpuMemPoll()
+    with poll:
+        t = time.perf_counter()
+        eng = FastGemma(pkg, max_soft_tokens=a.soft_tokens, verify=False,
+                        prefill_chunk=a.prefill_chunk, cuda_graph=not a.no_cuda_graph,
+                        log_severity=2)  # fmt: skip
+        load_s = time.perf_counter() - t
+        w, h = page_size(a.soft_tokens, eng.vision["patch_size"], eng.vision["pooling_kernel_size"])
+        imgs = synthetic_pages(8, w, h)
+        prompt = "Transcribe this page in reading order as Markdown with HTML tables."
+        reqs = [PageRequest(prompt, imgs[i % len(imgs)]) for i in range(a.pages)]
+        # Warm-up at the benchmark shape (same batch and cache length: the CUDA graphs are
+        # captured here), few tokens.
+        t = time.perf_counter()
+        wp, _ = eng.prepare(reqs[: a.batch])
+        width = max(len(p.ids) for p in wp)
+        length = -(-(width + a.new_tokens) // 64) * 64
+        eng.generate_prompts(wp, max_new_tokens=8, ignore_stop=True, length=length)
+        del wp
+        warm_s = time.perf_counter() - t
+        # Timed: every page through preprocessing, vision, prefill and decode.
+        tm = {"preprocess_s": 0.0, "vision_s": 0.0, "prefill_s": 0.0, "decode_s": 0.0}
+        prompt_tokens = new_tokens = steps = iters = 0
+        batches = [reqs[r0 : r0 + a.batch] for r0 in range(0, a.pages, a.batch)]
+        t0 = time.perf_counter()
+        # The next batch's preprocessing + vision runs on a thread while this batch decodes.
+        from concurrent.futures import ThreadPoolExecutor
+
+        ahead = ThreadPoolExecutor(1)
+        nxt = ahead.submit(eng.prepare, batches[0])
+        for k in range(len(batches)):
+            prompts, pt = nxt.result()
+            if k + 1 < len(batches):
+                nxt = ahead.submit(eng.prepare, batches[k + 1])
+            gens = eng.generate_prompts(prompts, max_new_tokens=a.new_tokens, ignore_stop=True,
+                                        length=length)  # fmt: skip
+            for k in ("preprocess_s", "vision_s"):
+                tm[k] += pt[k]
+            tm["prefill_s"] += gens[0].timings["prefill_s"]
+            tm["decode_s"] += gens[0].timings["decode_s"]
+            steps += int(gens[0].timings["decode_steps"]) * len(gens)
+            iters += int(gens[0].timings["decode_steps"])
+            prompt_tokens += sum(g.prompt_tokens for g in gens)
+            new_tokens += sum(len(g.token_ids) for g in gens)
+            assert all(len(g.token_ids) == a.new_tokens for g in gens)
+        total_s = time.perf_counter() - t0
+        sample = gens[0].token_ids[:16]
+    mean_prompt = prompt_tokens / a.pages
+    roof = decode_step_bytes(man, pkg, a.batch, mean_prompt + a.new_tokens / 2)
+    dec_tps = steps / tm["decode_s"]
+    return {
+        "engine": "models.gemma.fast (onnxruntime %s, %s, cuda graph %s)"
+        % (eng.ort.__version__, eng.device[0], eng.cuda_graph),
+        "package": str(pkg),
+        "dtype": man["dtype"],
+        "pages": a.pages,
+        "batch_size": a.batch,
+        "prefill_chunk": a.prefill_chunk,
+        "image_tokens_per_page": a.soft_tokens,
+        "page_image_size": [w, h],
+        "prompt_tokens_mean": mean_prompt,
+        "new_tokens_per_page": a.new_tokens,
+        "cache_length": length,
+        "load_s": load_s,
+        "warmup_s": warm_s,
+        "total_s": total_s,
+        **tm,
+        "pages_per_s": a.pages / total_s,
+        "decode_tokens_per_s": dec_tps,
+        "decode_ms_per_step": tm["decode_s"] / iters * 1e3,
+        "vision_overlapped_with_decode": len(batches) > 1,
+        "generated_tokens_per_s_end_to_end": new_tokens / total_s,
+        "prefill_tokens_per_s": prompt_tokens / tm["prefill_s"],
+        "vision_images_per_s": a.pages / tm["vision_s"],  # with overlap: under decode load
+        "preprocess_images_per_s": a.pages / tm["preprocess_s"],
+        "peak_gpu_mem_gb": poll.peak_mib * 2**20 / 1e9,
+        "roofline": roof,
+        "roofline_fraction": dec_tps / roof["roofline_decode_tokens_per_s"],
+        "sample_tokens": sample,
+        "nan_free": bool(np.all(np.array(sample) >= 0)),
+    }
+
+
+def run_hf(a: argparse.Namespace, prompt_len: int) -> dict[str, Any]:
+    import torch
+    import transformers
+    from transformers import Gemma4ForConditionalGeneration
+
+    from models.export.checkpoint import make_config
+
+    cfg = make_config("e2b")
+    torch.manual_seed(0)
+    t = time.perf_counter()
+    with torch.device("cuda"):
+        model = Gemma4ForConditionalGeneration._from_config(
+            cfg, dtype=torch.bfloat16, attn_implementation="eager")
+    model.eval()
+    init_s = time.perf_counter() - t
+    g = torch.Generator(device="cuda").manual_seed(0)
+    ids = torch.randint(3, 250_000, (a.hf_batch, prompt_len), device="cuda", generator=g)
+    mask = torch.ones_like(ids)
+    kw = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
+
+    def gen(n: int) -> float:
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        with torch.no_grad():
+            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n,
+                                 min_new_tokens=n, **kw)  # fmt: skip
+        torch.cuda.synchronize()
+        assert out.shape[1] == prompt_len + n, out.shape
+        return time.perf_counter() - t
+
+    gen(2)  # warm-up
+    t1 = gen(1)  # prefill + first token
+    tn = gen(a.new_tokens)
+    return {
+        "engine": f"transformers {transformers.__version__} eager generate, torch {torch.__version__}",
+        "dtype": "bf16",
+        "batch_size": a.hf_batch,
+        "prompt_tokens": prompt_len,
+        "new_tokens": a.new_tokens,
+        "init_s": init_s,
+        "prefill_s": t1,
+        "total_s": tn,
+        "decode_tokens_per_s": a.hf_batch * (a.new_tokens - 1) / (tn - t1),
+        "peak_torch_mem_gb": torch.cuda.max_memory_allocated() / 1e9,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--package", type=Path, required=True)
+    ap.add_argument("--build", action="store_true", help="build e2b-random fp16 --fast if missing")
+    ap.add_argument("--part", choices=["all", "ours", "hf"], default="all")
+    ap.add_argument("--pages", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--prefill-chunk", type=int, default=32)
+    ap.add_argument("--soft-tokens", type=int, default=1120)
+    ap.add_argument("--new-tokens", type=int, default=768)
+    ap.add_argument("--hf-batch", type=int, default=64)
+    ap.add_argument("--hf-prompt", type=int, default=0, help="HF prompt length (0: ours' mean)")
+    ap.add_argument("--no-cuda-graph", action="store_true")
+    ap.add_argument("--json", type=Path, help="part output (internal)")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    a = ap.parse_args(argv)
+
+    if a.part == "ours":
+        res = run_ours(a)
+    elif a.part == "hf":
+        res = run_hf(a, a.hf_prompt)
+    if a.part != "all":
+        text = json.dumps(res, indent=1)
+        print(text)
+        if a.json:
+            a.json.write_text(text)
+        return 0
+
+    build_s = None
+    if a.build and not (a.package / "manifest.json").exists():
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "models.export", "e2b-random", str(a.package),
+                        "--dtype", "fp16", "--ple", "graph", "--fast"], check=True, cwd=ROOT)  # fmt: skip
+        build_s = time.perf_counter() - t
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    base = [sys.executable, str(Path(__file__).resolve()), "--package", str(a.package),
+            "--pages", str(a.pages), "--batch", str(a.batch), "--soft-tokens", str(a.soft_tokens),
+            "--new-tokens", str(a.new_tokens), "--hf-batch", str(a.hf_batch),
+            "--prefill-chunk", str(a.prefill_chunk)] + (["--no-cuda-graph"] if a.no_cuda_graph
+                                                        else [])  # fmt: skip
+    ours_json = tmp / "gemma_ours.json"
+    subprocess.run([*base, "--part", "ours", "--json", str(ours_json)], check=True, cwd=ROOT)
+    ours = json.loads(ours_json.read_text())
+    plen = a.hf_prompt or round(ours["prompt_tokens_mean"])
+    hf_json = tmp / "gemma_hf.json"
+    hf: dict[str, Any] = {}
+    r = subprocess.run([*base, "--part", "hf", "--hf-prompt", str(plen), "--json", str(hf_json)],
+                       cwd=ROOT)  # fmt: skip
+    if r.returncode == 0:
+        hf = json.loads(hf_json.read_text())
+    else:
+        hf = {"error": f"exit {r.returncode}"}
+    gpu = gpu_name()
+    base_tps = hf.get("decode_tokens_per_s")
+    row = {
+        "device": gpu,
+        "date": time.strftime("%Y-%m-%d"),
+        "weights": "random (speed only, not quality)",
+        "build_s": build_s,
+        "batch_size": ours["batch_size"],
+        "pages": ours["pages"],
+        "pages_per_s": ours["pages_per_s"],
+        "decode_tokens_per_s": ours["decode_tokens_per_s"],
+        "prefill_tokens_per_s": ours["prefill_tokens_per_s"],
+        "vision_images_per_s": ours["vision_images_per_s"],
+        "peak_gpu_mem_gb": ours["peak_gpu_mem_gb"],
+        "baseline_hf_decode_tokens_per_s": base_tps,
+        "speedup_vs_hf_decode": ours["decode_tokens_per_s"] / base_tps if base_tps else None,
+        "roofline": ours["roofline"],
+        "roofline_fraction": ours["roofline_fraction"],
+        "targets": {"pages_per_s": 25, "decode_tokens_per_s": 20000, "speedup_vs_hf": 10},
+        "ours": ours,
+        "hf": hf,
+    }
+    a.out.mkdir(parents=True, exist_ok=True)
+    tag = "h200" if "H200" in gpu else gpu.lower().replace(" ", "-") or "gpu"
+    path = a.out / f"gemma-{time.strftime('%Y-%m-%d')}-{tag}.json"
+    path.write_text(json.dumps(row, indent=1))
+    print(json.dumps({k: v for k, v in row.items() if k not in ("ours", "hf", "roofline")},
+                     indent=1))  # fmt: skip
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,374 @@
+"""Static-KV-cache graphs for fast batched decoding (GPU worker): `decoder/prefill.onnx` and
+`decoder/step.onnx`, cut from the package's default-EP decoder (`decoder/model.onnx`).
+
+Both graphs reuse the decoder's weights file (`decoder/model.onnx.data`, same folder): no second
+copy on disk. What changes, per attention layer (the ONNX `Attention` nodes are replaced):
+
+- KV caches are preallocated by the caller and updated IN PLACE with `TensorScatter` (opset 24):
+  inputs `cache.{i}.key/value`, outputs `cache_out.{i}.key/value`; the caller binds each pair to
+  the same device buffer (I/O binding), so nothing is copied or reallocated per step.
+  Full-attention layers: `[B, 1, L, head_dim]`, slot = padded token index (linear).
+  Sliding layers: a ring of `[B, 1, W, head_dim]` (W = sliding window), slot = index % W: keys are
+  stored after RoPE, so their order in the ring does not matter for attention.
+- Attention is plain MatMul / Softmax / MatMul (one KV head: the query heads fold into rows, so
+  both products are strided-batched GEMMs that read the cache once). The masks come from per-row
+  left-padding offsets and the current slot - no Shape ops, nothing on the CPU.
+- The LM head runs on the last position only; `next_token` = ArgMax.
+
+prefill (fresh rows, left-padded to a common length S):
+    inputs_embeds [b,S,H], per_layer_inputs [b,S,P], attention_mask [b,S] (0 = left pad),
+    position_ids [b,S], cache.* -> next_token [b], next_input [b], logits [b,V] (last position),
+    cache_out.*
+step (one token per row, every row at the same padded index `slot`):
+    inputs_embeds [B,1,H], per_layer_inputs [B,1,P], slot [B], offsets [B] (left pad per row),
+    kv_index [L] (0..L-1), history [B,L] (int64), cache.*
+    -> next_token [B], next_input [B] (the id to embed next: multimodal ids -> pad),
+       history_out (next_token written at slot+1), slot_out (= slot + 1), cache_out.*
+    Bind `slot`/`slot_out`, `history`/`history_out` and each cache pair to the same buffers and the
+    step needs no host data between calls, so it can run as a CUDA graph.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+PREFILL_FILE = "decoder/prefill.onnx"
+STEP_FILE = "decoder/step.onnx"
+FAST_FORMAT = 1
+
+
+class _Builder:
+    """Appends nodes / constants to an onnx_ir graph."""
+
+    def __init__(self, graph: Any, prefix: str) -> None:
+        import onnx_ir as ir
+
+        self.ir, self.g, self.prefix, self.n = ir, graph, prefix, 0
+        self.consts: dict[tuple, Any] = {}
+
+    def const(self, value: Any, dtype: Any = np.int64) -> Any:
+        arr = np.asarray(value, dtype=dtype)
+        key = (arr.dtype.str, arr.shape, arr.tobytes())
+        if key not in self.consts:
+            self.n += 1
+            v = self.ir.Value(name=f"{self.prefix}c{self.n}", const_value=self.ir.tensor(arr))
+            self.g.initializers.add(v)
+            self.consts[key] = v
+        return self.consts[key]
+
+    def op(self, op_type: str, *inputs: Any, domain: str = "", outputs: int = 1, **attrs: Any) -> Any:
+        self.n += 1
+        node = self.ir.node(op_type, list(inputs), attributes=attrs, domain=domain,
+                            num_outputs=outputs, name=f"{self.prefix}{op_type}_{self.n}")  # fmt: skip
+        for k, o in enumerate(node.outputs):
+            o.name = f"{self.prefix}{op_type}_{self.n}_{k}"
+        self.g.append(node)
+        return node.outputs[0] if outputs == 1 else node.outputs
+
+
+def _layer_of(name: str) -> int:
+    import re
+
+    m = re.search(r"layers\.(\d+)/", name)
+    if not m:
+        raise ValueError(f"cannot tell the layer of node {name}")
+    return int(m.group(1))
+
+
+def _attention_nodes(g: Any) -> dict[int, Any]:
+    nodes = {_layer_of(n.name): n for n in g if n.op_type == "Attention" and n.domain == ""}
+    if not nodes:
+        raise ValueError("decoder has no ONNX Attention nodes (build it with --ep default)")
+    return nodes
+
+
+def _float_dtype(g: Any) -> Any:
+    return next(i for i in g.inputs if i.name == "inputs_embeds").dtype
+
+
+def _np_float(dtype: Any) -> Any:
+    import onnx_ir as ir
+
+    return np.float16 if dtype == ir.DataType.FLOAT16 else np.float32
+
+
+def _last_token_head(b: _Builder, g: Any) -> tuple[Any, Any]:
+    """LM head on the last position: norm output [B,S,H] -> Gather(-1) -> [B,H] -> head -> softcap.
+    Returns (logits [B,V], next_token [B]); the old logits/next_token nodes are left dead."""
+    head = next(n for n in g if n.op_type == "MatMul" and "lm_head" in n.name)
+    hidden = head.inputs[0]
+    last = b.op("Gather", hidden, b.const(-1), axis=1)  # [B, H]
+    # Clone the chain head -> ... -> logits onto the gathered row (elementwise after the MatMul).
+    old_to_new = {hidden: last}
+    chain, cur = [head], head
+    logits_old = next(o for o in g.outputs if o.name == "logits")
+    while cur.outputs[0] is not logits_old:
+        users = [u for u, _ in cur.outputs[0].uses()]
+        if len(users) != 1:
+            raise ValueError(f"unexpected LM-head chain at {cur.name}")
+        cur = users[0]
+        chain.append(cur)
+    for n in chain:
+        ins = [old_to_new.get(i, i) for i in n.inputs]
+        attrs = {k: v.value for k, v in n.attributes.items()}
+        old_to_new[n.outputs[0]] = b.op(n.op_type, *ins, domain=n.domain, **attrs)
+    logits = old_to_new[logits_old]
+    nxt = b.op("ArgMax", logits, axis=-1, keepdims=0)
+    return logits, nxt
+
+
+def _next_input(b: _Builder, nxt: Any, cfg: dict[str, Any]) -> Any:
+    """The id the embedding should see for a generated token: multimodal ids (image, audio,
+    video) become pad, as transformers embeds such ids when they carry no features."""
+    ids = cfg["ids"]
+    special = [ids[k] for k in ("image", "audio", "video") if ids.get(k) is not None]
+    hit = None
+    for sid in special:
+        e = b.op("Equal", nxt, b.const(sid))
+        hit = e if hit is None else b.op("Or", hit, e)
+    if hit is None:
+        return b.op("Identity", nxt)
+    return b.op("Where", hit, b.const(ids["pad"]), nxt)
+
+
+def _rename(v: Any, name: str, shape: list[Any], dtype: Any = None) -> Any:
+    import onnx_ir as ir
+
+    v.name = name
+    v.shape = ir.Shape(shape)
+    if dtype is not None:
+        v.dtype = dtype
+    return v
+
+
+def _cache_inputs(g: Any, cfg: dict[str, Any], *, batch: str, ring: bool) -> dict[int, tuple]:
+    import onnx_ir as ir
+
+    t = cfg["text"]
+    dt = _float_dtype(g)
+    caches = {}
+    for i, hd in zip(t["kv_layers"], t["kv_head_dims"], strict=True):
+        full = t["layer_types"][i] == "full_attention"
+        length = "kv_length" if (full or not ring) else t["sliding_window"]
+        pair = []
+        for kind in ("key", "value"):
+            v = ir.Value(name=f"cache.{i}.{kind}", type=ir.TensorType(dt),
+                         shape=ir.Shape([batch, 1, length, hd]))  # fmt: skip
+            g.inputs.append(v)
+            pair.append(v)
+        caches[i] = tuple(pair)
+    return caches
+
+
+def _finish(g: Any, outputs: list[Any]) -> None:
+    g.outputs.clear()
+    g.outputs.extend(outputs)
+    # Drop the old KV inputs and whatever fed only the replaced attention.
+    _remove_unused(g)
+    for v in list(g.inputs):
+        if not v.uses():
+            g.inputs.remove(v)
+    g.sort()
+
+
+def _remove_unused(g: Any) -> None:
+    outs = set(id(o) for o in g.outputs)
+    changed = True
+    while changed:
+        changed = False
+        for n in reversed(list(g)):
+            if any(o.uses() or id(o) in outs for o in n.outputs):
+                continue
+            g.remove(n, safe=True)
+            changed = True
+    for name in [k for k, v in g.initializers.items() if not v.uses()]:
+        del g.initializers[name]
+
+
+def _attn(b: _Builder, q: Any, k3: Any, v3: Any, bias: Any, *, heads: int, hd: int,
+          prefill: bool) -> Any:  # fmt: skip
+    """One KV head, `heads` query heads. prefill: q [B,S,heads*hd], k3/v3 [B,S,hd],
+    bias [B,heads*S,S] (rows head-major); step: q [B,1,heads*hd], k3/v3 [B,L,hd] (the cache), bias [B,1,L]."""
+    if prefill:
+        q4 = b.op("Transpose", b.op("Reshape", q, b.const([0, 0, heads, hd])), perm=[0, 2, 1, 3])
+        qr = b.op("Reshape", q4, b.const([0, -1, hd]))  # [B, heads*S, hd]
+        s = b.op("FusedMatMul", qr, k3, domain="com.microsoft", transB=1, alpha=1.0)
+        p = b.op("Softmax", b.op("Add", s, bias), axis=-1)  # bias: [B, heads*S, S] (tiled)
+        o = b.op("MatMul", p, v3)  # [B, heads*S, hd]
+        o = b.op("Transpose", b.op("Reshape", o, b.const([0, heads, -1, hd])), perm=[0, 2, 1, 3])
+        return b.op("Reshape", o, b.const([0, 0, heads * hd]))
+    qr = b.op("Reshape", q, b.const([0, heads, hd]))  # [B, heads, hd]
+    s = b.op("FusedMatMul", qr, k3, domain="com.microsoft", transB=1, alpha=1.0)  # [B,h,L]
+    p = b.op("Softmax", b.op("Add", s, bias), axis=-1)
+    o = b.op("MatMul", p, v3)  # [B, heads, hd]
+    return b.op("Reshape", o, b.const([0, 1, heads * hd]))
+
+
+def _check_attention(node: Any) -> None:
+    a = {k: v.value for k, v in node.attributes.items()}
+    if a.get("kv_num_heads") != 1 or float(a.get("scale", 1.0)) != 1.0 or a.get("softcap", 0):
+        raise ValueError(f"{node.name}: fast graphs support 1 KV head, scale 1, no softcap ({a})")
+
+
+def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
+    import onnx_ir as ir
+
+    g = model.graph
+    t = cfg["text"]
+    heads, W = t["num_attention_heads"], t["sliding_window"]
+    npf = _np_float(_float_dtype(g))
+    neg = float(np.finfo(npf).min) / 2
+    b = _Builder(g, "fastp/")
+    attn = _attention_nodes(g)
+    caches = _cache_inputs(g, cfg, batch="batch", ring=True)
+    mask = next(i for i in g.inputs if i.name == "attention_mask")
+    # Row-local indices 0..S-1 from the mask's shape (device ops only): ar [b,S].
+    ones = b.op("Add", b.op("Mul", mask, b.const(0)), b.const(1))
+    ar = b.op("Sub", b.op("CumSum", ones, b.const(1)), b.const(1))
+    qi = b.op("Unsqueeze", ar, b.const([2]))  # [b,S,1]
+    kj = b.op("Unsqueeze", ar, b.const([1]))  # [b,1,S]
+    causal = b.op("LessOrEqual", kj, qi)
+    keyok = b.op("Equal", b.op("Unsqueeze", mask, b.const([1])), b.const(1))
+    diag = b.op("Equal", kj, qi)  # padded query rows see themselves: no all-masked row
+    full_ok = b.op("Or", b.op("And", causal, keyok), diag)
+    win = b.op("Less", b.op("Sub", qi, kj), b.const(W))
+    slide_ok = b.op("Or", b.op("And", b.op("And", causal, win), keyok), diag)
+    zero, negc = b.const(0.0, npf), b.const(neg, npf)
+    reps = b.const([1, heads, 1])
+    bias = {
+        "full_attention": b.op("Tile", b.op("Where", full_ok, zero, negc), reps),
+        "sliding_attention": b.op("Tile", b.op("Where", slide_ok, zero, negc), reps),
+    }
+    seq = b.op("Add", b.op("Gather", ar, b.const(-1), axis=1), b.const(1))  # [b] = S
+    ring_at = b.op("Mod", b.op("Max", b.op("Sub", seq, b.const(W)), b.const(0)), b.const(W))
+    zeros_b = b.op("Mul", seq, b.const(0))
+    kv: dict[int, tuple[Any, Any]] = {}  # layer -> (k3, v3) of this prompt
+    outputs = []
+    shared = {int(k): v for k, v in t["kv_shared_from"].items()}
+    for i in sorted(attn):
+        node = attn[i]
+        _check_attention(node)
+        ltype = t["layer_types"][i]
+        hd = (t["global_head_dim"] if ltype == "full_attention" else t["head_dim"])
+        q = node.inputs[0]
+        if i in shared:
+            k3, v3 = kv[shared[i]]
+        else:
+            k3, v3 = node.inputs[1], node.inputs[2]
+            kv[i] = (k3, v3)
+            ck, cv = caches[i]
+            for c, x, kind in ((ck, k3, "key"), (cv, v3, "value")):
+                x4 = b.op("Unsqueeze", x, b.const([1]))  # [b,1,S,hd] (one KV head)
+                if ltype == "full_attention":
+                    out = b.op("TensorScatter", c, x4, zeros_b, axis=2)
+                else:
+                    tail = b.op("Slice", x4, b.const([-W]), b.const([2**62]), b.const([2]))
+                    out = b.op("TensorScatter", c, tail, ring_at, axis=2, mode="circular")
+                outputs.append(_rename(out, f"cache_out.{i}.{kind}", list(c.shape), c.dtype))
+        y = _attn(b, q, k3, v3, bias[ltype], heads=heads, hd=hd, prefill=True)
+        node.outputs[0].replace_all_uses_with(y)
+    logits, nxt = _last_token_head(b, g)
+    _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
+    _rename(logits, "logits", ["batch", t["vocab_size"]], _float_dtype(g))
+    nin = _rename(_next_input(b, nxt, cfg), "next_input", ["batch"], ir.DataType.INT64)
+    _finish(g, [nxt, nin, logits, *outputs])
+    return model
+
+
+def make_step(model: Any, cfg: dict[str, Any]) -> Any:
+    import onnx_ir as ir
+
+    g = model.graph
+    t = cfg["text"]
+    heads, W = t["num_attention_heads"], t["sliding_window"]
+    npf = _np_float(_float_dtype(g))
+    neg = float(np.finfo(npf).min) / 2
+    b = _Builder(g, "fasts/")
+    attn = _attention_nodes(g)
+    caches = _cache_inputs(g, cfg, batch="batch", ring=True)
+    i64 = ir.TensorType(ir.DataType.INT64)
+    slot = ir.Value(name="slot", type=i64, shape=ir.Shape(["batch"]))
+    offsets = ir.Value(name="offsets", type=i64, shape=ir.Shape(["batch"]))
+    kv_index = ir.Value(name="kv_index", type=i64, shape=ir.Shape(["kv_length"]))
+    history = ir.Value(name="history", type=i64, shape=ir.Shape(["batch", "kv_length"]))
+    g.inputs.extend([slot, offsets, kv_index, history])
+    # RoPE positions = slot - offsets (replaces the position_ids input).
+    pos_in = next(i for i in g.inputs if i.name == "position_ids")
+    pos = b.op("Unsqueeze", b.op("Sub", slot, offsets), b.const([1]))  # [B,1]
+    pos_in.replace_all_uses_with(pos)
+    cur = b.op("Unsqueeze", slot, b.const([1]))  # [B,1]
+    off = b.op("Unsqueeze", offsets, b.const([1]))
+    zero, negc = b.const(0.0, npf), b.const(neg, npf)
+    kidx = b.op("Unsqueeze", kv_index, b.const([0]))  # [1,L]
+    full_ok = b.op("And", b.op("GreaterOrEqual", kidx, off), b.op("LessOrEqual", kidx, cur))
+    ring_j = b.const(np.arange(W, dtype=np.int64)[None])  # [1,W]
+    ring_pos = b.op("Sub", cur, b.op("Mod", b.op("Sub", cur, ring_j), b.const(W)))  # padded index
+    ring_ok = b.op("GreaterOrEqual", ring_pos, off)
+    bias = {
+        "full_attention": b.op("Unsqueeze", b.op("Where", full_ok, zero, negc), b.const([1])),
+        "sliding_attention": b.op("Unsqueeze", b.op("Where", ring_ok, zero, negc), b.const([1])),
+    }
+    ring_at = b.op("Mod", slot, b.const(W))
+    kv: dict[int, tuple[Any, Any]] = {}
+    outputs = []
+    shared = {int(k): v for k, v in t["kv_shared_from"].items()}
+    for i in sorted(attn):
+        node = attn[i]
+        _check_attention(node)
+        ltype = t["layer_types"][i]
+        hd = (t["global_head_dim"] if ltype == "full_attention" else t["head_dim"])
+        if i in shared:
+            k3, v3 = kv[shared[i]]
+        else:
+            ck, cv = caches[i]
+            pair = []
+            for c, x, kind in ((ck, node.inputs[1], "key"), (cv, node.inputs[2], "value")):
+                x4 = b.op("Unsqueeze", x, b.const([1]))  # [B,1,1,hd]
+                at = slot if ltype == "full_attention" else ring_at
+                out = b.op("TensorScatter", c, x4, at, axis=2)
+                outputs.append(_rename(out, f"cache_out.{i}.{kind}", list(c.shape), c.dtype))
+                pair.append(b.op("Reshape", out, b.const([0, -1, hd])))  # [B,L,hd]
+            k3, v3 = kv[i] = tuple(pair)
+        y = _attn(b, node.inputs[0], k3, v3, bias[ltype], heads=heads, hd=hd, prefill=False)
+        node.outputs[0].replace_all_uses_with(y)
+    _, nxt = _last_token_head(b, g)
+    _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
+    # slot_out = slot + 1, computed after next_token (so after every reader of `slot`: it is
+    # written in place into the same buffer).
+    after = b.op("Add", b.op("Add", slot, b.op("Mul", nxt, b.const(0))), b.const(1))
+    slot_out = _rename(after, "slot_out", ["batch"], ir.DataType.INT64)
+    hist = b.op("TensorScatter", history, b.op("Unsqueeze", nxt, b.const([1])), slot_out, axis=1)
+    hist = _rename(hist, "history_out", ["batch", "kv_length"], ir.DataType.INT64)
+    nin = _rename(_next_input(b, nxt, cfg), "next_input", ["batch"], ir.DataType.INT64)
+    _finish(g, [nxt, nin, slot_out, hist, *outputs])
+    return model
+
+
+def build_fast(out: Path, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
+    weights file). Returns the manifest's "fast" section."""
+    import onnx_ir as ir
+
+    dec = out / "decoder" / "model.onnx"
+    for rel, make in ((PREFILL_FILE, make_prefill), (STEP_FILE, make_step)):
+        model = ir.load(dec)
+        make(model, cfg)
+        ir.save(model, out / rel)  # external tensors keep pointing at model.onnx.data
+        log.info("fast graph %s: %d nodes", rel, len(list(model.graph)))
+        del model
+    t = cfg["text"]
+    return {
+        "format": FAST_FORMAT,
+        "prefill": PREFILL_FILE,
+        "step": STEP_FILE,
+        "kv_layers": t["kv_layers"],
+        "kv_head_dims": t["kv_head_dims"],
+        "ring": t["sliding_window"],
+        "padding": "left",
+    }

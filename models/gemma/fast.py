@@ -1,0 +1,392 @@
+"""Fast batched greedy generation on the static-KV-cache graphs (`models.export.fast`).
+
+`FastGemma(package).generate(requests, max_new_tokens=...)` returns the same `Generation`s as
+`GemmaRuntime.generate` (greedy, identical tokens up to float rounding), built for throughput on
+the GPU worker:
+
+- one preallocated KV cache per decode batch on the device (full layers [B,1,L,hd], sliding layers
+  a ring [B,1,W,hd]); prefill writes rows in chunks (I/O binding by pointer into the row block),
+  decode updates it in place (TensorScatter, input and output bound to one buffer);
+- the prefill computes the LM head on the last position only;
+- a decode step is two graph runs (embedding of the previous ids, then the step graph); every
+  input and output lives at a fixed device address and the step graph advances its own state
+  (slot + 1, the token history), so no host data moves between steps and both sessions run as
+  CUDA graphs (onnxruntime `enable_cuda_graph`) when the CUDA EP is used;
+- tokens come back once per batch (the history buffer), or every `stop_check` steps to stop early
+  when every row has produced a stop id.
+
+Left padding: all rows of a batch share padded indices (prompt padded to the longest, S); row b
+starts at offset S - len_b; positions are index - offset, so results equal unpadded decoding.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.gemma.image import preprocess
+from models.gemma.package import Package, PackageError, load_package, session_error
+from models.gemma.prompt import PromptBuilder
+from models.gemma.runtime import Generation, PageRequest
+
+log = logging.getLogger(__name__)
+
+_NP = {"tensor(float)": np.float32, "tensor(float16)": np.float16, "tensor(int64)": np.int64}
+
+
+@dataclass
+class Prompt:
+    """A tokenized prompt and its image features (a device OrtValue, or None)."""
+
+    ids: np.ndarray
+    features: Any = None
+
+
+class _Sess:
+    def __init__(self, ort: Any, path: Path, prov: list[Any], opts: Any, device: tuple[str, int]):
+        try:
+            self.sess = ort.InferenceSession(str(path), sess_options=opts, providers=prov)
+        except Exception as exc:
+            raise session_error(path, exc) from exc
+        self.ort, self.device = ort, device
+        self.types = {i.name: _NP.get(i.type, np.float32) for i in self.sess.get_inputs()}
+        self.inputs = [i.name for i in self.sess.get_inputs()]
+        self.outputs = [o.name for o in self.sess.get_outputs()]
+
+
+class _Buf:
+    """A device buffer (an OrtValue) that can be bound whole or by row blocks."""
+
+    def __init__(self, ort: Any, shape: Sequence[int], dtype: Any, device: tuple[str, int],
+                 fill: np.ndarray | None = None) -> None:  # fmt: skip
+        self.shape, self.dtype = tuple(int(s) for s in shape), np.dtype(dtype)
+        if fill is not None:
+            self.ov = ort.OrtValue.ortvalue_from_numpy(
+                np.ascontiguousarray(fill.astype(self.dtype)), *device)
+        else:
+            self.ov = ort.OrtValue.ortvalue_from_shape_and_type(self.shape, self.dtype, *device)
+        self.ptr = self.ov.data_ptr()
+        self.row_bytes = int(np.prod(self.shape[1:], dtype=np.int64)) * self.dtype.itemsize
+
+    def bind(self, io: Any, name: str, device: tuple[str, int], *, output: bool = False,
+             rows: tuple[int, int] | None = None, shape: Sequence[int] | None = None,
+             offset: int = 0) -> None:  # fmt: skip
+        r0, r1 = rows if rows is not None else (0, self.shape[0])
+        shp = list(shape) if shape is not None else [r1 - r0, *self.shape[1:]]
+        ptr = self.ptr + r0 * self.row_bytes + offset
+        fn = io.bind_output if output else io.bind_input
+        fn(name, device[0], device[1], self.dtype, shp, ptr)
+
+    def write(self, a: np.ndarray) -> None:
+        self.ov.update_inplace(np.ascontiguousarray(a.astype(self.dtype).reshape(self.shape)))
+
+    def numpy(self) -> np.ndarray:
+        return self.ov.numpy()
+
+
+class FastGemma:
+    """Load a package with fast graphs once; `generate` batches of pages."""
+
+    def __init__(
+        self,
+        package: Path | str | Package,
+        *,
+        max_soft_tokens: int = 1120,
+        providers: Sequence[str] | None = None,
+        device_id: int = 0,
+        cuda_graph: bool = True,
+        prefill_chunk: int = 16,
+        verify: bool = True,
+        threads: int = 8,
+        log_severity: int = 3,
+    ) -> None:
+        import onnxruntime as ort
+
+        self.ort = ort
+        self.package = (
+            package if isinstance(package, Package) else load_package(package, verify=verify)
+        )
+        man = self.package.manifest
+        self.fast = man.get("fast")
+        if not self.fast:
+            raise PackageError(
+                f"{self.package.root}: no fast graphs (rebuild with `models.export ... --fast`)",
+                path=self.package.root,
+            )
+        if self.package.ple.get("placement") == "external":
+            raise PackageError("fast graphs need the PLE table in the graph (--ple graph)",
+                               path=self.package.root)  # fmt: skip
+        cfg = self.package.config
+        self.text, self.vision, self.ids = cfg["text"], cfg["vision"], cfg["ids"]
+        self.max_soft_tokens = max_soft_tokens
+        self.prefill_chunk = prefill_chunk
+        avail = ort.get_available_providers()
+        wanted = list(providers) if providers else (
+            ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in avail else ["CPUExecutionProvider"])  # fmt: skip
+        self.cuda = wanted[0] == "CUDAExecutionProvider"
+        self.device = ("cuda", device_id) if self.cuda else ("cpu", 0)
+        self.cuda_graph = cuda_graph and self.cuda
+        opts = ort.SessionOptions()
+        opts.log_severity_level = log_severity  # 2 shows nodes placed off the CUDA EP
+
+        def prov(graph: bool) -> list[Any]:
+            if not self.cuda:
+                return ["CPUExecutionProvider"]
+            o = {"device_id": str(device_id)}
+            if graph:
+                o["enable_cuda_graph"] = "1"
+            return [("CUDAExecutionProvider", o), "CPUExecutionProvider"]
+
+        root, g = self.package.root, self.package.graphs
+        t0 = time.perf_counter()
+        self.vis = _Sess(ort, root / g["vision_encoder"].file, prov(False), opts, self.device)
+        self.emb = _Sess(ort, root / g["embedding"].file, prov(False), opts, self.device)
+        self.pre = _Sess(ort, root / self.fast["prefill"], prov(False), opts, self.device)
+        try:
+            self.emb1 = _Sess(ort, root / g["embedding"].file, prov(self.cuda_graph), opts,
+                              self.device)  # fmt: skip
+            self.step = _Sess(ort, root / self.fast["step"], prov(self.cuda_graph), opts,
+                              self.device)  # fmt: skip
+        except PackageError as exc:
+            if not self.cuda_graph:
+                raise
+            log.warning("CUDA graph capture refused (%s); decoding without it", exc)
+            self.cuda_graph = False
+            self.emb1 = _Sess(ort, root / g["embedding"].file, prov(False), opts, self.device)
+            self.step = _Sess(ort, root / self.fast["step"], prov(False), opts, self.device)
+        self.load_s = time.perf_counter() - t0
+        self.float = self.emb.types["image_features"]
+        self.kv_layers = list(self.fast["kv_layers"])
+        self.kv_dims = dict(zip(self.kv_layers, self.fast["kv_head_dims"], strict=True))
+        self.ring = int(self.fast["ring"])
+        self.full = {i for i in self.kv_layers if self.text["layer_types"][i] == "full_attention"}
+        self.prompts = PromptBuilder(root / man["tokenizer"], prompt=self.package.prompt,
+                                     ids=self.ids)  # fmt: skip
+        self.stop_ids = set(self.prompts.stop_ids)
+        mm = [self.ids.get(k) for k in ("image", "audio", "video")]
+        self.multimodal = np.array([i for i in mm if i is not None], np.int64)
+        self.pool = ThreadPoolExecutor(max(1, threads))
+        self._state: dict[tuple[int, int], dict[str, Any]] = {}
+        self._graph_ids: dict[tuple[int, int], int] = {}
+        log.info("fast gemma on %s (cuda graph %s), sessions loaded in %.1f s",
+                 self.device, self.cuda_graph, self.load_s)  # fmt: skip
+
+    # ------------------------------------------------------------------ vision / prompts
+    def _run(self, s: _Sess, feeds: dict[str, Any], outs: dict[str, Any] | None = None,
+             run_options: Any = None) -> dict[str, Any]:  # fmt: skip
+        io = s.sess.io_binding()
+        for name, v in feeds.items():
+            if isinstance(v, np.ndarray):
+                v = self.ort.OrtValue.ortvalue_from_numpy(
+                    np.ascontiguousarray(v.astype(s.types[name], copy=False)), *self.device)
+            io.bind_ortvalue_input(name, v)
+        for name in s.outputs:
+            if outs is None or name not in outs:
+                io.bind_output(name, *self.device)
+        s.sess.run_with_iobinding(io, run_options)
+        return dict(zip(s.outputs, io.get_outputs(), strict=False)) if outs is None else {}
+
+    def encode_image(self, pre: Any) -> Any:
+        """Preprocessed image -> image features (device OrtValue [soft_tokens, hidden])."""
+        out = self._run(self.vis, {"pixel_values": pre.pixel_values[None],
+                                   "pixel_position_ids": pre.position_ids[None]})  # fmt: skip
+        feats = out["image_features"]
+        if feats.shape()[0] != pre.soft_tokens:
+            raise RuntimeError(
+                f"vision graph gave {feats.shape()[0]} features for {pre.soft_tokens} image tokens")
+        return feats
+
+    def _preprocess(self, r: PageRequest) -> Any:
+        if r.image is None:
+            return None
+        return preprocess(r.image, max_soft_tokens=self.max_soft_tokens,
+                          patch_size=self.vision["patch_size"],
+                          pooling=self.vision["pooling_kernel_size"])  # fmt: skip
+
+    def prepare(self, requests: Sequence[PageRequest]) -> tuple[list[Prompt], dict[str, float]]:
+        """Tokenize and run the vision graph (images preprocessed on a thread pool)."""
+        t0 = time.perf_counter()
+        pres = list(self.pool.map(self._preprocess, requests))
+        t1 = time.perf_counter()
+        prompts = []
+        for r, p in zip(requests, pres, strict=True):
+            feats = self.encode_image(p) if p is not None else None
+            n = 0 if p is None else p.soft_tokens
+            prompts.append(Prompt(self.prompts.build(content=r.prompt, image_tokens=n).ids, feats))
+        t2 = time.perf_counter()
+        return prompts, {"preprocess_s": t1 - t0, "vision_s": t2 - t1}
+
+    # ------------------------------------------------------------------ batch state
+    def _buffers(self, batch: int, length: int, width: int) -> dict[str, Any]:
+        """Device buffers for one (batch, cache length, prompt width) shape; reused across calls
+        (CUDA graphs replay against fixed addresses)."""
+        key = (batch, length)
+        ort, dev, h = self.ort, self.device, self.text["hidden_size"]
+        ple = self.emb.sess.get_outputs()[1].shape[-1]
+        chunk = min(self.prefill_chunk, batch)
+        st = self._state.get(key)
+        if st is not None:
+            if st["emb"].shape[:2] != (chunk, width):  # prefill scratch: exact width
+                st["emb"] = _Buf(ort, (chunk, width, h), self.float, dev,
+                                 fill=np.zeros((chunk, width, h)))  # fmt: skip
+                st["ple"] = _Buf(ort, (chunk, width, ple), self.float, dev,
+                                 fill=np.zeros((chunk, width, ple)))  # fmt: skip
+            return st
+        st = {"kv": {}}
+        for i in self.kv_layers:
+            n = length if i in self.full else self.ring
+            for kind in ("key", "value"):
+                st["kv"][f"{i}.{kind}"] = _Buf(ort, (batch, 1, n, self.kv_dims[i]), self.float, dev,
+                                               fill=np.zeros((batch, 1, n, self.kv_dims[i])))  # fmt: skip
+        st["emb"] = _Buf(ort, (chunk, width, h), self.float, dev, fill=np.zeros((chunk, width, h)))
+        st["ple"] = _Buf(ort, (chunk, width, ple), self.float, dev,
+                         fill=np.zeros((chunk, width, ple)))  # fmt: skip
+        st["emb1"] = _Buf(ort, (batch, 1, h), self.float, dev, fill=np.zeros((batch, 1, h)))
+        st["ple1"] = _Buf(ort, (batch, 1, ple), self.float, dev, fill=np.zeros((batch, 1, ple)))
+        for name in ("tokens", "first", "slot", "offsets"):
+            st[name] = _Buf(ort, (batch,), np.int64, dev, fill=np.zeros(batch))
+        st["kv_index"] = _Buf(ort, (length,), np.int64, dev, fill=np.arange(length))
+        st["history"] = _Buf(ort, (batch, length), np.int64, dev, fill=np.zeros((batch, length)))
+        st["no_features"] = ort.OrtValue.ortvalue_from_numpy(np.zeros((0, h), self.float), *dev)
+        # Bindings made once: the step and the embedding of the previous ids.
+        io = self.emb1.sess.io_binding()
+        st["tokens"].bind(io, "input_ids", dev, shape=(batch, 1))
+        io.bind_ortvalue_input("image_features", st["no_features"])
+        st["emb1"].bind(io, "inputs_embeds", dev, output=True)
+        st["ple1"].bind(io, "per_layer_inputs", dev, output=True)
+        st["io_emb1"] = io
+        io = self.step.sess.io_binding()
+        st["emb1"].bind(io, "inputs_embeds", dev)
+        st["ple1"].bind(io, "per_layer_inputs", dev)
+        for name in ("slot", "offsets", "kv_index", "history"):
+            st[name].bind(io, name, dev)
+        st["slot"].bind(io, "slot_out", dev, output=True)
+        st["history"].bind(io, "history_out", dev, output=True)
+        st["first"].bind(io, "next_token", dev, output=True)  # scratch: raw ids go to history
+        st["tokens"].bind(io, "next_input", dev, output=True)
+        for k, buf in st["kv"].items():
+            buf.bind(io, f"cache.{k}", dev)
+            buf.bind(io, f"cache_out.{k}", dev, output=True)
+        st["io_step"] = io
+        ro = self.ort.RunOptions()
+        if self.cuda_graph:
+            gid = self._graph_ids.setdefault(key, len(self._graph_ids) + 1)
+            ro.add_run_config_entry("gpu_graph_id", str(gid))
+        st["run_options"] = ro
+        self._state[key] = st
+        return st
+
+    # ------------------------------------------------------------------ generation
+    def generate(self, requests: Sequence[PageRequest], *, max_new_tokens: int = 1024,
+                 ignore_stop: bool = False) -> list[Generation]:  # fmt: skip
+        prompts, times = self.prepare(requests)
+        gens = self.generate_prompts(prompts, max_new_tokens=max_new_tokens,
+                                     ignore_stop=ignore_stop)  # fmt: skip
+        for gen in gens:
+            gen.timings.update(times)
+        return gens
+
+    def generate_prompts(self, prompts: Sequence[Prompt], *, max_new_tokens: int,
+                         ignore_stop: bool = False, stop_check: int = 64,
+                         length: int | None = None) -> list[Generation]:  # fmt: skip
+        """Greedy decoding of one batch (all prompts decode together)."""
+        if max_new_tokens < 1:
+            raise ValueError("max_new_tokens must be >= 1")
+        batch = len(prompts)
+        lens = np.array([len(p.ids) for p in prompts], np.int64)
+        width = int(lens.max())
+        need = width + max_new_tokens
+        length = max(length or 0, -(-need // 64) * 64)  # cache length, rounded: fewer shapes
+        st = self._buffers(batch, length, width)
+        t0 = time.perf_counter()
+        self._prefill(st, prompts, lens, width)
+        t1 = time.perf_counter()
+        first = st["first"].numpy().copy()
+        st["slot"].write(np.full(batch, width))
+        st["offsets"].write(width - lens)
+        steps = 0
+        for k in range(max_new_tokens - 1):
+            self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
+            self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+            steps += 1
+            if not ignore_stop and (k + 1) % stop_check == 0:
+                if self._all_stopped(st, first, width, width + k + 2):
+                    break
+        hist = st["history"].numpy()[:, width + 1 : width + 1 + steps].copy()
+        t2 = time.perf_counter()
+        out = []
+        for b, p in enumerate(prompts):
+            toks = [int(first[b]), *(int(x) for x in hist[b])]
+            finish = "length"
+            if not ignore_stop:
+                for j, tok in enumerate(toks):
+                    if tok in self.stop_ids:
+                        toks, finish = toks[:j], "stop"
+                        break
+            toks = toks[:max_new_tokens]
+            out.append(Generation(
+                text=self.prompts.decode(toks), token_ids=toks, prompt_tokens=len(p.ids),
+                finish_reason=finish,  # type: ignore[arg-type]
+                timings={"prefill_s": t1 - t0, "decode_s": t2 - t1,
+                         "decode_steps": float(steps)}))  # fmt: skip
+        return out
+
+    def _all_stopped(self, st: dict[str, Any], first: np.ndarray, width: int, end: int) -> bool:
+        h = st["history"].numpy()[:, width + 1 : end]
+        stops = np.array(sorted(self.stop_ids), np.int64)
+        done = np.isin(first, stops) | np.isin(h, stops).any(axis=1)
+        return bool(done.all())
+
+    def _prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
+                 width: int) -> None:  # fmt: skip
+        dev, pad = self.device, self.ids["pad"]
+        chunk = st["emb"].shape[0]
+        h = self.text["hidden_size"]
+        emb_tok = h * st["emb"].dtype.itemsize
+        ple_tok = st["ple"].shape[2] * st["ple"].dtype.itemsize
+        non_image = self.multimodal[self.multimodal != self.ids["image"]]
+        for r0 in range(0, len(prompts), chunk):
+            rows = list(range(r0, min(r0 + chunk, len(prompts))))
+            b = len(rows)
+            for j, r in enumerate(rows):
+                p = prompts[r]
+                n = len(p.ids)
+                remap = non_image if p.features is not None else self.multimodal
+                ids = np.where(np.isin(p.ids, remap), pad, p.ids).astype(np.int64)
+                io = self.emb.sess.io_binding()
+                io.bind_ortvalue_input("input_ids", self.ort.OrtValue.ortvalue_from_numpy(
+                    ids[None], *dev))  # fmt: skip
+                feats = p.features if p.features is not None else st["no_features"]
+                io.bind_ortvalue_input("image_features", feats)
+                off = width - n
+                st["emb"].bind(io, "inputs_embeds", dev, output=True, rows=(j, j + 1),
+                               shape=(1, n, h), offset=off * emb_tok)  # fmt: skip
+                st["ple"].bind(io, "per_layer_inputs", dev, output=True, rows=(j, j + 1),
+                               shape=(1, n, st["ple"].shape[2]), offset=off * ple_tok)  # fmt: skip
+                self.emb.sess.run_with_iobinding(io)
+            mask = (np.arange(width)[None] >= (width - lens[rows])[:, None]).astype(np.int64)
+            pos = np.maximum(np.arange(width)[None] - (width - lens[rows])[:, None], 0)
+            io = self.pre.sess.io_binding()
+            st["emb"].bind(io, "inputs_embeds", dev, rows=(0, b), shape=(b, width, h))
+            st["ple"].bind(io, "per_layer_inputs", dev, rows=(0, b),
+                           shape=(b, width, st["ple"].shape[2]))  # fmt: skip
+            for name, a in (("attention_mask", mask), ("position_ids", pos)):
+                io.bind_ortvalue_input(name, self.ort.OrtValue.ortvalue_from_numpy(
+                    np.ascontiguousarray(a.astype(np.int64)), *dev))  # fmt: skip
+            for k, buf in st["kv"].items():
+                buf.bind(io, f"cache.{k}", dev, rows=(r0, r0 + b))
+                buf.bind(io, f"cache_out.{k}", dev, output=True, rows=(r0, r0 + b))
+            st["first"].bind(io, "next_token", dev, output=True, rows=(r0, r0 + b))
+            st["tokens"].bind(io, "next_input", dev, output=True, rows=(r0, r0 + b))
+            io.bind_output("logits", *dev)
+            self.pre.sess.run_with_iobinding(io)
+
+
+__all__ = ["FastGemma", "Prompt"]

@@ -1,0 +1,69 @@
+"""Fast static-KV-cache graphs (models.export.fast + models.gemma.fast) against the reference
+runtime: the same greedy tokens for a batch of pages of different lengths (left padding, the
+sliding-window ring, KV sharing, prefill in chunks, multimodal-id remap)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+pytestmark = pytest.mark.parity
+
+
+@pytest.fixture(scope="module")
+def tiny_pkg_fast(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
+    from models.export.build import build_package
+
+    out = tmp_path_factory.mktemp("tiny-fast") / "pkg"
+    build_package(tiny_ckpt, out, fast=True)
+    return out
+
+
+def _page(rng: np.random.Generator, w: int, h: int) -> Image.Image:
+    return Image.fromarray(rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
+
+
+def test_fast_graphs_in_manifest(tiny_pkg_fast: Path) -> None:
+    from models.gemma.package import load_package
+
+    pkg = load_package(tiny_pkg_fast)
+    fast = pkg.manifest["fast"]
+    for rel in (fast["prefill"], fast["step"]):
+        assert rel in pkg.manifest["files"]
+    assert fast["ring"] == pkg.config["text"]["sliding_window"]
+
+
+def test_fast_matches_runtime(tiny_pkg_fast: Path) -> None:
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import GemmaRuntime, PageRequest
+
+    rng = np.random.default_rng(1)
+    reqs = [
+        PageRequest("Read this page.", _page(rng, 120, 160)),
+        PageRequest("Transcribe all the text on this page, please.", _page(rng, 160, 120)),
+        PageRequest("Hi", None),
+    ]
+    ref = GemmaRuntime(tiny_pkg_fast, max_soft_tokens=70)
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    want = [ref.generate([r], max_new_tokens=24, ignore_stop=True)[0] for r in reqs]
+    got = fast.generate(reqs, max_new_tokens=24, ignore_stop=True)
+    for w, g in zip(want, got, strict=True):
+        assert g.prompt_tokens == w.prompt_tokens
+        assert g.token_ids == w.token_ids
+    # Same state reused (buffers of the same shape), stop handling on.
+    again = fast.generate(reqs, max_new_tokens=24)
+    for w, g in zip(want, again, strict=True):
+        cut = next((i for i, t in enumerate(w.token_ids) if t in fast.stop_ids), None)
+        assert g.token_ids == (w.token_ids if cut is None else w.token_ids[:cut])
+        assert g.finish_reason == ("length" if cut is None else "stop")
+
+
+def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
+    from models.gemma.fast import FastGemma
+    from models.gemma.package import PackageError
+
+    with pytest.raises(PackageError, match="fast"):
+        FastGemma(tiny_pkg)
