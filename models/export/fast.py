@@ -367,8 +367,56 @@ def build_fast(out: Path, cfg: dict[str, Any]) -> dict[str, Any]:
         "format": FAST_FORMAT,
         "prefill": PREFILL_FILE,
         "step": STEP_FILE,
+        "vision": build_fast_vision(out),
+        "vision_input": "unpadded",
         "kv_layers": t["kv_layers"],
         "kv_head_dims": t["kv_head_dims"],
         "ring": t["sliding_window"],
         "padding": "left",
     }
+
+
+VISION_FILE = "vision_encoder/fast.onnx"
+
+
+def make_vision(model: Any) -> int:
+    """Vision attention (MatMul + mask + Softmax + MatMul over [B, heads, P, P]) -> one
+    com.microsoft MultiHeadAttention per layer (flash / memory-efficient kernels on CUDA; the
+    P x P scores never reach device memory). The padding mask is dropped: feed UNPADDED patches
+    (only the valid ones) - their features are identical, padding only ever masked out."""
+    g = model.graph
+    b = _Builder(g, "fastv/")
+    count = 0
+    for sm in [n for n in g if n.op_type == "Softmax"]:
+        add = sm.inputs[0].producer()
+        qk = add.inputs[0].producer() if add is not None and add.op_type == "Add" else None
+        users = [u for u, _ in sm.outputs[0].uses()]
+        if qk is None or qk.op_type != "MatMul" or len(users) != 1 or users[0].op_type != "MatMul":
+            raise ValueError(f"unexpected vision attention around {sm.name}")
+        pv = users[0]
+        tr = [u for u, _ in pv.outputs[0].uses()][0]
+        out = [u for u, _ in tr.outputs[0].uses()][0]
+        if tr.op_type != "Transpose" or out.op_type != "Reshape":
+            raise ValueError(f"unexpected vision attention output at {pv.name}")
+        q4 = qk.inputs[0].producer().inputs[0]  # [B,P,N,H] (Transpose -> BNSH before)
+        k4 = qk.inputs[1].producer().inputs[0].producer().inputs[0]
+        v4 = pv.inputs[1].producer().inputs[0]
+        heads = q4.shape[2]
+        flat = [b.op("Reshape", x, b.const([0, 0, -1])) for x in (q4, k4, v4)]
+        y = b.op("MultiHeadAttention", *flat, domain="com.microsoft", num_heads=int(heads),
+                 scale=1.0)  # fmt: skip
+        out.outputs[0].replace_all_uses_with(y)
+        count += 1
+    _remove_unused(g)
+    g.sort()
+    return count
+
+
+def build_fast_vision(out: Path) -> str:
+    import onnx_ir as ir
+
+    model = ir.load(out / "vision_encoder" / "model.onnx")
+    n = make_vision(model)
+    ir.save(model, out / VISION_FILE)
+    log.info("fast vision graph: %d MultiHeadAttention", n)
+    return VISION_FILE

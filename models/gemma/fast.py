@@ -56,6 +56,9 @@ class _Sess:
         except Exception as exc:
             raise session_error(path, exc) from exc
         self.ort, self.device = ort, device
+        if device[0] == "cuda" and "CUDAExecutionProvider" not in self.sess.get_providers():
+            raise PackageError(f"{path}: the CUDA execution provider did not load "
+                               "(CUDA / cuDNN libraries missing?)", path=path)  # fmt: skip
         self.types = {i.name: _NP.get(i.type, np.float32) for i in self.sess.get_inputs()}
         self.inputs = [i.name for i in self.sess.get_inputs()]
         self.outputs = [o.name for o in self.sess.get_outputs()]
@@ -131,6 +134,11 @@ class FastGemma:
         wanted = list(providers) if providers else (
             ["CUDAExecutionProvider"] if "CUDAExecutionProvider" in avail else ["CPUExecutionProvider"])  # fmt: skip
         self.cuda = wanted[0] == "CUDAExecutionProvider"
+        if self.cuda and hasattr(ort, "preload_dlls"):
+            try:  # CUDA / cuDNN from the nvidia-* wheels when they are not on the loader path
+                ort.preload_dlls()
+            except Exception as exc:  # pragma: no cover - depends on the machine
+                log.info("onnxruntime.preload_dlls: %s", exc)
         self.device = ("cuda", device_id) if self.cuda else ("cpu", 0)
         self.cuda_graph = cuda_graph and self.cuda
         opts = ort.SessionOptions()
@@ -146,7 +154,10 @@ class FastGemma:
 
         root, g = self.package.root, self.package.graphs
         t0 = time.perf_counter()
-        self.vis = _Sess(ort, root / g["vision_encoder"].file, prov(False), opts, self.device)
+        # The fast vision graph (MultiHeadAttention) takes unpadded patches only; encode_image
+        # always strips the padding (identical features either way).
+        vis = self.fast.get("vision", g["vision_encoder"].file)
+        self.vis = _Sess(ort, root / vis, prov(False), opts, self.device)
         self.emb = _Sess(ort, root / g["embedding"].file, prov(False), opts, self.device)
         self.pre = _Sess(ort, root / self.fast["prefill"], prov(False), opts, self.device)
         try:
@@ -195,8 +206,9 @@ class FastGemma:
 
     def encode_image(self, pre: Any) -> Any:
         """Preprocessed image -> image features (device OrtValue [soft_tokens, hidden])."""
-        out = self._run(self.vis, {"pixel_values": pre.pixel_values[None],
-                                   "pixel_position_ids": pre.position_ids[None]})  # fmt: skip
+        n = int((pre.position_ids[:, 0] >= 0).sum())  # padding sits at the end
+        out = self._run(self.vis, {"pixel_values": pre.pixel_values[None, :n],
+                                   "pixel_position_ids": pre.position_ids[None, :n]})  # fmt: skip
         feats = out["image_features"]
         if feats.shape()[0] != pre.soft_tokens:
             raise RuntimeError(

@@ -31,7 +31,7 @@ def test_fast_graphs_in_manifest(tiny_pkg_fast: Path) -> None:
 
     pkg = load_package(tiny_pkg_fast)
     fast = pkg.manifest["fast"]
-    for rel in (fast["prefill"], fast["step"]):
+    for rel in (fast["prefill"], fast["step"], fast["vision"]):
         assert rel in pkg.manifest["files"]
     assert fast["ring"] == pkg.config["text"]["sliding_window"]
 
@@ -67,3 +67,31 @@ def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
 
     with pytest.raises(PackageError, match="fast"):
         FastGemma(tiny_pkg)
+
+
+@pytest.mark.gpu
+def test_fast_cuda_matches_cpu_runtime(tiny_ckpt: Path, tmp_path: Path) -> None:
+    """On a CUDA machine: the fast path on the CUDA EP (CUDA graphs on and off) gives the CPU
+    reference runtime's tokens (fp32 tiny package)."""
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA execution provider")
+    from models.export.build import build_package
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import GemmaRuntime, PageRequest
+
+    pkg = tmp_path / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True)
+    rng = np.random.default_rng(2)
+    reqs = [PageRequest("Read this page.", _page(rng, 120, 160)),
+            PageRequest("Transcribe all the text on this page, please.", _page(rng, 160, 120)),
+            PageRequest("Hi", None)]  # fmt: skip
+    ref = GemmaRuntime(pkg, max_soft_tokens=70, providers=["CPUExecutionProvider"])
+    want = [ref.generate([r], max_new_tokens=24, ignore_stop=True)[0].token_ids for r in reqs]
+    for graph in (True, False):
+        fast = FastGemma(pkg, max_soft_tokens=70, prefill_chunk=2, cuda_graph=graph,
+                         providers=["CUDAExecutionProvider"])  # fmt: skip
+        assert fast.cuda_graph == graph
+        for _ in range(2):  # the second call replays the captured graphs
+            got = fast.generate(reqs, max_new_tokens=24, ignore_stop=True)
+            assert [g.token_ids for g in got] == want
