@@ -17,6 +17,33 @@ CORPUS = RESOURCES / "corpus"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def wait_job(job_id, timeout: float = 120):
+    """Poll a job until it finishes (done, needs_review or failed)."""
+    from conversion.models import Job
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        job = Job.objects.get(pk=job_id)
+        if job.is_finished:
+            return job
+        time.sleep(0.3)
+    raise AssertionError(f"job {job_id} did not finish: {Job.objects.get(pk=job_id).status}")
+
+
+@pytest.fixture
+def alice(db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+
+
+@pytest.fixture
+def bob(db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("bob", password="pw-bob-123")
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     return CORPUS

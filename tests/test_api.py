@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import zipfile
 
 import pytest
@@ -18,19 +17,9 @@ from rest_framework.test import APIClient
 
 from conversion import services, storage
 from conversion.models import Job, JobStatus
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, wait_job
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
-
-
-def wait_job(job_id, timeout: float = 120) -> Job:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        job = Job.objects.get(pk=job_id)
-        if job.is_finished:
-            return job
-        time.sleep(0.3)
-    raise AssertionError(f"job {job_id} did not finish: {Job.objects.get(pk=job_id).status}")
 
 
 def pdf_upload(name: str = "linn.pdf", source: str = "linn.pdf") -> SimpleUploadedFile:
@@ -57,16 +46,6 @@ def _clear_throttle_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def alice(db):
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
-
-
-@pytest.fixture
-def bob(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -11,22 +9,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from conversion import services, storage
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.errors import ConversionError
-from tests.conftest import CORPUS
-
-
-def _wait(job_id, timeout=120) -> Job:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        job = Job.objects.get(pk=job_id)
-        if job.is_finished:
-            return job
-        time.sleep(0.3)
-    raise AssertionError(f"job {job_id} did not finish: {Job.objects.get(pk=job_id).status}")
+from tests.conftest import CORPUS, wait_job
 
 
 @pytest.fixture
-def user(db):
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+def user(alice):
+    return alice
 
 
 @pytest.mark.django_db(transaction=True)
@@ -36,7 +24,7 @@ def test_upload_form_runs_in_process(client, user):
     response = client.post("/", {"file": pdf})
     assert response.status_code == 302
     job = Job.objects.get()
-    job = _wait(job.id)
+    job = wait_job(job.id)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
     assert job.pages_done == job.pages_total == 1
     html = client.get(f"/jobs/{job.id}/result/document.html")
@@ -90,7 +78,7 @@ def test_job_create_refuses_bad_input(user):
 @pytest.mark.slow
 def test_celery_worker_converts_end_to_end(celery_worker_process, user):
     job = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
-    job = _wait(job.id, timeout=180)
+    job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert storage.html_path(job.id).exists()
     assert "LinnSequencer" in storage.html_path(job.id).read_text()

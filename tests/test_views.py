@@ -12,16 +12,6 @@ from conversion.models import Batch, Job
 from tests.conftest import CORPUS
 
 
-@pytest.fixture
-def alice(db):
-    return get_user_model().objects.create_user("alice", password="pw-alice-123")
-
-
-@pytest.fixture
-def bob(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
-
-
 def pdf(name: str = "linn.pdf") -> SimpleUploadedFile:
     return SimpleUploadedFile(name, (CORPUS / "linn.pdf").read_bytes(), "application/pdf")
 
