@@ -18,6 +18,7 @@ from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from conversion import review, selectors, services, storage
@@ -26,7 +27,10 @@ from conversion.models import Batch, Job, JobReview, ReviewState
 from conversion.pipeline.errors import ConversionError
 
 # Results never run script in the site's origin, whatever a scan says.
-RESULT_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"
+RESULT_CSP = (
+    "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
+    "frame-ancestors 'self'; form-action 'none'; base-uri 'none'"
+)
 VIEW_SALT = "axiya.view"
 VIEW_MAX_AGE = 12 * 3600
 
@@ -237,6 +241,7 @@ def job_delete(request: HttpRequest, job_id) -> HttpResponse:
 # --- signed views of a result (for the sandboxed frames) -----------------------------------------
 
 
+@xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_html(request: HttpRequest, token: str) -> FileResponse:
     job = _job_from_token(token)
@@ -246,11 +251,13 @@ def view_html(request: HttpRequest, token: str) -> FileResponse:
     return _result_response(path, "text/html; charset=utf-8")
 
 
+@xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_file(request: HttpRequest, token: str, name: str) -> FileResponse:
     return _figure_file(_job_from_token(token), name)
 
 
+@xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_page(request: HttpRequest, token: str, number: int) -> HttpResponse:
     job = _job_from_token(token)
