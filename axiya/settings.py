@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "conversion.middleware.InlineHousekeepingMiddleware",
 ]
 
 ROOT_URLCONF = "axiya.urls"
@@ -126,6 +127,8 @@ AXIYA_JOB_TIMEOUT_S = env_int("AXIYA_JOB_TIMEOUT_S", 6 * 3600, minimum=1)
 AXIYA_RASTER_MEMORY_MB = env_int("AXIYA_RASTER_MEMORY_MB", 4096, minimum=256)
 # jobs_recover re-queues work that made no progress for this long (a lost message, a dead worker).
 AXIYA_RECOVER_AFTER_S = env_int("AXIYA_RECOVER_AFTER_S", 900, minimum=1)
+# Inline mode has no beat: requests trigger the hourly purge + recovery sweep (off in tests).
+AXIYA_INLINE_HOUSEKEEPING = env_bool("AXIYA_INLINE_HOUSEKEEPING", True)
 
 # --- Celery: with no broker the conversion runs in a thread of the web process ---------------
 CELERY_BROKER_URL = env_optional("AXIYA_BROKER_URL")
