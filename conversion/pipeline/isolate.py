@@ -8,6 +8,7 @@ a crash becomes DamagedPdf, running out of memory PageTooLarge, the time limit P
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import resource
@@ -63,6 +64,7 @@ def run_isolated(
 def _child(write_fd: int, fn, args, kwargs, memory_mb: int) -> None:
     code = 0
     try:
+        faulthandler.disable()  # a crash here is reported by the parent, not dumped to stderr
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
