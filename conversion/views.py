@@ -22,6 +22,7 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from conversion import review, selectors, services, storage
+from conversion.api.throttles import UploadRateThrottle
 from conversion.forms import AltTextForm, DecisionForm, PageHtmlForm, ReviewFilterForm, UploadForm
 from conversion.models import Batch, Job, JobReview, ReviewState
 from conversion.pipeline.errors import ConversionError
@@ -48,6 +49,15 @@ def home(request: HttpRequest) -> HttpResponse:
         files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
     form = UploadForm(request.POST if bound else None, files)
     if bound:
+        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file.
+        if not UploadRateThrottle().allow_request(request, None):
+            message = "Too many uploads in a short time: wait a while and try again (THROTTLED)."
+            if _wants_json(request):
+                return JsonResponse({"errors": [message]}, status=429)
+            messages.error(request, message)
+            jobs = selectors.jobs_for_user(user=request.user).select_related("review")[:50]
+            context = {"form": UploadForm(), "jobs": jobs}
+            return render(request, "conversion/home.html", context, status=429)
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
             if jobs:
