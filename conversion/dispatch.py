@@ -29,7 +29,12 @@ def enqueue_job(job_id) -> None:
         return
     from conversion.tasks import job_prepare_task
 
-    job_prepare_task.apply_async(args=[str(job_id)], queue="cpu")
+    try:
+        job_prepare_task.apply_async(
+            args=[str(job_id)], queue="cpu", retry=True, retry_policy={"max_retries": 3}
+        )
+    except Exception:  # the broker is down: the job stays queued and jobs_recover sends it later
+        log.warning("could not queue job %s now; jobs_recover will", job_id, exc_info=True)
 
 
 def enqueue_pages(engine: str, page_ids: list[int]) -> None:
