@@ -178,7 +178,7 @@ class SlowEngine:
 
     def predict_batch(self, pages):
         time.sleep(self.seconds)
-        return [PageReading(page_number=p.page_number, blocks=[ReadBlock("paragraph", "x")])
+        return [PageReading(p.page_number, [ReadBlock("paragraph", "x")], 100, 100)
                 for p in pages]  # fmt: skip
 
     def describe(self) -> dict:
