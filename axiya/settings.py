@@ -23,7 +23,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = env_bool("AXIYA_DEBUG", False)
 # Development keeps working without a key; production must set one (checked in axiya/checks.py).
-SECRET_KEY = env_str("AXIYA_SECRET_KEY", "insecure-dev-key-set-AXIYA_SECRET_KEY-in-production")
+DEV_SECRET_KEY = "insecure-dev-key-set-AXIYA_SECRET_KEY-in-production"
+SECRET_KEY = env_str("AXIYA_SECRET_KEY", DEV_SECRET_KEY)
 ALLOWED_HOSTS = env_list("AXIYA_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("AXIYA_CSRF_TRUSTED_ORIGINS", [])
 
@@ -49,6 +50,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "conversion.middleware.InlineHousekeepingMiddleware",
 ]
 
 ROOT_URLCONF = "axiya.urls"
@@ -116,7 +118,17 @@ AXIYA_DPI = env_int("AXIYA_DPI", 300, minimum=72)
 AXIYA_MAX_PAGE_MEGAPIXELS = env_float("AXIYA_MAX_PAGE_MEGAPIXELS", 20.0)
 AXIYA_MAX_IMAGE_MEGAPIXELS = env_float("AXIYA_MAX_IMAGE_MEGAPIXELS", 300.0)
 AXIYA_OCR_LANGUAGES = env_str("AXIYA_OCR_LANGUAGES", "eng")
-AXIYA_RETENTION_DAYS = env_int("AXIYA_RETENTION_DAYS", 30, minimum=0)
+AXIYA_RETENTION_DAYS = env_int("AXIYA_RETENTION_DAYS", 30, minimum=0)  # 0: keep forever
+# Time limits: one page (rasterize or engine) and a whole job, from its start. A page over its
+# limit counts a failed attempt (PAGE_TIMEOUT); a job over its deadline fails (JOB_TIMEOUT).
+AXIYA_PAGE_TIMEOUT_S = env_int("AXIYA_PAGE_TIMEOUT_S", 300, minimum=1)
+AXIYA_JOB_TIMEOUT_S = env_int("AXIYA_JOB_TIMEOUT_S", 6 * 3600, minimum=1)
+# Memory cap (address space) of the child process that opens and rasterizes untrusted PDFs.
+AXIYA_RASTER_MEMORY_MB = env_int("AXIYA_RASTER_MEMORY_MB", 4096, minimum=256)
+# jobs_recover re-queues work that made no progress for this long (a lost message, a dead worker).
+AXIYA_RECOVER_AFTER_S = env_int("AXIYA_RECOVER_AFTER_S", 900, minimum=1)
+# Inline mode has no beat: requests trigger the hourly purge + recovery sweep (off in tests).
+AXIYA_INLINE_HOUSEKEEPING = env_bool("AXIYA_INLINE_HOUSEKEEPING", True)
 
 # --- Celery: with no broker the conversion runs in a thread of the web process ---------------
 CELERY_BROKER_URL = env_optional("AXIYA_BROKER_URL")
@@ -131,6 +143,18 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
+# acks_late: a message whose worker died (SIGKILL, OOM) is delivered again once unacknowledged
+# for this long. It must exceed the longest task (a page: AXIYA_PAGE_TIMEOUT_S), or a slow page
+# would be read twice; jobs_recover covers anything lost beyond that.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int(
+        "AXIYA_BROKER_VISIBILITY_TIMEOUT_S", max(2 * AXIYA_PAGE_TIMEOUT_S, 900), minimum=1
+    )
+}
+CELERY_BEAT_SCHEDULE = {
+    "jobs-recover": {"task": "conversion.tasks.jobs_recover_task", "schedule": 60.0},
+    "purge-expired": {"task": "conversion.tasks.purge_expired_task", "schedule": 3600.0},
+}
 
 # --- API ----------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -149,12 +173,19 @@ SPECTACULAR_SETTINGS = {"TITLE": "Axiya API", "VERSION": "1.0.0"}
 # --- Security headers (production values when DEBUG is off) ------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-X_FRAME_OPTIONS = "SAMEORIGIN"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"  # the /view/ links that the site frames opt in to SAMEORIGIN
 SESSION_COOKIE_HTTPONLY = True
-if env_bool("AXIYA_HTTPS", False):
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+AXIYA_HTTPS = env_bool("AXIYA_HTTPS", False)
+if AXIYA_HTTPS:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_SSL_REDIRECT = True
+    SECURE_SSL_REDIRECT = env_bool("AXIYA_SSL_REDIRECT", True)
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (docker-compose, nginx).
+    if env_bool("AXIYA_BEHIND_PROXY", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = 31536000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True

@@ -55,3 +55,11 @@ def _build(name: str) -> PageEngine:
         )
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise EngineUnavailable(str(exc)) from exc
+
+
+def forget(name: str, engine: PageEngine) -> None:
+    """Drop a cached engine (one stuck in a page over its time limit): the next call builds a
+    fresh instance instead of sharing the busy one."""
+    with _lock:
+        if _cache.get(name) is engine:
+            del _cache[name]

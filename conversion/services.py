@@ -11,10 +11,11 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
-import pymupdf
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
@@ -23,7 +24,7 @@ from django.db.models import F
 from django.utils import timezone
 from PIL import Image
 
-from conversion import storage
+from conversion import engines, storage
 from conversion.engines import ENGINES, get_engine
 from conversion.models import Batch, Job, JobStatus, Page, PageStatus
 from conversion.options import convert_options
@@ -34,9 +35,16 @@ from conversion.pipeline.convert import (
     run_engine,
     write_outputs,
 )
-from conversion.pipeline.errors import ConversionError, EngineUnavailable, FileTooLarge
-from conversion.pipeline.rasterize import rasterize_page
-from conversion.pipeline.textlayer import text_layer_reading
+from conversion.pipeline.errors import (
+    ConversionError,
+    EngineCrashed,
+    EngineUnavailable,
+    FileTooLarge,
+    JobTimeout,
+    PageTimeout,
+)
+from conversion.pipeline.isolate import run_isolated
+from conversion.pipeline.rasterize import render_page_file
 from conversion.pipeline.validate import sniff_pdf, validate_pdf
 from models.engine import PageImage, PageReading, reading_from_json, reading_to_json
 
@@ -71,7 +79,14 @@ def job_create(
             _copy_upload(upload, fh, max_bytes=opts.limits.max_bytes)
         with tmp.open("rb") as fh:
             sniff_pdf(fh.read(1024))
-        validated = validate_pdf(tmp, opts.limits)
+        # MuPDF on an untrusted file: in a child process, so a crash or a loop costs one request.
+        validated = run_isolated(
+            validate_pdf,
+            tmp,
+            opts.limits,
+            timeout_s=settings.AXIYA_PAGE_TIMEOUT_S,
+            memory_mb=settings.AXIYA_RASTER_MEMORY_MB,
+        )
         job = Job.objects.create(
             owner=owner if owner is not None and owner.is_authenticated else None,
             batch=batch,
@@ -127,32 +142,43 @@ def job_prepare(*, job_id) -> list[int]:
     Job.objects.filter(pk=job_id, started_at__isnull=True).update(started_at=timezone.now())
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(status=JobStatus.RUNNING)
     opts = convert_options(language=job.language or None)
-    started = time.perf_counter()
-    with pymupdf.open(storage.source_pdf(job.id)) as doc:
-        for index in range(job.pages_total):
-            number = index + 1
-            path = storage.page_image(job.id, number)
-            page, _ = Page.objects.get_or_create(job=job, number=number)
-            if page.status == PageStatus.DONE or (path.exists() and page.dpi):
-                continue
-            image = rasterize_page(doc, index, opts.raster)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _save_png_atomically(image.image, path)
-            timings = {"rasterize_s": time.perf_counter() - started}
-            Page.objects.filter(pk=page.pk).update(dpi=image.dpi, timings=timings)
-            layer = text_layer_reading(doc[index], page_number=number, dpi=image.dpi)
-            if layer is not None:
-                _page_store_reading(page_id=page.pk, job_id=job.id, reading=layer, timings=timings)
-            started = time.perf_counter()
+    source = storage.source_pdf(job.id)
+    for index in range(job.pages_total):
+        job_check_deadline(job_id=job.id)
+        number = index + 1
+        path = storage.page_image(job.id, number)
+        page, _ = Page.objects.get_or_create(job=job, number=number)
+        if page.status == PageStatus.DONE or (path.exists() and page.dpi):
+            continue
+        started = time.perf_counter()
+        # Untrusted file: rasterize in a child with a time limit and a memory cap.
+        rendered = run_isolated(
+            render_page_file,
+            source,
+            index,
+            opts.raster,
+            path,
+            timeout_s=settings.AXIYA_PAGE_TIMEOUT_S,
+            memory_mb=settings.AXIYA_RASTER_MEMORY_MB,
+        )
+        timings = {"rasterize_s": time.perf_counter() - started}
+        Page.objects.filter(pk=page.pk).update(
+            dpi=rendered.dpi, timings=timings, updated_at=timezone.now()
+        )
+        if rendered.text_reading is not None:
+            layer = reading_from_json(rendered.text_reading)
+            _page_store_reading(page_id=page.pk, job_id=job.id, reading=layer, timings=timings)
     return list(
         Page.objects.filter(job=job).exclude(status=PageStatus.DONE).values_list("id", flat=True)
     )
 
 
-def _save_png_atomically(image: Image.Image, path: Path) -> None:
-    tmp = path.with_suffix(".tmp.png")
-    image.save(tmp, format="PNG", compress_level=1)
-    os.replace(tmp, path)
+def job_check_deadline(*, job_id) -> None:
+    """Raise JobTimeout once a job has run longer than AXIYA_JOB_TIMEOUT_S since it started."""
+    started = Job.objects.values_list("started_at", flat=True).get(pk=job_id)
+    limit = settings.AXIYA_JOB_TIMEOUT_S
+    if started is not None and timezone.now() - started > timedelta(seconds=limit):
+        raise JobTimeout(f"The conversion ran longer than {limit} s, this server's limit.")
 
 
 def page_read(*, page_id: int) -> bool:
@@ -160,16 +186,32 @@ def page_read(*, page_id: int) -> bool:
     last page (the caller then runs job_finish)."""
     page = Page.objects.select_related("job").get(pk=page_id)
     job = page.job
-    if page.status == PageStatus.DONE or job.is_finished:
+    if page.status in (PageStatus.DONE, PageStatus.FAILED) or job.is_finished:
         return False
-    Page.objects.filter(pk=page.pk).update(status=PageStatus.RUNNING, attempts=F("attempts") + 1)
+    try:
+        job_check_deadline(job_id=job.id)
+    except JobTimeout as exc:
+        job_mark_failed(job_id=job.id, error=exc)
+        return False
+    if page.attempts >= MAX_PAGE_ATTEMPTS:
+        # Every earlier attempt started and none recorded an outcome: each one took its worker
+        # down (a segfault, the OOM killer, a hard time limit). Give the page up, visibly.
+        page_fail(page_id=page.pk, error=EngineCrashed(page=page.number))
+        return False
+    # updated_at: update() skips auto_now, and jobs_recover reads it as the page's heartbeat.
+    Page.objects.filter(pk=page.pk).update(
+        status=PageStatus.RUNNING, attempts=F("attempts") + 1, updated_at=timezone.now()
+    )
     engine = get_engine(job.engine)
     with Image.open(storage.page_image(job.id, page.number)) as img:
         image = img.convert("RGB")
     started = time.perf_counter()
     try:
-        (reading,) = run_engine(
-            engine, [PageImage(image=image, page_number=page.number, dpi=page.dpi or 300)]
+        (reading,) = _run_engine_with_timeout(
+            engine,
+            [PageImage(image=image, page_number=page.number, dpi=page.dpi or 300)],
+            name=job.engine,
+            timeout_s=settings.AXIYA_PAGE_TIMEOUT_S,
         )
     except ConversionError as exc:
         page_read_failed(page_id=page.pk, error=exc)
@@ -180,16 +222,52 @@ def page_read(*, page_id: int) -> bool:
     )
 
 
+def _run_engine_with_timeout(
+    engine, pages: list[PageImage], *, name: str, timeout_s: float
+) -> list[PageReading]:
+    """run_engine, waiting at most timeout_s. A C library call cannot be interrupted, so a page
+    over time is abandoned to its thread, and the engine instance goes with it: the next page
+    builds a fresh one instead of sharing a busy one."""
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["readings"] = run_engine(engine, pages)
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the caller)
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=work, name="axiya-engine", daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    if thread.is_alive():
+        engines.forget(name, engine)
+        raise PageTimeout(
+            f"Page {pages[0].page_number} took longer than {timeout_s:.0f} s to read and was "
+            "stopped.",
+            page=pages[0].page_number,
+        )
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["readings"]
+
+
 def page_read_failed(*, page_id: int, error: ConversionError) -> None:
     """A page's read failed: queue it again, or fail it (and its job) at the last attempt."""
     page = Page.objects.get(pk=page_id)
     if page.attempts >= MAX_PAGE_ATTEMPTS:
-        Page.objects.filter(pk=page.pk).update(
-            status=PageStatus.FAILED, error_code=error.code, error_message=error.message
-        )
-        job_mark_failed(job_id=page.job_id, error=error)
+        page_fail(page_id=page.pk, error=error)
     else:
-        Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED)
+        Page.objects.filter(pk=page.pk).update(status=PageStatus.QUEUED, updated_at=timezone.now())
+
+
+def page_fail(*, page_id: int, error: ConversionError) -> None:
+    """Give a page up: its error shows on the page, and the job fails naming it."""
+    page = Page.objects.get(pk=page_id)
+    Page.objects.filter(pk=page.pk).update(
+        status=PageStatus.FAILED, error_code=error.code, error_message=error.message
+    )
+    message = f"Page {page.number}: {error.message}"
+    job_mark_failed(job_id=page.job_id, error=type(error)(message, page=page.number))
 
 
 def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timings: dict) -> bool:
@@ -218,6 +296,7 @@ def _page_store_reading(*, page_id: int, job_id, reading: PageReading, timings: 
                 timings=timings,
                 error_code="",
                 error_message="",
+                updated_at=timezone.now(),
             )
         )
         if first:
@@ -305,3 +384,67 @@ def job_run_inline(*, job_id) -> None:
     except Exception as exc:  # the thread must never die silently: the job fails visibly
         log.exception("job %s failed", job_id)
         job_mark_failed(job_id=job_id, error=exc)
+
+
+# --- recovery and retention (periodic: Celery beat, or the inline worker's timer) ---------------
+
+
+def jobs_recover(*, now=None) -> dict[str, list[str]]:
+    """Find work that stalled and queue it again, or fail jobs past their deadline.
+
+    Messages are acknowledged late, so a worker killed mid-task has its message delivered again
+    after the broker's visibility timeout; this sweep covers the rest (a message lost with a
+    Redis that had no persistence, an enqueue while the broker was down). Every step it queues
+    is idempotent: done pages are never read again, a page is counted once.
+    Returns what it did, by kind: {"failed": [...], "prepare": [...], "pages": [...],
+    "finish": [...]}.
+    """
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.AXIYA_RECOVER_AFTER_S)
+    deadline = now - timedelta(seconds=settings.AXIYA_JOB_TIMEOUT_S)
+    done: dict[str, list[str]] = {"failed": [], "prepare": [], "pages": [], "finish": []}
+    active = Job.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
+    for job in active.filter(started_at__lt=deadline):
+        job_mark_failed(job_id=job.id, error=JobTimeout())
+        done["failed"].append(str(job.id))
+    from conversion.dispatch import enqueue_finish, enqueue_job, enqueue_pages
+
+    for job in active.filter(created_at__lt=stale).exclude(pages__updated_at__gte=stale):
+        pages = list(job.pages.all())
+        if len(pages) < job.pages_total or any(p.dpi == 0 for p in pages):
+            enqueue_job(job.id)  # never (fully) rasterized: job_prepare is idempotent
+            done["prepare"].append(str(job.id))
+        elif all(p.status == PageStatus.DONE for p in pages):
+            enqueue_finish(job.id)
+            done["finish"].append(str(job.id))
+        else:
+            todo = [p for p in pages if p.status in (PageStatus.QUEUED, PageStatus.RUNNING)]
+            # A RUNNING page with no progress for this long belongs to a dead worker.
+            Page.objects.filter(pk__in=[p.pk for p in todo]).update(
+                status=PageStatus.QUEUED, updated_at=now
+            )
+            enqueue_pages(job.engine, [p.pk for p in todo])
+            done["pages"].append(str(job.id))
+    return done
+
+
+def purge_expired(*, now=None, days: int | None = None) -> list[str]:
+    """Delete jobs (rows and every file) older than the retention period; 0 days keeps all.
+    Also removes upload leftovers in incoming/ older than a day. Returns the deleted job ids."""
+    days = settings.AXIYA_RETENTION_DAYS if days is None else days
+    now = now or timezone.now()
+    deleted: list[str] = []
+    if days > 0:
+        cutoff = now - timedelta(days=days)
+        for job in Job.objects.filter(created_at__lt=cutoff):
+            deleted.append(str(job.id))
+            job_delete(job=job)
+    incoming = Path(settings.MEDIA_ROOT) / "incoming"
+    if incoming.is_dir():
+        old = time.time() - 86400
+        for leftover in incoming.iterdir():
+            if leftover.is_file() and leftover.stat().st_mtime < old:
+                leftover.unlink(missing_ok=True)
+    if deleted:
+        log.info("retention: deleted %d job(s) older than %d days", len(deleted), days)
+    return deleted

@@ -4,12 +4,18 @@ engine's queue (`gpu` for gemma, `cpu` for ocr); the last page to finish queues 
 from __future__ import annotations
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 
 from conversion import services, worker  # worker: connects worker_process_init
 from conversion.dispatch import page_queue
 from conversion.models import Job
-from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.errors import ConversionError, PageTimeout
+
+# Prefork pools enforce these (the solo pool cannot): the soft limit raises in the task, the hard
+# one replaces the pool process; page_read's own timer covers the engine call in any pool.
+PAGE_SOFT_LIMIT_S = settings.AXIYA_PAGE_TIMEOUT_S + 30
+PAGE_HARD_LIMIT_S = settings.AXIYA_PAGE_TIMEOUT_S + 90
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -35,14 +41,28 @@ def job_prepare_task(job_id: str) -> None:
     autoretry_for=(ConversionError,),
     max_retries=services.MAX_PAGE_ATTEMPTS - 1,
     retry_backoff=2,
+    soft_time_limit=PAGE_SOFT_LIMIT_S,
+    time_limit=PAGE_HARD_LIMIT_S,
 )
 def page_read_task(page_id: int) -> None:
-    if services.page_read(page_id=page_id):
+    try:
+        finished = services.page_read(page_id=page_id)
+    except SoftTimeLimitExceeded:
+        services.page_read_failed(page_id=page_id, error=PageTimeout())
+        raise PageTimeout() from None
+    if finished:
         job_id = services.Page.objects.values_list("job_id", flat=True).get(pk=page_id)
         job_finish_task.apply_async(args=[str(job_id)], queue="cpu")
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    soft_time_limit=PAGE_SOFT_LIMIT_S,
+    time_limit=PAGE_HARD_LIMIT_S,
+)
 def page_read_batch_task(self, page_id: int) -> None:
     """Read this page together with other queued pages (see conversion.worker)."""
     try:
@@ -64,3 +84,15 @@ def job_finish_task(job_id: str) -> None:
         services.job_finish(job_id=job_id)
     except ConversionError:
         pass  # job_finish already marked the job failed with the error
+
+
+@shared_task
+def jobs_recover_task() -> None:
+    """Beat, every minute: queue stalled work again, fail jobs past their deadline."""
+    services.jobs_recover()
+
+
+@shared_task
+def purge_expired_task() -> None:
+    """Beat, hourly: delete jobs and files older than AXIYA_RETENTION_DAYS."""
+    services.purge_expired()

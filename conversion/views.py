@@ -18,15 +18,20 @@ from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from conversion import review, selectors, services, storage
+from conversion.api.throttles import UploadRateThrottle
 from conversion.forms import AltTextForm, DecisionForm, PageHtmlForm, ReviewFilterForm, UploadForm
 from conversion.models import Batch, Job, JobReview, ReviewState
 from conversion.pipeline.errors import ConversionError
 
 # Results never run script in the site's origin, whatever a scan says.
-RESULT_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"
+RESULT_CSP = (
+    "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
+    "frame-ancestors 'self'; form-action 'none'; base-uri 'none'"
+)
 VIEW_SALT = "axiya.view"
 VIEW_MAX_AGE = 12 * 3600
 
@@ -44,6 +49,15 @@ def home(request: HttpRequest) -> HttpResponse:
         files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
     form = UploadForm(request.POST if bound else None, files)
     if bound:
+        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file.
+        if not UploadRateThrottle().allow_request(request, None):
+            message = "Too many uploads in a short time: wait a while and try again (THROTTLED)."
+            if _wants_json(request):
+                return JsonResponse({"errors": [message]}, status=429)
+            messages.error(request, message)
+            jobs = selectors.jobs_for_user(user=request.user).select_related("review")[:50]
+            context = {"form": UploadForm(), "jobs": jobs}
+            return render(request, "conversion/home.html", context, status=429)
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
             if jobs:
@@ -237,6 +251,7 @@ def job_delete(request: HttpRequest, job_id) -> HttpResponse:
 # --- signed views of a result (for the sandboxed frames) -----------------------------------------
 
 
+@xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_html(request: HttpRequest, token: str) -> FileResponse:
     job = _job_from_token(token)
@@ -246,11 +261,13 @@ def view_html(request: HttpRequest, token: str) -> FileResponse:
     return _result_response(path, "text/html; charset=utf-8")
 
 
+@xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_file(request: HttpRequest, token: str, name: str) -> FileResponse:
     return _figure_file(_job_from_token(token), name)
 
 
+@xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_page(request: HttpRequest, token: str, number: int) -> HttpResponse:
     job = _job_from_token(token)

@@ -6,6 +6,7 @@ import tempfile
 
 os.environ.setdefault("AXIYA_DATA_DIR", tempfile.mkdtemp(prefix="axiya-test-"))
 os.environ.pop("AXIYA_BROKER_URL", None)
+os.environ.setdefault("AXIYA_INLINE_HOUSEKEEPING", "false")
 
 from axiya.settings import *  # noqa: E402,F403
 from axiya.settings import DATA_DIR, DATABASES  # noqa: E402

@@ -102,3 +102,35 @@ class OutputFailed(ConversionError):
     exit_code = 5
     http_status = 500
     default_message = "The result could not be written. Check free disk space and permissions."
+
+
+class PageTimeout(ConversionError):
+    code = "PAGE_TIMEOUT"
+    exit_code = 16
+    http_status = 500
+    default_message = "A page took longer than this server allows and was stopped."
+
+
+class JobTimeout(ConversionError):
+    code = "JOB_TIMEOUT"
+    exit_code = 17
+    http_status = 500
+    default_message = "The conversion took longer than this server allows and was stopped."
+
+
+class EngineCrashed(ConversionError):
+    code = "ENGINE_CRASHED"
+    exit_code = 18
+    http_status = 500
+    default_message = (
+        "Reading this page stopped the worker several times; the page was given up on."
+    )
+
+
+class DecompressionBomb(ConversionError):
+    code = "PDF_BOMB"
+    exit_code = 2
+    http_status = 413
+    default_message = (
+        "The PDF holds data that expands to far more than its size allows; it was refused."
+    )

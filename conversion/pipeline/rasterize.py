@@ -4,7 +4,9 @@ so a poster-size page is rendered smaller instead of exhausting memory."""
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import pymupdf
 from PIL import Image
@@ -51,3 +53,29 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
     image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
     text_layer = page.get_text("text") or None
     return PageImage(image=image, page_number=index + 1, dpi=dpi, text_layer=text_layer)
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    dpi: int
+    text_reading: dict | None  # models.engine.PageReading as JSON, when the text layer is usable
+
+
+def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path) -> RenderedPage:
+    """Rasterize one page of a PDF file into a PNG (atomically) and read its text layer. Made
+    to run in an isolated child process (conversion.pipeline.isolate): file in, file out."""
+    from conversion.pipeline.textlayer import text_layer_reading
+    from models.engine import reading_to_json
+
+    with pymupdf.open(pdf_path, filetype="pdf") as doc:
+        if doc.needs_pass:
+            doc.authenticate("")
+        image = rasterize_page(doc, index, opts)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".tmp.png")
+        image.image.save(tmp, format="PNG", compress_level=1)
+        os.replace(tmp, out)
+        layer = text_layer_reading(doc[index], page_number=index + 1, dpi=image.dpi)
+    return RenderedPage(
+        dpi=image.dpi, text_reading=reading_to_json(layer) if layer is not None else None
+    )

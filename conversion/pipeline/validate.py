@@ -6,6 +6,7 @@ nothing behind.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pymupdf
 
 from conversion.pipeline.errors import (
     DamagedPdf,
+    DecompressionBomb,
     EmptyFile,
     EncryptedPdf,
     FileTooLarge,
@@ -28,6 +30,8 @@ class Limits:
     max_bytes: int = 100 * 1024 * 1024
     max_pages: int = 500
     max_image_megapixels: float = 300.0  # any single embedded image, decoded
+    # Any other Flate stream (page contents, fonts, forms), inflated: real ones are a few MiB.
+    max_stream_mb: float = 64.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,46 @@ def validate_pdf(path: Path, limits: Limits) -> ValidatedPdf:
                         f"{limits.max_image_megapixels:.0f}. Rescan it at a lower resolution.",
                         page=index + 1,
                     )
+        _check_streams(doc, limits)
     finally:
         doc.close()
     return ValidatedPdf(path=path, page_count=count, repaired=repaired, warnings=warnings)
+
+
+def _check_streams(doc: pymupdf.Document, limits: Limits) -> None:
+    """Refuse decompression bombs: a Flate stream that inflates far beyond any plausible size.
+
+    Images are bounded by their declared pixel size (MuPDF decodes no more than that); every
+    other Flate stream is inflated here in bounded chunks, so the check itself costs no memory.
+    """
+    cap = int(limits.max_stream_mb * 1024 * 1024)
+    for xref in range(1, doc.xref_length()):
+        try:
+            if not doc.xref_is_stream(xref) or doc.xref_get_key(xref, "Subtype")[1] == "/Image":
+                continue
+            kind, value = doc.xref_get_key(xref, "Filter")
+            if value not in ("/FlateDecode", "/Fl") and not (
+                kind == "array" and value.strip("[] ").split(" ")[0] in ("/FlateDecode", "/Fl")
+            ):
+                continue
+            raw = doc.xref_stream_raw(xref)
+        except Exception:
+            continue  # an unreadable object: rasterizing reports the damage
+        if raw and _inflated_size(raw, cap=cap) > cap:
+            raise DecompressionBomb(
+                f"A stream of {len(raw) / 2**10:.0f} KiB in the PDF inflates to more than "
+                f"{limits.max_stream_mb:.0f} MiB; the file was refused as a decompression bomb."
+            )
+
+
+def _inflated_size(raw: bytes, *, cap: int) -> int:
+    inflater = zlib.decompressobj()
+    total = 0
+    data = raw
+    try:
+        while data and total <= cap:
+            total += len(inflater.decompress(data, 1 << 20))
+            data = inflater.unconsumed_tail
+    except zlib.error:
+        pass  # broken data: MuPDF decides what it can read
+    return total

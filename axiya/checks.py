@@ -1,0 +1,57 @@
+"""System checks that refuse to run a production deployment with development settings.
+
+"Production" is any deployment that serves HTTPS or answers on a host other than loopback: there
+the development secret key would let anyone forge sessions and signed /view/ links.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core import checks
+
+TAG = "axiya"
+_LOOPBACK = {"localhost", "127.0.0.1", "[::1]", "::1"}
+
+
+def is_production() -> bool:
+    hosts = set(settings.ALLOWED_HOSTS)
+    return bool(getattr(settings, "AXIYA_HTTPS", False)) or bool(hosts - _LOOPBACK)
+
+
+@checks.register(TAG, checks.Tags.security)
+def check_secret_key(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    if not is_production():
+        return []
+    key = settings.SECRET_KEY
+    if key == settings.DEV_SECRET_KEY or len(key) < 50 or len(set(key)) < 5:
+        return [
+            checks.Error(
+                "AXIYA_SECRET_KEY is unset or weak, and this deployment is not loopback-only.",
+                hint='Set AXIYA_SECRET_KEY to 50+ random characters, e.g. python -c "import '
+                'secrets; print(secrets.token_urlsafe(50))".',
+                id="axiya.E001",
+            )
+        ]
+    return []
+
+
+@checks.register(TAG, checks.Tags.security)
+def check_debug(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    if is_production() and settings.DEBUG:
+        return [
+            checks.Error(
+                "AXIYA_DEBUG is on in a deployment that is not loopback-only.",
+                hint="Debug pages show settings and source: set AXIYA_DEBUG=false.",
+                id="axiya.E002",
+            )
+        ]
+    return []
+
+
+def refuse_unsafe_start() -> None:
+    """Called by wsgi/asgi/celery start-up: servers do not run system checks themselves."""
+    errors = [m for m in checks.run_checks(tags=[TAG]) if m.is_serious()]
+    if errors:
+        from django.core.exceptions import ImproperlyConfigured
+
+        raise ImproperlyConfigured("; ".join(f"{e.id}: {e.msg} {e.hint}" for e in errors))

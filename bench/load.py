@@ -1,0 +1,291 @@
+"""Load: drive the running service on loopback through the REST API, then stop.
+
+Starts its own stack in a temporary data folder: redis-server (appendonly), `manage.py migrate`,
+gunicorn (2 workers) and one Celery worker, then N clients each upload their share of one-page
+born-digital PDFs (the text layer is read, no OCR: the run measures the service, not Tesseract)
+and poll each job's status until it finishes. Reports: every job finished, none lost, none
+duplicated (the server lists exactly the jobs posted, each with pages_done == pages_total), p50/
+p95/max latency of status reads and uploads, and RSS of the web and worker processes sampled
+every second (first vs last third: flat or not).
+
+    python -m bench.load --jobs 200 --clients 20     # writes bench/results/load-<date>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_port(port: int, timeout: float = 30) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def make_pdf(path: Path, n: int) -> bytes:
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    text = (f"Load test document number {n}. The harbour office publishes the ferry schedule "
+            "every spring, and the night boats stop running until the first of June.")  # fmt: skip
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 400), text, fontsize=12)
+    return doc.tobytes()
+
+
+def _multipart(name: str, data: bytes) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            "Content-Type: application/pdf\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+class Client(threading.Thread):
+    def __init__(self, base: str, token: str, pdfs: list[tuple[str, bytes]], timeout: float):
+        super().__init__(daemon=True)
+        self.base, self.token, self.pdfs, self.timeout = base, token, pdfs, timeout
+        self.status_ms: list[float] = []
+        self.upload_ms: list[float] = []
+        self.jobs: dict[str, dict] = {}
+        self.errors: list[str] = []
+
+    def _req(self, url: str, data: bytes | None = None, ctype: str | None = None) -> dict:
+        request = urllib.request.Request(url, data=data)
+        request.add_header("Authorization", f"Token {self.token}")
+        if ctype:
+            request.add_header("Content-Type", ctype)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    def run(self) -> None:
+        pending: list[str] = []
+        for name, data in self.pdfs:
+            body, ctype = _multipart(name, data)
+            t0 = time.perf_counter()
+            try:
+                created = self._req(f"{self.base}/api/v1/jobs", body, ctype)
+            except Exception as exc:  # noqa: BLE001  (counted: an upload the service lost)
+                self.errors.append(f"upload {name}: {exc}")
+                continue
+            self.upload_ms.append((time.perf_counter() - t0) * 1000)
+            pending.append(str(created["id"]))
+        deadline = time.time() + self.timeout
+        while pending and time.time() < deadline:
+            for job_id in list(pending):
+                t0 = time.perf_counter()
+                try:
+                    job = self._req(f"{self.base}/api/v1/jobs/{job_id}")
+                except Exception as exc:  # noqa: BLE001
+                    self.errors.append(f"status {job_id}: {exc}")
+                    continue
+                self.status_ms.append((time.perf_counter() - t0) * 1000)
+                if job["status"] in ("done", "needs_review", "failed"):
+                    self.jobs[job_id] = job
+                    pending.remove(job_id)
+            time.sleep(0.5)
+        for job_id in pending:
+            self.errors.append(f"job {job_id} not finished in time")
+
+
+def _rss_mb(proc: psutil.Process) -> float:
+    try:
+        procs = [proc, *proc.children(recursive=True)]
+        return sum(p.memory_info().rss for p in procs if p.is_running()) / 2**20
+    except psutil.Error:
+        return float("nan")
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--timeout", type=float, default=540)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    tmp = Path(tempfile.mkdtemp(prefix="axiya-load-"))
+    redis_port, web_port = _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AXIYA_")}
+    env.update(
+        AXIYA_DATA_DIR=str(tmp), AXIYA_BROKER_URL=f"redis://127.0.0.1:{redis_port}/0",
+        AXIYA_UPLOAD_RATE="100000/hour", DJANGO_SETTINGS_MODULE="axiya.settings",
+        OMP_THREAD_LIMIT="1",
+    )  # fmt: skip
+    procs: list[subprocess.Popen] = []
+    logs = tmp / "logs"
+    logs.mkdir()
+
+    def start(name: str, cmd: list[str]) -> subprocess.Popen:
+        out = open(logs / f"{name}.log", "w")  # noqa: SIM115
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        procs.append(proc)
+        return proc
+
+    try:
+        redis = [shutil.which("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1",
+                 "--appendonly", "yes", "--save", "", "--dir", str(tmp)]  # fmt: skip
+        start("redis", redis)
+        _wait_port(redis_port)
+        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env,
+                       check=True)  # fmt: skip
+        token = subprocess.run(
+            [PY, "manage.py", "create_api_token", "loadtest"], cwd=ROOT, env=env, check=True,
+            capture_output=True, text=True,
+        ).stdout.strip().splitlines()[-1]  # fmt: skip
+        web = start("web", [PY, "-m", "gunicorn", "axiya.wsgi", "--bind",
+                            f"127.0.0.1:{web_port}", "--workers", "2", "--threads", "4",
+                            "--timeout", "120"])  # fmt: skip
+        worker = start("worker", [PY, "-m", "celery", "-A", "axiya", "worker", "-Q", "cpu,gpu",
+                                  "-c", "2", "-l", "warning"])  # fmt: skip
+        _wait_port(web_port)
+        base = f"http://127.0.0.1:{web_port}"
+
+        pdfs = [(f"load-{n}.pdf", make_pdf(tmp / f"{n}.pdf", n)) for n in range(args.jobs)]
+        share = [pdfs[i :: args.clients] for i in range(args.clients)]
+        clients = [Client(base, token, part, args.timeout) for part in share]
+        samples: list[dict] = []
+        stop = threading.Event()
+
+        def sample() -> None:
+            web_ps, worker_ps = psutil.Process(web.pid), psutil.Process(worker.pid)
+            t0 = time.time()
+            while not stop.is_set():
+                samples.append({"t": round(time.time() - t0, 1), "web_mb": _rss_mb(web_ps),
+                                "worker_mb": _rss_mb(worker_ps)})  # fmt: skip
+                stop.wait(1.0)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        started = time.perf_counter()
+        sampler.start()
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join()
+        elapsed = time.perf_counter() - started
+        stop.set()
+        sampler.join()
+
+        # The server's own view: exactly the jobs posted, each finished once, pages counted once.
+        lister = Client(base, token, [], 0)
+        listed, url = [], f"{base}/api/v1/jobs"
+        while url:
+            page = lister._req(url)
+            listed += page["results"]
+            url = page.get("next")
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    finished = {k: v for c in clients for k, v in c.jobs.items()}
+    status_ms = [x for c in clients for x in c.status_ms]
+    upload_ms = [x for c in clients for x in c.upload_ms]
+    errors = [e for c in clients for e in c.errors]
+    by_status: dict[str, int] = {}
+    for job in finished.values():
+        by_status[job["status"]] = by_status.get(job["status"], 0) + 1
+    ids = [j["id"] for j in listed]
+    third = max(1, len(samples) // 3)
+
+    def mean(key: str, part: list[dict]) -> float:
+        return round(statistics.fmean(s[key] for s in part), 1) if part else float("nan")
+
+    result = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "command": f"python -m bench.load --jobs {args.jobs} --clients {args.clients}",
+        "machine": {
+            "cpus": os.cpu_count(),
+            "memory_gb": round(psutil.virtual_memory().total / 2**30),
+        },
+        "stack": "gunicorn 2x4 threads, celery prefork -c 2, redis appendonly, SQLite",
+        "jobs_posted": args.jobs,
+        "jobs_finished": len(finished),
+        "by_status": by_status,
+        "jobs_listed_by_server": len(ids),
+        "duplicates_listed": len(ids) - len(set(ids)),
+        "lost": args.jobs - len(finished),
+        "pages_counted_once": all(
+            j["progress"]["pages_done"] == j["progress"]["pages_total"] for j in finished.values()
+        ),
+        "errors": errors[:20],
+        "elapsed_s": round(elapsed, 1),
+        "jobs_per_min": round(len(finished) / elapsed * 60, 1),
+        "status_reads": len(status_ms),
+        "status_ms": {
+            "p50": round(_pct(status_ms, 0.5), 1),
+            "p95": round(_pct(status_ms, 0.95), 1),
+            "max": round(max(status_ms, default=float("nan")), 1),
+        },  # fmt: skip
+        "upload_ms": {
+            "p50": round(_pct(upload_ms, 0.5), 1),
+            "p95": round(_pct(upload_ms, 0.95), 1),
+            "max": round(max(upload_ms, default=float("nan")), 1),
+        },  # fmt: skip
+        "rss_mb": {
+            "web_first_third": mean("web_mb", samples[:third]),
+            "web_last_third": mean("web_mb", samples[-third:]),
+            "worker_first_third": mean("worker_mb", samples[:third]),
+            "worker_last_third": mean("worker_mb", samples[-third:]),
+            "web_max": round(max((s["web_mb"] for s in samples), default=0), 1),
+            "worker_max": round(max((s["worker_mb"] for s in samples), default=0), 1),
+        },
+        "rss_samples": samples[:: max(1, len(samples) // 60)],
+    }
+    shutil.rmtree(tmp, ignore_errors=True)
+    out = args.out or ROOT / "bench" / "results" / f"load-{dt.date.today().isoformat()}.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k != "rss_samples"}, indent=2))
+    print(f"wrote {out}")
+    ok = not errors and len(finished) == args.jobs and len(ids) == len(set(ids)) == args.jobs
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

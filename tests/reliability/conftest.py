@@ -1,0 +1,145 @@
+"""Processes the crash tests break on purpose: a restartable redis-server with persistence and
+real Celery workers that can be SIGKILLed and started again."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, _free_port
+
+
+def _wait_port(port: int, *, up: bool, timeout: float = 15) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            if up:
+                return
+        except OSError:
+            if not up:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"redis on {port} did not come {'up' if up else 'down'}")
+
+
+class Redis:
+    def __init__(self, workdir: Path) -> None:
+        self.port = _free_port()
+        self.workdir = workdir
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+             "--dir", str(self.workdir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        _wait_port(self.port, up=True)
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=20)
+        _wait_port(self.port, up=False)
+
+
+@pytest.fixture
+def persistent_redis(tmp_path_factory):
+    redis = Redis(tmp_path_factory.mktemp("redis-aof"))
+    redis.start()
+    yield redis
+    redis.stop(signal.SIGKILL)
+
+
+class Workers:
+    """Start real `celery worker` processes on the test database; kill them; start more."""
+
+    def __init__(self, broker_url: str, data_dir: Path, db_name: str) -> None:
+        self.broker_url = broker_url
+        self.data_dir = data_dir
+        self.db_name = db_name
+        self.procs: list[subprocess.Popen] = []
+        self.logs = []
+
+    def start(self, *, fault: str = "", pool: str = "solo", **env: str) -> subprocess.Popen:
+        full = dict(os.environ)
+        full.update(
+            AXIYA_BROKER_URL=self.broker_url,
+            DATABASE_URL=f"sqlite:///{self.db_name}",
+            AXIYA_DATA_DIR=str(self.data_dir),
+            DJANGO_SETTINGS_MODULE="axiya.settings",
+            OMP_THREAD_LIMIT="1",
+            AXIYA_TEST_FAULT=fault,
+            **env,
+        )
+        n = len(self.procs)
+        log = open(self.data_dir / f"worker-{n}.log", "w")  # noqa: SIM115
+        self.logs.append(log)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.reliability.faulty_worker", "worker", "-Q", "cpu,gpu",
+             "-c", "1", "--pool", pool, "--without-heartbeat", "--without-gossip",
+             "--without-mingle", "-n", f"w{n}@%h", "-l", "info"],
+            cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        self.procs.append(proc)
+        return proc
+
+    def log_text(self) -> str:
+        return "\n".join(
+            (self.data_dir / f"worker-{i}.log").read_text()[-3000:] for i in range(len(self.procs))
+        )
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        for log in self.logs:
+            log.close()
+
+
+@pytest.fixture
+def workers_on(transactional_db, settings):
+    """workers_on(broker_url) -> Workers; the test process queues to the same broker."""
+    from django.conf import settings as dj_settings
+
+    from axiya.celery import app
+
+    made: list[Workers] = []
+
+    def make(broker_url: str) -> Workers:
+        settings.AXIYA_INLINE_WORKER = False
+        settings.CELERY_BROKER_URL = broker_url
+        app.conf.broker_url = broker_url
+        _reset_pools(app)  # the producer pool was built for another broker
+        workers = Workers(
+            broker_url,
+            Path(dj_settings.DATA_DIR),
+            dj_settings.DATABASES["default"]["NAME"],
+        )
+        made.append(workers)
+        return workers
+
+    yield make
+    for workers in made:
+        workers.stop_all()
+    _reset_pools(app)
+
+
+def _reset_pools(app) -> None:
+    app._pool = None
+    app.amqp._producer_pool = None

@@ -1,0 +1,65 @@
+"""Hostile PDFs built on the fly, so the tests show exactly what each one carries."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pymupdf
+
+TEXT = (
+    "Quarterly report of the harbour office. The ferry schedule changes in spring and the "
+    "night boats stop running until the first of June."
+)
+
+
+def text_pdf(path: Path, *, text: str = TEXT) -> Path:
+    """A born-digital one-page PDF: its text layer is read, no OCR needed (fast)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 400), text, fontsize=12)
+    doc.save(path)
+    return path
+
+
+def active_content_pdf(path: Path) -> Path:
+    """A text PDF that also carries /OpenAction JavaScript, a JavaScript link, a launch action
+    and an embedded file: none of it may reach the output."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 400), TEXT, fontsize=12)
+    catalog = doc.pdf_catalog()
+    doc.xref_set_key(catalog, "OpenAction", "<</S/JavaScript/JS(app.alert('PWNED-OPENACTION'))>>")
+    page.insert_link(
+        {
+            "kind": pymupdf.LINK_URI,
+            "from": pymupdf.Rect(72, 72, 300, 90),
+            "uri": "javascript:alert('PWNED-LINK')",
+        }
+    )
+    doc.embfile_add("payload.html", b"<script>alert('PWNED-EMBEDDED')</script>", filename="x.html")
+    doc.save(path)
+    return path
+
+
+def flate_bomb_pdf(path: Path, *, inflated_mb: int = 200) -> Path:
+    """A page whose content stream is ~200 KiB on disk and inflates to `inflated_mb` MiB."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "bomb")
+    xref = page.get_contents()[0]
+    compressor = zlib.compressobj(9)
+    chunk = b" " * (1 << 20)
+    raw = b"".join(compressor.compress(chunk) for _ in range(inflated_mb)) + compressor.flush()
+    doc.update_stream(xref, raw, compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    doc.save(path, garbage=0, deflate=False)
+    return path
+
+
+def broken_xref_pdf(source: Path, path: Path) -> Path:
+    """The source PDF with its startxref pointing into nowhere: MuPDF must rebuild the table."""
+    data = source.read_bytes()
+    at = data.rindex(b"startxref")
+    path.write_bytes(data[:at] + b"startxref\n999999\n%%EOF\n")
+    return path

@@ -1,0 +1,105 @@
+"""Issue 8, crashes: real redis-server and real `celery worker` processes, broken on purpose.
+
+- a worker SIGKILLed in the middle of a 6-page job: a new worker finishes it, no finished page is
+  read again, none is counted twice;
+- redis-server restarted mid-run (appendonly persistence), and a job queued while it was down:
+  no job is lost;
+- an engine that kills its process on a page: the page is tried a bounded number of times, then
+  it and its job fail visibly with ENGINE_CRASHED, and the worker lives on.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from conversion import services
+from conversion.models import Job, JobStatus, Page, PageStatus
+from tests.conftest import CORPUS
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def user(transactional_db):
+    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+
+
+def _wait(predicate, *, timeout: float, what: str, workers=None):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}\n{workers.log_text() if workers else ''}")
+
+
+def _finished(job_id) -> Job | None:
+    job = Job.objects.get(pk=job_id)
+    return job if job.is_finished else None
+
+
+def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, user):
+    # A short visibility timeout: the killed worker's unacknowledged message comes back quickly.
+    workers = workers_on(redis_url)
+    first = workers.start(AXIYA_BROKER_VISIBILITY_TIMEOUT_S="5")
+    job = services.job_create(owner=user, upload=CORPUS / "multipage.pdf")
+    _wait(lambda: Job.objects.get(pk=job.id).pages_done >= 2, timeout=240,
+          what="two pages read", workers=workers)  # fmt: skip
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    done_before = set(
+        Page.objects.filter(job=job, status=PageStatus.DONE).values_list("number", flat=True)
+    )
+    assert not Job.objects.get(pk=job.id).is_finished and len(done_before) < 6
+    workers.start(AXIYA_BROKER_VISIBILITY_TIMEOUT_S="5")
+    job = _wait(lambda: _finished(job.id), timeout=300, what="the job", workers=workers)
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+    pages = list(Page.objects.filter(job=job))
+    assert job.pages_done == job.pages_total == len(pages) == 6
+    assert all(p.status == PageStatus.DONE for p in pages)
+    attempts = {p.number: p.attempts for p in pages}
+    assert all(attempts[n] == 1 for n in done_before), attempts  # finished pages: read once
+    assert sum(attempts.values()) <= 7, attempts  # at most the page being read when killed, twice
+
+
+def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings):
+    workers = workers_on(persistent_redis.url)
+    workers.start()
+    jobs = [services.job_create(owner=user, upload=CORPUS / "linn.pdf") for _ in range(3)]
+    _wait(lambda: Job.objects.filter(status=JobStatus.RUNNING).exists()
+          or Job.objects.filter(pages_done__gt=0).exists(), timeout=120, what="a running job",
+          workers=workers)  # fmt: skip
+    persistent_redis.stop()  # SIGTERM: queued messages are in the append-only file
+    # A job uploaded while the broker is down is accepted, and stays queued.
+    late = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
+    assert Job.objects.get(pk=late.id).status == JobStatus.QUEUED
+    time.sleep(2)
+    persistent_redis.start()
+    # The periodic sweep (beat runs it every minute) sends what the broker never got.
+    settings.AXIYA_RECOVER_AFTER_S = 1
+    time.sleep(1.5)
+    recovered = services.jobs_recover()
+    assert str(late.id) in recovered["prepare"]
+    for job in [*jobs, late]:
+        job = _wait(lambda j=job: _finished(j.id), timeout=240, what="every job", workers=workers)
+        assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+        assert job.pages_done == job.pages_total == 1
+
+
+def test_a_page_that_always_crashes_the_engine_fails_visibly(workers_on, redis_url, user):
+    workers = workers_on(redis_url)
+    # prefork: the engine kills the pool process; the worker replaces it and lives on.
+    worker = workers.start(fault="crash", pool="prefork")
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
+    job = _wait(lambda: _finished(job.id), timeout=180, what="the job", workers=workers)
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "ENGINE_CRASHED")
+    assert "Page 1" in job.error_message
+    page = Page.objects.get(job=job)
+    assert (page.status, page.error_code) == (PageStatus.FAILED, "ENGINE_CRASHED")
+    assert page.attempts == services.MAX_PAGE_ATTEMPTS
+    assert worker.poll() is None  # the worker itself survived

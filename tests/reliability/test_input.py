@@ -1,0 +1,243 @@
+"""Issue 8, input: every cap and limit holds, hostile content is ignored or refused with a code."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pymupdf
+import pytest
+from django.contrib.auth import get_user_model
+
+from conversion import services, storage
+from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.pipeline.errors import ConversionError, DamagedPdf, PageTimeout, PageTooLarge
+from conversion.pipeline.isolate import run_isolated
+from conversion.pipeline.validate import Limits, validate_pdf
+from models.engine import PageReading, ReadBlock
+from tests.conftest import CORPUS
+from tests.reliability.pdfs import (
+    active_content_pdf,
+    broken_xref_pdf,
+    flate_bomb_pdf,
+    text_pdf,
+)
+
+
+@pytest.fixture
+def user(db):
+    return get_user_model().objects.create_user("alice", password="pw-alice-123")
+
+
+def _create_code(path, **kwargs) -> str:
+    with pytest.raises(ConversionError) as info:
+        services.job_create(upload=path, enqueue=False, **kwargs)
+    assert Job.objects.count() == 0  # refused before anything was stored
+    return info.value.code
+
+
+def _convert(job: Job) -> Job:
+    for page_id in services.job_prepare(job_id=job.id):
+        services.page_read(page_id=page_id)
+    return services.job_finish(job_id=job.id)
+
+
+# --- caps -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_size_cap(user, settings):
+    settings.AXIYA_MAX_UPLOAD_MB = 1
+    assert _create_code(CORPUS / "multipage.pdf", owner=user) == "FILE_TOO_LARGE"  # 1.1 MB
+
+
+@pytest.mark.django_db
+def test_page_cap(user, settings):
+    settings.AXIYA_MAX_PAGES = 5
+    assert _create_code(CORPUS / "multipage.pdf", owner=user) == "TOO_MANY_PAGES"  # 6 pages
+
+
+@pytest.mark.django_db
+def test_image_pixel_cap(user, settings):
+    assert _create_code(CORPUS / "bad" / "hugemono.pdf", owner=user) == "PAGE_TOO_LARGE"
+    settings.AXIYA_MAX_IMAGE_MEGAPIXELS = 1.0
+    assert _create_code(CORPUS / "linn.pdf", owner=user) == "PAGE_TOO_LARGE"
+
+
+@pytest.mark.django_db
+def test_render_pixel_cap_shrinks_poster_pages(user, settings, tmp_path):
+    settings.AXIYA_MAX_PAGE_MEGAPIXELS = 2.0
+    job = services.job_create(owner=user, upload=CORPUS / "bad" / "enormous.pdf", enqueue=False)
+    services.job_prepare(job_id=job.id)
+    from PIL import Image
+
+    with Image.open(storage.page_image(job.id, 1)) as img:
+        assert img.width * img.height <= 2.0e6 * 1.01
+
+
+# --- encryption, damage, active content, bombs -----------------------------------------------
+
+
+@pytest.mark.django_db
+def test_encrypted_pdf_is_refused_and_empty_user_password_opens(user, tmp_path):
+    src = pymupdf.open(text_pdf(tmp_path / "plain.pdf"))
+    locked = tmp_path / "locked.pdf"
+    src.save(locked, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="secret", owner_pw="o")
+    assert _create_code(locked, owner=user) == "PDF_ENCRYPTED"
+    restricted = tmp_path / "restricted.pdf"
+    src.save(restricted, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", permissions=0)
+    job = _convert(services.job_create(owner=user, upload=restricted, enqueue=False))
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
+    assert "ferry schedule" in storage.html_path(job.id).read_text()
+
+
+@pytest.mark.django_db
+def test_broken_xref_is_repaired(user, tmp_path):
+    path = broken_xref_pdf(text_pdf(tmp_path / "plain.pdf"), tmp_path / "broken.pdf")
+    assert validate_pdf(path, Limits()).repaired
+    job = _convert(services.job_create(owner=user, upload=path, enqueue=False))
+    assert "ferry schedule" in storage.html_path(job.id).read_text()
+
+
+@pytest.mark.django_db
+def test_unrepairable_pdf_is_refused_with_a_code(user, tmp_path):
+    data = (CORPUS / "linn.pdf").read_bytes()
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(data[:600])
+    assert _create_code(path, owner=user) in ("PDF_DAMAGED", "NO_PAGES")
+
+
+@pytest.mark.django_db
+def test_javascript_and_embedded_files_never_reach_the_output(user, tmp_path):
+    path = active_content_pdf(tmp_path / "active.pdf")
+    job = _convert(services.job_create(owner=user, upload=path, enqueue=False))
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
+    out = storage.out_dir(job.id)
+    html = storage.html_path(job.id).read_text()
+    assert "ferry schedule" in html  # it converted
+    everything = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
+    for leak in ("PWNED", "payload.html", "javascript:", "<script"):
+        assert leak not in everything, leak
+
+
+@pytest.mark.django_db
+def test_flate_decompression_bomb_is_refused(user, tmp_path):
+    path = flate_bomb_pdf(tmp_path / "bomb.pdf", inflated_mb=200)
+    assert path.stat().st_size < 2 * 2**20
+    started = time.perf_counter()
+    assert _create_code(path, owner=user) == "PDF_BOMB"
+    assert time.perf_counter() - started < 30
+
+
+def test_plausible_streams_pass(tmp_path):
+    path = flate_bomb_pdf(tmp_path / "ok.pdf", inflated_mb=2)
+    assert validate_pdf(path, Limits()).page_count == 1
+
+
+# --- isolation: MuPDF runs in a child; the parent survives crashes, loops and allocations -----
+
+
+def _abort() -> None:
+    os.abort()
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _allocate() -> bytes:
+    return b"x" * (2 << 30)
+
+
+def test_a_crash_in_the_child_is_a_coded_error():
+    with pytest.raises(DamagedPdf):
+        run_isolated(_abort, timeout_s=10, memory_mb=512)
+
+
+def test_a_loop_in_the_child_is_stopped_at_the_time_limit():
+    started = time.perf_counter()
+    with pytest.raises(PageTimeout):
+        run_isolated(_spin, timeout_s=1, memory_mb=512)
+    assert time.perf_counter() - started < 5
+
+
+def test_the_child_memory_cap():
+    with pytest.raises(PageTooLarge):
+        run_isolated(_allocate, timeout_s=10, memory_mb=512)
+
+
+# --- timeouts per page and per job, bounded attempts ------------------------------------------
+
+
+class SlowEngine:
+    name = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def predict_batch(self, pages):
+        time.sleep(self.seconds)
+        return [PageReading(p.page_number, [ReadBlock("paragraph", "x")], 100, 100)
+                for p in pages]  # fmt: skip
+
+    def describe(self) -> dict:
+        return {"name": self.name}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_over_its_time_limit_fails_visibly_after_bounded_attempts(
+    user, settings, monkeypatch
+):
+    settings.AXIYA_PAGE_TIMEOUT_S = 1
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf", enqueue=False)
+    (page_id,) = services.job_prepare(job_id=job.id)
+    monkeypatch.setattr(services, "get_engine", lambda name=None: SlowEngine(3))
+    for _ in range(services.MAX_PAGE_ATTEMPTS):
+        started = time.perf_counter()
+        with pytest.raises(PageTimeout):
+            services.page_read(page_id=page_id)
+        assert time.perf_counter() - started < 2.5
+    page = Page.objects.get(pk=page_id)
+    assert (page.status, page.error_code, page.attempts) == (PageStatus.FAILED, "PAGE_TIMEOUT", 3)
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and job.error_code == "PAGE_TIMEOUT"
+    assert "Page 1" in job.error_message
+    assert services.page_read(page_id=page_id) is False  # a late message changes nothing
+
+
+@pytest.mark.django_db
+def test_a_job_past_its_deadline_fails(user, settings):
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf", enqueue=False)
+    (page_id,) = services.job_prepare(job_id=job.id)
+    settings.AXIYA_JOB_TIMEOUT_S = 1
+    Job.objects.filter(pk=job.id).update(started_at=job.created_at.replace(year=2000))
+    assert services.page_read(page_id=page_id) is False
+    job.refresh_from_db()
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "JOB_TIMEOUT")
+    assert Page.objects.get(pk=page_id).attempts == 0  # the engine never ran
+
+
+@pytest.mark.django_db
+def test_jobs_recover_fails_jobs_past_their_deadline(user, settings):
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf", enqueue=False)
+    Job.objects.filter(pk=job.id).update(
+        status=JobStatus.RUNNING, started_at=job.created_at.replace(year=2000)
+    )
+    settings.AXIYA_JOB_TIMEOUT_S = 60
+    assert services.jobs_recover()["failed"] == [str(job.id)]
+    job.refresh_from_db()
+    assert job.error_code == "JOB_TIMEOUT"
+
+
+@pytest.mark.django_db
+def test_a_page_whose_attempts_all_died_is_given_up(user):
+    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf", enqueue=False)
+    (page_id,) = services.job_prepare(job_id=job.id)
+    # Three attempts started and none recorded an outcome: each took its worker down.
+    Page.objects.filter(pk=page_id).update(status=PageStatus.RUNNING, attempts=3)
+    assert services.page_read(page_id=page_id) is False
+    page = Page.objects.get(pk=page_id)
+    assert (page.status, page.error_code) == (PageStatus.FAILED, "ENGINE_CRASHED")
+    job.refresh_from_db()
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "ENGINE_CRASHED")
