@@ -64,8 +64,8 @@ class GpuMemPoll:
 
 def gpu_name() -> str:
     try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()  # fmt: skip
+        cmd = ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
     except Exception:
         return "unknown"
 
@@ -105,12 +105,14 @@ def decode_step_bytes(man: dict[str, Any], pkg: Path, batch: int, mean_ctx: floa
     t = man["config"]["text"]
     weights = (pkg / "decoder" / "model.onnx.data").stat().st_size
     item = 2 if man["dtype"] == "fp16" else 4
+    kvd = dict(zip(man["fast"]["kv_layers"], man["fast"]["kv_head_dims"], strict=True))
+    hd = {t["layer_types"][i]: d for i, d in kvd.items()}  # head dim per layer type
     kv_row = 0.0
-    for i, ltype in enumerate(t["layer_types"]):
+    for ltype in t["layer_types"]:
         if ltype == "full_attention":
-            kv_row += mean_ctx * 2 * t["global_head_dim"] * item
+            kv_row += mean_ctx * 2 * hd[ltype] * item
         else:
-            kv_row += min(mean_ctx, t["sliding_window"]) * 2 * t["head_dim"] * item
+            kv_row += min(mean_ctx, t["sliding_window"]) * 2 * hd[ltype] * item
     total = weights + batch * kv_row
     step_s = total / HBM_BYTES_PER_S
     return {
@@ -180,11 +182,13 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         total_s = time.perf_counter() - t0
         sample = gens[0].token_ids[:16]
     mean_prompt = prompt_tokens / a.pages
+    print("raw", json.dumps({**tm, "total_s": total_s, "steps": steps, "iters": iters,
+                             "prompt_tokens": prompt_tokens}), flush=True)  # fmt: skip
     roof = decode_step_bytes(man, pkg, a.batch, mean_prompt + a.new_tokens / 2)
     dec_tps = steps / tm["decode_s"]
     return {
-        "engine": "models.gemma.fast (onnxruntime %s, %s, cuda graph %s)"
-        % (eng.ort.__version__, eng.device[0], eng.cuda_graph),
+        "engine": f"models.gemma.fast (onnxruntime {eng.ort.__version__}, {eng.device[0]}, "
+        f"cuda graph {eng.cuda_graph})",
         "package": str(pkg),
         "dtype": man["dtype"],
         "pages": a.pages,
@@ -227,7 +231,8 @@ def run_hf(a: argparse.Namespace, prompt_len: int) -> dict[str, Any]:
     t = time.perf_counter()
     with torch.device("cuda"):
         model = Gemma4ForConditionalGeneration._from_config(
-            cfg, dtype=torch.bfloat16, attn_implementation="eager")
+            cfg, dtype=torch.bfloat16, attn_implementation="eager"
+        )
     model.eval()
     init_s = time.perf_counter() - t
     g = torch.Generator(device="cuda").manual_seed(0)
@@ -249,7 +254,8 @@ def run_hf(a: argparse.Namespace, prompt_len: int) -> dict[str, Any]:
     t1 = gen(1)  # prefill + first token
     tn = gen(a.new_tokens)
     return {
-        "engine": f"transformers {transformers.__version__} eager generate, torch {torch.__version__}",
+        "engine": f"transformers {transformers.__version__} eager generate, "
+        f"torch {torch.__version__}",
         "dtype": "bf16",
         "batch_size": a.hf_batch,
         "prompt_tokens": prompt_len,
@@ -293,8 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     build_s = None
     if a.build and not (a.package / "manifest.json").exists():
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "models.export", "e2b-random", str(a.package),
-                        "--dtype", "fp16", "--ple", "graph", "--fast"], check=True, cwd=ROOT)  # fmt: skip
+        cmd = [sys.executable, "-m", "models.export", "e2b-random", str(a.package),
+               "--dtype", "fp16", "--ple", "graph", "--fast"]  # fmt: skip
+        subprocess.run(cmd, check=True, cwd=ROOT)
         build_s = time.perf_counter() - t
     tmp = Path(os.environ.get("TMPDIR", "/tmp"))
     base = [sys.executable, str(Path(__file__).resolve()), "--package", str(a.package),
@@ -316,10 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     hf: dict[str, Any] = {}
     r = subprocess.run([*base, "--part", "hf", "--hf-prompt", str(plen), "--json", str(hf_json)],
                        cwd=ROOT)  # fmt: skip
-    if r.returncode == 0:
-        hf = json.loads(hf_json.read_text())
-    else:
-        hf = {"error": f"exit {r.returncode}"}
+    hf = json.loads(hf_json.read_text()) if r.returncode == 0 else {"error": f"exit {r.returncode}"}
     gpu = gpu_name()
     base_tps = hf.get("decode_tokens_per_s")
     row = {

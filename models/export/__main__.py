@@ -51,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     if a.ple is None:
         a.ple = "external" if a.kind == "e2b-random" else "graph"
-    opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format, fast=a.fast)
+    opts = dict(
+        dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format, fast=a.fast
+    )
     if a.kind == "checkpoint":
         if a.checkpoint is None:
             ap.error("kind checkpoint needs --checkpoint DIR")
@@ -61,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         from models.export.lean import build_random_lean
 
         kind = "e2b" if a.kind == "e2b-random" else "tiny"
-        build_random_lean(kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, seed=a.seed,
-                          fast=a.fast)
+        build_random_lean(
+            kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, seed=a.seed, fast=a.fast
+        )
     else:
         kind = "tiny"
         with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:

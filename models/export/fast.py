@@ -62,10 +62,12 @@ class _Builder:
             self.consts[key] = v
         return self.consts[key]
 
-    def op(self, op_type: str, *inputs: Any, domain: str = "", outputs: int = 1, **attrs: Any) -> Any:
+    def op(self, op_type: str, *inputs: Any, domain: str = "", outputs: int = 1,
+           **attrs: Any) -> Any:  # fmt: skip
         self.n += 1
         node = self.ir.node(op_type, list(inputs), attributes=attrs, domain=domain,
-                            num_outputs=outputs, name=f"{self.prefix}{op_type}_{self.n}")  # fmt: skip
+                            num_outputs=outputs,
+                            name=f"{self.prefix}{op_type}_{self.n}")  # fmt: skip
         for k, o in enumerate(node.outputs):
             o.name = f"{self.prefix}{op_type}_{self.n}_{k}"
         self.g.append(node)
@@ -153,7 +155,8 @@ def _cache_inputs(g: Any, cfg: dict[str, Any], *, batch: str, ring: bool) -> dic
     t = cfg["text"]
     dt = _float_dtype(g)
     caches = {}
-    for i, hd in zip(t["kv_layers"], t["kv_head_dims"], strict=True):
+    for i in t["kv_layers"]:
+        hd = int(next(v for v in g.inputs if v.name == f"past_key_values.{i}.key").shape[-1])
         full = t["layer_types"][i] == "full_attention"
         length = "kv_length" if (full or not ring) else t["sliding_window"]
         pair = []
@@ -194,7 +197,8 @@ def _remove_unused(g: Any) -> None:
 def _attn(b: _Builder, q: Any, k3: Any, v3: Any, bias: Any, *, heads: int, hd: int,
           prefill: bool) -> Any:  # fmt: skip
     """One KV head, `heads` query heads. prefill: q [B,S,heads*hd], k3/v3 [B,S,hd],
-    bias [B,heads*S,S] (rows head-major); step: q [B,1,heads*hd], k3/v3 [B,L,hd] (the cache), bias [B,1,L]."""
+    bias [B,heads*S,S] (rows head-major); step: q [B,1,heads*hd], k3/v3 [B,L,hd] (the cache),
+    bias [B,1,L]."""
     if prefill:
         q4 = b.op("Transpose", b.op("Reshape", q, b.const([0, 0, heads, hd])), perm=[0, 2, 1, 3])
         qr = b.op("Reshape", q4, b.const([0, -1, hd]))  # [B, heads*S, hd]
@@ -255,7 +259,7 @@ def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
         node = attn[i]
         _check_attention(node)
         ltype = t["layer_types"][i]
-        hd = (t["global_head_dim"] if ltype == "full_attention" else t["head_dim"])
+        hd = int(node.inputs[0].shape[-1]) // heads  # from the graph (config may lack it)
         q = node.inputs[0]
         if i in shared:
             k3, v3 = kv[shared[i]]
@@ -322,7 +326,7 @@ def make_step(model: Any, cfg: dict[str, Any]) -> Any:
         node = attn[i]
         _check_attention(node)
         ltype = t["layer_types"][i]
-        hd = (t["global_head_dim"] if ltype == "full_attention" else t["head_dim"])
+        hd = int(node.inputs[0].shape[-1]) // heads  # from the graph (config may lack it)
         if i in shared:
             k3, v3 = kv[shared[i]]
         else:
@@ -350,6 +354,14 @@ def make_step(model: Any, cfg: dict[str, Any]) -> Any:
     return model
 
 
+def _kv_dims(out: Path, layers: list[int]) -> list[int]:
+    import onnx
+
+    m = onnx.load(str(out / "decoder" / "model.onnx"), load_external_data=False)
+    dims = {i.name: i.type.tensor_type.shape.dim[-1].dim_value for i in m.graph.input}
+    return [int(dims[f"past_key_values.{i}.key"]) for i in layers]
+
+
 def build_fast(out: Path, cfg: dict[str, Any]) -> dict[str, Any]:
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
     weights file). Returns the manifest's "fast" section."""
@@ -370,7 +382,7 @@ def build_fast(out: Path, cfg: dict[str, Any]) -> dict[str, Any]:
         "vision": build_fast_vision(out),
         "vision_input": "unpadded",
         "kv_layers": t["kv_layers"],
-        "kv_head_dims": t["kv_head_dims"],
+        "kv_head_dims": _kv_dims(out, t["kv_layers"]),
         "ring": t["sliding_window"],
         "padding": "left",
     }

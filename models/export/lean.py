@@ -68,8 +68,9 @@ def build_random_lean(
         shutil.rmtree(out)
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="axiya-cfg-") as tmp:
-        return _build(kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed,
-                      fast=fast)
+        return _build(
+            kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed, fast=fast
+        )
 
 
 def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, ep: str,
@@ -120,5 +121,6 @@ def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, 
     manifest = B.write_manifest(out, ckpt=ck, dtype=dtype, ep=ep, int4=int4, ple=ple_info,
                                 source={"random": kind, "seed": seed, "weights": "random",
                                         "route": "lean"},
-                                extra=B.fast_graphs(out, cfg, fast=fast, ep=ep, ple=ple))  # fmt: skip
+                                extra=B.fast_graphs(out, cfg, fast=fast, ep=ep,
+                                                    ple=ple))  # fmt: skip
     return manifest
