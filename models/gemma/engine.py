@@ -151,15 +151,30 @@ class GemmaPageEngine:
         verify: bool = True,
     ) -> GemmaPageEngine:
         """Load and verify the package (sha256 of every file) and open its sessions."""
-        from models.gemma.runtime import GemmaRuntime  # onnxruntime only when an engine is built
+        import onnxruntime as ort  # only when an engine is built
 
-        runtime = GemmaRuntime(
-            model_dir,
-            max_soft_tokens=max_soft_tokens,
-            providers=providers,
-            device_id=device_id,
-            verify=verify,
-        )
+        from models.gemma.package import load_package
+
+        package = load_package(model_dir, verify=verify)
+        on_cuda = "CUDAExecutionProvider" in (providers or ort.get_available_providers())
+        runtime: Any
+        if on_cuda and package.manifest.get("fast") and package.ple.get("placement") != "external":
+            # The GPU fast path: static KV cache on the device, CUDA-graph decode steps.
+            from models.gemma.fast import FastGemma
+
+            runtime = FastGemma(
+                package, max_soft_tokens=max_soft_tokens, providers=providers, device_id=device_id
+            )
+        else:
+            from models.gemma.runtime import GemmaRuntime
+
+            runtime = GemmaRuntime(
+                package,
+                max_soft_tokens=max_soft_tokens,
+                providers=providers,
+                device_id=device_id,
+                verify=verify,
+            )
         return cls(
             runtime,
             max_new_tokens=max_new_tokens,

@@ -137,6 +137,7 @@ class FastGemma:
         wanted = list(providers) if providers else [
             cuda_ep if cuda_ep in avail else "CPUExecutionProvider"]  # fmt: skip
         self.cuda = wanted[0] == "CUDAExecutionProvider"
+        self.provider = wanted[0]
         if self.cuda and hasattr(ort, "preload_dlls"):
             try:  # CUDA / cuDNN from the nvidia-* wheels when they are not on the loader path
                 ort.preload_dlls()
