@@ -69,6 +69,21 @@ def phototest_pdf(tmp_path_factory) -> Path:
     return image_to_pdf(CORPUS / "phototest.tif", tmp_path_factory.mktemp("pdf") / "phototest.pdf")
 
 
+@pytest.fixture
+def browser():
+    """Debian's Chromium through Playwright, one per test (no browser can be downloaded here)."""
+    from conversion.pipeline.accessibility.axe import CHROMIUM, CHROMIUM_ARGS
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

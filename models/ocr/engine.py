@@ -389,28 +389,28 @@ def _tables(binary, paragraphs: list[_ParaLines], ink) -> tuple[list[ReadBlock],
         tables.append(table)
     if not tables:
         return [], paragraphs
-    kept = []
-    for para in paragraphs:
-        lines = [line for line in para if line.words]
-        if lines:
-            new = _ParaLines(lines)
-            new.order = para.order
-            kept.append(new)
-    return tables, kept
+    return tables, _keep_lines(paragraphs, lambda line: bool(line.words))
 
 
 def _without_noise(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
     """Drop lines of doubtful scraps ("SA ar Es te Se"): strokes of a drawing or speckles read as
     letters. Real text has longer words or is read with confidence."""
+
+    def real(line: _Line) -> bool:
+        words = line.words
+        scraps = len(words) >= 3 and all(len(w.text) <= 3 for w in words)
+        mean = sum(w.confidence for w in words) / max(len(words), 1)
+        return not (scraps and mean < 60)
+
+    return _keep_lines(paragraphs, real)
+
+
+def _keep_lines(paragraphs: list[_ParaLines], keep) -> list[_ParaLines]:
+    """The paragraphs with only the lines `keep` accepts (it may trim a line's words first);
+    emptied paragraphs go, the others keep their place in the reading order."""
     kept = []
     for para in paragraphs:
-        lines = []
-        for line in para:
-            words = line.words
-            scraps = len(words) >= 3 and all(len(w.text) <= 3 for w in words)
-            mean = sum(w.confidence for w in words) / max(len(words), 1)
-            if not (scraps and mean < 60):
-                lines.append(line)
+        lines = [line for line in para if keep(line)]
         if lines:
             new = _ParaLines(lines)
             new.order = para.order
@@ -432,23 +432,16 @@ def _outside_figures(paragraphs: list[_ParaLines], figures: list[ReadBlock]) -> 
             for f in figures
         )
 
-    kept = []
-    for para in paragraphs:
-        lines = []
-        for line in para:
-            words = [w for w in line.words if not inside(w)]
-            if words:
-                xs = [w.bbox for w in words if w.bbox]
-                if xs:
-                    line.bbox = (min(b[0] for b in xs), min(b[1] for b in xs),
-                                 max(b[2] for b in xs), max(b[3] for b in xs))  # fmt: skip
-                line.words = words
-                lines.append(line)
-        if lines:
-            new = _ParaLines(lines)
-            new.order = para.order
-            kept.append(new)
-    return kept
+    def trim(line: _Line) -> bool:
+        words = [w for w in line.words if not inside(w)]
+        boxes = [w.bbox for w in words if w.bbox]
+        if boxes:
+            line.bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                         max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+        line.words = words
+        return bool(words)
+
+    return _keep_lines(paragraphs, trim)
 
 
 def _join_lines(lines: list[_Line]) -> tuple[str, list[Word]]:

@@ -16,11 +16,6 @@ from tests.conftest import CORPUS
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API in the test
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]  # fmt: skip
 AXE_OPTIONS = {
     "runOnly": {
         "type": "tag",
@@ -28,18 +23,6 @@ AXE_OPTIONS = {
     },
     "resultTypes": ["violations"],
 }
-
-
-@pytest.fixture
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield browser
-        browser.close()
 
 
 def assert_axe_clean(page, what: str) -> None:

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 
 from conversion import services, storage
 from models.engine import PageReading, ReadBlock
-from tests.browser.test_site import ARGS, CHROMIUM, sign_in
+from tests.browser.test_site import sign_in
 from tests.conftest import CORPUS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -47,18 +47,6 @@ def hostile_reading(number: int) -> PageReading:
                   latex=r"\href{javascript:alert(1)}{x} </math><script>alert(1)</script>"),
     ]  # fmt: skip
     return PageReading(number, blocks, 612, 792, language="en", raw_text=INJECTION)
-
-
-@pytest.fixture
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield browser
-        browser.close()
 
 
 def assert_inert(html: str) -> None:
