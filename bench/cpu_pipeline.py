@@ -3,12 +3,11 @@
 Prints seconds per page (rasterize / engine / assemble+render+checks), peak memory, and CER where
 a transcript exists; writes bench/results/cpu_pipeline-<date>.json.
 
-    OMP_THREAD_LIMIT=1 .venv/bin/python bench/cpu_pipeline.py [--corpus DIR]
+    OMP_THREAD_LIMIT=1 .venv/bin/python bench/cpu_pipeline.py
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import os
@@ -19,7 +18,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS_DIR = ROOT / "tests" / "resources" / "corpus"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
@@ -28,47 +26,28 @@ import django  # noqa: E402
 
 django.setup()
 
-from bench.plain_tesseract import plain_tesseract_pages  # noqa: E402
+from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
 from conversion.pipeline.quality import cer  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
-from tests.conftest import image_to_pdf  # noqa: E402
-
-DOCS = [
-    ("linn.pdf", "corpus/linn.txt"),
-    ("skew.pdf", "corpus/linn.txt"),
-    ("multipage.pdf", "truth/multipage.txt"),
-    ("c02-22.pdf", "truth/c02-22.txt"),
-    ("francais.pdf", "truth/francais.txt"),
-    ("phototest.tif", "corpus/phototest.gold.txt"),
-    ("eurotext.tif", "corpus/eurotext.txt"),
-]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", type=Path, default=ROOT / "tests" / "resources" / "corpus")
-    args = parser.parse_args()
     engine = TesseractEngine()
     rows = []
     # Warm-up, not counted: the first read loads Tesseract's models.
-    with tempfile.TemporaryDirectory() as warm:
-        pdf = image_to_pdf(CORPUS_DIR / "phototest.tif", Path(warm) / "warm.pdf")
-        convert_pdf(pdf, Path(warm) / "out", engine, ConvertOptions())
+    warm_up(engine)
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
-        for name, truth in DOCS:
-            src = args.corpus / name
-            if not src.exists():
-                continue
-            pdf = image_to_pdf(src, tmpdir / f"{src.stem}.pdf") if src.suffix != ".pdf" else src
+        for name, truth in DOCS.items():
+            pdf = as_pdf(name, tmpdir)
             result = convert_pdf(pdf, tmpdir / "out", engine, ConvertOptions())
             t = result.report["timings"]
             pages = t["pages"]
             text = "\n".join(iter_main_text(result.html_path.read_text()))
             plain_pages, plain_s = plain_tesseract_pages(pdf, tmpdir)
             plain_text = "\n".join(plain_pages.values())
-            ref = (ROOT / "tests" / "resources" / truth).read_text() if truth else None
+            ref = (RESOURCES / truth).read_text() if truth else None
             rows.append(
                 {
                     "document": name,

@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS_DIR = ROOT / "tests" / "resources" / "corpus"
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
@@ -29,24 +28,10 @@ django.setup()
 
 from rapidfuzz.distance import Levenshtein  # noqa: E402
 
-from bench.plain_tesseract import plain_tesseract_pages  # noqa: E402
+from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
 from conversion.pipeline.quality import cer, normalize_text  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
-from tests.conftest import image_to_pdf  # noqa: E402
-
-CORPUS = ROOT / "tests" / "resources" / "corpus"
-TRUTH = ROOT / "tests" / "resources"
-DOCS = {
-    "linn.pdf": "corpus/linn.txt",
-    "skew.pdf": "corpus/linn.txt",
-    "multipage.pdf": "truth/multipage.txt",
-    "c02-22.pdf": "truth/c02-22.txt",
-    "francais.pdf": "truth/francais.txt",
-    "phototest.tif": "corpus/phototest.gold.txt",
-    "eurotext.tif": "corpus/eurotext.txt",
-    "blank.pdf": None,
-}
 
 
 def _find(haystack: str, needle: str, max_diffs: int) -> int:
@@ -100,25 +85,24 @@ def ours_by_page(html: str) -> dict[int, str]:
 
 
 def main() -> None:
-    tests = [json.loads(line) for line in (TRUTH / "olmocr_tests.jsonl").read_text().splitlines()]
+    tests = [
+        json.loads(line) for line in (RESOURCES / "olmocr_tests.jsonl").read_text().splitlines()
+    ]
     engine = TesseractEngine()
     rows, outcomes = [], []
     # Warm-up, not counted: the first read loads Tesseract's models.
-    with tempfile.TemporaryDirectory() as warm:
-        pdf = image_to_pdf(CORPUS_DIR / "phototest.tif", Path(warm) / "warm.pdf")
-        convert_pdf(pdf, Path(warm) / "out", engine, ConvertOptions())
+    warm_up(engine)
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
-        for name, truth in DOCS.items():
-            src = CORPUS / name if (CORPUS / name).exists() else CORPUS / "bad" / name
-            pdf = image_to_pdf(src, tmpdir / f"{src.stem}.pdf") if src.suffix != ".pdf" else src
+        for name, truth in {**DOCS, "blank.pdf": None}.items():
+            pdf = as_pdf(name, tmpdir)
             started = time.perf_counter()
             result = convert_pdf(pdf, tmpdir / "out", engine, ConvertOptions())
             ours_s = time.perf_counter() - started
             html = result.html_path.read_text()
             ours_pages = ours_by_page(html)
             plain_pages, plain_s = plain_tesseract_pages(pdf, tmpdir)
-            ref = (TRUTH / truth).read_text() if truth else None
+            ref = (RESOURCES / truth).read_text() if truth else None
             n = result.report["pages"]
             rows.append(
                 {

@@ -49,19 +49,19 @@ def corpus() -> Path:
     return CORPUS
 
 
-def image_to_pdf(image_path: Path, out: Path) -> Path:
-    """Wrap a TIF/PNG scan into a one-page PDF, as a person would upload it."""
+def image_to_pdf(image: Path, pdf: Path) -> Path:
+    """Wrap a scanned image (TIF, PNG) into a one-page PDF at the image's own resolution, as a
+    person would upload it."""
     import pymupdf
-    from PIL import Image
 
-    with Image.open(image_path) as img:
-        dpi = float(img.info.get("dpi", (300, 300))[0] or 300)
-        width, height = img.size
+    pix = pymupdf.Pixmap(str(image))
+    dpi = pix.xres if pix.xres and pix.xres > 72 else 300
     doc = pymupdf.open()
-    page = doc.new_page(width=width * 72 / dpi, height=height * 72 / dpi)
-    page.insert_image(page.rect, filename=str(image_path))
-    doc.save(out)
-    return out
+    page = doc.new_page(width=pix.width * 72 / dpi, height=pix.height * 72 / dpi)
+    page.insert_image(page.rect, filename=str(image))
+    doc.save(str(pdf))
+    doc.close()
+    return pdf
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,65 @@
+"""What the CPU benchmarks share: the corpus with its transcripts, an engine warm-up, and the
+baseline, plain `tesseract` (psm 3, 300 DPI, eng) on the same pages, as a person would run it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pymupdf
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page
+from tests.conftest import image_to_pdf
+
+ROOT = Path(__file__).resolve().parents[1]
+RESOURCES = ROOT / "tests" / "resources"
+CORPUS_DIR = RESOURCES / "corpus"
+# Document -> its transcript under tests/resources (None: no transcript).
+DOCS: dict[str, str | None] = {
+    "linn.pdf": "corpus/linn.txt",
+    "skew.pdf": "corpus/linn.txt",
+    "multipage.pdf": "truth/multipage.txt",
+    "c02-22.pdf": "truth/c02-22.txt",
+    "francais.pdf": "truth/francais.txt",
+    "phototest.tif": "corpus/phototest.gold.txt",
+    "eurotext.tif": "corpus/eurotext.txt",
+}
+
+
+def as_pdf(name: str, workdir: Path) -> Path:
+    """The corpus file as an upload: scans in TIF/PNG are wrapped into a one-page PDF."""
+    src = CORPUS_DIR / name if (CORPUS_DIR / name).exists() else CORPUS_DIR / "bad" / name
+    return image_to_pdf(src, workdir / f"{src.stem}.pdf") if src.suffix != ".pdf" else src
+
+
+def warm_up(engine) -> None:
+    """One conversion, not counted: the first read loads Tesseract's models."""
+    with tempfile.TemporaryDirectory() as warm:
+        convert_pdf(as_pdf("phototest.tif", Path(warm)), Path(warm) / "out", engine,
+                    ConvertOptions())  # fmt: skip
+
+
+def plain_tesseract_pages(pdf: Path, workdir: Path) -> tuple[dict[int, str], float]:
+    """Text per page (1-based) and the seconds tesseract itself took."""
+    texts: dict[int, str] = {}
+    seconds = 0.0
+    with pymupdf.open(pdf) as doc:
+        for index in range(doc.page_count):
+            image = rasterize_page(doc, index, RasterOptions(dpi=300, max_dpi=300)).image
+            png = workdir / f"plain-p{index}.png"
+            image.save(png)
+            started = time.perf_counter()
+            out = subprocess.run(
+                ["tesseract", str(png), "-", "--psm", "3", "-l", "eng"],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+                check=True,
+            )
+            seconds += time.perf_counter() - started
+            texts[index + 1] = out.stdout
+    return texts, seconds
