@@ -357,13 +357,22 @@ def _assign_heading_levels(pages: list[Page]) -> None:
         b.level = min(rank[round(getattr(b, "font_key", 0) / 4)], 6)
 
 
+def _trusted(block: Block) -> bool:
+    """Mostly confident text: a title read from a decorative initial is not a title."""
+    text = block.text.strip()
+    doubtful = sum(len(s.text.strip()) for s in block.spans if s.low_confidence)
+    return bool(text) and doubtful <= 0.3 * len(text)
+
+
 def _title(pages: list[Page]) -> str | None:
-    for page in pages:
-        for block in page.blocks:
-            if block.kind == "heading" and block.text.strip():
-                return block.text.strip()[:200]
-    for page in pages:
-        for block in page.blocks:
-            if block.kind == "paragraph" and block.text.strip():
-                return block.text.strip()[:80]
+    """The first trusted heading, else the start of the first trusted paragraph (the caller
+    falls back to the file name)."""
+    for kind, limit in (("heading", 200), ("paragraph", 80)):
+        for page in pages:
+            for block in page.blocks:
+                if block.kind == kind and _trusted(block):
+                    text = " ".join(block.text.split())
+                    if len(text) <= limit:
+                        return text
+                    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     return None
