@@ -220,17 +220,23 @@ def _check_attention(node: Any) -> None:
         raise ValueError(f"{node.name}: fast graphs support 1 KV head, scale 1, no softcap ({a})")
 
 
+def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str) -> tuple:
+    """What both fast graphs start from: the graph, text config, heads, window, the masking
+    value of the graph's float type, a node builder, the attention nodes and the cache inputs."""
+    g = model.graph
+    t = cfg["text"]
+    npf = _np_float(_float_dtype(g))
+    neg = float(np.finfo(npf).min) / 2
+    b = _Builder(g, prefix)
+    attn = _attention_nodes(g)
+    caches = _cache_inputs(g, cfg, batch="batch", ring=True)
+    return g, t, t["num_attention_heads"], t["sliding_window"], npf, neg, b, attn, caches
+
+
 def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
     import onnx_ir as ir
 
-    g = model.graph
-    t = cfg["text"]
-    heads, W = t["num_attention_heads"], t["sliding_window"]
-    npf = _np_float(_float_dtype(g))
-    neg = float(np.finfo(npf).min) / 2
-    b = _Builder(g, "fastp/")
-    attn = _attention_nodes(g)
-    caches = _cache_inputs(g, cfg, batch="batch", ring=True)
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastp/")
     mask = next(i for i in g.inputs if i.name == "attention_mask")
     # Row-local indices 0..S-1 from the mask's shape (device ops only): ar [b,S].
     ones = b.op("Add", b.op("Mul", mask, b.const(0)), b.const(1))
@@ -288,14 +294,7 @@ def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
 def make_step(model: Any, cfg: dict[str, Any]) -> Any:
     import onnx_ir as ir
 
-    g = model.graph
-    t = cfg["text"]
-    heads, W = t["num_attention_heads"], t["sliding_window"]
-    npf = _np_float(_float_dtype(g))
-    neg = float(np.finfo(npf).min) / 2
-    b = _Builder(g, "fasts/")
-    attn = _attention_nodes(g)
-    caches = _cache_inputs(g, cfg, batch="batch", ring=True)
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fasts/")
     i64 = ir.TensorType(ir.DataType.INT64)
     slot = ir.Value(name="slot", type=i64, shape=ir.Shape(["batch"]))
     offsets = ir.Value(name="offsets", type=i64, shape=ir.Shape(["batch"]))
