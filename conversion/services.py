@@ -376,8 +376,16 @@ def job_delete(*, job: Job) -> None:
 def job_run_inline(*, job_id) -> None:
     """The whole job in this process (no broker): prepare, every page, finish."""
     try:
-        for page_id in job_prepare(job_id=job_id):
-            page_read(page_id=page_id)
+        page_ids = job_prepare(job_id=job_id)
+        if Job.objects.values_list("engine", flat=True).get(pk=job_id) == "gemma":
+            # The model reads several pages in one generate: claim and read them in batches.
+            from conversion.worker import page_read_batched
+
+            for page_id in page_ids:
+                page_read_batched(page_id=page_id, limit=settings.AXIYA_GEMMA_BATCH)
+        else:
+            for page_id in page_ids:
+                page_read(page_id=page_id)
         job_finish(job_id=job_id)
     except ConversionError as exc:
         job_mark_failed(job_id=job_id, error=exc)

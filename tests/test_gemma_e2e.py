@@ -150,3 +150,14 @@ def test_claims_respect_other_workers_and_take_over_dead_ones(
     claimed, busy = worker.claim_pages(page_id=first, limit=8)
     assert (claimed, busy) == ([first], False)
     assert Page.objects.get(pk=first).attempts == 1
+
+
+@pytest.mark.django_db
+def test_inline_worker_reads_gemma_pages_in_batches(gemma_settings, tmp_path: Path) -> None:
+    job = services.job_create(
+        owner=None, upload=two_page_pdf(tmp_path / "inline.pdf"), engine="gemma", enqueue=False
+    )
+    services.job_run_inline(job_id=job.id)
+    job = Job.objects.get(pk=job.id)
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+    assert [p.timings.get("batch") for p in Page.objects.filter(job=job)] == [2.0, 2.0]
