@@ -33,15 +33,8 @@ _TESSDATA_CANDIDATES = (
 # Glyphs Tesseract reads list bullets as (•, and its usual misreadings of one).
 _BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
-LOW_CONFIDENCE = 60.0
 
-
-class _Ratio:
-    def __contains__(self, ratio: float) -> bool:
-        return 1 / 1.6 <= ratio <= 1.6
-
-
-_SAME_SIZE = _Ratio()
+SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
 
 
 def find_tessdata() -> str:
@@ -468,7 +461,8 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
     for i, line in enumerate(lines):
         starts_item = bool(_BULLET.match(line.text) or _ORDERED.match(line.text))
         # A jump in text size (a title run into the first lines of text) starts a new block.
-        size_jump = i > 0 and max(line.height, 1) / max(lines[i - 1].height, 1) not in _SAME_SIZE
+        ratio = max(line.height, 1) / max(lines[i - 1].height, 1) if i else 1.0
+        size_jump = not 1 / SIZE_JUMP <= ratio <= SIZE_JUMP
         if not groups or starts_item or size_jump:
             groups.append([line])
         else:
