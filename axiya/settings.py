@@ -110,6 +110,9 @@ AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
 AXIYA_GEMMA_MAX_NEW_TOKENS = env_int("AXIYA_GEMMA_MAX_NEW_TOKENS", 2048, minimum=1)
 AXIYA_GEMMA_MAX_SOFT_TOKENS = env_int("AXIYA_GEMMA_MAX_SOFT_TOKENS", 1120, minimum=70)
 AXIYA_GEMMA_BATCH = env_int("AXIYA_GEMMA_BATCH", 16, minimum=1)
+# A GPU worker waits this long for a fuller batch while a job's later pages are still being
+# rasterized (the cpu workers rasterize in chunks as the first pages are read).
+AXIYA_GEMMA_BATCH_WAIT_S = env_float("AXIYA_GEMMA_BATCH_WAIT_S", 3.0)
 AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
@@ -152,6 +155,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
         "AXIYA_BROKER_VISIBILITY_TIMEOUT_S", max(2 * AXIYA_PAGE_TIMEOUT_S, 900), minimum=1
     )
 }
+if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
+    # kombu's filesystem transport, for a single host without Redis: every process on the host
+    # shares one message folder.
+    _queue_dir = DATA_DIR / "broker"
+    _queue_dir.mkdir(exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        data_folder_in=str(_queue_dir),
+        data_folder_out=str(_queue_dir),
+        control_folder=str(_queue_dir / "control"),
+        store_processed=False,
+    )
 CELERY_BEAT_SCHEDULE = {
     "jobs-recover": {"task": "conversion.tasks.jobs_recover_task", "schedule": 60.0},
     "purge-expired": {"task": "conversion.tasks.purge_expired_task", "schedule": 3600.0},

@@ -35,13 +35,13 @@ ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _wait_port(port: int, timeout: float = 30) -> None:
+def wait_port(port: int, timeout: float = 30) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="axiya-load-"))
-    redis_port, web_port = _free_port(), _free_port()
+    redis_port, web_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("AXIYA_")}
     env.update(
         AXIYA_DATA_DIR=str(tmp), AXIYA_BROKER_URL=f"redis://127.0.0.1:{redis_port}/0",
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         redis = [shutil.which("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1",
                  "--appendonly", "yes", "--save", "", "--dir", str(tmp)]  # fmt: skip
         start("redis", redis)
-        _wait_port(redis_port)
+        wait_port(redis_port)
         subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env,
                        check=True)  # fmt: skip
         token = subprocess.run(
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                             "--timeout", "120"])  # fmt: skip
         worker = start("worker", [PY, "-m", "celery", "-A", "axiya", "worker", "-Q", "cpu,gpu",
                                   "-c", "2", "-l", "warning"])  # fmt: skip
-        _wait_port(web_port)
+        wait_port(web_port)
         base = f"http://127.0.0.1:{web_port}"
 
         pdfs = [(f"load-{n}.pdf", make_pdf(tmp / f"{n}.pdf", n)) for n in range(args.jobs)]

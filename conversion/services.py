@@ -1,7 +1,8 @@
 """Writes. Every change to jobs and pages goes through these functions (HackSoft styleguide).
 
-The flow: job_create (validate, store, queue) -> job_prepare (rasterize pages, create Page rows)
--> page_read for each page (engine) -> job_finish (assemble, render, check, write outputs).
+The flow: job_create (validate, store, queue) -> job_start (create Page rows) -> pages_rasterize
+(in chunks, in parallel on the cpu queue) -> page_read for each page as soon as it is rasterized
+(engine) -> job_finish (assemble, render, check, write outputs).
 Each step is idempotent, so a worker killed mid-job resumes without redoing finished pages.
 """
 
@@ -135,27 +136,55 @@ def batch_create(*, owner: AbstractBaseUser | None) -> Batch:
 
 
 def job_prepare(*, job_id) -> list[int]:
-    """Rasterize every page into a PNG and create its Page row. Returns the page ids to read."""
+    """Rasterize every page into a PNG and create its Page row, here and now (the inline worker,
+    tests). Returns the page ids to read."""
+    numbers = job_start(job_id=job_id)
+    pages_rasterize(job_id=job_id, numbers=numbers)
+    return pages_to_read(job_id=job_id)
+
+
+def job_start(*, job_id) -> list[int]:
+    """Mark the job running and create a Page row for every page (all rows first, so a page
+    count never looks finished while pages are still being rasterized). Returns the numbers of
+    the pages still to rasterize, in order."""
     job = Job.objects.get(pk=job_id)
     if job.is_finished:
         return []
     Job.objects.filter(pk=job_id, started_at__isnull=True).update(started_at=timezone.now())
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(status=JobStatus.RUNNING)
+    have = set(Page.objects.filter(job=job).values_list("number", flat=True))
+    Page.objects.bulk_create(
+        [Page(job=job, number=n) for n in range(1, job.pages_total + 1) if n not in have],
+        ignore_conflicts=True,  # a recovery run may start the same job twice
+    )
+    return list(
+        Page.objects.filter(job=job, dpi=0)
+        .exclude(status=PageStatus.DONE)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+
+
+def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
+    """Rasterize these pages of a started job (each in an isolated child: the PDF is
+    untrusted). A page whose text layer is trusted is recorded at once. Returns the ids of the
+    pages of `numbers` that now wait for an engine read."""
+    job = Job.objects.get(pk=job_id)
+    if job.is_finished:
+        return []
     opts = convert_options(language=job.language or None)
     source = storage.source_pdf(job.id)
-    for index in range(job.pages_total):
+    for number in numbers:
         job_check_deadline(job_id=job.id)
-        number = index + 1
         path = storage.page_image(job.id, number)
         page, _ = Page.objects.get_or_create(job=job, number=number)
         if page.status == PageStatus.DONE or (path.exists() and page.dpi):
             continue
         started = time.perf_counter()
-        # Untrusted file: rasterize in a child with a time limit and a memory cap.
         rendered = run_isolated(
             render_page_file,
             source,
-            index,
+            number - 1,
             opts.raster,
             path,
             timeout_s=settings.AXIYA_PAGE_TIMEOUT_S,
@@ -169,8 +198,28 @@ def job_prepare(*, job_id) -> list[int]:
             layer = reading_from_json(rendered.text_reading)
             _page_store_reading(page_id=page.pk, job_id=job.id, reading=layer, timings=timings)
     return list(
-        Page.objects.filter(job=job).exclude(status=PageStatus.DONE).values_list("id", flat=True)
+        Page.objects.filter(job=job, number__in=numbers, dpi__gt=0)
+        .exclude(status=PageStatus.DONE)
+        .order_by("number")
+        .values_list("id", flat=True)
     )
+
+
+def pages_to_read(*, job_id) -> list[int]:
+    """Ids of the job's pages that are not done, in page order (none once the job ended)."""
+    if Job.objects.get(pk=job_id).is_finished:
+        return []
+    return list(
+        Page.objects.filter(job_id=job_id)
+        .exclude(status=PageStatus.DONE)
+        .order_by("number")
+        .values_list("id", flat=True)
+    )
+
+
+def job_all_pages_done(*, job_id) -> bool:
+    total = Job.objects.values_list("pages_total", flat=True).get(pk=job_id)
+    return Page.objects.filter(job_id=job_id, status=PageStatus.DONE).count() == total
 
 
 def job_check_deadline(*, job_id) -> None:

@@ -1,5 +1,6 @@
-"""Celery tasks: thin, ids only (JSON), each calls one service. Page reads fan out per page on the
-engine's queue (`gpu` for gemma, `cpu` for ocr); the last page to finish queues job_finish."""
+"""Celery tasks: thin, ids only (JSON), each calls one service. Rasterization fans out in chunks
+of pages on queue `cpu`; each rasterized page's read is queued at once on the engine's queue
+(`gpu` for gemma, `cpu` for ocr); the last page to finish queues job_finish."""
 
 from __future__ import annotations
 
@@ -16,18 +17,46 @@ from conversion.pipeline.errors import ConversionError, PageTimeout
 # one replaces the pool process; page_read's own timer covers the engine call in any pool.
 PAGE_SOFT_LIMIT_S = settings.AXIYA_PAGE_TIMEOUT_S + 30
 PAGE_HARD_LIMIT_S = settings.AXIYA_PAGE_TIMEOUT_S + 90
+# Pages per rasterization task: small enough that reading starts early and several cpu workers
+# share a long document, large enough that the task overhead stays negligible.
+RASTER_CHUNK_PAGES = 8
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def job_prepare_task(job_id: str) -> None:
+    """Create the job's pages and fan their rasterization out in chunks over the cpu workers:
+    the first pages are read while later ones are still being rasterized."""
     try:
-        page_ids = services.job_prepare(job_id=job_id)
+        numbers = services.job_start(job_id=job_id)
     except ConversionError as exc:
         services.job_mark_failed(job_id=job_id, error=exc)
         return
-    engine = Job.objects.values_list("engine", flat=True).get(pk=job_id)
+    if not numbers:  # everything rasterized already (a recovery run): read what is left
+        _queue_reads(job_id, services.pages_to_read(job_id=job_id))
+        return
+    for first in range(0, len(numbers), RASTER_CHUNK_PAGES):
+        pages_rasterize_task.apply_async(
+            args=[job_id, numbers[first : first + RASTER_CHUNK_PAGES]], queue="cpu"
+        )
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def pages_rasterize_task(job_id: str, numbers: list[int]) -> None:
+    try:
+        page_ids = services.pages_rasterize(job_id=job_id, numbers=numbers)
+    except ConversionError as exc:
+        services.job_mark_failed(job_id=job_id, error=exc)
+        return
+    _queue_reads(job_id, page_ids)
+
+
+def _queue_reads(job_id: str, page_ids: list[int]) -> None:
     if not page_ids:
-        job_finish_task.apply_async(args=[job_id], queue="cpu")
+        # Text-layer pages are recorded while rasterizing: this chunk may have been the last.
+        if services.job_all_pages_done(job_id=job_id):
+            job_finish_task.apply_async(args=[job_id], queue="cpu")
+        return
+    engine = Job.objects.values_list("engine", flat=True).get(pk=job_id)
     queue = page_queue(engine)
     # GPU pages go to the batching task: one model call reads pages of several jobs.
     task = page_read_batch_task if queue == "gpu" else page_read_task
@@ -66,7 +95,11 @@ def page_read_task(page_id: int) -> None:
 def page_read_batch_task(self, page_id: int) -> None:
     """Read this page together with other queued pages (see conversion.worker)."""
     try:
-        result = worker.page_read_batched(page_id=page_id, limit=settings.AXIYA_GEMMA_BATCH)
+        result = worker.page_read_batched(
+            page_id=page_id,
+            limit=settings.AXIYA_GEMMA_BATCH,
+            wait_s=settings.AXIYA_GEMMA_BATCH_WAIT_S,
+        )
     except ConversionError as exc:
         attempts = services.Page.objects.values_list("attempts", flat=True).get(pk=page_id)
         if attempts >= services.MAX_PAGE_ATTEMPTS:

@@ -12,7 +12,9 @@ device 0). `AXIYA_WORKER_ENGINE` loads that engine when the process starts, not 
 
 Batching across jobs: every page keeps its own task message. The task for page P claims P and up
 to `AXIYA_GEMMA_BATCH - 1` other queued pages (any job with the same engine) by a conditional
-UPDATE queued -> running, reads them in one `predict_batch`, and records each. When another
+UPDATE queued -> running (while pages of a long document are still being rasterized, a short
+batch keeps claiming them for up to `AXIYA_GEMMA_BATCH_WAIT_S`), reads them in one
+`predict_batch`, and records each. When another
 page's message arrives later, its page is done (a no-op) or still held by a live claim (the task
 retries later); a claim older than CLAIM_LEASE_S counts as abandoned (a dead worker) and is taken
 over, so no page is lost and none is read twice by live workers.
@@ -51,6 +53,9 @@ def load_engine_once(**_: object) -> None:
         return
     started = time.perf_counter()
     engine = get_engine(name)
+    warm_up = getattr(engine, "warm_up", None)
+    if warm_up is not None:
+        warm_up()  # the first real page should not pay for kernel selection and graph capture
     log.info("worker engine %s loaded in %.1f s", engine.describe(), time.perf_counter() - started)
 
 
@@ -61,9 +66,13 @@ class BatchResult:
     finished_jobs: list[str] = field(default_factory=list)  # jobs whose last page this read
 
 
-def claim_pages(*, page_id: int, limit: int) -> tuple[list[int], bool]:
+def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[int], bool]:
     """Claim `page_id` and up to `limit - 1` more queued pages of the same engine, oldest job
-    first. Returns (claimed page ids, busy): busy when another live worker holds `page_id`."""
+    first. Returns (claimed page ids, busy): busy when another live worker holds `page_id`.
+
+    With `wait_s`, while the batch is short and pages of running jobs are still being
+    rasterized, keep claiming them as they appear (at most `wait_s`): a model call costs about
+    as much for a few pages as for a full batch."""
     now = timezone.now()
     fresh = now - timedelta(seconds=CLAIM_LEASE_S)
     page = Page.objects.select_related("job").get(pk=page_id)
@@ -77,23 +86,28 @@ def claim_pages(*, page_id: int, limit: int) -> tuple[list[int], bool]:
     )
     if not own:
         return [], True
-    claimed = [page_id]
-    candidates = (
-        Page.objects.filter(
-            status=PageStatus.QUEUED,
-            dpi__gt=0,  # rasterized: its image is on disk
-            job__engine=page.job.engine,
-            job__status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
-        )
-        .exclude(pk=page_id)
-        .order_by("job__created_at", "number")
-        .values_list("pk", flat=True)[: max(0, limit - 1)]
+    queued = Page.objects.filter(
+        status=PageStatus.QUEUED,
+        job__engine=page.job.engine,
+        job__status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
     )
-    for pk in list(candidates):
-        # The conditional UPDATE is the lock: of two workers only one gets 1 row back.
-        if Page.objects.filter(pk=pk, status=PageStatus.QUEUED).update(**claim):
-            claimed.append(pk)
-    return claimed, False
+    claimed = [page_id]
+    deadline = time.monotonic() + wait_s
+    while True:
+        candidates = (
+            queued.filter(dpi__gt=0)  # rasterized: its image is on disk
+            .order_by("job__created_at", "number")
+            .values_list("pk", flat=True)[: max(0, limit - len(claimed))]
+        )
+        for pk in list(candidates):
+            # The conditional UPDATE is the lock: of two workers only one gets 1 row back.
+            if Page.objects.filter(pk=pk, status=PageStatus.QUEUED).update(**claim):
+                claimed.append(pk)
+        if len(claimed) >= limit or time.monotonic() >= deadline:
+            return claimed, False
+        if not queued.filter(dpi=0).exists():  # nothing more is coming
+            return claimed, False
+        time.sleep(0.25)
 
 
 def read_claimed(page_ids: list[int]) -> list[str]:
@@ -128,8 +142,8 @@ def read_claimed(page_ids: list[int]) -> list[str]:
     return list(dict.fromkeys(finished))
 
 
-def page_read_batched(*, page_id: int, limit: int) -> BatchResult:
-    claimed, busy = claim_pages(page_id=page_id, limit=limit)
+def page_read_batched(*, page_id: int, limit: int, wait_s: float = 0.0) -> BatchResult:
+    claimed, busy = claim_pages(page_id=page_id, limit=limit, wait_s=wait_s)
     if not claimed:
         return BatchResult(busy=busy)
     if len(claimed) > 1:

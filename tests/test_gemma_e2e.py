@@ -152,6 +152,39 @@ def test_claims_respect_other_workers_and_take_over_dead_ones(
     assert Page.objects.get(pk=first).attempts == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_short_batch_waits_for_pages_still_rasterizing(gemma_settings, tmp_path: Path) -> None:
+    """The first page of a long document must not leave alone: while later pages are still
+    being rasterized (by other cpu workers), the claim takes them as they appear."""
+    import threading
+    import time
+
+    from django.db import connection
+
+    job = services.job_create(
+        owner=None, upload=two_page_pdf(tmp_path / "w.pdf"), engine="gemma", enqueue=False
+    )
+    numbers = services.job_start(job_id=job.id)
+    assert numbers == [1, 2]
+    (first,) = services.pages_rasterize(job_id=job.id, numbers=[1])
+    # Nothing else is ready and no wait: a batch of one.
+    assert worker.claim_pages(page_id=first, limit=8) == ([first], False)
+    Page.objects.filter(pk=first).update(status=PageStatus.QUEUED)
+
+    def rasterize_later() -> None:
+        time.sleep(0.6)
+        services.pages_rasterize(job_id=job.id, numbers=[2])
+        connection.close()
+
+    helper = threading.Thread(target=rasterize_later)
+    helper.start()
+    started = time.monotonic()
+    claimed, busy = worker.claim_pages(page_id=first, limit=8, wait_s=20)
+    helper.join()
+    assert not busy and len(claimed) == 2
+    assert time.monotonic() - started < 10  # it stopped once nothing more was coming
+
+
 @pytest.mark.django_db
 def test_inline_worker_reads_gemma_pages_in_batches(gemma_settings, tmp_path: Path) -> None:
     job = services.job_create(

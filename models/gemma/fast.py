@@ -95,6 +95,11 @@ class _Buf:
         return self.ov.numpy()
 
 
+def batch_bucket(n: int) -> int:
+    """The batch size a batch of n runs at: a power of two up to 16, then a multiple of 16."""
+    return 1 << (n - 1).bit_length() if n <= 16 else -(-n // 16) * 16
+
+
 class FastGemma:
     """Load a package with fast graphs once; `generate` batches of pages."""
 
@@ -189,7 +194,8 @@ class FastGemma:
         self.multimodal = np.array([i for i in mm if i is not None], np.int64)
         self.pool = ThreadPoolExecutor(max(1, threads))
         self._state: dict[tuple[int, int], dict[str, Any]] = {}
-        self._graph_ids: dict[tuple[int, int], int] = {}
+        self._kv_store: dict[int, tuple[int, dict[str, _Buf]]] = {}
+        self._graph_count = 0
         log.info("fast gemma on %s (cuda graph %s), sessions loaded in %.1f s",
                  self.device, self.cuda_graph, self.load_s)  # fmt: skip
 
@@ -242,6 +248,26 @@ class FastGemma:
         return prompts, {"preprocess_s": t1 - t0, "vision_s": t2 - t1}
 
     # ------------------------------------------------------------------ batch state
+    def _kv(self, batch: int, length: int) -> dict[str, _Buf]:
+        """The KV cache for one cache length, shared by every batch size up to its capacity
+        (a batch of b binds its first b rows): one allocation per length, not per batch size.
+        Growing it drops the batch states bound to the old buffers."""
+        have = self._kv_store.get(length)
+        if have is not None and have[0] >= batch:
+            return have[1]
+        for key in [k for k in self._state if k[1] == length]:
+            del self._state[key]  # its CUDA graph (never replayed again) points at the old cache
+        self._kv_store.pop(length, None)
+        kv = {}
+        for i in self.kv_layers:
+            n = length if i in self.full else self.ring
+            for kind in ("key", "value"):
+                shape = (batch, 1, n, self.kv_dims[i])
+                kv[f"{i}.{kind}"] = _Buf(self.ort, shape, self.float, self.device,
+                                         fill=np.zeros(shape))  # fmt: skip
+        self._kv_store[length] = (batch, kv)
+        return kv
+
     def _buffers(self, batch: int, length: int, width: int) -> dict[str, Any]:
         """Device buffers for one (batch, cache length, prompt width) shape; reused across calls
         (CUDA graphs replay against fixed addresses)."""
@@ -249,6 +275,7 @@ class FastGemma:
         ort, dev, h = self.ort, self.device, self.text["hidden_size"]
         ple = self.emb.sess.get_outputs()[1].shape[-1]
         chunk = min(self.prefill_chunk, batch)
+        kv = self._kv(batch, length)
         st = self._state.get(key)
         if st is not None:
             if st["emb"].shape[:2] != (chunk, width):  # prefill scratch: exact width
@@ -257,12 +284,7 @@ class FastGemma:
                 st["ple"] = _Buf(ort, (chunk, width, ple), self.float, dev,
                                  fill=np.zeros((chunk, width, ple)))  # fmt: skip
             return st
-        st = {"kv": {}}
-        for i in self.kv_layers:
-            n = length if i in self.full else self.ring
-            for kind in ("key", "value"):
-                shape = (batch, 1, n, self.kv_dims[i])
-                st["kv"][f"{i}.{kind}"] = _Buf(ort, shape, self.float, dev, fill=np.zeros(shape))
+        st = {"kv": kv}
         st["emb"] = _Buf(ort, (chunk, width, h), self.float, dev, fill=np.zeros((chunk, width, h)))
         st["ple"] = _Buf(ort, (chunk, width, ple), self.float, dev,
                          fill=np.zeros((chunk, width, ple)))  # fmt: skip
@@ -290,13 +312,14 @@ class FastGemma:
         st["first"].bind(io, "next_token", dev, output=True)  # scratch: raw ids go to history
         st["tokens"].bind(io, "next_input", dev, output=True)
         for k, buf in st["kv"].items():
-            buf.bind(io, f"cache.{k}", dev)
-            buf.bind(io, f"cache_out.{k}", dev, output=True)
+            buf.bind(io, f"cache.{k}", dev, rows=(0, batch))
+            buf.bind(io, f"cache_out.{k}", dev, output=True, rows=(0, batch))
         st["io_step"] = io
         ro = self.ort.RunOptions()
         if self.cuda_graph:
-            gid = self._graph_ids.setdefault(key, len(self._graph_ids) + 1)
-            ro.add_run_config_entry("gpu_graph_id", str(gid))
+            # A fresh id for every state: a state rebuilt on a grown cache must capture anew.
+            self._graph_count += 1
+            ro.add_run_config_entry("gpu_graph_id", str(self._graph_count))
         st["run_options"] = ro
         if self.cuda_graph:
             # onnxruntime runs once, then captures (that run's results are not usable): burn
@@ -320,14 +343,22 @@ class FastGemma:
     def generate_prompts(self, prompts: Sequence[Prompt], *, max_new_tokens: int,
                          ignore_stop: bool = False, stop_check: int = 64,
                          length: int | None = None) -> list[Generation]:  # fmt: skip
-        """Greedy decoding of one batch (all prompts decode together)."""
+        """Greedy decoding of one batch (all prompts decode together). `length`: the KV cache
+        length to use when it fits (default: the need rounded up to 256, so pages of similar
+        size share one cache)."""
         if max_new_tokens < 1:
             raise ValueError("max_new_tokens must be >= 1")
+        asked = len(prompts)
+        if self.cuda_graph:
+            # Each batch size captures its own CUDA graphs: pad to a few sizes (repeat the last
+            # prompt; those rows are dropped) so a worker fed batches of any size keeps few.
+            prompts = [*prompts, *[prompts[-1]] * (batch_bucket(asked) - asked)]
         batch = len(prompts)
         lens = np.array([len(p.ids) for p in prompts], np.int64)
         width = int(lens.max())
         need = width + max_new_tokens
-        length = max(length or 0, -(-need // 64) * 64)  # cache length, rounded: fewer shapes
+        if not length or length < need:
+            length = -(-need // 256) * 256
         st = self._buffers(batch, length, width)
         t0 = time.perf_counter()
         self._prefill(st, prompts, lens, width)
@@ -346,7 +377,7 @@ class FastGemma:
         hist = st["history"].numpy()[:, width + 1 : width + 1 + steps].copy()
         t2 = time.perf_counter()
         out = []
-        for b, p in enumerate(prompts):
+        for b, p in enumerate(prompts[:asked]):
             toks = [int(first[b]), *(int(x) for x in hist[b])]
             finish = "length"
             if not ignore_stop:

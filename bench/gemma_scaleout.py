@@ -1,0 +1,290 @@
+"""Scale-out: one many-page job through the real service on 1, then 2 (...) GPU workers.
+
+Starts its own stack in a temporary data folder: a broker (redis-server, or kombu's filesystem
+transport with `--broker filesystem` where Redis will not run), `manage.py migrate` (SQLite), one
+cpu worker (prefork, `--cpu-workers` processes: rasterization in chunks, assembly) and K GPU
+workers exactly as the README runs them (`CUDA_VISIBLE_DEVICES=i`, `AXIYA_WORKER_ENGINE=gemma`,
+prefork -c 1, prefetch 1, queue gpu). It waits until every GPU worker has loaded and warmed its
+engine, then submits ONE job of `--pages` scanned pages (engine gemma; each page an image sized
+for exactly `--soft-tokens` image tokens) and times it from submission until the job is done:
+rasterization, batched reading across the workers, assembly, checks and outputs. Workers are
+stopped and started again for the next K; the same broker and database serve every run.
+
+    python -m bench.gemma_scaleout --package /tmp/e2b --pages 1024 --workers 1,2 \
+        --batch 256 --new-tokens 768 [--redis-server PATH] [--broker filesystem]
+
+Writes bench/results/gemma-scaleout-<date>-<gpu>.json: pages/s per worker count and the
+speed-up of the largest count over one worker (target >= 1.8x for two). Random weights never
+stop, so every page generates `--new-tokens` tokens (AXIYA_GEMMA_MAX_NEW_TOKENS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.gemma_throughput import gpu_name, page_size, synthetic_pages
+from bench.load import free_port, wait_port
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+RASTER_DPI = 240  # the rasterizer keeps a scan's own resolution up to 240 DPI: no resize
+
+
+def make_job_pdf(path: Path, pages: int, soft_tokens: int) -> Path:
+    """A scanned document: every page one image (8 distinct ones, shared by reference)."""
+    import io
+
+    import pymupdf
+
+    w, h = page_size(soft_tokens)
+    images = []
+    for img in synthetic_pages(8, w, h):
+        buf = io.BytesIO()
+        img.convert("L").save(buf, format="PNG")
+        images.append(buf.getvalue())
+    doc = pymupdf.open()
+    rect = pymupdf.Rect(0, 0, w * 72 / RASTER_DPI, h * 72 / RASTER_DPI)
+    xrefs: list[int] = []
+    for n in range(pages):
+        page = doc.new_page(width=rect.width, height=rect.height)
+        k = n % len(images)
+        if k < len(xrefs):
+            page.insert_image(rect, xref=xrefs[k])
+        else:
+            xrefs.append(page.insert_image(rect, stream=images[k]))
+    doc.save(path, garbage=3, deflate=True)
+    return path
+
+
+class Stack:
+    """The broker, the database and the workers of one benchmark, in one data folder."""
+
+    def __init__(self, args: argparse.Namespace, tmp: Path) -> None:
+        self.args, self.tmp, self.procs = args, tmp, {}
+        self.logs = tmp / "logs"
+        self.logs.mkdir(parents=True)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("AXIYA_")}
+        self.env.update(
+            AXIYA_DATA_DIR=str(tmp / "data"),
+            AXIYA_MODEL_DIR=str(args.package),
+            AXIYA_GEMMA_BATCH=str(args.batch),
+            AXIYA_GEMMA_BATCH_WAIT_S=str(args.batch_wait),
+            AXIYA_GEMMA_MAX_NEW_TOKENS=str(args.new_tokens),
+            AXIYA_GEMMA_MAX_SOFT_TOKENS=str(args.soft_tokens),
+            AXIYA_MAX_PAGES=str(max(500, args.pages)),
+            AXIYA_MAX_UPLOAD_MB="2000",
+            AXIYA_PAGE_TIMEOUT_S="3600",
+            AXIYA_JOB_TIMEOUT_S="86400",
+            AXIYA_INLINE_HOUSEKEEPING="false",
+            DJANGO_SETTINGS_MODULE="axiya.settings",
+            OMP_THREAD_LIMIT="1",
+            PYTHONUNBUFFERED="1",
+        )
+        self.broker = "filesystem"
+        if args.broker == "redis":
+            self.broker = self._start_redis()
+        if self.broker == "filesystem":
+            self.env["AXIYA_BROKER_URL"] = "filesystem://"
+        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env,
+                       check=True)  # fmt: skip
+
+    def _start_redis(self) -> str:
+        binary = self.args.redis_server or shutil.which("redis-server")
+        if not binary:
+            print("no redis-server: kombu's filesystem transport instead", flush=True)
+            return "filesystem"
+        port = free_port()
+        self.start("redis", [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(self.tmp)])  # fmt: skip
+        try:
+            wait_port(port, timeout=15)
+        except RuntimeError:
+            print("redis-server did not start (see logs/redis.log): filesystem transport",
+                  flush=True)  # fmt: skip
+            return "filesystem"
+        self.env["AXIYA_BROKER_URL"] = f"redis://127.0.0.1:{port}/0"
+        version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
+        return f"redis ({version.strip()[:60]})"
+
+    def start(self, name: str, cmd: list[str], **env: str) -> subprocess.Popen:
+        out = open(self.logs / f"{name}.log", "w")  # noqa: SIM115
+        proc = subprocess.Popen(cmd, cwd=ROOT, env={**self.env, **env}, stdout=out,
+                                stderr=subprocess.STDOUT)  # fmt: skip
+        self.procs[name] = proc
+        return proc
+
+    def start_workers(self, gpus: int) -> float:
+        """The cpu worker and one GPU worker per card; returns seconds until all were ready."""
+        t0 = time.perf_counter()
+        celery = [PY, "-m", "celery", "-A", "axiya", "worker", "--without-gossip",
+                  "--without-mingle", "-l", "info"]  # fmt: skip
+        self.start("cpu", [*celery, "-Q", "cpu", "-c", str(self.args.cpu_workers),
+                           "-n", "cpu@%h"])  # fmt: skip
+        for i in range(gpus):
+            self.start(f"gpu{i}", [*celery, "-Q", "gpu", "-c", "1", "--prefetch-multiplier", "1",
+                                   "-n", f"gpu{i}@%h"],
+                       CUDA_VISIBLE_DEVICES=str(i), AXIYA_WORKER_ENGINE="gemma")  # fmt: skip
+        deadline = time.time() + self.args.ready_timeout
+        while time.time() < deadline:
+            ready = [self._log(f"gpu{i}") for i in range(gpus)]
+            engines = all("worker engine" in text and "loaded in" in text for text in ready)
+            if engines and "ready." in self._log("cpu"):
+                return time.perf_counter() - t0
+            for name, proc in self.procs.items():
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{name} exited:\n{self._log(name)[-3000:]}")
+            time.sleep(1)
+        raise RuntimeError("GPU workers not ready in time:\n" + self._log("gpu0")[-3000:])
+
+    def _log(self, name: str) -> str:
+        path = self.logs / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def stop_workers(self) -> None:
+        for name in [n for n in self.procs if n != "redis"]:
+            self._stop(self.procs.pop(name))
+
+    @staticmethod
+    def _stop(proc: subprocess.Popen) -> None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def close(self) -> None:
+        self.stop_workers()
+        for proc in self.procs.values():
+            self._stop(proc)
+
+
+def run_job(pdf: Path, timeout: float) -> dict:
+    """Submit one job (engine gemma) and wait for it; the numbers come from the database."""
+    from conversion import services
+    from conversion.models import JobStatus, Page
+    from models.engine import reading_from_json
+
+    t0 = time.perf_counter()
+    job = services.job_create(owner=None, upload=pdf, engine="gemma", enqueue=False)
+    from conversion.dispatch import enqueue_job
+
+    enqueue_job(job.id)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        job.refresh_from_db()
+        if job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW, JobStatus.FAILED):
+            break
+        time.sleep(0.5)
+    total_s = time.perf_counter() - t0
+    pages = list(Page.objects.filter(job=job).order_by("number"))
+    readings = [reading_from_json(p.reading) for p in pages if p.reading]
+    done_at = sorted(p.updated_at for p in pages)
+    batches = [p.timings.get("batch", 0) for p in pages]
+    return {
+        "job": str(job.id),
+        "status": job.status,
+        "error": job.error_code,
+        "pages": job.pages_total,
+        "pages_done": job.pages_done,
+        "total_s": total_s,
+        "pages_per_s": job.pages_done / total_s if job.status != JobStatus.FAILED else 0.0,
+        "first_page_done_s": (done_at[0] - job.created_at).total_seconds() if done_at else None,
+        "last_page_done_s": (done_at[-1] - job.created_at).total_seconds() if done_at else None,
+        "assemble_s": (job.finished_at - done_at[-1]).total_seconds()
+        if done_at and job.finished_at
+        else None,
+        "rasterize_s_sum": sum(p.timings.get("rasterize_s", 0.0) for p in pages),
+        "new_tokens_per_page": sum(r.timings.get("new_tokens", 0) for r in readings)
+        / max(1, len(readings)),
+        "batch_sizes": sorted({int(b) for b in batches}),
+        "engines": sorted({json.dumps(job.engine_info.get("provider"))}),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--package", type=Path, required=True)
+    ap.add_argument("--pages", type=int, default=1024)
+    ap.add_argument("--workers", default="1,2", help="GPU worker counts to run, e.g. 1,2")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--batch-wait", type=float, default=10.0,
+                    help="AXIYA_GEMMA_BATCH_WAIT_S")  # fmt: skip
+    ap.add_argument("--new-tokens", type=int, default=768)
+    ap.add_argument("--soft-tokens", type=int, default=1120)
+    ap.add_argument("--cpu-workers", type=int, default=min(16, os.cpu_count() or 2))
+    ap.add_argument("--broker", choices=("redis", "filesystem"), default="redis")
+    ap.add_argument("--redis-server", help="redis-server binary (default: on PATH)")
+    ap.add_argument("--ready-timeout", type=float, default=600)
+    ap.add_argument("--job-timeout", type=float, default=1800)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--keep", action="store_true", help="keep the data folder and logs")
+    a = ap.parse_args(argv)
+
+    tmp = Path(tempfile.mkdtemp(prefix="axiya-scaleout-"))
+    stack = Stack(a, tmp)
+    os.environ.update(stack.env)
+    import django
+
+    django.setup()
+    pdf = make_job_pdf(tmp / "scan.pdf", a.pages, a.soft_tokens)
+    runs = []
+    try:
+        for k in [int(x) for x in a.workers.split(",")]:
+            ready_s = stack.start_workers(k)
+            print(f"{k} GPU worker(s) ready in {ready_s:.0f} s", flush=True)
+            result = {"gpu_workers": k, "workers_ready_s": ready_s, **run_job(pdf, a.job_timeout)}
+            stack.stop_workers()
+            runs.append(result)
+            print(json.dumps(result), flush=True)
+    finally:
+        stack.close()
+        logs = {p.name: p.read_text(errors="replace")[-1500:] for p in stack.logs.glob("*.log")}
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    base = runs[0]["pages_per_s"] if runs else 0.0
+    gpu = gpu_name()
+    report = {
+        "date": dt.date.today().isoformat(),
+        "device": gpu,
+        "weights": "random (speed only, not quality)",
+        "command": "python -m bench.gemma_scaleout " + " ".join(argv or sys.argv[1:]),
+        "broker": stack.broker,
+        "database": "SQLite (one file, WAL off, 30 s busy timeout)",
+        "cpu_workers": a.cpu_workers,
+        "pages": a.pages,
+        "batch_size": a.batch,
+        "batch_wait_s": a.batch_wait,
+        "new_tokens_per_page": a.new_tokens,
+        "image_tokens_per_page": a.soft_tokens,
+        "runs": runs,
+        "speedup": {
+            str(r["gpu_workers"]): r["pages_per_s"] / base if base else None for r in runs
+        },  # fmt: skip
+        "target": {"workers": 2, "speedup": 1.8},
+        "log_tails": logs if any(r["status"] == "failed" for r in runs) or not runs else {},
+    }
+    tag = "h200" if "H200" in gpu else (gpu.lower().replace(" ", "-") or "cpu")
+    a.out.mkdir(parents=True, exist_ok=True)
+    path = a.out / f"gemma-scaleout-{report['date']}-{tag}.json"
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"{'GPU workers':>12} {'pages':>6} {'total s':>8} {'pages/s':>8} {'speed-up':>9}")
+    for r in runs:
+        up = report["speedup"][str(r["gpu_workers"])] or 0.0
+        print(f"{r['gpu_workers']:>12} {r['pages_done']:>6} {r['total_s']:>8.1f} "
+              f"{r['pages_per_s']:>8.2f} {up:>8.2f}x")  # fmt: skip
+    print(f"wrote {path}")
+    return 0 if runs and all(r["status"] != "failed" for r in runs) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
