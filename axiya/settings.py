@@ -147,6 +147,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
+# How long a new pool process may take to come up: a GPU worker loads, verifies (sha256) and
+# warms a multi-GB model package in worker_process_init (Celery's default is 4 s).
+CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("AXIYA_WORKER_START_TIMEOUT_S", 900.0)
 # acks_late: a message whose worker died (SIGKILL, OOM) is delivered again once unacknowledged
 # for this long. It must exceed the longest task (a page: AXIYA_PAGE_TIMEOUT_S), or a slow page
 # would be read twice; jobs_recover covers anything lost beyond that.
