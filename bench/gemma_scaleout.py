@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         if not a.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     base = runs[0]["pages_per_s"] if runs else 0.0
-    gpu = gpu_name()
+    gpu = gpu_name(count=True)
     report = {
         "date": dt.date.today().isoformat(),
         "device": gpu,

@@ -62,12 +62,17 @@ class GpuMemPoll:
         self._t.join()
 
 
-def gpu_name() -> str:
+def gpu_name(*, count: bool = False) -> str:
+    """The first GPU's name; with `count`, and several GPUs, their number ("NVIDIA H200 x2")."""
     try:
         cmd = ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.strip()
+        names = subprocess.run(cmd, capture_output=True, text=True, timeout=10).stdout.split("\n")
     except Exception:
         return "unknown"
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        return "unknown"
+    return f"{names[0]} x{len(names)}" if count and len(names) > 1 else names[0]
 
 
 def synthetic_pages(n_distinct: int, width: int, height: int) -> list[Any]:

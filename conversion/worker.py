@@ -22,9 +22,11 @@ over, so no page is lost and none is read twice by live workers.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -110,6 +112,16 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
         time.sleep(0.25)
 
 
+def _load_page_image(page: Page) -> PageImage:
+    with Image.open(storage.page_image(page.job_id, page.number)) as img:
+        return PageImage(image=img.convert("RGB"), page_number=page.number, dpi=page.dpi or 300)
+
+
+@functools.cache
+def _loader() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="load")
+
+
 def read_claimed(page_ids: list[int]) -> list[str]:
     """Read claimed pages in one engine call and record each. Returns the ids of jobs whose last
     page this finished. On an engine error every page goes back to queued (or fails at its last
@@ -118,12 +130,8 @@ def read_claimed(page_ids: list[int]) -> list[str]:
     if not pages:
         return []
     engine = get_engine(pages[0].job.engine)
-    images = []
-    for page in pages:
-        with Image.open(storage.page_image(page.job_id, page.number)) as img:
-            images.append(
-                PageImage(image=img.convert("RGB"), page_number=page.number, dpi=page.dpi or 300)
-            )
+    # PNG decoding releases the GIL: a few hundred page images load in parallel.
+    images = list(_loader().map(_load_page_image, pages))
     started = time.perf_counter()
     try:
         readings = run_engine(engine, images)

@@ -127,7 +127,9 @@ class GemmaPageEngine:
         # KV bytes per token: k and v for each cached layer (the rest share them).
         dims = text.get("kv_head_dims") or []
         itemsize = 2 if pkg.dtype in ("fp16", "bf16") else 4
-        bytes_per_token = 2 * int(text.get("num_key_value_heads", 1)) * sum(d for d in dims if d) * itemsize
+        bytes_per_token = (
+            2 * int(text.get("num_key_value_heads", 1)) * sum(d for d in dims if d) * itemsize
+        )
         image_tokens = runtime.max_soft_tokens
         prompt_tokens = image_tokens + len(runtime.prompts.encode_text(prompt)) + 16
         self.batch_size = memory_bounded_batch(

@@ -32,7 +32,13 @@ from typing import Any
 import numpy as np
 
 from models.gemma.image import preprocess
-from models.gemma.package import Package, PackageError, load_package, session_error
+from models.gemma.package import (
+    Package,
+    PackageError,
+    load_package,
+    session_error,
+    session_options,
+)
 from models.gemma.prompt import PromptBuilder
 from models.gemma.runtime import Generation, PageRequest
 
@@ -150,8 +156,8 @@ class FastGemma:
                 log.info("onnxruntime.preload_dlls: %s", exc)
         self.device = ("cuda", device_id) if self.cuda else ("cpu", 0)
         self.cuda_graph = cuda_graph and self.cuda
-        opts = ort.SessionOptions()
-        opts.log_severity_level = log_severity  # 2 shows nodes placed off the CUDA EP
+        # log_severity 2 shows nodes placed off the CUDA EP
+        opts = session_options(ort, cuda=self.cuda, log_severity=log_severity)
 
         def prov(graph: bool) -> list[Any]:
             if not self.cuda:

@@ -23,7 +23,14 @@ import numpy as np
 from PIL import Image
 
 from models.gemma.image import preprocess
-from models.gemma.package import Package, PackageError, find_custom_ops, load_package, session_error
+from models.gemma.package import (
+    Package,
+    PackageError,
+    find_custom_ops,
+    load_package,
+    session_error,
+    session_options,
+)
 from models.gemma.ple import PleTable, open_ple
 from models.gemma.prompt import PromptBuilder
 
@@ -135,10 +142,7 @@ class GemmaRuntime:
         log.info(
             "gemma: onnxruntime %s on %s (%s)", ort.__version__, self.provider, self.package.root
         )
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        if intra_op_threads:
-            opts.intra_op_num_threads = intra_op_threads
+        opts = session_options(ort, cuda=device[0] == "cuda", intra_op_threads=intra_op_threads)
         self.graphs = {
             name: _Graph(
                 ort, self.package.path(spec.file), providers=prov, opts=opts, device=device
