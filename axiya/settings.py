@@ -110,6 +110,9 @@ AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
 AXIYA_GEMMA_MAX_NEW_TOKENS = env_int("AXIYA_GEMMA_MAX_NEW_TOKENS", 2048, minimum=1)
 AXIYA_GEMMA_MAX_SOFT_TOKENS = env_int("AXIYA_GEMMA_MAX_SOFT_TOKENS", 1120, minimum=70)
 AXIYA_GEMMA_BATCH = env_int("AXIYA_GEMMA_BATCH", 16, minimum=1)
+# Pages handed to the engine in one call (a GPU task claims this many): two batches, so the
+# second batch's image work runs while the first one decodes.
+AXIYA_GEMMA_PAGES_PER_CALL = 2 * AXIYA_GEMMA_BATCH
 # A GPU worker waits this long for a fuller batch while a job's later pages are still being
 # rasterized (the cpu workers rasterize in chunks as the first pages are read).
 AXIYA_GEMMA_BATCH_WAIT_S = env_float("AXIYA_GEMMA_BATCH_WAIT_S", 3.0)

@@ -97,7 +97,7 @@ def page_read_batch_task(self, page_id: int) -> None:
     try:
         result = worker.page_read_batched(
             page_id=page_id,
-            limit=settings.AXIYA_GEMMA_BATCH,
+            limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
             wait_s=settings.AXIYA_GEMMA_BATCH_WAIT_S,
         )
     except ConversionError as exc:

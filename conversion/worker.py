@@ -11,13 +11,14 @@ Run one worker per GPU, each pinned to its card and consuming queue `gpu` one ta
 device 0). `AXIYA_WORKER_ENGINE` loads that engine when the process starts, not on the first page.
 
 Batching across jobs: every page keeps its own task message. The task for page P claims P and up
-to `AXIYA_GEMMA_BATCH - 1` other queued pages (any job with the same engine) by a conditional
-UPDATE queued -> running (while pages of a long document are still being rasterized, a short
-batch keeps claiming them for up to `AXIYA_GEMMA_BATCH_WAIT_S`), reads them in one
-`predict_batch`, and records each. When another
-page's message arrives later, its page is done (a no-op) or still held by a live claim (the task
-retries later); a claim older than CLAIM_LEASE_S counts as abandoned (a dead worker) and is taken
-over, so no page is lost and none is read twice by live workers.
+to `AXIYA_GEMMA_PAGES_PER_CALL - 1` other queued pages (two engine batches; any job with the same
+engine) by a conditional UPDATE queued -> running (while pages of a long document are still
+being rasterized, a short claim keeps taking them for up to `AXIYA_GEMMA_BATCH_WAIT_S`), reads
+them in one `predict_batch` (the engine overlaps the second batch's image work with the first
+batch's decoding), and records each. When another page's message arrives later, its page is
+done (a no-op) or still held by a live claim (the task retries later); a claim older than
+CLAIM_LEASE_S counts as abandoned (a dead worker) and is taken over, so no page is lost and none
+is read twice by live workers.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -121,6 +122,7 @@ class GemmaPageEngine:
         self.max_new_tokens = max_new_tokens
         self.prompt = prompt
         self.reread_rotated = reread_rotated
+        self._prepare_pool: ThreadPoolExecutor | None = None
         pkg = runtime.package
         self._sha256 = pkg.sha256  # hashes the manifest: once, not per page
         text = pkg.config["text"]
@@ -262,9 +264,7 @@ class GemmaPageEngine:
 
         requests = [PageRequest(prompt=self.prompt, image=img) for img in images]
         started = time.perf_counter()
-        generations, self.batch_size = run_in_batches(
-            requests, self._generate, batch_size=self.batch_size, on_shrink=self._shrunk
-        )
+        generations = self._generate_all(requests)
         per_page = (time.perf_counter() - started) / len(images)
         readings = []
         for img, rot, gen in zip(images, rotation, generations, strict=True):
@@ -299,6 +299,42 @@ class GemmaPageEngine:
 
     def _generate(self, requests: list[PageRequest]) -> list[Generation]:
         return self.runtime.generate(requests, max_new_tokens=self.max_new_tokens)
+
+    def _generate_all(self, requests: list[PageRequest]) -> list[Generation]:
+        """Every request, in batches of `batch_size`. With a runtime that splits image work from
+        decoding (FastGemma), the next batch's preprocessing and vision run on a thread while
+        the current batch decodes. Out of memory falls back to halving batches."""
+        runtime: Any = self.runtime
+        size = self.batch_size
+        done: list[Generation] = []
+        if len(requests) > size and hasattr(runtime, "prepare"):
+            chunks = [requests[i : i + size] for i in range(0, len(requests), size)]
+            if self._prepare_pool is None:
+                self._prepare_pool = ThreadPoolExecutor(1, thread_name_prefix="gemma-prepare")
+            ahead = self._prepare_pool
+            upcoming = ahead.submit(runtime.prepare, chunks[0])
+            try:
+                for k in range(len(chunks)):
+                    prompts, times = upcoming.result()
+                    if k + 1 < len(chunks):
+                        upcoming = ahead.submit(runtime.prepare, chunks[k + 1])
+                    gens = runtime.generate_prompts(prompts, max_new_tokens=self.max_new_tokens)
+                    for gen in gens:
+                        gen.timings.update(times)
+                    done.extend(gens)
+            except Exception as exc:
+                if not is_out_of_memory(exc):
+                    raise
+                if not upcoming.cancel():
+                    upcoming.exception()  # let it finish: its image features hold GPU memory
+                del upcoming
+                self._shrunk(max(1, size // 2), exc)
+                self.batch_size = max(1, size // 2)
+        rest, self.batch_size = run_in_batches(
+            requests[len(done) :], self._generate, batch_size=self.batch_size,
+            on_shrink=self._shrunk,
+        )  # fmt: skip
+        return done + rest
 
     def _shrunk(self, size: int, exc: BaseException) -> None:
         log.warning("gemma: out of memory, batch reduced to %d page(s): %s", size, exc)

@@ -81,6 +81,24 @@ def test_batches_of_any_size_share_one_cache(tiny_pkg_fast: Path) -> None:
     assert [batch_bucket(n) for n in (1, 3, 16, 17, 250)] == [1, 4, 16, 32, 256]
 
 
+def test_engine_overlaps_image_work_with_decoding(tiny_pkg_fast: Path) -> None:
+    """Given more pages than one batch, the engine prepares batch k+1 (preprocessing, vision)
+    on a thread while batch k decodes: the same readings as one batch at a time."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(3)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(5)]  # fmt: skip
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    one_batch = GemmaPageEngine(fast, max_new_tokens=12, batch_size=8).predict_batch(pages)
+    overlapped = GemmaPageEngine(fast, max_new_tokens=12, batch_size=2)
+    readings = overlapped.predict_batch(pages)
+    assert overlapped._prepare_pool is not None  # the overlapped path ran
+    assert [r.raw_text for r in readings] == [r.raw_text for r in one_batch]
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
