@@ -72,7 +72,11 @@ def read_pages(
 
     def load(number: int) -> Image.Image | None:
         path = image_dir / f"{number}.png"
-        return Image.open(path).convert("RGB") if path.exists() else None
+        if not path.exists():
+            return None
+        image = Image.open(path)
+        image.load()  # and the file is closed
+        return image.convert("RGB") if image.mode not in ("L", "RGB") else image  # grey stays
 
     with pymupdf.open(pdf_path) as doc:
         batch: list[PageImage] = []
@@ -126,7 +130,7 @@ def upright(image: Image.Image, reading: PageReading) -> Image.Image:
     if reading.rotation:
         image = image.rotate(-reading.rotation, expand=True)
     if reading.skew:
-        image = image.rotate(reading.skew, expand=True, fillcolor=(255, 255, 255))
+        image = image.rotate(reading.skew, expand=True, fillcolor="white")
     return image
 
 
