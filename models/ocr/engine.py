@@ -181,25 +181,49 @@ class TesseractEngine:
         tess = self._tesserocr
         started = time.perf_counter()
         original = page.image.convert("L")
-        gray, skew = deskew(original)
-        osd_s = time.perf_counter() - started
-        api = self._recognize(self._api, gray, page.dpi)
+        upright = deskew(original)
+        gray, skew = upright
+        prepare_s = time.perf_counter() - started
+        api = self._api
+        api.SetImage(gray)
+        api.SetSourceResolution(page.dpi)
+        rotation, osd = 0, None
+        # The page's layout (which Recognize then reuses, at no extra cost) shows a page lying on
+        # its side: its text lines run up or down. OSD is asked at once and the page is read
+        # once, turned, instead of first being read sideways.
+        if self.detect_rotation and _runs_sideways(tess, api.AnalyseLayout()):
+            started_osd = time.perf_counter()
+            osd = self._orientation(original)
+            if osd:
+                rotation = osd
+                gray, skew = deskew(original.rotate(rotation, expand=True))
+                api.SetImage(gray)
+                api.SetSourceResolution(page.dpi)
+            prepare_s += time.perf_counter() - started_osd
+        api.Recognize()
         paragraphs = _paragraphs(tess, api)
-        rotation = 0
         if self.detect_rotation and not _reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
-            # for OSD (and a second read when the page turns out to lie on its side).
+            # for OSD (and a second read when the page turns out to be upside down, or the
+            # orientation taken above read badly: then the upright page is read too).
             started_osd = time.perf_counter()
-            rotation = self._orientation(original)
-            if rotation:
-                turned, turned_skew = deskew(original.rotate(rotation, expand=True))
-                osd_s += time.perf_counter() - started_osd
-                turned_api = self._recognize(self._api_turned, turned, page.dpi)
-                turned_paragraphs = _paragraphs(tess, turned_api)
-                if _read_score(turned_paragraphs) >= 0.8 * _read_score(paragraphs):
-                    gray, skew, api, paragraphs = turned, turned_skew, turned_api, turned_paragraphs
-                else:
-                    rotation = 0
+            if osd is None:
+                osd = self._orientation(original)
+            other = osd if osd != rotation else (0 if rotation else None)
+            if other is not None:
+                alt_gray, alt_skew = (
+                    deskew(original.rotate(other, expand=True)) if other else upright
+                )
+                prepare_s += time.perf_counter() - started_osd
+                alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
+                alt_paragraphs = _paragraphs(tess, alt_api)
+                alt_score, score = _read_score(alt_paragraphs), _read_score(paragraphs)
+                # OSD's orientation is kept unless the other read is clearly better.
+                if (alt_score >= 0.8 * score) if other == osd else (0.8 * alt_score > score):
+                    rotation = other
+                    gray, skew, api, paragraphs = alt_gray, alt_skew, alt_api, alt_paragraphs
+            else:
+                prepare_s += time.perf_counter() - started_osd
         language = self.primary
         page_lang = detect_language(
             " ".join(line.text for para in paragraphs for line in para), default=None
@@ -232,7 +256,7 @@ class TesseractEngine:
             skew=skew,
             language=language,
             source="ocr",
-            timings={"prepare_s": osd_s, "ocr_s": elapsed - osd_s},
+            timings={"prepare_s": prepare_s, "ocr_s": elapsed - prepare_s},
         )
 
 
@@ -295,6 +319,19 @@ def _reads_well(paragraphs: list[_ParaLines]) -> bool:
     return mean >= 75
 
 
+def _runs_sideways(tess, layout) -> bool:
+    """Most text lines of the page's layout are upright strips: the page lies on its side."""
+    if layout is None:
+        return False
+    boxes = [
+        line.BoundingBox(tess.RIL.TEXTLINE)
+        for line in tess.iterate_level(layout, tess.RIL.TEXTLINE)
+    ]
+    boxes = [b for b in boxes if b]
+    vertical = sum(1 for x0, y0, x1, y1 in boxes if y1 - y0 > 1.5 * (x1 - x0))
+    return vertical > len(boxes) / 2
+
+
 def _figures(tess, api) -> list[ReadBlock]:
     """Image regions Tesseract found, with their place in the block order."""
     ril = tess.RIL
@@ -318,7 +355,7 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
     ril = tess.RIL
     it = api.GetIterator()
     paragraphs: list[_ParaLines] = []
-    if it is None or api.GetUTF8Text() == "" or not api.GetUTF8Text().strip():
+    if it is None or it.Empty(ril.BLOCK):
         return []  # a blank page: nothing to read, nothing invented
     it.Begin()
     block_index = -1
