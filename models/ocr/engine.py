@@ -132,7 +132,8 @@ class TesseractEngine:
             for line in para:
                 if len(line.words) < 4:
                     continue
-                lang = detect_language(line.text, default=None)
+                # A list bullet read as a letter ("e", "o") is no word of any language.
+                lang = detect_language(_BULLET.sub("", line.text, count=1), default=None)
                 if not lang or lang == page_lang:
                     continue
                 for word in line.words:
