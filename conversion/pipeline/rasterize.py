@@ -65,11 +65,14 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
     page = doc[index]
     dpi = choose_dpi(page, opts)
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False, annots=False)
-    image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    size = (pix.width, pix.height)
     if _is_gray(pix):
         # Most scans are grey: one channel is a third of the memory, and of the time to save
         # the page or its figures as PNG. Nothing is lost (the three channels are equal).
-        image = image.convert("L")
+        rgb = Image.frombuffer("RGB", size, pix.samples_mv, "raw", "RGB", pix.stride, 1)
+        image = rgb.convert("L")
+    else:
+        image = Image.frombytes("RGB", size, pix.samples)
     text_layer = page.get_text("text") or None
     return PageImage(image=image, page_number=index + 1, dpi=dpi, text_layer=text_layer)
 
