@@ -35,6 +35,10 @@ _BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 
 SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
+# A page on its side: its PROBE_LINES longest lines are read turned both ways; one way must
+# score PROBE_MARGIN times the other to decide.
+PROBE_LINES = 3
+PROBE_MARGIN = 2.0
 
 
 def find_tessdata() -> str:
@@ -178,6 +182,29 @@ class TesseractEngine:
             return 0
         return int(result["orient_deg"]) % 360
 
+    def _sideways_turn(self, gray: Image.Image, boxes, dpi: int) -> int | None:
+        """90 or 270: the turn that makes a page lying on its side upright, from its longest
+        lines read both ways (text read upside down scores far lower); None when unclear."""
+        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_LINE)
+        strips = [b for b in boxes if _is_upright_strip(b) and b[2] - b[0] >= 4]
+        if not strips:
+            return None
+        # Lines of body text, not the bars and frames of a chart: about the usual thickness.
+        usual = statistics.median(b[2] - b[0] for b in strips)
+        strips = sorted(
+            (b for b in strips if b[2] - b[0] <= 1.5 * usual), key=lambda b: b[1] - b[3]
+        )
+        scores = {90: 0.0, 270: 0.0}
+        for x0, y0, x1, y1 in strips[:PROBE_LINES]:
+            pad = (x1 - x0) // 4
+            y1 = min(y1, y0 + 30 * (x1 - x0))  # a long line's start is enough
+            crop = gray.crop((max(0, x0 - pad), y0, min(gray.width, x1 + pad), y1))
+            for turn in scores:
+                self._recognize(api, crop.rotate(turn, expand=True), dpi)
+                scores[turn] += _read_score(_paragraphs(self._tesserocr, api))
+        best, other = sorted(scores, key=lambda turn: -scores[turn])
+        return best if scores[best] >= PROBE_MARGIN * scores[other] and scores[best] > 0 else None
+
     def _read(self, page: PageImage) -> PageReading:
         tess = self._tesserocr
         started = time.perf_counter()
@@ -188,15 +215,20 @@ class TesseractEngine:
         api = self._api
         api.SetImage(gray)
         api.SetSourceResolution(page.dpi)
-        rotation, osd = 0, None
+        rotation, guess = 0, None  # guess: the turn OSD (or the line probe) gave
         # The page's layout (which Recognize then reuses, at no extra cost) shows a page lying on
-        # its side: its text lines run up or down. OSD is asked at once and the page is read
-        # once, turned, instead of first being read sideways.
-        if self.detect_rotation and _runs_sideways(tess, api.AnalyseLayout()):
+        # its side: its text lines run up or down. Which way up is decided at once and the page
+        # is read once, turned, instead of first being read sideways.
+        boxes = _line_boxes(tess, api.AnalyseLayout()) if self.detect_rotation else []
+        if _runs_sideways(boxes):
             started_osd = time.perf_counter()
-            osd = self._orientation(original)
-            if osd:
-                rotation = osd
+            # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
+            # on their side, e.g. small dense print); OSD decides when they do not.
+            guess = self._sideways_turn(gray, boxes, page.dpi)
+            if guess is None:
+                guess = self._orientation(original)
+            if guess:
+                rotation = guess
                 gray, skew = deskew(original.rotate(rotation, expand=True))
                 api.SetImage(gray)
                 api.SetSourceResolution(page.dpi)
@@ -208,9 +240,9 @@ class TesseractEngine:
             # for OSD (and a second read when the page turns out to be upside down, or the
             # orientation taken above read badly: then the upright page is read too).
             started_osd = time.perf_counter()
-            if osd is None:
-                osd = self._orientation(original)
-            other = osd if osd != rotation else (0 if rotation else None)
+            if guess is None:
+                guess = self._orientation(original)
+            other = guess if guess != rotation else (0 if rotation else None)
             if other is not None:
                 alt_gray, alt_skew = (
                     deskew(original.rotate(other, expand=True)) if other else upright
@@ -219,8 +251,8 @@ class TesseractEngine:
                 alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
                 alt_paragraphs = _paragraphs(tess, alt_api)
                 alt_score, score = _read_score(alt_paragraphs), _read_score(paragraphs)
-                # OSD's orientation is kept unless the other read is clearly better.
-                if (alt_score >= 0.8 * score) if other == osd else (0.8 * alt_score > score):
+                # The guessed orientation is kept unless the other read is clearly better.
+                if (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score):
                     rotation = other
                     gray, skew, api, paragraphs = alt_gray, alt_skew, alt_api, alt_paragraphs
             else:
@@ -320,17 +352,25 @@ def _reads_well(paragraphs: list[_ParaLines]) -> bool:
     return mean >= 75
 
 
-def _runs_sideways(tess, layout) -> bool:
-    """Most text lines of the page's layout are upright strips: the page lies on its side."""
+def _line_boxes(tess, layout) -> list[tuple[int, int, int, int]]:
+    """The text lines' boxes of a page layout (AnalyseLayout: nothing recognized yet)."""
     if layout is None:
-        return False
+        return []
     boxes = [
         line.BoundingBox(tess.RIL.TEXTLINE)
         for line in tess.iterate_level(layout, tess.RIL.TEXTLINE)
     ]
-    boxes = [b for b in boxes if b]
-    vertical = sum(1 for x0, y0, x1, y1 in boxes if y1 - y0 > 1.5 * (x1 - x0))
-    return vertical > len(boxes) / 2
+    return [b for b in boxes if b]
+
+
+def _is_upright_strip(box) -> bool:
+    x0, y0, x1, y1 = box
+    return y1 - y0 > 1.5 * (x1 - x0)
+
+
+def _runs_sideways(boxes) -> bool:
+    """Most text lines of the page's layout are upright strips: the page lies on its side."""
+    return sum(1 for b in boxes if _is_upright_strip(b)) > len(boxes) / 2
 
 
 def _figures(tess, api) -> list[ReadBlock]:
