@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,34 +73,75 @@ def read_pages(
 
     def load(number: int) -> Image.Image | None:
         path = image_dir / f"{number}.png"
-        return Image.open(path).convert("RGB") if path.exists() else None
+        if not path.exists():
+            return None
+        image = Image.open(path)
+        image.load()  # and the file is closed
+        return image.convert("RGB") if image.mode not in ("L", "RGB") else image  # grey stays
 
-    with pymupdf.open(pdf_path) as doc:
+    done = 0
+
+    def page_done() -> None:
+        nonlocal done
+        done += 1
+        if on_page:
+            on_page(done, validated.page_count)
+
+    def timed_engine(batch: list[PageImage]) -> list[PageReading]:
+        started = time.perf_counter()
+        try:
+            return run_engine(engine, batch)
+        finally:
+            timings["engine_s"] += time.perf_counter() - started
+
+    def collect(pending: tuple[Future, list[PageImage]] | None) -> None:
+        if pending is None:
+            return
+        future, batch = pending
+        read = future.result()  # the engine's error, if any, is raised here
+        for page, reading in zip(batch, read, strict=True):
+            keep_if_figures(reading, page.image)
+            page_done()
+        readings.extend(read)
+
+    # The engine reads a batch in its own thread while this one rasterizes the next page (all
+    # PDF work stays in this thread: MuPDF is not thread-safe). Tesseract releases the GIL, so
+    # on two cores rasterizing costs no time beside the engine; at most two batches of page
+    # images are alive at once, whatever the page count. rasterize_s and engine_s overlap.
+    with (
+        pymupdf.open(pdf_path) as doc,
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-engine") as pool,
+    ):
+        pending: tuple[Future, list[PageImage]] | None = None
+        submitted: tuple[Future, list[PageImage]] | None = None
         batch: list[PageImage] = []
-        for index in range(validated.page_count):
-            started = time.perf_counter()
-            page_image = rasterize_page(doc, index, opts.raster)
-            # MuPDF caches decoded images (up to 256 MB): a page's scan is never needed again.
-            pymupdf.TOOLS.store_shrink(100)
-            layer = text_layer_reading(doc[index], page_number=index + 1, dpi=page_image.dpi)
-            timings["rasterize_s"] += time.perf_counter() - started
-            if layer is not None:
-                readings.append(layer)
-                keep_if_figures(layer, page_image.image)
-                timings["text_layer_pages"] += 1
-            else:
-                batch.append(page_image)
-            last = index == validated.page_count - 1
-            if batch and (len(batch) >= opts.batch_size or last):
+        try:
+            for index in range(validated.page_count):
                 started = time.perf_counter()
-                read = run_engine(engine, batch)
-                timings["engine_s"] += time.perf_counter() - started
-                for page, reading in zip(batch, read, strict=True):
-                    keep_if_figures(reading, page.image)
-                readings.extend(read)
-                batch = []
-            if on_page:
-                on_page(index + 1, validated.page_count)
+                page_image = rasterize_page(doc, index, opts.raster)
+                # MuPDF caches decoded images (up to 256 MB): a page's scan is never needed again.
+                pymupdf.TOOLS.store_shrink(100)
+                layer = text_layer_reading(doc[index], page_number=index + 1, dpi=page_image.dpi)
+                timings["rasterize_s"] += time.perf_counter() - started
+                if layer is not None:
+                    readings.append(layer)
+                    keep_if_figures(layer, page_image.image)
+                    timings["text_layer_pages"] += 1
+                    page_done()
+                else:
+                    batch.append(page_image)
+                last = index == validated.page_count - 1
+                if batch and (len(batch) >= opts.batch_size or last):
+                    submitted = (pool.submit(timed_engine, batch), batch)
+                    collect(pending)  # the batch before, while the engine reads this one
+                    pending, batch = submitted, []
+            collect(pending)
+        except BaseException:
+            # A failed page (or an interrupt) stops the reading: nothing more is started.
+            for outstanding in (pending, submitted):
+                if outstanding is not None:
+                    outstanding[0].cancel()
+            raise
     readings.sort(key=lambda r: r.page_number)
     timings["pages"] = validated.page_count
     timings["repaired"] = validated.repaired
@@ -126,7 +168,7 @@ def upright(image: Image.Image, reading: PageReading) -> Image.Image:
     if reading.rotation:
         image = image.rotate(-reading.rotation, expand=True)
     if reading.skew:
-        image = image.rotate(reading.skew, expand=True, fillcolor=(255, 255, 255))
+        image = image.rotate(reading.skew, expand=True, fillcolor="white")
     return image
 
 

@@ -35,6 +35,10 @@ _BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 
 SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
+# A page on its side: its PROBE_LINES longest lines are read turned both ways; one way must
+# score PROBE_MARGIN times the other to decide.
+PROBE_LINES = 3
+PROBE_MARGIN = 2.0
 
 
 def find_tessdata() -> str:
@@ -132,7 +136,8 @@ class TesseractEngine:
             for line in para:
                 if len(line.words) < 4:
                     continue
-                lang = detect_language(line.text, default=None)
+                # A list bullet read as a letter ("e", "o") is no word of any language.
+                lang = detect_language(_BULLET.sub("", line.text, count=1), default=None)
                 if not lang or lang == page_lang:
                     continue
                 for word in line.words:
@@ -177,29 +182,81 @@ class TesseractEngine:
             return 0
         return int(result["orient_deg"]) % 360
 
+    def _sideways_turn(self, gray: Image.Image, boxes, dpi: int) -> int | None:
+        """90 or 270: the turn that makes a page lying on its side upright, from its longest
+        lines read both ways (text read upside down scores far lower); None when unclear."""
+        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_LINE)
+        strips = [b for b in boxes if _is_upright_strip(b) and b[2] - b[0] >= 4]
+        if not strips:
+            return None
+        # Lines of body text, not the bars and frames of a chart: about the usual thickness.
+        usual = statistics.median(b[2] - b[0] for b in strips)
+        strips = sorted(
+            (b for b in strips if b[2] - b[0] <= 1.5 * usual), key=lambda b: b[1] - b[3]
+        )
+        scores = {90: 0.0, 270: 0.0}
+        for x0, y0, x1, y1 in strips[:PROBE_LINES]:
+            pad = (x1 - x0) // 4
+            y1 = min(y1, y0 + 30 * (x1 - x0))  # a long line's start is enough
+            crop = gray.crop((max(0, x0 - pad), y0, min(gray.width, x1 + pad), y1))
+            for turn in scores:
+                self._recognize(api, crop.rotate(turn, expand=True), dpi)
+                scores[turn] += _read_score(_paragraphs(self._tesserocr, api))
+        best, other = sorted(scores, key=lambda turn: -scores[turn])
+        return best if scores[best] >= PROBE_MARGIN * scores[other] and scores[best] > 0 else None
+
     def _read(self, page: PageImage) -> PageReading:
         tess = self._tesserocr
         started = time.perf_counter()
         original = page.image.convert("L")
-        gray, skew = deskew(original)
-        osd_s = time.perf_counter() - started
-        api = self._recognize(self._api, gray, page.dpi)
+        upright = deskew(original)
+        gray, skew = upright
+        prepare_s = time.perf_counter() - started
+        api = self._api
+        api.SetImage(gray)
+        api.SetSourceResolution(page.dpi)
+        rotation, guess = 0, None  # guess: the turn OSD (or the line probe) gave
+        # The page's layout (which Recognize then reuses, at no extra cost) shows a page lying on
+        # its side: its text lines run up or down. Which way up is decided at once and the page
+        # is read once, turned, instead of first being read sideways.
+        boxes = _line_boxes(tess, api.AnalyseLayout()) if self.detect_rotation else []
+        if _runs_sideways(boxes):
+            started_osd = time.perf_counter()
+            # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
+            # on their side, e.g. small dense print); OSD decides when they do not.
+            guess = self._sideways_turn(gray, boxes, page.dpi)
+            if guess is None:
+                guess = self._orientation(original)
+            if guess:
+                rotation = guess
+                gray, skew = deskew(original.rotate(rotation, expand=True))
+                api.SetImage(gray)
+                api.SetSourceResolution(page.dpi)
+            prepare_s += time.perf_counter() - started_osd
+        api.Recognize()
         paragraphs = _paragraphs(tess, api)
-        rotation = 0
         if self.detect_rotation and not _reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
-            # for OSD (and a second read when the page turns out to lie on its side).
+            # for OSD (and a second read when the page turns out to be upside down, or the
+            # orientation taken above read badly: then the upright page is read too).
             started_osd = time.perf_counter()
-            rotation = self._orientation(original)
-            if rotation:
-                turned, turned_skew = deskew(original.rotate(rotation, expand=True))
-                osd_s += time.perf_counter() - started_osd
-                turned_api = self._recognize(self._api_turned, turned, page.dpi)
-                turned_paragraphs = _paragraphs(tess, turned_api)
-                if _read_score(turned_paragraphs) >= 0.8 * _read_score(paragraphs):
-                    gray, skew, api, paragraphs = turned, turned_skew, turned_api, turned_paragraphs
-                else:
-                    rotation = 0
+            if guess is None:
+                guess = self._orientation(original)
+            other = guess if guess != rotation else (0 if rotation else None)
+            if other is not None:
+                alt_gray, alt_skew = (
+                    deskew(original.rotate(other, expand=True)) if other else upright
+                )
+                prepare_s += time.perf_counter() - started_osd
+                alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
+                alt_paragraphs = _paragraphs(tess, alt_api)
+                alt_score, score = _read_score(alt_paragraphs), _read_score(paragraphs)
+                # The guessed orientation is kept unless the other read is clearly better.
+                if (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score):
+                    rotation = other
+                    gray, skew, api, paragraphs = alt_gray, alt_skew, alt_api, alt_paragraphs
+            else:
+                prepare_s += time.perf_counter() - started_osd
         language = self.primary
         page_lang = detect_language(
             " ".join(line.text for para in paragraphs for line in para), default=None
@@ -232,7 +289,7 @@ class TesseractEngine:
             skew=skew,
             language=language,
             source="ocr",
-            timings={"prepare_s": osd_s, "ocr_s": elapsed - osd_s},
+            timings={"prepare_s": prepare_s, "ocr_s": elapsed - prepare_s},
         )
 
 
@@ -295,6 +352,27 @@ def _reads_well(paragraphs: list[_ParaLines]) -> bool:
     return mean >= 75
 
 
+def _line_boxes(tess, layout) -> list[tuple[int, int, int, int]]:
+    """The text lines' boxes of a page layout (AnalyseLayout: nothing recognized yet)."""
+    if layout is None:
+        return []
+    boxes = [
+        line.BoundingBox(tess.RIL.TEXTLINE)
+        for line in tess.iterate_level(layout, tess.RIL.TEXTLINE)
+    ]
+    return [b for b in boxes if b]
+
+
+def _is_upright_strip(box) -> bool:
+    x0, y0, x1, y1 = box
+    return y1 - y0 > 1.5 * (x1 - x0)
+
+
+def _runs_sideways(boxes) -> bool:
+    """Most text lines of the page's layout are upright strips: the page lies on its side."""
+    return sum(1 for b in boxes if _is_upright_strip(b)) > len(boxes) / 2
+
+
 def _figures(tess, api) -> list[ReadBlock]:
     """Image regions Tesseract found, with their place in the block order."""
     ril = tess.RIL
@@ -318,7 +396,7 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
     ril = tess.RIL
     it = api.GetIterator()
     paragraphs: list[_ParaLines] = []
-    if it is None or api.GetUTF8Text() == "" or not api.GetUTF8Text().strip():
+    if it is None or it.Empty(ril.BLOCK):
         return []  # a blank page: nothing to read, nothing invented
     it.Begin()
     block_index = -1

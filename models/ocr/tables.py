@@ -36,13 +36,23 @@ class Grid:
         return (self.xs[0], self.ys[0], self.xs[-1], self.ys[-1])
 
 
-def _runs(line: np.ndarray, min_len: int) -> list[tuple[int, int]]:
-    """Runs of True at least min_len long in a 1-D mask."""
-    padded = np.concatenate(([False], line, [False]))
-    edges = np.flatnonzero(padded[1:] != padded[:-1])
+def _long_runs(dark: np.ndarray, min_len: int) -> dict[int, list[tuple[int, int]]]:
+    """Runs of True at least min_len long in each row of a 2-D mask: {row: [(x0, x1), ...]}.
+    One pass over the whole mask (rows padded with False, so no run crosses a row end)."""
+    height, width = dark.shape
+    candidates = np.flatnonzero(dark.sum(axis=1) >= min_len)  # rows with ink enough for a rule
+    if candidates.size == 0:
+        return {}
+    padded = np.zeros((candidates.size, width + 2), dtype=bool)
+    padded[:, 1:-1] = dark[candidates]
+    edges = np.flatnonzero(padded[:, 1:] != padded[:, :-1])  # starts and ends alternate
     starts, ends = edges[0::2], edges[1::2]
     keep = ends - starts >= min_len
-    return list(zip(starts[keep].tolist(), ends[keep].tolist(), strict=True))
+    runs: dict[int, list[tuple[int, int]]] = {}
+    for start, end in zip(starts[keep].tolist(), ends[keep].tolist(), strict=True):
+        row, x0 = divmod(start, width + 1)
+        runs.setdefault(int(candidates[row]), []).append((x0, end - row * (width + 1)))
+    return runs
 
 
 def _rules(dark: np.ndarray, min_len: int) -> list[_Rule]:
@@ -50,8 +60,11 @@ def _rules(dark: np.ndarray, min_len: int) -> list[_Rule]:
     merged into one rule of some thickness."""
     found: list[_Rule] = []
     open_rules: list[_Rule] = []
-    for y in range(dark.shape[0]):
-        runs = _runs(dark[y], min_len) if dark[y].sum() >= min_len else []
+    last_row = -2
+    for y, runs in sorted(_long_runs(dark, min_len).items()):
+        if y != last_row + 1:
+            open_rules = []  # a row without runs closes every rule
+        last_row = y
         still_open = []
         for x0, x1 in runs:
             match = next(
