@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import re
 
+# The most frequent short words of each language. Words shared by several languages ("a",
+# "de", "en") count for each: a vote needs more than one of them to lean.
 _STOPWORDS = {
-    "en": "the and of to in is that for it with as was on are be this by at from or which not have",
-    "fr": "le la les et des du un une est que qui dans pour pas sur au avec ce il elle sont par",
-    "de": "der die das und ist nicht mit den von zu ein eine sich auf für dem des im auch es",
-    "es": "el la los las y de que en un una es por con para del se no al lo como su",
-    "it": "il lo la gli le e di che un una per con non del della sono è al si nel",
-    "nl": "de het een en van is dat in op te niet met voor zijn er aan ook als",
-    "pt": "o a os as e de que em um uma para com não do da no na por se é",
+    "en": "the and of to in is that for it with as was on are be this by at from or which not "
+    "have a i he she his her we you they had were but then there an my me him so if would their "
+    "been when what one all no",
+    "fr": "le la les et des du un une est que qui dans pour pas sur au avec ce il elle sont par "
+    "de à en l d ne se qu plus son sa ses mais comme on nous vous je y",
+    "de": "der die das und ist nicht mit den von zu ein eine sich auf für dem des im auch es ich "
+    "er sie wir war wie aber als bei nach noch nur oder einer in",
+    "es": "el la los las y de que en un una es por con para del se no al lo como su le más pero "
+    "sus me ya muy fue ha a",
+    "it": "il lo la gli le e di che un una per con non del della sono è al si nel da in ma come "
+    "anche più ha dei alla a",
+    "nl": "de het een en van is dat in op te niet met voor zijn er aan ook als maar bij door naar "
+    "om wordt",
+    "pt": "o a os as e de que em um uma para com não do da no na por se é mais dos das ao mas foi "
+    "ou seu sua",
 }
 _SETS = {lang: set(words.split()) for lang, words in _STOPWORDS.items()}
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -24,14 +34,21 @@ TESSERACT_CODES = {"en": "eng", "fr": "fra", "de": "deu", "es": "spa", "it": "it
 _LETTERS = {"de": "äöüß", "fr": "çèêëîôœàâù", "es": "ñ¿¡áíóú", "pt": "ãõçáâêô", "it": "àèìòù"}
 
 
-def detect_language(text: str, *, default: str | None = "en") -> str | None:
+def language_scores(text: str) -> dict[str, float]:
+    """Stopword hits per language (+ half a point per letter only some languages use)."""
     words = [w.lower() for w in _WORD.findall(text)]
-    if len(words) < 3:
-        return default
     scores = {lang: float(sum(1 for w in words if w in stop)) for lang, stop in _SETS.items()}
     lowered = text.lower()
     for lang, letters in _LETTERS.items():
         scores[lang] += 0.5 * sum(lowered.count(c) for c in letters)
+    return scores
+
+
+def detect_language(text: str, *, default: str | None = "en") -> str | None:
+    words = _WORD.findall(text)
+    if len(words) < 3:
+        return default
+    scores = language_scores(text)
     best = max(scores, key=lambda lang: scores[lang])
     if scores[best] == 0 or scores[best] < 0.05 * len(words):
         return default

@@ -19,7 +19,7 @@ from pathlib import Path
 from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
-from models.language import TESSERACT_CODES, detect_language
+from models.language import TESSERACT_CODES, detect_language, language_scores
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
 
@@ -132,13 +132,22 @@ class TesseractEngine:
         """Lines in another language than the page are read again with that language, and
         their words carry it (rendered as `lang` on the passage)."""
         tess = self._tesserocr
+        # A list bullet read as a letter ("e", "o") is no word of any language.
+        texts = [_BULLET.sub("", line.text, count=1) for para in paragraphs for line in para]
+        k = -1
         for para in paragraphs:
             for line in para:
+                k += 1
                 if len(line.words) < 4:
                     continue
-                # A list bullet read as a letter ("e", "o") is no word of any language.
-                lang = detect_language(_BULLET.sub("", line.text, count=1), default=None)
+                lang = detect_language(texts[k], default=None)
                 if not lang or lang == page_lang:
+                    continue
+                # A few words can lean the wrong way ("I fell over a root and made a noise."
+                # has two Portuguese "a"): with the lines around it, the page's language must
+                # not win.
+                around = language_scores(" ".join(texts[max(0, k - 1) : k + 2]))
+                if around[lang] < around.get(page_lang, 0.0):
                     continue
                 for word in line.words:
                     word.lang = lang

@@ -11,7 +11,7 @@ from conversion.pipeline.quality import cer
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage
 from models.ocr import TesseractEngine
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, image_to_pdf
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +71,22 @@ def test_blank_page_stays_blank(engine, tmp_path):
 def test_skewed_scan_is_straightened(engine, tmp_path):
     result = convert_pdf(CORPUS / "skew.pdf", tmp_path, engine, ConvertOptions())
     assert cer(_main_text(result), (CORPUS / "linn.txt").read_text()) <= 0.05
+
+
+def _lang_spans(result) -> dict[str, str]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(result.html_path.read_text(), "html.parser")
+    return {el.get_text(" ", strip=True): el["lang"] for el in soup.select("main [lang]")}
+
+
+def test_lines_keep_the_page_language_unless_really_foreign(engine, tmp_path):
+    """A screen reader switches voice on `lang`: English prose whose line holds two "a" must
+    not be marked Portuguese, nor French lines Spanish; a German line among others is German."""
+    for name in ("c02-22.pdf", "francais.pdf"):
+        assert _lang_spans(convert_pdf(CORPUS / name, tmp_path / name, engine,
+                                       ConvertOptions())) == {}  # fmt: skip
+    eurotext = tmp_path / "eurotext.pdf"
+    image_to_pdf(CORPUS / "eurotext.tif", eurotext)
+    spans = _lang_spans(convert_pdf(eurotext, tmp_path / "eu", engine, ConvertOptions()))
+    assert "de" in spans.values(), spans
