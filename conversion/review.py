@@ -8,6 +8,7 @@ The output document is the source of truth: a page is the run of `<main>`'s chil
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -20,7 +21,6 @@ from typing import IO
 from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from PIL import Image
 
 from conversion import storage
 from conversion.engines import get_engine
@@ -36,7 +36,7 @@ from conversion.pipeline.accessibility import check_html
 from conversion.pipeline.convert import build_document, render_and_check, run_engine
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.sanitize import sanitize_fragment
-from models.engine import PageImage, reading_from_json, reading_to_json
+from models.engine import reading_from_json, reading_to_json
 
 Action = ReviewEvent.Action
 # render.py writes role="doc-pagebreak separator" (the fallback role satisfies axe).
@@ -328,22 +328,14 @@ def review_rerun_page(*, job: Job, number: int, actor: AbstractBaseUser | None) 
     if page is None or not image_path.exists():
         raise ReviewError(f"Page {number} has no scan to read again.")
     engine = get_engine(job.engine)
-    with Image.open(image_path) as img:
-        image = img.convert("RGB")
-    (reading,) = run_engine(
-        engine, [PageImage(image=image, page_number=number, dpi=page.dpi or 300)]
-    )
+    (reading,) = run_engine(engine, [storage.engine_input(page)])
     pages = list(Page.objects.filter(job=job).order_by("number"))
     readings = [
         reading if p.number == number else reading_from_json(p.reading)
         for p in pages
         if p.reading or p.number == number
     ]
-
-    def load_image(n: int) -> Image.Image | None:
-        path = storage.page_image(job.id, n)
-        return Image.open(path).convert("RGB") if path.exists() else None
-
+    load_image = functools.partial(storage.read_page_image, job.id)
     stem = storage.OUTPUT_STEM
     with tempfile.TemporaryDirectory(prefix="axiya-rerun-") as tmp:
         staged = Path(tmp) / "files"

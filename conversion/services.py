@@ -8,6 +8,7 @@ Each step is idempotent, so a worker killed mid-job resumes without redoing fini
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -23,7 +24,6 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from PIL import Image
 
 from conversion import engines, storage
 from conversion.engines import ENGINES, get_engine
@@ -152,10 +152,9 @@ def job_start(*, job_id) -> list[int]:
         return []
     Job.objects.filter(pk=job_id, started_at__isnull=True).update(started_at=timezone.now())
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(status=JobStatus.RUNNING)
-    have = set(Page.objects.filter(job=job).values_list("number", flat=True))
     Page.objects.bulk_create(
-        [Page(job=job, number=n) for n in range(1, job.pages_total + 1) if n not in have],
-        ignore_conflicts=True,  # a recovery run may start the same job twice
+        [Page(job=job, number=n) for n in range(1, job.pages_total + 1)],
+        ignore_conflicts=True,  # rows a recovery run (or an earlier start) made stay as they are
     )
     return list(
         Page.objects.filter(job=job, dpi=0)
@@ -177,7 +176,7 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
     for number in numbers:
         job_check_deadline(job_id=job.id)
         path = storage.page_image(job.id, number)
-        page, _ = Page.objects.get_or_create(job=job, number=number)
+        page = Page.objects.get(job=job, number=number)  # job_start made every row
         if page.status == PageStatus.DONE or (path.exists() and page.dpi):
             continue
         started = time.perf_counter()
@@ -252,13 +251,12 @@ def page_read(*, page_id: int) -> bool:
         status=PageStatus.RUNNING, attempts=F("attempts") + 1, updated_at=timezone.now()
     )
     engine = get_engine(job.engine)
-    with Image.open(storage.page_image(job.id, page.number)) as img:
-        image = img.convert("RGB")
+    image = storage.engine_input(page)
     started = time.perf_counter()
     try:
         (reading,) = _run_engine_with_timeout(
             engine,
-            [PageImage(image=image, page_number=page.number, dpi=page.dpi or 300)],
+            [image],
             name=job.engine,
             timeout_s=settings.AXIYA_PAGE_TIMEOUT_S,
         )
@@ -327,8 +325,7 @@ def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timing
     if engine_info != job.engine_info:
         Job.objects.filter(pk=job.id).update(engine_info=engine_info)
     first = _page_store_reading(page_id=page.pk, job_id=job.id, reading=reading, timings=timings)
-    done = Page.objects.filter(job=job, status=PageStatus.DONE).count()
-    return first and done == job.pages_total
+    return first and job_all_pages_done(job_id=job.id)
 
 
 def _page_store_reading(*, page_id: int, job_id, reading: PageReading, timings: dict) -> bool:
@@ -362,11 +359,7 @@ def job_finish(*, job_id) -> Job:
     if len(pages) != job.pages_total or any(p.status != PageStatus.DONE for p in pages):
         raise RuntimeError(f"job {job_id} is not ready to finish")
     readings = [reading_from_json(p.reading) for p in pages]
-
-    def load_image(number: int) -> Image.Image | None:
-        path = storage.page_image(job.id, number)
-        return Image.open(path).convert("RGB") if path.exists() else None
-
+    load_image = functools.partial(storage.read_page_image, job.id)
     started = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory(prefix="axiya-figures-") as tmp:

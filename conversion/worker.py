@@ -34,14 +34,12 @@ from datetime import timedelta
 from celery.signals import worker_process_init
 from django.db.models import F, Q
 from django.utils import timezone
-from PIL import Image
 
 from conversion import services, storage
 from conversion.engines import get_engine
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.convert import run_engine
 from conversion.pipeline.errors import ConversionError
-from models.engine import PageImage
 
 log = logging.getLogger(__name__)
 CLAIM_LEASE_S = 900  # a claim older than this belongs to a worker that died
@@ -113,11 +111,6 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
         time.sleep(0.25)
 
 
-def _load_page_image(page: Page) -> PageImage:
-    with Image.open(storage.page_image(page.job_id, page.number)) as img:
-        return PageImage(image=img.convert("RGB"), page_number=page.number, dpi=page.dpi or 300)
-
-
 @functools.cache
 def _loader() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="load")
@@ -132,7 +125,7 @@ def read_claimed(page_ids: list[int]) -> list[str]:
         return []
     engine = get_engine(pages[0].job.engine)
     # PNG decoding releases the GIL: a few hundred page images load in parallel.
-    images = list(_loader().map(_load_page_image, pages))
+    images = list(_loader().map(storage.engine_input, pages))
     started = time.perf_counter()
     try:
         readings = run_engine(engine, images)

@@ -327,7 +327,6 @@ class GemmaPageEngine:
                     raise
                 if not upcoming.cancel():
                     upcoming.exception()  # let it finish: its image features hold GPU memory
-                del upcoming
                 self._shrunk(max(1, size // 2), exc)
                 self.batch_size = max(1, size // 2)
         rest, self.batch_size = run_in_batches(

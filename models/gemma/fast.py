@@ -263,7 +263,7 @@ class FastGemma:
             return have[1]
         for key in [k for k in self._state if k[1] == length]:
             del self._state[key]  # its CUDA graph (never replayed again) points at the old cache
-        self._kv_store.pop(length, None)
+        self._kv_store.pop(length, None)  # free the old cache before allocating the larger one
         kv = {}
         for i in self.kv_layers:
             n = length if i in self.full else self.ring
