@@ -110,9 +110,12 @@ AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
 AXIYA_GEMMA_MAX_NEW_TOKENS = env_int("AXIYA_GEMMA_MAX_NEW_TOKENS", 2048, minimum=1)
 AXIYA_GEMMA_MAX_SOFT_TOKENS = env_int("AXIYA_GEMMA_MAX_SOFT_TOKENS", 1120, minimum=70)
 AXIYA_GEMMA_BATCH = env_int("AXIYA_GEMMA_BATCH", 16, minimum=1)
-# Pages handed to the engine in one call (a GPU task claims this many): two batches, so the
-# second batch's image work runs while the first one decodes.
-AXIYA_GEMMA_PAGES_PER_CALL = 2 * AXIYA_GEMMA_BATCH
+# Pages a GPU task claims at a time: one batch. While it reads them it claims the next batch
+# (the engine prepares its images while the current one decodes), for at most
+# AXIYA_GEMMA_DRAIN_S, so one task keeps its GPU busy while pages are queued and several GPU
+# workers share a long job batch by batch.
+AXIYA_GEMMA_PAGES_PER_CALL = AXIYA_GEMMA_BATCH
+AXIYA_GEMMA_DRAIN_S = env_float("AXIYA_GEMMA_DRAIN_S", 300.0)
 # A GPU worker waits this long for a fuller batch while a job's later pages are still being
 # rasterized (the cpu workers rasterize in chunks as the first pages are read).
 AXIYA_GEMMA_BATCH_WAIT_S = env_float("AXIYA_GEMMA_BATCH_WAIT_S", 3.0)
@@ -158,7 +161,9 @@ CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("AXIYA_WORKER_START_TIMEOUT_S", 900
 # would be read twice; jobs_recover covers anything lost beyond that.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int(
-        "AXIYA_BROKER_VISIBILITY_TIMEOUT_S", max(2 * AXIYA_PAGE_TIMEOUT_S, 900), minimum=1
+        "AXIYA_BROKER_VISIBILITY_TIMEOUT_S",
+        max(2 * AXIYA_PAGE_TIMEOUT_S + AXIYA_GEMMA_DRAIN_S, 900),
+        minimum=1,
     )
 }
 if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):

@@ -424,7 +424,11 @@ def job_run_inline(*, job_id) -> None:
             from conversion.worker import page_read_batched
 
             for page_id in page_ids:
-                page_read_batched(page_id=page_id, limit=settings.AXIYA_GEMMA_PAGES_PER_CALL)
+                page_read_batched(
+                    page_id=page_id,
+                    limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
+                    drain_s=settings.AXIYA_GEMMA_DRAIN_S,
+                )
         else:
             for page_id in page_ids:
                 page_read(page_id=page_id)

@@ -89,8 +89,9 @@ def page_read_task(page_id: int) -> None:
     acks_late=True,
     reject_on_worker_lost=True,
     max_retries=None,
-    soft_time_limit=PAGE_SOFT_LIMIT_S,
-    time_limit=PAGE_HARD_LIMIT_S,
+    # A call drains the queue for up to AXIYA_GEMMA_DRAIN_S, then finishes what it holds.
+    soft_time_limit=PAGE_SOFT_LIMIT_S + settings.AXIYA_GEMMA_DRAIN_S,
+    time_limit=PAGE_HARD_LIMIT_S + settings.AXIYA_GEMMA_DRAIN_S,
 )
 def page_read_batch_task(self, page_id: int) -> None:
     """Read this page together with other queued pages (see conversion.worker)."""
@@ -99,6 +100,7 @@ def page_read_batch_task(self, page_id: int) -> None:
             page_id=page_id,
             limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
             wait_s=settings.AXIYA_GEMMA_BATCH_WAIT_S,
+            drain_s=settings.AXIYA_GEMMA_DRAIN_S,
         )
     except ConversionError as exc:
         attempts = services.Page.objects.values_list("attempts", flat=True).get(pk=page_id)

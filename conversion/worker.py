@@ -27,6 +27,8 @@ import functools
 import logging
 import os
 import time
+from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -38,8 +40,9 @@ from django.utils import timezone
 from conversion import services, storage
 from conversion.engines import get_engine
 from conversion.models import Job, JobStatus, Page, PageStatus
-from conversion.pipeline.convert import run_engine
+from conversion.pipeline.convert import run_engine_stream
 from conversion.pipeline.errors import ConversionError
+from models.engine import PageImage
 
 log = logging.getLogger(__name__)
 CLAIM_LEASE_S = 900  # a claim older than this belongs to a worker that died
@@ -79,20 +82,32 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
     page = Page.objects.select_related("job").get(pk=page_id)
     if page.status in (PageStatus.DONE, PageStatus.FAILED) or page.job.is_finished:
         return [], False
-    claim = {"status": PageStatus.RUNNING, "updated_at": now, "attempts": F("attempts") + 1}
     own = (
         Page.objects.filter(pk=page_id)
         .filter(Q(status=PageStatus.QUEUED) | Q(status=PageStatus.RUNNING, updated_at__lt=fresh))
-        .update(**claim)
+        .update(status=PageStatus.RUNNING, updated_at=now, attempts=F("attempts") + 1)
     )
     if not own:
         return [], True
+    return _claim_queued(
+        engine=page.job.engine, claimed=[page_id], limit=limit, wait_s=wait_s
+    ), False
+
+
+def claim_next(*, engine: str, limit: int, wait_s: float = 0.0) -> list[int]:
+    """Claim up to `limit` queued pages of `engine`, oldest job first (a draining worker's
+    next batch). Returns [] when none is queued."""
+    return _claim_queued(engine=engine, claimed=[], limit=limit, wait_s=wait_s)
+
+
+def _claim_queued(*, engine: str, claimed: list[int], limit: int, wait_s: float) -> list[int]:
+    now = timezone.now()
+    claim = {"status": PageStatus.RUNNING, "updated_at": now, "attempts": F("attempts") + 1}
     queued = Page.objects.filter(
         status=PageStatus.QUEUED,
-        job__engine=page.job.engine,
+        job__engine=engine,
         job__status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
     )
-    claimed = [page_id]
     deadline = time.monotonic() + wait_s
     while True:
         candidates = (
@@ -105,9 +120,9 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
             if Page.objects.filter(pk=pk, status=PageStatus.QUEUED).update(**claim):
                 claimed.append(pk)
         if len(claimed) >= limit or time.monotonic() >= deadline:
-            return claimed, False
+            return claimed
         if not queued.filter(dpi=0).exists():  # nothing more is coming
-            return claimed, False
+            return claimed
         time.sleep(0.25)
 
 
@@ -116,39 +131,67 @@ def _loader() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="load")
 
 
-def read_claimed(page_ids: list[int]) -> list[str]:
-    """Read claimed pages in one engine call and record each. Returns the ids of jobs whose last
-    page this finished. On an engine error every page goes back to queued (or fails at its last
-    attempt) and the error is raised."""
-    pages = list(Page.objects.select_related("job").filter(pk__in=page_ids).order_by("pk"))
-    if not pages:
-        return []
-    engine = get_engine(pages[0].job.engine)
-    # PNG decoding releases the GIL: a few hundred page images load in parallel.
-    images = list(_loader().map(storage.engine_input, pages))
+def read_claimed(page_ids: list[int], *, drain_s: float = 0.0, wait_s: float = 0.0) -> BatchResult:
+    """Read claimed pages and record each; for `drain_s` seconds keep claiming the next batch
+    of queued pages (same engine, same size) while the engine finishes the current one, so the
+    GPU never idles between batches and several workers share a long job batch by batch.
+    Returns the pages read and the jobs whose last page this recorded. On an engine error every
+    claimed page not yet recorded goes back to queued (or fails at its last attempt) and the
+    error is raised."""
+    first = list(Page.objects.select_related("job").filter(pk__in=page_ids).order_by("pk"))
+    if not first:
+        return BatchResult()
+    engine_name = first[0].job.engine
+    engine = get_engine(engine_name)
+    limit = len(page_ids)
+    deadline = time.monotonic() + drain_s
+    pending: deque[list[Page]] = deque()  # claimed and handed to the engine, not yet recorded
+
+    def batches() -> Iterator[list[PageImage]]:
+        pages = first
+        while pages:
+            # PNG decoding releases the GIL: a few hundred page images load in parallel.
+            images = list(_loader().map(storage.engine_input, pages))
+            pending.append(pages)
+            yield images
+            if time.monotonic() >= deadline:
+                return
+            ids = claim_next(engine=engine_name, limit=limit, wait_s=wait_s)
+            pages = list(Page.objects.select_related("job").filter(pk__in=ids).order_by("pk"))
+            if len(pages) > 1:
+                log.info("draining: the next %d pages", len(pages))
+
+    result = BatchResult()
     started = time.perf_counter()
     try:
-        readings = run_engine(engine, images)
+        for readings in run_engine_stream(engine, batches()):
+            pages = pending.popleft()
+            per_page = (time.perf_counter() - started) / len(pages)
+            started = time.perf_counter()
+            info = engine.describe()
+            for page, reading in zip(pages, readings, strict=True):
+                reading.page_number = page.number
+                timings = dict(page.timings or {}, engine_s=per_page, batch=float(len(pages)))
+                if services.page_record(
+                    page_id=page.pk, reading=reading, engine_info=info, timings=timings
+                ):
+                    result.finished_jobs.append(str(page.job_id))
+                result.pages.append(page.pk)
     except ConversionError as exc:
-        for page in pages:
-            services.page_read_failed(page_id=page.pk, error=exc)
+        for pages in pending:
+            for page in pages:
+                services.page_read_failed(page_id=page.pk, error=exc)
         raise
-    per_page = (time.perf_counter() - started) / len(pages)
-    finished: list[str] = []
-    for page, reading in zip(pages, readings, strict=True):
-        timings = dict(page.timings or {}, engine_s=per_page, batch=float(len(pages)))
-        if services.page_record(
-            page_id=page.pk, reading=reading, engine_info=engine.describe(), timings=timings
-        ):
-            finished.append(str(page.job_id))
-    return list(dict.fromkeys(finished))
+    return result
 
 
-def page_read_batched(*, page_id: int, limit: int, wait_s: float = 0.0) -> BatchResult:
+def page_read_batched(
+    *, page_id: int, limit: int, wait_s: float = 0.0, drain_s: float = 0.0
+) -> BatchResult:
     claimed, busy = claim_pages(page_id=page_id, limit=limit, wait_s=wait_s)
     if not claimed:
         return BatchResult(busy=busy)
     if len(claimed) > 1:
         jobs = Job.objects.filter(pages__pk__in=claimed).distinct().count()
         log.info("reading %d pages of %d job(s) in one batch", len(claimed), jobs)
-    return BatchResult(pages=claimed, finished_jobs=read_claimed(claimed))
+    return read_claimed(claimed, drain_s=drain_s, wait_s=wait_s)

@@ -186,6 +186,27 @@ def test_a_short_batch_waits_for_pages_still_rasterizing(gemma_settings, tmp_pat
     assert time.monotonic() - started < 10  # it stopped once nothing more was coming
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_drains_the_queue_batch_by_batch(gemma_settings, tmp_path: Path) -> None:
+    """One task keeps claiming the next batch while pages are queued (so its GPU never idles
+    between batches); without a drain budget it reads only its own batch."""
+    jobs = [
+        services.job_create(
+            owner=None, upload=two_page_pdf(tmp_path / f"d{k}.pdf"), engine="gemma", enqueue=False
+        )
+        for k in range(2)
+    ]
+    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
+    assert len(ids) == 4
+    alone = worker.page_read_batched(page_id=ids[0], limit=1)
+    assert alone.pages == [ids[0]] and alone.finished_jobs == []
+    drained = worker.page_read_batched(page_id=ids[1], limit=2, drain_s=60)
+    assert drained.pages == ids[1:]
+    assert sorted(drained.finished_jobs) == sorted(str(j.id) for j in jobs)
+    assert [Page.objects.get(pk=pid).timings["batch"] for pid in ids] == [1.0, 2.0, 2.0, 1.0]
+    assert Page.objects.filter(status=PageStatus.DONE).count() == 4
+
+
 @pytest.mark.django_db
 def test_inline_worker_reads_gemma_pages_in_batches(gemma_settings, tmp_path: Path) -> None:
     job = services.job_create(

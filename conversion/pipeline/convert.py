@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,6 +161,30 @@ def run_engine(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
     for page, reading in zip(pages, readings, strict=True):
         reading.page_number = page.page_number
     return readings
+
+
+def run_engine_stream(
+    engine: PageEngine, batches: Iterable[list[PageImage]]
+) -> Iterator[list[PageReading]]:
+    """Read batches in order, one reading list per batch. An engine with `predict_stream`
+    (the gemma engine) works on the next batch while it finishes this one; any other engine
+    reads batch by batch. Engine errors become EngineFailed, as in run_engine."""
+    stream = getattr(engine, "predict_stream", None)
+    if stream is None:
+        for pages in batches:
+            yield run_engine(engine, pages)
+        return
+    readings_of = iter(stream(batches))
+    while True:
+        try:
+            readings = next(readings_of)
+        except StopIteration:
+            return
+        except ConversionError:
+            raise
+        except Exception as exc:
+            raise EngineFailed(f"The {engine.name} engine failed: {exc}") from exc
+        yield readings
 
 
 def upright(image: Image.Image, reading: PageReading) -> Image.Image:

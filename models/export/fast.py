@@ -100,9 +100,11 @@ def _np_float(dtype: Any) -> Any:
     return np.float16 if dtype == ir.DataType.FLOAT16 else np.float32
 
 
-def _last_token_head(b: _Builder, g: Any) -> tuple[Any, Any]:
+def _last_token_head(b: _Builder, g: Any, *, raw_argmax: bool = False) -> tuple[Any, Any]:
     """LM head on the last position: norm output [B,S,H] -> Gather(-1) -> [B,H] -> head -> softcap.
-    Returns (logits [B,V], next_token [B]); the old logits/next_token nodes are left dead."""
+    Returns (logits [B,V], next_token [B]); the old logits/next_token nodes are left dead.
+    raw_argmax: next_token = ArgMax of the head's own output (the softcap is monotonic, so the
+    same token; a decode step then skips three elementwise passes over [B, vocab])."""
     head = next(n for n in g if n.op_type == "MatMul" and "lm_head" in n.name)
     hidden = head.inputs[0]
     last = b.op("Gather", hidden, b.const(-1), axis=1)  # [B, H]
@@ -121,7 +123,8 @@ def _last_token_head(b: _Builder, g: Any) -> tuple[Any, Any]:
         attrs = {k: v.value for k, v in n.attributes.items()}
         old_to_new[n.outputs[0]] = b.op(n.op_type, *ins, domain=n.domain, **attrs)
     logits = old_to_new[logits_old]
-    nxt = b.op("ArgMax", logits, axis=-1, keepdims=0)
+    scores = old_to_new[head.outputs[0]] if raw_argmax else logits
+    nxt = b.op("ArgMax", scores, axis=-1, keepdims=0)
     return logits, nxt
 
 
@@ -340,7 +343,7 @@ def make_step(model: Any, cfg: dict[str, Any]) -> Any:
             k3, v3 = kv[i] = tuple(pair)
         y = _attn(b, node.inputs[0], k3, v3, bias[ltype], heads=heads, hd=hd, prefill=False)
         node.outputs[0].replace_all_uses_with(y)
-    _, nxt = _last_token_head(b, g)
+    _, nxt = _last_token_head(b, g, raw_argmax=True)
     _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
     # slot_out = slot + 1, computed after next_token (so after every reader of `slot`: it is
     # written in place into the same buffer).

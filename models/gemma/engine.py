@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -210,6 +210,68 @@ class GemmaPageEngine:
 
     # ------------------------------------------------------------------ reading
     def predict_batch(self, pages: list[PageImage]) -> list[PageReading]:
+        readings, todo = self._split_blank(pages)
+        first = self._read([img for _, img in todo], rotation=[0] * len(todo))
+        return self._finish(pages, readings, todo, first)
+
+    def predict_stream(self, batches: Iterable[list[PageImage]]) -> Iterator[list[PageReading]]:
+        """Read batch after batch, in order. While one batch decodes, the next one is pulled from
+        `batches` (a worker claims its pages then) and its preprocessing and vision run on a
+        thread, so the GPU never waits for image work between batches. Runtimes without a
+        separate image step (GemmaRuntime) read each batch with `predict_batch`."""
+        runtime: Any = self.runtime
+        if not hasattr(runtime, "prepare"):
+            for pages in batches:
+                yield self.predict_batch(pages)
+            return
+        source = iter(batches)
+
+        def pull() -> tuple | None:
+            pages = next(source, None)
+            if pages is None:
+                return None
+            readings, todo = self._split_blank(pages)
+            requests = self._requests([img for _, img in todo])
+            return pages, readings, todo, runtime.prepare(requests) if requests else ([], {})
+
+        ahead = self._pool()
+        upcoming = ahead.submit(pull)
+        try:
+            while (item := upcoming.result()) is not None:
+                upcoming = ahead.submit(pull)  # the next batch's pages and image work, meanwhile
+                pages, readings, todo, (prompts, times) = item
+                started = time.perf_counter()
+                try:
+                    gens = runtime.generate_prompts(prompts, max_new_tokens=self.max_new_tokens)
+                except Exception as exc:
+                    if not is_out_of_memory(exc):
+                        raise
+                    self._shrunk(max(1, len(prompts) // 2), exc)
+                    self.batch_size = max(1, min(self.batch_size, len(prompts) // 2))
+                    del prompts  # their image features hold GPU memory
+                    yield self.predict_batch(pages)  # halves its batches until they fit
+                    continue
+                for gen in gens:
+                    gen.timings.update(times)
+                per_page = (time.perf_counter() - started) / max(1, len(gens))
+                images = [img for _, img in todo]
+                first = self._parse(images, [0] * len(images), gens, per_page)
+                yield self._finish(pages, readings, todo, first)
+        finally:
+            # On an error (or a caller that stops early) the batch pulled ahead is settled
+            # first, so whoever claimed its pages knows of them before handling the error.
+            upcoming.exception()
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._prepare_pool is None:
+            self._prepare_pool = ThreadPoolExecutor(1, thread_name_prefix="gemma-prepare")
+        return self._prepare_pool
+
+    def _split_blank(
+        self, pages: list[PageImage]
+    ) -> tuple[list[PageReading | None], list[tuple[int, Image.Image]]]:
+        """Readings of the blank pages (the rest None) and (position, RGB image) of the pages
+        the model must read."""
         readings: list[PageReading | None] = [None] * len(pages)
         todo: list[tuple[int, Image.Image]] = []
         for i, page in enumerate(pages):
@@ -226,7 +288,16 @@ class GemmaPageEngine:
                 )
             else:
                 todo.append((i, image))
-        first = self._read([img for _, img in todo], rotation=[0] * len(todo))
+        return readings, todo
+
+    def _finish(
+        self,
+        pages: list[PageImage],
+        readings: list[PageReading | None],
+        todo: list[tuple[int, Image.Image]],
+        first: list[tuple[PageReading, int]],
+    ) -> list[PageReading]:
+        """Place the first readings, read turned pages once more upright, number them."""
         again: list[tuple[int, int]] = []  # (position in todo, rotation)
         for k, ((i, _), (reading, turn)) in enumerate(zip(todo, first, strict=True)):
             readings[i] = reading
@@ -253,6 +324,11 @@ class GemmaPageEngine:
             out.append(reading)
         return out
 
+    def _requests(self, images: list[Image.Image]) -> list[PageRequest]:
+        from models.gemma.runtime import PageRequest
+
+        return [PageRequest(prompt=self.prompt, image=img) for img in images]
+
     def _read(
         self, images: list[Image.Image], *, rotation: list[int]
     ) -> list[tuple[PageReading, int]]:
@@ -260,12 +336,18 @@ class GemmaPageEngine:
         Returns each reading with the turn the model still asks for (0 once turned)."""
         if not images:
             return []
-        from models.gemma.runtime import PageRequest
-
-        requests = [PageRequest(prompt=self.prompt, image=img) for img in images]
         started = time.perf_counter()
-        generations = self._generate_all(requests)
+        generations = self._generate_all(self._requests(images))
         per_page = (time.perf_counter() - started) / len(images)
+        return self._parse(images, rotation, generations, per_page)
+
+    def _parse(
+        self,
+        images: list[Image.Image],
+        rotation: list[int],
+        generations: list[Generation],
+        per_page: float,
+    ) -> list[tuple[PageReading, int]]:
         readings = []
         for img, rot, gen in zip(images, rotation, generations, strict=True):
             parsed = parse_page(
@@ -309,9 +391,7 @@ class GemmaPageEngine:
         done: list[Generation] = []
         if len(requests) > size and hasattr(runtime, "prepare"):
             chunks = [requests[i : i + size] for i in range(0, len(requests), size)]
-            if self._prepare_pool is None:
-                self._prepare_pool = ThreadPoolExecutor(1, thread_name_prefix="gemma-prepare")
-            ahead = self._prepare_pool
+            ahead = self._pool()
             upcoming = ahead.submit(runtime.prepare, chunks[0])
             try:
                 for k in range(len(chunks)):

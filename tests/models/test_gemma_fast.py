@@ -99,6 +99,33 @@ def test_engine_overlaps_image_work_with_decoding(tiny_pkg_fast: Path) -> None:
     assert [r.raw_text for r in readings] == [r.raw_text for r in one_batch]
 
 
+def test_engine_streams_batches_in_order(tiny_pkg_fast: Path) -> None:
+    """predict_stream pulls the next batch (a worker claims it then) while the current one
+    decodes, yields one reading list per batch in order, and pulls nothing after the end."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(4)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(5)]  # fmt: skip
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    engine = GemmaPageEngine(fast, max_new_tokens=12, batch_size=8)
+    whole = engine.predict_batch(pages)
+    pulled: list[int] = []
+
+    def batches():
+        for chunk in (pages[:2], pages[2:4], pages[4:]):
+            pulled.append(len(chunk))
+            yield chunk
+
+    out = list(engine.predict_stream(batches()))
+    assert pulled == [2, 2, 1]
+    assert [len(r) for r in out] == [2, 2, 1]
+    assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in whole]
+    assert [r.page_number for rs in out for r in rs] == [1, 2, 3, 4, 5]
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
