@@ -8,7 +8,9 @@ halves the batch and retries the same pages; the smaller size is kept for later 
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -262,6 +264,10 @@ class GemmaPageEngine:
             # first, so whoever claimed its pages knows of them before handling the error.
             upcoming.exception()
 
+    @functools.cached_property
+    def _page_pool(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(min(8, os.cpu_count() or 1), thread_name_prefix="gemma-pages")
+
     def _pool(self) -> ThreadPoolExecutor:
         if self._prepare_pool is None:
             self._prepare_pool = ThreadPoolExecutor(1, thread_name_prefix="gemma-prepare")
@@ -274,9 +280,10 @@ class GemmaPageEngine:
         the model must read."""
         readings: list[PageReading | None] = [None] * len(pages)
         todo: list[tuple[int, Image.Image]] = []
-        for i, page in enumerate(pages):
-            image = page.image.convert("RGB")
-            if ink_share(image) < BLANK_INK:
+        rgb = list(self._page_pool.map(lambda p: p.image.convert("RGB"), pages))
+        inked = list(self._page_pool.map(ink_share, rgb))  # PIL and numpy release the GIL
+        for i, (page, image) in enumerate(zip(pages, rgb, strict=True)):
+            if inked[i] < BLANK_INK:
                 # Nothing printed: never ask a model to invent text for an empty page.
                 readings[i] = PageReading(
                     page_number=page.page_number,

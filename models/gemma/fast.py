@@ -22,6 +22,8 @@ starts at offset S - len_b; positions are index - offset, so results equal unpad
 from __future__ import annotations
 
 import logging
+import sys
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -156,6 +158,11 @@ class FastGemma:
                 log.info("onnxruntime.preload_dlls: %s", exc)
         self.device = ("cuda", device_id) if self.cuda else ("cpu", 0)
         self.cuda_graph = cuda_graph and self.cuda
+        if self.cuda:
+            # A decode step is two short session runs; with Python's default 5 ms switch
+            # interval a thread doing image work (the next batch) holds each of them up for
+            # up to 5 ms - as long as the step itself.
+            sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         # log_severity 2 shows nodes placed off the CUDA EP
         opts = session_options(ort, cuda=self.cuda, log_severity=log_severity)
 
@@ -202,6 +209,11 @@ class FastGemma:
         self._state: dict[tuple[int, int], dict[str, Any]] = {}
         self._kv_store: dict[int, tuple[int, dict[str, _Buf]]] = {}
         self._graph_count = 0
+        # While a CUDA graph is captured (globally), no other thread may touch the device: a
+        # vision run on the prepare thread then fails with cudaErrorStreamCaptureUnsupported
+        # (seen on the H200 when a new batch size was captured mid-stream). Captures and the
+        # image work hold this lock.
+        self.capture_lock = threading.Lock()
         log.info("fast gemma on %s (cuda graph %s), sessions loaded in %.1f s",
                  self.device, self.cuda_graph, self.load_s)  # fmt: skip
 
@@ -224,8 +236,10 @@ class FastGemma:
     def encode_image(self, pre: Any) -> Any:
         """Preprocessed image -> image features (device OrtValue [soft_tokens, hidden])."""
         n = int((pre.position_ids[:, 0] >= 0).sum())  # padding sits at the end
-        out = self._run(self.vis, {"pixel_values": pre.pixel_values[None, :n],
-                                   "pixel_position_ids": pre.position_ids[None, :n]})  # fmt: skip
+        feeds = {"pixel_values": pre.pixel_values[None, :n],
+                 "pixel_position_ids": pre.position_ids[None, :n]}  # fmt: skip
+        with self.capture_lock:
+            out = self._run(self.vis, feeds)
         feats = out["image_features"]
         if feats.shape()[0] != pre.soft_tokens:
             raise RuntimeError(
@@ -242,16 +256,19 @@ class FastGemma:
 
     def prepare(self, requests: Sequence[PageRequest]) -> tuple[list[Prompt], dict[str, float]]:
         """Tokenize and run the vision graph (images preprocessed on a thread pool)."""
-        t0 = time.perf_counter()
-        pres = list(self.pool.map(self._preprocess, requests))
-        t1 = time.perf_counter()
+        # Page k's vision runs while the pool still preprocesses the pages after it.
+        pres = self.pool.map(self._preprocess, requests)
         prompts = []
-        for r, p in zip(requests, pres, strict=True):
+        waited = ran = 0.0
+        for r in requests:
+            t0 = time.perf_counter()
+            p = next(pres)
+            t1 = time.perf_counter()
             feats = self.encode_image(p) if p is not None else None
             n = 0 if p is None else p.soft_tokens
             prompts.append(Prompt(self.prompts.build(content=r.prompt, image_tokens=n).ids, feats))
-        t2 = time.perf_counter()
-        return prompts, {"preprocess_s": t1 - t0, "vision_s": t2 - t1}
+            waited, ran = waited + t1 - t0, ran + time.perf_counter() - t1
+        return prompts, {"preprocess_s": waited, "vision_s": ran}
 
     # ------------------------------------------------------------------ batch state
     def _kv(self, batch: int, length: int) -> dict[str, _Buf]:
@@ -330,9 +347,10 @@ class FastGemma:
         if self.cuda_graph:
             # onnxruntime runs once, then captures (that run's results are not usable): burn
             # those runs here on scratch state; generate resets every state it reads.
-            for _ in range(3):
-                self.emb1.sess.run_with_iobinding(st["io_emb1"], ro)
-                self.step.sess.run_with_iobinding(st["io_step"], ro)
+            with self.capture_lock:
+                for _ in range(3):
+                    self.emb1.sess.run_with_iobinding(st["io_emb1"], ro)
+                    self.step.sess.run_with_iobinding(st["io_step"], ro)
         self._state[key] = st
         return st
 

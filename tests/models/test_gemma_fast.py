@@ -172,3 +172,46 @@ def test_fast_cuda_matches_cpu_runtime(tiny_ckpt: Path, tmp_path: Path) -> None:
     assert runs[True] == runs[False]
     for got in runs[True]:
         assert [g[:8] for g in got] == [w[:8] for w in want]
+
+
+@pytest.mark.gpu
+def test_capture_while_another_thread_reads_images(tiny_ckpt: Path, tmp_path: Path) -> None:
+    """A new batch size is captured as a CUDA graph while the prepare thread runs the vision
+    graph (the worker's stream does exactly this): neither may fail. Without the capture lock
+    onnxruntime raised cudaErrorStreamCaptureUnsupported on an H200."""
+    import threading
+
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA execution provider")
+    from models.export.build import build_package
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    pkg = tmp_path / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True)
+    rng = np.random.default_rng(5)
+    reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(24)]
+    fast = FastGemma(pkg, max_soft_tokens=70, prefill_chunk=4,
+                     providers=["CUDAExecutionProvider"])  # fmt: skip
+    assert fast.cuda_graph
+    prompts, _ = fast.prepare(reqs)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def images() -> None:
+        try:
+            while not stop.is_set():
+                fast.prepare(reqs[:4])
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    worker = threading.Thread(target=images)
+    worker.start()
+    try:
+        for size in (1, 3, 5, 9, 17, 24):  # each a new bucket: a new capture
+            fast.generate_prompts(prompts[:size], max_new_tokens=6, ignore_stop=True)
+    finally:
+        stop.set()
+        worker.join()
+    assert errors == []
