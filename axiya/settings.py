@@ -116,6 +116,9 @@ AXIYA_GEMMA_BATCH = env_int("AXIYA_GEMMA_BATCH", 16, minimum=1)
 # workers share a long job batch by batch.
 AXIYA_GEMMA_PAGES_PER_CALL = AXIYA_GEMMA_BATCH
 AXIYA_GEMMA_DRAIN_S = env_float("AXIYA_GEMMA_DRAIN_S", 300.0)
+# A task's first batch (then 2x, 4x, ... up to AXIYA_GEMMA_BATCH): on the H200 the image work
+# of 256 pages took ~22 s before the GPU could start decoding; 32 pages take ~3 s.
+AXIYA_GEMMA_FIRST_BATCH = env_int("AXIYA_GEMMA_FIRST_BATCH", min(32, AXIYA_GEMMA_BATCH), minimum=1)
 # A GPU worker waits this long for a fuller batch while a job's later pages are still being
 # rasterized (the cpu workers rasterize in chunks as the first pages are read).
 AXIYA_GEMMA_BATCH_WAIT_S = env_float("AXIYA_GEMMA_BATCH_WAIT_S", 3.0)

@@ -78,6 +78,7 @@ class Stack:
             AXIYA_MODEL_DIR=str(args.package),
             AXIYA_GEMMA_BATCH=str(args.batch),
             AXIYA_GEMMA_BATCH_WAIT_S=str(args.batch_wait),
+            AXIYA_GEMMA_FIRST_BATCH=str(args.first_batch),
             AXIYA_GEMMA_MAX_NEW_TOKENS=str(args.new_tokens),
             AXIYA_GEMMA_MAX_SOFT_TOKENS=str(args.soft_tokens),
             AXIYA_MAX_PAGES=str(max(500, args.pages)),
@@ -219,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--batch-wait", type=float, default=10.0,
                     help="AXIYA_GEMMA_BATCH_WAIT_S")  # fmt: skip
+    ap.add_argument("--first-batch", type=int, default=32,
+                    help="AXIYA_GEMMA_FIRST_BATCH (doubles up to --batch)")  # fmt: skip
     ap.add_argument("--new-tokens", type=int, default=768)
     ap.add_argument("--soft-tokens", type=int, default=1120)
     ap.add_argument("--cpu-workers", type=int, default=min(16, os.cpu_count() or 2))
@@ -264,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         "pages": a.pages,
         "batch_size": a.batch,
         "batch_wait_s": a.batch_wait,
+        "first_batch": a.first_batch,
         "new_tokens_per_page": a.new_tokens,
         "image_tokens_per_page": a.soft_tokens,
         "runs": runs,

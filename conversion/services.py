@@ -428,6 +428,7 @@ def job_run_inline(*, job_id) -> None:
                     page_id=page_id,
                     limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
                     drain_s=settings.AXIYA_GEMMA_DRAIN_S,
+                    first_batch=settings.AXIYA_GEMMA_FIRST_BATCH,
                 )
         else:
             for page_id in page_ids:

@@ -101,6 +101,7 @@ def page_read_batch_task(self, page_id: int) -> None:
             limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
             wait_s=settings.AXIYA_GEMMA_BATCH_WAIT_S,
             drain_s=settings.AXIYA_GEMMA_DRAIN_S,
+            first_batch=settings.AXIYA_GEMMA_FIRST_BATCH,
         )
     except ConversionError as exc:
         attempts = services.Page.objects.values_list("attempts", flat=True).get(pk=page_id)

@@ -131,10 +131,14 @@ def _loader() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1), thread_name_prefix="load")
 
 
-def read_claimed(page_ids: list[int], *, drain_s: float = 0.0, wait_s: float = 0.0) -> BatchResult:
+def read_claimed(
+    page_ids: list[int], *, limit: int = 0, drain_s: float = 0.0, wait_s: float = 0.0
+) -> BatchResult:
     """Read claimed pages and record each; for `drain_s` seconds keep claiming the next batch
-    of queued pages (same engine, same size) while the engine finishes the current one, so the
-    GPU never idles between batches and several workers share a long job batch by batch.
+    of queued pages (same engine) while the engine finishes the current one, so the GPU never
+    idles between batches and several workers share a long job batch by batch. Each next batch
+    is twice the last, up to `limit` (default: the first batch's size): a small first batch
+    gets the GPU going after little image work, the larger ones use it fully.
     Returns the pages read and the jobs whose last page this recorded. On an engine error every
     claimed page not yet recorded goes back to queued (or fails at its last attempt) and the
     error is raised."""
@@ -143,12 +147,12 @@ def read_claimed(page_ids: list[int], *, drain_s: float = 0.0, wait_s: float = 0
         return BatchResult()
     engine_name = first[0].job.engine
     engine = get_engine(engine_name)
-    limit = len(page_ids)
+    limit = max(limit, len(page_ids))
     deadline = time.monotonic() + drain_s
     pending: deque[list[Page]] = deque()  # claimed and handed to the engine, not yet recorded
 
     def batches() -> Iterator[list[PageImage]]:
-        pages = first
+        pages, size = first, len(first)
         while pages:
             # PNG decoding releases the GIL: a few hundred page images load in parallel.
             images = list(_loader().map(storage.engine_input, pages))
@@ -156,7 +160,8 @@ def read_claimed(page_ids: list[int], *, drain_s: float = 0.0, wait_s: float = 0
             yield images
             if time.monotonic() >= deadline:
                 return
-            ids = claim_next(engine=engine_name, limit=limit, wait_s=wait_s)
+            size = min(limit, 2 * size)
+            ids = claim_next(engine=engine_name, limit=size, wait_s=wait_s)
             pages = list(Page.objects.select_related("job").filter(pk__in=ids).order_by("pk"))
             if len(pages) > 1:
                 log.info("draining: the next %d pages", len(pages))
@@ -186,12 +191,15 @@ def read_claimed(page_ids: list[int], *, drain_s: float = 0.0, wait_s: float = 0
 
 
 def page_read_batched(
-    *, page_id: int, limit: int, wait_s: float = 0.0, drain_s: float = 0.0
+    *, page_id: int, limit: int, wait_s: float = 0.0, drain_s: float = 0.0, first_batch: int = 0
 ) -> BatchResult:
-    claimed, busy = claim_pages(page_id=page_id, limit=limit, wait_s=wait_s)
+    """Claim `page_id` with up to `first_batch` (default `limit`) queued pages, read them and,
+    for `drain_s`, the batches after them (growing to `limit`)."""
+    first = min(limit, first_batch) if first_batch > 0 else limit
+    claimed, busy = claim_pages(page_id=page_id, limit=first, wait_s=wait_s)
     if not claimed:
         return BatchResult(busy=busy)
     if len(claimed) > 1:
         jobs = Job.objects.filter(pages__pk__in=claimed).distinct().count()
         log.info("reading %d pages of %d job(s) in one batch", len(claimed), jobs)
-    return read_claimed(claimed, drain_s=drain_s, wait_s=wait_s)
+    return read_claimed(claimed, limit=limit, drain_s=drain_s, wait_s=wait_s)

@@ -200,10 +200,11 @@ def test_a_worker_drains_the_queue_batch_by_batch(gemma_settings, tmp_path: Path
     assert len(ids) == 4
     alone = worker.page_read_batched(page_id=ids[0], limit=1)
     assert alone.pages == [ids[0]] and alone.finished_jobs == []
-    drained = worker.page_read_batched(page_id=ids[1], limit=2, drain_s=60)
+    # A first batch of one, then batches twice as large (up to the limit).
+    drained = worker.page_read_batched(page_id=ids[1], limit=2, drain_s=60, first_batch=1)
     assert drained.pages == ids[1:]
     assert sorted(drained.finished_jobs) == sorted(str(j.id) for j in jobs)
-    assert [Page.objects.get(pk=pid).timings["batch"] for pid in ids] == [1.0, 2.0, 2.0, 1.0]
+    assert [Page.objects.get(pk=pid).timings["batch"] for pid in ids] == [1.0, 1.0, 2.0, 2.0]
     assert Page.objects.filter(status=PageStatus.DONE).count() == 4
 
 
