@@ -198,15 +198,19 @@ def _remove_unused(g: Any) -> None:
 
 
 def _attn(b: _Builder, q: Any, k3: Any, v3: Any, bias: Any, *, heads: int, hd: int,
-          prefill: bool) -> Any:  # fmt: skip
+          prefill: bool, shapes: tuple[Any, Any] | None = None) -> Any:  # fmt: skip
     """One KV head, `heads` query heads. prefill: q [B,S,heads*hd], k3/v3 [B,S,hd],
-    bias [B,heads*S,S] (rows head-major); step: q [B,1,heads*hd], k3/v3 [B,L,hd] (the cache),
-    bias [B,1,L]."""
+    bias [B,1,S,S], shapes (to [B,heads,S,S], back to [B,heads*S,S]); step: q [B,1,heads*hd],
+    k3/v3 [B,L,hd] (the cache), bias [B,1,L]."""
     if prefill:
+        assert shapes is not None
         q4 = b.op("Transpose", b.op("Reshape", q, b.const([0, 0, heads, hd])), perm=[0, 2, 1, 3])
         qr = b.op("Reshape", q4, b.const([0, -1, hd]))  # [B, heads*S, hd]
         s = b.op("FusedMatMul", qr, k3, domain="com.microsoft", transB=1, alpha=1.0)
-        p = b.op("Softmax", b.op("Add", s, bias), axis=-1)  # bias: [B, heads*S, S] (tiled)
+        # The mask broadcasts over the heads (no [B, heads*S, S] copy of it in memory; Add +
+        # Softmax can then fuse into onnxruntime's BiasSoftmax, as in the decode step).
+        s4 = b.op("Reshape", s, shapes[0])  # [B, heads, S, S]
+        p = b.op("Reshape", b.op("Softmax", b.op("Add", s4, bias), axis=-1), shapes[1])
         o = b.op("MatMul", p, v3)  # [B, heads*S, hd]
         o = b.op("Transpose", b.op("Reshape", o, b.const([0, heads, -1, hd])), perm=[0, 2, 1, 3])
         return b.op("Reshape", o, b.const([0, 0, heads * hd]))
@@ -253,11 +257,15 @@ def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
     win = b.op("Less", b.op("Sub", qi, kj), b.const(W))
     slide_ok = b.op("Or", b.op("And", b.op("And", causal, win), keyok), diag)
     zero, negc = b.const(0.0, npf), b.const(neg, npf)
-    reps = b.const([1, heads, 1])
-    bias = {
-        "full_attention": b.op("Tile", b.op("Where", full_ok, zero, negc), reps),
-        "sliding_attention": b.op("Tile", b.op("Where", slide_ok, zero, negc), reps),
+    bias = {  # [b,1,S,S]: broadcast over the heads
+        "full_attention": b.op("Unsqueeze", b.op("Where", full_ok, zero, negc), b.const([1])),
+        "sliding_attention": b.op("Unsqueeze", b.op("Where", slide_ok, zero, negc), b.const([1])),
     }
+    width = b.op("Shape", mask, start=1)  # [S]
+    shapes = (
+        b.op("Concat", b.const([0, heads, -1]), width, axis=0),  # scores as [b, heads, S, S]
+        b.op("Concat", b.const([0, -1]), width, axis=0),  # and back to [b, heads*S, S]
+    )
     seq = b.op("Add", b.op("Gather", ar, b.const(-1), axis=1), b.const(1))  # [b] = S
     ring_at = b.op("Mod", b.op("Max", b.op("Sub", seq, b.const(W)), b.const(0)), b.const(W))
     zeros_b = b.op("Mul", seq, b.const(0))
@@ -284,7 +292,7 @@ def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
                     tail = b.op("Slice", x4, b.const([-W]), b.const([2**62]), b.const([2]))
                     out = b.op("TensorScatter", c, tail, ring_at, axis=2, mode="circular")
                 outputs.append(_rename(out, f"cache_out.{i}.{kind}", list(c.shape), c.dtype))
-        y = _attn(b, q, k3, v3, bias[ltype], heads=heads, hd=hd, prefill=True)
+        y = _attn(b, q, k3, v3, bias[ltype], heads=heads, hd=hd, prefill=True, shapes=shapes)
         node.outputs[0].replace_all_uses_with(y)
     logits, nxt = _last_token_head(b, g)
     _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
