@@ -134,19 +134,27 @@ def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
         FastGemma(tiny_pkg)
 
 
-@pytest.mark.gpu
-def test_fast_cuda_matches_cpu_runtime(tiny_ckpt: Path, tmp_path: Path) -> None:
-    """On a CUDA machine: the fast path on the CUDA EP (CUDA graphs on and off) gives the CPU
-    reference runtime's tokens (fp32 tiny package)."""
+@pytest.fixture
+def cuda_pkg(tiny_ckpt: Path, tmp_path: Path) -> Path:
+    """The tiny fp32 fast package, on a machine with onnxruntime's CUDA provider (else skip)."""
     ort = pytest.importorskip("onnxruntime")
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         pytest.skip("no CUDA execution provider")
     from models.export.build import build_package
-    from models.gemma.fast import FastGemma
-    from models.gemma.runtime import GemmaRuntime, PageRequest
 
     pkg = tmp_path / "pkg"
     build_package(tiny_ckpt, pkg, fast=True)
+    return pkg
+
+
+@pytest.mark.gpu
+def test_fast_cuda_matches_cpu_runtime(cuda_pkg: Path) -> None:
+    """On a CUDA machine: the fast path on the CUDA EP (CUDA graphs on and off) gives the CPU
+    reference runtime's tokens (fp32 tiny package)."""
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import GemmaRuntime, PageRequest
+
+    pkg = cuda_pkg
     rng = np.random.default_rng(2)
     reqs = [PageRequest("Read this page.", _page(rng, 120, 160)),
             PageRequest("Transcribe all the text on this page, please.", _page(rng, 160, 120)),
@@ -175,21 +183,16 @@ def test_fast_cuda_matches_cpu_runtime(tiny_ckpt: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.gpu
-def test_capture_while_another_thread_reads_images(tiny_ckpt: Path, tmp_path: Path) -> None:
+def test_capture_while_another_thread_reads_images(cuda_pkg: Path) -> None:
     """A new batch size is captured as a CUDA graph while the prepare thread runs the vision
     graph (the worker's stream does exactly this): neither may fail. Without the capture lock
     onnxruntime raised cudaErrorStreamCaptureUnsupported on an H200."""
     import threading
 
-    ort = pytest.importorskip("onnxruntime")
-    if "CUDAExecutionProvider" not in ort.get_available_providers():
-        pytest.skip("no CUDA execution provider")
-    from models.export.build import build_package
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import PageRequest
 
-    pkg = tmp_path / "pkg"
-    build_package(tiny_ckpt, pkg, fast=True)
+    pkg = cuda_pkg
     rng = np.random.default_rng(5)
     reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(24)]
     fast = FastGemma(pkg, max_soft_tokens=70, prefill_chunk=4,
