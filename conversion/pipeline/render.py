@@ -103,12 +103,16 @@ def render_document(doc: Document, opts: RenderOptions) -> str:
     return template.substitute(lang=esc(lang), title=esc(doc.title), css=css, body=body_html)
 
 
-_BACKREF_SLOT = "\x00backref:{}\x00"
+_BACKREF_PREFIX = "\x00backref:"
+_BACKREF_SLOT = _BACKREF_PREFIX + "{}\x00"
 
 
 def _link_backrefs(body: list[str], state: _State) -> list[str]:
     out = []
     for chunk in body:
+        if _BACKREF_PREFIX not in chunk:
+            out.append(chunk)  # no slot: skip the scan per note id (notes x blocks)
+            continue
         for note_id in state.note_ids:
             slot = _BACKREF_SLOT.format(note_id)
             if slot not in chunk:

@@ -8,10 +8,10 @@ criterion, the element (a CSS selector into the output) and the page number.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from itertools import pairwise
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, NavigableString, PageElement, Tag
 
 from conversion.pipeline.document import Block, Document, Finding, FindingLevel
 
@@ -25,35 +25,118 @@ TEXT_AS_IMAGE_MAX_CHARS = 40  # ... on a page with hardly any real text
 ORDER_JUMP = 0.05  # of the page height: how far back up a block may start in the same column
 
 Add = Callable[..., None]
+# Ancestors the rules ask about: `body [lang]`, `main p`, and blocks outside the reading flow.
+_OUT_OF_FLOW = frozenset({"figure", "aside", "nav", "table"})
+_WATCHED = frozenset({"body", "main"}) | _OUT_OF_FLOW
+_NO_ANCESTORS: frozenset[str] = frozenset()
 
 
-def _page_of(el: Tag) -> int | None:
-    marker = el.find_previous(attrs=PAGEBREAK)
-    if marker and marker.get("id", "").startswith("page-"):
-        try:
-            return int(marker["id"][5:])
-        except ValueError:
-            return None
-    return None
+def _is_pagebreak(el: Tag) -> bool:
+    role = el.get("role")
+    return isinstance(role, str) and PAGEBREAK["role"].search(role) is not None
 
 
-def _selector(el: Tag) -> str:
-    """`#id` when the element has one, else a short path from the nearest ancestor with an id."""
-    if el.get("id"):
-        return f"#{el['id']}"
-    steps: list[str] = []
-    node: Tag | None = el
-    while node is not None and node.name not in ("[document]", "html"):
-        if node.get("id"):
-            steps.append(f"#{node['id']}")
-            break
-        siblings = (
-            [s for s in node.parent.find_all(node.name, recursive=False)] if node.parent else []
+class _Tree:
+    """The parsed output walked once, for all the rules: every tag in document order, the
+    watched ancestors of each, the page marker before each, the first element of each id.
+
+    The rules filter these instead of running CSS selectors and find_* searches, each a walk of
+    the whole tree in Python; some ran once per footnote or finding, quadratic in the page count.
+    """
+
+    def __init__(self, soup: BeautifulSoup) -> None:
+        self.soup = soup
+        self.tags: list[Tag] = soup.find_all(True)
+        self.markers: list[Tag] = []  # the page-break markers, in order
+        self.first_with_id: dict[str, Tag] = {}  # what soup.find(id=...) would return
+        self._ancestors: dict[int, frozenset[str]] = {}  # by id(tag): watched ancestor names
+        self._marker_before: dict[int, Tag | None] = {}  # what find_previous(PAGEBREAK) finds
+        # (id(parent), name) -> (children with that name, rank of each by id(child))
+        self._siblings: dict[tuple[int, str], tuple[int, dict[int, int]]] = {}
+        marker: Tag | None = None
+        for el in self.tags:
+            parent = el.parent
+            above = self._ancestors.get(id(parent), _NO_ANCESTORS)
+            if parent is not None and parent.name in _WATCHED:
+                above = above | {parent.name}
+            self._ancestors[id(el)] = above
+            self._marker_before[id(el)] = marker
+            if "id" in el.attrs:
+                self.first_with_id.setdefault(el["id"], el)
+            if _is_pagebreak(el):
+                self.markers.append(el)
+                marker = el
+
+    def inside(self, el: Tag, name: str) -> bool:
+        """Has el an ancestor `name` (one of _WATCHED)?"""
+        return name in self._ancestors[id(el)]
+
+    def named(self, *names: str, within: str | None = None) -> list[Tag]:
+        """Tags with one of these names (in `within`, if given), in document order."""
+        return [
+            el
+            for el in self.tags
+            if el.name in names and (within is None or within in self._ancestors[id(el)])
+        ]
+
+    def having(self, attr: str, value: str, name: str | None = None) -> list[Tag]:
+        """Tags whose `attr` is exactly `value` (CSS `name[attr="value"]`), in document order."""
+        return [
+            el for el in self.tags if el.get(attr) == value and (name is None or el.name == name)
+        ]
+
+    def page_of(self, el: Tag) -> int | None:
+        marker = self._marker_before[id(el)]
+        if marker and marker.get("id", "").startswith("page-"):
+            try:
+                return int(marker["id"][5:])
+            except ValueError:
+                return None
+        return None
+
+    def selector(self, el: Tag) -> str:
+        """`#id` when the element has one, else a short path from the nearest ancestor with an
+        id."""
+        if el.get("id"):
+            return f"#{el['id']}"
+        steps: list[str] = []
+        node: Tag | None = el
+        while node is not None and node.name not in ("[document]", "html"):
+            if node.get("id"):
+                steps.append(f"#{node['id']}")
+                break
+            count, nth = self._nth_of_type(node) if node.parent else (0, 1)
+            steps.append(f"{node.name}:nth-of-type({nth})" if count > 1 else node.name)
+            node = node.parent
+        return " > ".join(reversed(steps))
+
+    def _nth_of_type(self, node: Tag) -> tuple[int, int]:
+        """(children of node's parent with node's name, node's 1-based rank among them).
+
+        The rank is that of the first sibling equal to node (Tag.__eq__: same name, attributes
+        and contents), as `siblings.index(node)` gave before; computed once per parent and name
+        by hashing signatures, not by comparing each finding's element with every sibling before
+        it (a long document's <main> holds thousands of paragraphs).
+        """
+        key = (id(node.parent), node.name)
+        if key not in self._siblings:
+            siblings = node.parent.find_all(node.name, recursive=False)
+            first: dict[Hashable, int] = {}
+            rank = {id(s): first.setdefault(_signature(s), i) + 1 for i, s in enumerate(siblings)}
+            self._siblings[key] = (len(siblings), rank)
+        count, rank = self._siblings[key]
+        return count, rank[id(node)]
+
+
+def _signature(node: PageElement) -> Hashable:
+    """Equal for two nodes exactly when they are equal (==): a Tag by name, attributes and
+    contents, a string by its text."""
+    if isinstance(node, Tag):
+        attrs = tuple(
+            sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in node.attrs.items())
         )
-        nth = siblings.index(node) + 1 if node in siblings else 1
-        steps.append(f"{node.name}:nth-of-type({nth})" if len(siblings) > 1 else node.name)
-        node = node.parent
-    return " > ".join(reversed(steps))
+        return (node.name, attrs, tuple(_signature(child) for child in node.contents))
+    return str(node)
 
 
 def _text(el: Tag) -> str:
@@ -61,7 +144,7 @@ def _text(el: Tag) -> str:
 
 
 def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]:
-    soup = BeautifulSoup(html, "html.parser")
+    tree = _Tree(BeautifulSoup(html, "html.parser"))
     findings: list[Finding] = []
 
     def add(code: str, level: FindingLevel, message: str, criterion: str, el: Tag | None = None):
@@ -71,46 +154,56 @@ def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]
                 level=level,
                 message=message,
                 criterion=criterion,
-                element=_selector(el) if el is not None else None,
-                page=_page_of(el) if el is not None else None,
+                element=tree.selector(el) if el is not None else None,
+                page=tree.page_of(el) if el is not None else None,
             )
         )
 
-    _document_rules(soup, add)
-    _heading_rules(soup, add)
-    _figure_rules(soup, add)
-    _empty_block_rules(soup, add)
-    _page_marker_rules(soup, add, expected_pages)
-    _footnote_rules(soup, add)
-    _reading_order_rules(soup, add)
-    _review_rules(soup, add)
+    _document_rules(tree, add)
+    _heading_rules(tree, add)
+    _figure_rules(tree, add)
+    _empty_block_rules(tree, add)
+    _page_marker_rules(tree, add, expected_pages)
+    _footnote_rules(tree, add)
+    _reading_order_rules(tree, add)
+    _review_rules(tree, add)
     return findings
 
 
-def _document_rules(soup: BeautifulSoup, add: Add) -> None:
+def _may_hold_markup(el: Tag) -> bool:
+    """False when el holds plain text only: serialized, its text is escaped and shows no tag."""
+    return any(type(child) is not NavigableString for child in el.contents)
+
+
+def _document_rules(tree: _Tree, add: Add) -> None:
+    soup = tree.soup
     root = soup.find("html")
     lang = root.get("lang", "") if root else ""
     if not lang or not _LANG.match(lang):
         add("LANG_MISSING", "error", "The document has no valid language (lang).", "3.1.1")
-    for el in soup.select("body [lang]"):
-        if not _LANG.match(el.get("lang", "")):
+    for el in tree.tags:  # body [lang]
+        if "lang" in el.attrs and tree.inside(el, "body") and not _LANG.match(el.get("lang", "")):
             add("LANG_INVALID", "error", f"Invalid lang {el.get('lang')!r}.", "3.1.2", el)
     title = soup.find("title")
     if not title or not title.get_text(strip=True):
         add("TITLE_MISSING", "error", "The document has no title.", "2.4.2")
-    mains = soup.find_all("main")
+    mains = tree.named("main")
     if len(mains) != 1:
         add("MAIN_COUNT", "error", f"Expected one <main>, found {len(mains)}.", "1.3.1")
-    skip = soup.select_one("a.skip-link[href]")
-    if skip is None or not soup.find(id=skip["href"].lstrip("#")):
+    # a.skip-link[href]; no CSS selector: soupsieve compiles its parser on first use (0.15 s).
+    skip = next(
+        (a for a in tree.named("a") if "skip-link" in (a.get("class") or []) and "href" in a.attrs),
+        None,
+    )
+    if skip is None or skip["href"].lstrip("#") not in tree.first_with_id:
         add("SKIP_LINK", "error", "No working skip link to the content.", "2.4.1")
-    for p in soup.select("main p"):
-        if p.find("script") or "<script" in p.decode_contents().lower():
+    for p in tree.named("p", within="main"):
+        if _may_hold_markup(p) and (p.find("script") or "<script" in p.decode_contents().lower()):
             add("MARKUP_IN_TEXT", "error", "Markup survived in text.", "4.1.2", p)
 
 
-def _heading_rules(soup: BeautifulSoup, add: Add) -> None:
-    headings = soup.find_all(_HEADING)
+def _heading_rules(tree: _Tree, add: Add) -> None:
+    headings = [el for el in tree.tags if _HEADING.match(el.name)]
     h1s = [h for h in headings if h.name == "h1"]
     if len(h1s) != 1:
         add("H1_COUNT", "error", f"Expected exactly one <h1>, found {len(h1s)}.", "1.3.1")
@@ -132,8 +225,8 @@ def _heading_rules(soup: BeautifulSoup, add: Add) -> None:
         previous = level
 
 
-def _figure_rules(soup: BeautifulSoup, add: Add) -> None:
-    for img in soup.find_all("img"):
+def _figure_rules(tree: _Tree, add: Add) -> None:
+    for img in tree.named("img"):
         alt = img.get("alt")
         if alt is None:
             add("IMG_NO_ALT", "error", "An image has no alt text.", "1.1.1", img)
@@ -153,7 +246,7 @@ def _figure_rules(soup: BeautifulSoup, add: Add) -> None:
                 "1.1.1",
                 img,
             )
-    for fig in soup.find_all("figure"):
+    for fig in tree.named("figure"):
         if fig.get("data-review") == "alt-missing":
             add(
                 "FIGURE_ALT_REVIEW",
@@ -172,14 +265,14 @@ def _figure_rules(soup: BeautifulSoup, add: Add) -> None:
             )
 
 
-def _empty_block_rules(soup: BeautifulSoup, add: Add) -> None:
-    for el in soup.select("main p, main li, main figcaption, main caption, main aside"):
+def _empty_block_rules(tree: _Tree, add: Add) -> None:
+    for el in tree.named("p", "li", "figcaption", "caption", "aside", within="main"):
         if not el.get_text(strip=True) and not el.find(["img", "math"]):
             add("EMPTY_BLOCK", "warning", f"An empty <{el.name}>.", "1.3.1", el)
 
 
-def _page_marker_rules(soup: BeautifulSoup, add: Add, expected_pages: int | None) -> None:
-    markers = soup.find_all(attrs=PAGEBREAK)
+def _page_marker_rules(tree: _Tree, add: Add, expected_pages: int | None) -> None:
+    markers = tree.markers
     if expected_pages is not None and len(markers) != expected_pages:
         add(
             "PAGE_MARKERS",
@@ -202,21 +295,31 @@ def _page_marker_rules(soup: BeautifulSoup, add: Add, expected_pages: int | None
             markers[0],
         )
     if len(markers) > 1:
-        nav = soup.select_one('nav[aria-label="Pages"]')
+        nav = next(iter(tree.having("aria-label", "Pages", name="nav")), None)
         links = {a.get("href") for a in nav.find_all("a")} if nav else set()
         missing = [m for m in markers if f"#{m.get('id')}" not in links]
         if missing:
             add("PAGE_LIST", "error", "The page list misses pages.", "2.4.5", missing[0])
 
 
-def _footnote_rules(soup: BeautifulSoup, add: Add) -> None:
-    for ref in soup.find_all(attrs={"role": "doc-noteref"}):
-        target = soup.find(id=(ref.get("href") or "").lstrip("#"))
-        if target is None:
+def _noterefs_by_href(tags: list[Tag]) -> dict[str, list[Tag]]:
+    """The `a[role="doc-noteref"]` among tags, by href, in document order: one pass instead of
+    a CSS search per footnote."""
+    refs: dict[str, list[Tag]] = {}
+    for a in tags:
+        if a.name == "a" and a.get("role") == "doc-noteref":
+            refs.setdefault(a.get("href"), []).append(a)
+    return refs
+
+
+def _footnote_rules(tree: _Tree, add: Add) -> None:
+    for ref in tree.having("role", "doc-noteref"):
+        if (ref.get("href") or "").lstrip("#") not in tree.first_with_id:
             add("NOTE_REF_BROKEN", "error", "A note reference points nowhere.", "1.3.1", ref)
-    for note in soup.find_all(attrs={"role": "doc-footnote"}):
+    refs_by_href = _noterefs_by_href(tree.tags)
+    for note in tree.having("role", "doc-footnote"):
         ident = note.get("id")
-        refs = soup.select(f'a[role="doc-noteref"][href="#{ident}"]') if ident else []
+        refs = refs_by_href.get(f"#{ident}", []) if ident else []
         if not refs:
             add(
                 "NOTE_UNREFERENCED",
@@ -229,7 +332,7 @@ def _footnote_rules(soup: BeautifulSoup, add: Add) -> None:
         backs = {a.get("href") for a in note.find_all(attrs={"role": "doc-backlink"})}
         if not any(f"#{r.get('id')}" in backs for r in refs):
             add("NOTE_NO_BACKLINK", "error", "A footnote does not link back.", "2.4.4", note)
-    for sup in soup.select('[data-review="note-missing"]'):
+    for sup in tree.having("data-review", "note-missing"):
         add(
             "NOTE_MISSING",
             "needs_review",
@@ -239,15 +342,17 @@ def _footnote_rules(soup: BeautifulSoup, add: Add) -> None:
         )
 
 
-def _reading_order_rules(soup: BeautifulSoup, add: Add) -> None:
-    main = soup.find("main")
+def _reading_order_rules(tree: _Tree, add: Add) -> None:
+    main = tree.soup.find("main")
     if main is None:
         return
+    in_main = main.find_all(True)
     # A footnote before its first reference: the order went wrong somewhere.
-    order = {id(el): i for i, el in enumerate(main.find_all(True))}
-    for note in main.find_all(attrs={"role": "doc-footnote"}):
+    order = {id(el): i for i, el in enumerate(in_main)}
+    refs_by_href = _noterefs_by_href(in_main)
+    for note in (el for el in in_main if el.get("role") == "doc-footnote"):
         ident = note.get("id")
-        refs = main.select(f'a[role="doc-noteref"][href="#{ident}"]') if ident else []
+        refs = refs_by_href.get(f"#{ident}", []) if ident else []
         if refs and order[id(refs[0])] > order[id(note)]:
             add(
                 "READING_ORDER",
@@ -258,7 +363,8 @@ def _reading_order_rules(soup: BeautifulSoup, add: Add) -> None:
             )
     # A heading in the middle of a sentence: the text before it ends mid-sentence and the text
     # after it continues in lower case, so blocks from different columns were interleaved.
-    blocks = [el for el in main.find_all(["p", "h2", "h3", "h4", "h5", "h6"]) if _is_flow(el)]
+    flow = {"p", "h2", "h3", "h4", "h5", "h6"}
+    blocks = [el for el in in_main if el.name in flow and _is_flow(tree, el)]
     for before, heading, after in zip(blocks, blocks[1:], blocks[2:], strict=False):
         if not _HEADING.match(heading.name) or before.name != "p" or after.name != "p":
             continue
@@ -278,15 +384,14 @@ def _reading_order_rules(soup: BeautifulSoup, add: Add) -> None:
             )
 
 
-def _is_flow(el: Tag) -> bool:
-    return (
-        "furniture" not in (el.get("class") or [])
-        and el.find_parent(["figure", "aside", "nav", "table"]) is None
+def _is_flow(tree: _Tree, el: Tag) -> bool:
+    return "furniture" not in (el.get("class") or []) and not any(
+        tree.inside(el, name) for name in _OUT_OF_FLOW
     )
 
 
-def _review_rules(soup: BeautifulSoup, add: Add) -> None:
-    for span in soup.select('[data-confidence="low"]'):
+def _review_rules(tree: _Tree, add: Add) -> None:
+    for span in tree.having("data-confidence", "low"):
         add(
             "LOW_CONFIDENCE",
             "needs_review",
@@ -294,7 +399,7 @@ def _review_rules(soup: BeautifulSoup, add: Add) -> None:
             "1.3.1",
             span,
         )
-    for table in soup.select('table[data-review="headers-guessed"]'):
+    for table in tree.having("data-review", "headers-guessed", name="table"):
         add(
             "TABLE_HEADERS_GUESSED",
             "needs_review",
@@ -302,7 +407,7 @@ def _review_rules(soup: BeautifulSoup, add: Add) -> None:
             "1.3.1",
             table,
         )
-    for el in soup.select('[data-review="formula-unparsed"]'):
+    for el in tree.having("data-review", "formula-unparsed"):
         add(
             "FORMULA_UNPARSED",
             "needs_review",
