@@ -166,3 +166,17 @@ def test_unparsed_formula_and_guessed_headers_need_review():
     codes = _codes(check_html(_html(doc), expected_pages=1), "needs_review")
     assert "FORMULA_UNPARSED" in codes
     assert "TABLE_HEADERS_GUESSED" in _codes(check_html(_html(), expected_pages=3), "needs_review")
+
+
+def test_identical_elements_get_their_own_paths():
+    """Two identical empty paragraphs: each finding points at its own element (a reviewer
+    clicking the second must not land on the first)."""
+    html = (
+        '<!DOCTYPE html><html lang="en"><head><title>T</title></head><body><main>'
+        "<h1>T</h1><p>a</p><p></p><p>b</p><p></p></main></body></html>"
+    )
+    found = [f.element for f in check_html(html) if f.code == "EMPTY_BLOCK"]
+    assert found == [
+        "body > main > p:nth-of-type(2)",
+        "body > main > p:nth-of-type(4)",
+    ]

@@ -8,10 +8,10 @@ criterion, the element (a CSS selector into the output) and the page number.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from itertools import pairwise
 
-from bs4 import BeautifulSoup, NavigableString, PageElement, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 from conversion.pipeline.document import Block, Document, Finding, FindingLevel
 
@@ -111,32 +111,15 @@ class _Tree:
         return " > ".join(reversed(steps))
 
     def _nth_of_type(self, node: Tag) -> tuple[int, int]:
-        """(children of node's parent with node's name, node's 1-based rank among them).
-
-        The rank is that of the first sibling equal to node (Tag.__eq__: same name, attributes
-        and contents), as `siblings.index(node)` gave before; computed once per parent and name
-        by hashing signatures, not by comparing each finding's element with every sibling before
-        it (a long document's <main> holds thousands of paragraphs).
-        """
+        """(children of node's parent with node's name, node's 1-based rank among them), from
+        one pass per parent and name (a long document's <main> holds thousands of paragraphs).
+        The rank is node's own: two identical paragraphs get two paths."""
         key = (id(node.parent), node.name)
         if key not in self._siblings:
             siblings = node.parent.find_all(node.name, recursive=False)
-            first: dict[Hashable, int] = {}
-            rank = {id(s): first.setdefault(_signature(s), i) + 1 for i, s in enumerate(siblings)}
-            self._siblings[key] = (len(siblings), rank)
+            self._siblings[key] = (len(siblings), {id(s): i + 1 for i, s in enumerate(siblings)})
         count, rank = self._siblings[key]
         return count, rank[id(node)]
-
-
-def _signature(node: PageElement) -> Hashable:
-    """Equal for two nodes exactly when they are equal (==): a Tag by name, attributes and
-    contents, a string by its text."""
-    if isinstance(node, Tag):
-        attrs = tuple(
-            sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in node.attrs.items())
-        )
-        return (node.name, attrs, tuple(_signature(child) for child in node.contents))
-    return str(node)
 
 
 def _text(el: Tag) -> str:
