@@ -28,13 +28,13 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from celery.signals import worker_process_init
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from conversion import services, storage
@@ -94,20 +94,41 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
     ), False
 
 
-def claim_next(*, engine: str, limit: int, wait_s: float = 0.0) -> list[int]:
+def claim_next(
+    *, engine: str, limit: int, wait_s: float = 0.0, holding: Collection[int] = (), floor: int = 1
+) -> list[int]:
     """Claim up to `limit` queued pages of `engine`, oldest job first (a draining worker's
-    next batch). Returns [] when none is queued."""
+    next batch). Returns [] when none is queued.
+
+    While another worker reads pages of this engine too (it holds fresh claims other than
+    `holding`, this worker's own), take at most half of what is queued (but `floor` pages), so
+    that the last batches of a job end on both workers at about the same time instead of one
+    worker reading a full batch while the other idles."""
+    fresh = timezone.now() - timedelta(seconds=CLAIM_LEASE_S)
+    others = (
+        Page.objects.filter(status=PageStatus.RUNNING, job__engine=engine, updated_at__gte=fresh)
+        .exclude(pk__in=list(holding))
+        .exists()
+    )
+    if others:
+        queued = _queued(engine).count()
+        limit = min(limit, max(floor, -(-queued // 2)))
     return _claim_queued(engine=engine, claimed=[], limit=limit, wait_s=wait_s)
+
+
+def _queued(engine: str) -> QuerySet[Page]:
+    """Pages of `engine` waiting to be read (rasterized or still being rasterized)."""
+    return Page.objects.filter(
+        status=PageStatus.QUEUED,
+        job__engine=engine,
+        job__status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+    )
 
 
 def _claim_queued(*, engine: str, claimed: list[int], limit: int, wait_s: float) -> list[int]:
     now = timezone.now()
     claim = {"status": PageStatus.RUNNING, "updated_at": now, "attempts": F("attempts") + 1}
-    queued = Page.objects.filter(
-        status=PageStatus.QUEUED,
-        job__engine=engine,
-        job__status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
-    )
+    queued = _queued(engine)
     deadline = time.monotonic() + wait_s
     while True:
         candidates = (
@@ -161,7 +182,13 @@ def read_claimed(
             if time.monotonic() >= deadline:
                 return
             size = min(limit, 2 * size)
-            ids = claim_next(engine=engine_name, limit=size, wait_s=wait_s)
+            ids = claim_next(
+                engine=engine_name,
+                limit=size,
+                wait_s=wait_s,
+                holding=[p.pk for p in pages],  # the batch now being read
+                floor=len(first),
+            )
             pages = list(Page.objects.select_related("job").filter(pk__in=ids).order_by("pk"))
             if len(pages) > 1:
                 log.info("draining: the next %d pages", len(pages))

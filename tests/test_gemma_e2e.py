@@ -209,6 +209,36 @@ def test_a_worker_drains_the_queue_batch_by_batch(gemma_settings, tmp_path: Path
 
 
 @pytest.mark.django_db
+def test_a_drain_leaves_half_the_queue_to_a_busy_peer(gemma_settings, tmp_path: Path) -> None:
+    """With another worker reading (a fresh claim that is not ours), the next batch takes half
+    of what is queued, so both finish the job's last batches together; alone, a full batch."""
+    jobs = [
+        services.job_create(
+            owner=None, upload=two_page_pdf(tmp_path / f"f{k}.pdf"), engine="gemma", enqueue=False
+        )
+        for k in range(3)
+    ]
+    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
+    assert len(ids) == 6
+    mine, theirs = ids[0], ids[1]
+    Page.objects.filter(pk__in=[mine, theirs]).update(
+        status=PageStatus.RUNNING, updated_at=timezone.now()
+    )
+    # Only our own claim is out: nobody else reads, take what the batch allows.
+    Page.objects.filter(pk=theirs).update(status=PageStatus.QUEUED)
+    alone = worker.claim_next(engine="gemma", limit=8, holding=[mine])
+    assert len(alone) == 5
+    Page.objects.filter(pk__in=alone).update(status=PageStatus.QUEUED)
+    # A peer holds a page: half of the 4 queued pages.
+    Page.objects.filter(pk=theirs).update(status=PageStatus.RUNNING, updated_at=timezone.now())
+    shared = worker.claim_next(engine="gemma", limit=8, holding=[mine])
+    assert len(shared) == 2
+    # Never below the floor (a task's first batch).
+    Page.objects.filter(pk__in=shared).update(status=PageStatus.QUEUED)
+    assert len(worker.claim_next(engine="gemma", limit=8, holding=[mine], floor=3)) == 3
+
+
+@pytest.mark.django_db
 def test_inline_worker_reads_gemma_pages_in_batches(gemma_settings, tmp_path: Path) -> None:
     job = services.job_create(
         owner=None, upload=two_page_pdf(tmp_path / "inline.pdf"), engine="gemma", enqueue=False
