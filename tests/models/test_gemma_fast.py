@@ -126,6 +126,35 @@ def test_engine_streams_batches_in_order(tiny_pkg_fast: Path) -> None:
     assert [r.page_number for rs in out for r in rs] == [1, 2, 3, 4, 5]
 
 
+def test_stream_survives_out_of_memory(tiny_pkg_fast: Path) -> None:
+    """A stream batch that does not fit is read again in halved batches (the smaller size is
+    kept), with the same readings; the next batch streams on."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(6)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(5)]  # fmt: skip
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
+    real = fast.generate_prompts
+    sizes: list[int] = []
+
+    def limited(prompts, **kw):  # an injected 2-page memory limit
+        sizes.append(len(prompts))
+        if len(prompts) > 2:
+            raise RuntimeError("CUDA failure 2: out of memory ; GPU=0 ; expr=cudaMalloc(&p, n);")
+        return real(prompts, **kw)
+
+    fast.generate_prompts = limited  # type: ignore[method-assign]
+    engine = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8)
+    out = list(engine.predict_stream(iter([pages[:4], pages[4:]])))
+    assert [len(r) for r in out] == [4, 1]
+    assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in want]
+    assert sizes == [4, 2, 2, 1] and engine.batch_size == 2
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
