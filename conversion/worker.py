@@ -198,7 +198,9 @@ def read_claimed(
     try:
         for readings in run_engine_stream(engine, batches()):
             pages = pending.popleft()
-            per_page = (time.perf_counter() - started) / len(pages)
+            took = time.perf_counter() - started
+            per_page = took / len(pages)
+            log.info("read %d pages in %.1f s (%.2f pages/s)", len(pages), took, len(pages) / took)
             started = time.perf_counter()
             info = engine.describe()
             for page, reading in zip(pages, readings, strict=True):
