@@ -72,7 +72,9 @@ class Workers:
         self.procs: list[subprocess.Popen] = []
         self.logs = []
 
-    def start(self, *, fault: str = "", pool: str = "solo", **env: str) -> subprocess.Popen:
+    def start(
+        self, *, fault: str = "", pool: str = "solo", queues: str = "cpu,gpu", **env: str
+    ) -> subprocess.Popen:
         full = dict(os.environ)
         full.update(
             AXIYA_BROKER_URL=self.broker_url,
@@ -87,7 +89,7 @@ class Workers:
         log = open(self.data_dir / f"worker-{n}.log", "w")  # noqa: SIM115
         self.logs.append(log)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.reliability.faulty_worker", "worker", "-Q", "cpu,gpu",
+            [sys.executable, "-m", "tests.reliability.faulty_worker", "worker", "-Q", queues,
              "-c", "1", "--pool", pool, "--without-heartbeat", "--without-gossip",
              "--without-mingle", "-n", f"w{n}@%h", "-l", "info"],
             cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT,
