@@ -186,18 +186,24 @@ def test_a_short_batch_waits_for_pages_still_rasterizing(gemma_settings, tmp_pat
     assert time.monotonic() - started < 10  # it stopped once nothing more was coming
 
 
+def _prepared_jobs(tmp_path: Path, count: int) -> tuple[list[Job], list[int]]:
+    """`count` two-page gemma jobs, rasterized and queued: (jobs, their page ids in order)."""
+    jobs = [
+        services.job_create(
+            owner=None, upload=two_page_pdf(tmp_path / f"j{k}.pdf"), engine="gemma", enqueue=False
+        )
+        for k in range(count)
+    ]
+    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
+    assert len(ids) == 2 * count
+    return jobs, ids
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_drains_the_queue_batch_by_batch(gemma_settings, tmp_path: Path) -> None:
     """One task keeps claiming the next batch while pages are queued (so its GPU never idles
     between batches); without a drain budget it reads only its own batch."""
-    jobs = [
-        services.job_create(
-            owner=None, upload=two_page_pdf(tmp_path / f"d{k}.pdf"), engine="gemma", enqueue=False
-        )
-        for k in range(2)
-    ]
-    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
-    assert len(ids) == 4
+    jobs, ids = _prepared_jobs(tmp_path, 2)
     alone = worker.page_read_batched(page_id=ids[0], limit=1)
     assert alone.pages == [ids[0]] and alone.finished_jobs == []
     # A first batch of one, then batches twice as large (up to the limit).
@@ -212,14 +218,7 @@ def test_a_worker_drains_the_queue_batch_by_batch(gemma_settings, tmp_path: Path
 def test_a_drain_leaves_half_the_queue_to_a_busy_peer(gemma_settings, tmp_path: Path) -> None:
     """With another worker reading (a fresh claim that is not ours), the next batch takes half
     of what is queued, so both finish the job's last batches together; alone, a full batch."""
-    jobs = [
-        services.job_create(
-            owner=None, upload=two_page_pdf(tmp_path / f"f{k}.pdf"), engine="gemma", enqueue=False
-        )
-        for k in range(3)
-    ]
-    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
-    assert len(ids) == 6
+    _, ids = _prepared_jobs(tmp_path, 3)
     mine, theirs = ids[0], ids[1]
     Page.objects.filter(pk__in=[mine, theirs]).update(
         status=PageStatus.RUNNING, updated_at=timezone.now()
