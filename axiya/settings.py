@@ -110,11 +110,10 @@ AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
 AXIYA_GEMMA_MAX_NEW_TOKENS = env_int("AXIYA_GEMMA_MAX_NEW_TOKENS", 2048, minimum=1)
 AXIYA_GEMMA_MAX_SOFT_TOKENS = env_int("AXIYA_GEMMA_MAX_SOFT_TOKENS", 1120, minimum=70)
 AXIYA_GEMMA_BATCH = env_int("AXIYA_GEMMA_BATCH", 16, minimum=1)
-# Pages a GPU task claims at a time: one batch. While it reads them it claims the next batch
-# (the engine prepares its images while the current one decodes), for at most
-# AXIYA_GEMMA_DRAIN_S, so one task keeps its GPU busy while pages are queued and several GPU
-# workers share a long job batch by batch.
-AXIYA_GEMMA_PAGES_PER_CALL = AXIYA_GEMMA_BATCH
+# A GPU task claims at most one batch at a time. While it reads one it claims the next (the
+# engine prepares its images while the current one decodes), for at most AXIYA_GEMMA_DRAIN_S,
+# so one task keeps its GPU busy while pages are queued and several GPU workers share a long
+# job batch by batch.
 AXIYA_GEMMA_DRAIN_S = env_float("AXIYA_GEMMA_DRAIN_S", 300.0)
 # A task's first batch (then 2x, 4x, ... up to AXIYA_GEMMA_BATCH): on the H200 the image work
 # of 256 pages took ~22 s before the GPU could start decoding; 32 pages take ~3 s.

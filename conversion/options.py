@@ -11,7 +11,7 @@ from conversion.pipeline.validate import Limits
 
 def convert_options(*, language: str | None = None, engine: str | None = None) -> ConvertOptions:
     # The model reads pages in batches (one generate for several pages); Tesseract one by one.
-    batch = settings.AXIYA_GEMMA_PAGES_PER_CALL if engine == "gemma" else 1
+    batch = settings.AXIYA_GEMMA_BATCH if engine == "gemma" else 1
     return ConvertOptions(
         batch_size=batch,
         limits=Limits(

@@ -426,7 +426,7 @@ def job_run_inline(*, job_id) -> None:
             for page_id in page_ids:
                 page_read_batched(
                     page_id=page_id,
-                    limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
+                    limit=settings.AXIYA_GEMMA_BATCH,
                     drain_s=settings.AXIYA_GEMMA_DRAIN_S,
                     first_batch=settings.AXIYA_GEMMA_FIRST_BATCH,
                 )

@@ -98,7 +98,7 @@ def page_read_batch_task(self, page_id: int) -> None:
     try:
         result = worker.page_read_batched(
             page_id=page_id,
-            limit=settings.AXIYA_GEMMA_PAGES_PER_CALL,
+            limit=settings.AXIYA_GEMMA_BATCH,
             wait_s=settings.AXIYA_GEMMA_BATCH_WAIT_S,
             drain_s=settings.AXIYA_GEMMA_DRAIN_S,
             first_batch=settings.AXIYA_GEMMA_FIRST_BATCH,

@@ -10,15 +10,17 @@ Run one worker per GPU, each pinned to its card and consuming queue `gpu` one ta
 (the prefork pool: CUDA starts in the child, after the fork; each process sees its card as
 device 0). `AXIYA_WORKER_ENGINE` loads that engine when the process starts, not on the first page.
 
-Batching across jobs: every page keeps its own task message. The task for page P claims P and up
-to `AXIYA_GEMMA_PAGES_PER_CALL - 1` other queued pages (two engine batches; any job with the same
-engine) by a conditional UPDATE queued -> running (while pages of a long document are still
-being rasterized, a short claim keeps taking them for up to `AXIYA_GEMMA_BATCH_WAIT_S`), reads
-them in one `predict_batch` (the engine overlaps the second batch's image work with the first
-batch's decoding), and records each. When another page's message arrives later, its page is
-done (a no-op) or still held by a live claim (the task retries later); a claim older than
-CLAIM_LEASE_S counts as abandoned (a dead worker) and is taken over, so no page is lost and none
-is read twice by live workers.
+Batching across jobs: every page keeps its own task message. The task for page P claims P and
+up to `AXIYA_GEMMA_FIRST_BATCH - 1` other queued pages (any job with the same engine) by a
+conditional UPDATE queued -> running (while pages of a long document are still being rasterized,
+a short claim keeps taking them for up to `AXIYA_GEMMA_BATCH_WAIT_S`). While the engine reads
+that batch, the task claims the next one, twice as large up to `AXIYA_GEMMA_BATCH` (at most half
+of what is queued while another worker reads too), and so on for up to `AXIYA_GEMMA_DRAIN_S`:
+the engine prepares each next batch's images while the current one decodes. Each page is
+recorded as its batch ends. When another page's message arrives later, its page is done (a
+no-op) or still held by a live claim (the task retries later); a claim older than CLAIM_LEASE_S
+counts as abandoned (a dead worker) and is taken over, so no page is lost and none is read twice
+by live workers.
 """
 
 from __future__ import annotations
@@ -163,7 +165,11 @@ def read_claimed(
     Returns the pages read and the jobs whose last page this recorded. On an engine error every
     claimed page not yet recorded goes back to queued (or fails at its last attempt) and the
     error is raised."""
-    first = list(Page.objects.select_related("job").filter(pk__in=page_ids).order_by("pk"))
+
+    def claimed(ids: Collection[int]) -> list[Page]:
+        return list(Page.objects.select_related("job").filter(pk__in=ids).order_by("pk"))
+
+    first = claimed(page_ids)
     if not first:
         return BatchResult()
     engine_name = first[0].job.engine
@@ -189,7 +195,7 @@ def read_claimed(
                 holding=[p.pk for p in pages],  # the batch now being read
                 floor=len(first),
             )
-            pages = list(Page.objects.select_related("job").filter(pk__in=ids).order_by("pk"))
+            pages = claimed(ids)
             if len(pages) > 1:
                 log.info("draining: the next %d pages", len(pages))
 

@@ -70,7 +70,6 @@ def gemma_settings(settings, gemma_tiny_package: Path):
     settings.AXIYA_GEMMA_MAX_NEW_TOKENS = 24
     settings.AXIYA_GEMMA_MAX_SOFT_TOKENS = 70
     settings.AXIYA_GEMMA_BATCH = 8
-    settings.AXIYA_GEMMA_PAGES_PER_CALL = 16
     settings.AXIYA_DPI = 100
     engines._cache.pop("gemma", None)
     yield settings
