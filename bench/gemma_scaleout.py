@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from bench.gemma_throughput import gpu_name, page_size, synthetic_pages
-from bench.load import free_port, wait_port
+from bench.processes import free_port, stop_process, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -152,21 +152,12 @@ class Stack:
 
     def stop_workers(self) -> None:
         for name in [n for n in self.procs if n != "redis"]:
-            self._stop(self.procs.pop(name))
-
-    @staticmethod
-    def _stop(proc: subprocess.Popen) -> None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            stop_process(self.procs.pop(name), timeout=60)
 
     def close(self) -> None:
         self.stop_workers()
         for proc in self.procs.values():
-            self._stop(proc)
+            stop_process(proc, timeout=60)
 
 
 def run_job(pdf: Path, timeout: float) -> dict:

@@ -18,7 +18,6 @@ import datetime as dt
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,25 +30,10 @@ from pathlib import Path
 
 import psutil
 
+from bench.processes import free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port: int, timeout: float = 30) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on {port}")
 
 
 def make_pdf(path: Path, n: int) -> bytes:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from bench.processes import free_port, stop_process, wait_port
 
 RESOURCES = Path(__file__).parent / "resources"
 CORPUS = RESOURCES / "corpus"
@@ -84,19 +85,13 @@ def browser():
         browser.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory):
     """A real redis-server on a free loopback port, for the whole session."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.fail("redis-server is not installed: apt-get install redis-server")
-    port = _free_port()
+    port = free_port()
     workdir = tmp_path_factory.mktemp("redis")
     proc = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -104,16 +99,9 @@ def redis_url(tmp_path_factory):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
+    wait_port(port, timeout=10)
     yield f"redis://127.0.0.1:{port}/0"
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop_process(proc, timeout=10)
 
 
 @pytest.fixture
@@ -143,11 +131,7 @@ def celery_worker_process(redis_url, transactional_db, settings):
     settings.CELERY_BROKER_URL = redis_url
     app.conf.broker_url = redis_url
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_process(proc, timeout=20)
     log.close()
 
 

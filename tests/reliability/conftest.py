@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, _free_port
+from bench.processes import free_port, stop_process
+from tests.conftest import ROOT
 
 
 def _wait_port(port: int, *, up: bool, timeout: float = 15) -> None:
@@ -33,7 +34,7 @@ def _wait_port(port: int, *, up: bool, timeout: float = 15) -> None:
 
 class Redis:
     def __init__(self, workdir: Path) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.workdir = workdir
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen | None = None
@@ -104,12 +105,7 @@ class Workers:
 
     def stop_all(self) -> None:
         for proc in self.procs:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop_process(proc, timeout=15)
         for log in self.logs:
             log.close()
 
