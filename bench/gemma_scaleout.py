@@ -14,8 +14,10 @@ stopped and started again for the next K; the same broker and database serve eve
         --batch 256 --new-tokens 768 [--redis-server PATH] [--broker filesystem]
 
 Writes bench/results/gemma-scaleout-<date>-<gpu>.json: pages/s per worker count and the
-speed-up of the largest count over one worker (target >= 1.8x for two). Random weights never
-stop, so every page generates `--new-tokens` tokens (AXIYA_GEMMA_MAX_NEW_TOKENS).
+speed-up of each count over one worker (target >= 1.8x for two). `--pages 1024,2048` runs one
+job of each size on the same started workers (in that order for every worker count), so the
+workers load once per count. Random weights never stop, so every page generates
+`--new-tokens` tokens (AXIYA_GEMMA_MAX_NEW_TOKENS).
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ class Stack:
             AXIYA_GEMMA_FIRST_BATCH=str(args.first_batch),
             AXIYA_GEMMA_MAX_NEW_TOKENS=str(args.new_tokens),
             AXIYA_GEMMA_MAX_SOFT_TOKENS=str(args.soft_tokens),
-            AXIYA_MAX_PAGES=str(max(500, args.pages)),
+            AXIYA_MAX_PAGES=str(max(500, *args.page_counts)),
             AXIYA_MAX_UPLOAD_MB="2000",
             AXIYA_PAGE_TIMEOUT_S="3600",
             AXIYA_JOB_TIMEOUT_S="86400",
@@ -206,7 +208,7 @@ def run_job(pdf: Path, timeout: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--package", type=Path, required=True)
-    ap.add_argument("--pages", type=int, default=1024)
+    ap.add_argument("--pages", default="1024", help="pages of the job; several: 1024,2048")
     ap.add_argument("--workers", default="1,2", help="GPU worker counts to run, e.g. 1,2")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--batch-wait", type=float, default=10.0,
@@ -223,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--keep", action="store_true", help="keep the data folder and logs")
     a = ap.parse_args(argv)
+    a.page_counts = [int(x) for x in a.pages.split(",")]
 
     tmp = Path(tempfile.mkdtemp(prefix="axiya-scaleout-"))
     stack = Stack(a, tmp)
@@ -230,22 +233,24 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()
-    pdf = make_job_pdf(tmp / "scan.pdf", a.pages, a.soft_tokens)
+    pdfs = {n: make_job_pdf(tmp / f"scan-{n}.pdf", n, a.soft_tokens) for n in a.page_counts}
     runs = []
     try:
         for k in [int(x) for x in a.workers.split(",")]:
             ready_s = stack.start_workers(k)
             print(f"{k} GPU worker(s) ready in {ready_s:.0f} s", flush=True)
-            result = {"gpu_workers": k, "workers_ready_s": ready_s, **run_job(pdf, a.job_timeout)}
+            for n, pdf in pdfs.items():
+                result = {**run_job(pdf, a.job_timeout), "gpu_workers": k, "pages": n,
+                          "workers_ready_s": ready_s}  # fmt: skip
+                runs.append(result)
+                print(json.dumps(result), flush=True)
             stack.stop_workers()
-            runs.append(result)
-            print(json.dumps(result), flush=True)
     finally:
         stack.close()
         logs = {p.name: p.read_text(errors="replace")[-1500:] for p in stack.logs.glob("*.log")}
         if not a.keep:
             shutil.rmtree(tmp, ignore_errors=True)
-    base = runs[0]["pages_per_s"] if runs else 0.0
+    base = {r["pages"]: r["pages_per_s"] for r in reversed(runs)}  # the first run of a size
     gpu = gpu_name(count=True)
     report = {
         "date": dt.date.today().isoformat(),
@@ -255,16 +260,19 @@ def main(argv: list[str] | None = None) -> int:
         "broker": stack.broker,
         "database": "SQLite (one file, WAL off, 30 s busy timeout)",
         "cpu_workers": a.cpu_workers,
-        "pages": a.pages,
+        "pages": a.page_counts,
         "batch_size": a.batch,
         "batch_wait_s": a.batch_wait,
         "first_batch": a.first_batch,
         "new_tokens_per_page": a.new_tokens,
         "image_tokens_per_page": a.soft_tokens,
         "runs": runs,
-        "speedup": {
-            str(r["gpu_workers"]): r["pages_per_s"] / base if base else None for r in runs
-        },  # fmt: skip
+        "speedup": {  # "<pages>x<workers>": pages/s over one worker's on the same job size
+            f"{r['pages']}x{r['gpu_workers']}": r["pages_per_s"] / base[r["pages"]]
+            if base[r["pages"]]
+            else None
+            for r in runs
+        },
         "target": {"workers": 2, "speedup": 1.8},
         "log_tails": logs if any(r["status"] == "failed" for r in runs) or not runs else {},
     }
@@ -274,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     path.write_text(json.dumps(report, indent=1) + "\n")
     print(f"{'GPU workers':>12} {'pages':>6} {'total s':>8} {'pages/s':>8} {'speed-up':>9}")
     for r in runs:
-        up = report["speedup"][str(r["gpu_workers"])] or 0.0
+        up = report["speedup"][f"{r['pages']}x{r['gpu_workers']}"] or 0.0
         print(f"{r['gpu_workers']:>12} {r['pages_done']:>6} {r['total_s']:>8.1f} "
               f"{r['pages_per_s']:>8.2f} {up:>8.2f}x")  # fmt: skip
     print(f"wrote {path}")
