@@ -8,6 +8,7 @@ halves the batch and retries the same pages; the smaller size is kept for later 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -226,43 +227,61 @@ class GemmaPageEngine:
             for pages in batches:
                 yield self.predict_batch(pages)
             return
-        source = iter(batches)
 
-        def pull() -> tuple | None:
-            pages = next(source, None)
-            if pages is None:
-                return None
+        def prepare(pages: list[PageImage]) -> tuple:
             readings, todo = self._split_blank(pages)
             requests = self._requests([img for _, img in todo])
             return pages, readings, todo, runtime.prepare(requests) if requests else ([], {})
 
-        ahead = self._pool()
-        upcoming = ahead.submit(pull)
-        try:
-            while (item := upcoming.result()) is not None:
-                upcoming = ahead.submit(pull)  # the next batch's pages and image work, meanwhile
-                pages, readings, todo, (prompts, times) = item
+        with contextlib.closing(self._prepared_ahead(batches, prepare)) as prepared:
+            for pages, readings, todo, (prompts, times) in prepared:
                 started = time.perf_counter()
                 try:
-                    gens = runtime.generate_prompts(prompts, max_new_tokens=self.max_new_tokens)
+                    gens = self._decode(prompts, times)
                 except Exception as exc:
                     if not is_out_of_memory(exc):
                         raise
-                    self._shrunk(max(1, len(prompts) // 2), exc)
-                    self.batch_size = max(1, min(self.batch_size, len(prompts) // 2))
+                    self._halve(len(prompts), exc)
                     del prompts  # their image features hold GPU memory
                     yield self.predict_batch(pages)  # halves its batches until they fit
                     continue
-                for gen in gens:
-                    gen.timings.update(times)
                 per_page = (time.perf_counter() - started) / max(1, len(gens))
                 images = [img for _, img in todo]
                 first = self._parse(images, [0] * len(images), gens, per_page)
                 yield self._finish(pages, readings, todo, first)
+
+    def _prepared_ahead(self, items: Iterable[T], prepare: Callable[[T], R]) -> Iterator[R]:
+        """`prepare(item)` for each item in order, one item ahead on the prepare thread: while
+        the caller decodes one batch, the next item is pulled (a worker claims its pages then)
+        and its preprocessing and vision run. Close it when stopping early."""
+        source = iter(items)
+
+        def pull() -> R | None:
+            item = next(source, None)
+            return None if item is None else prepare(item)
+
+        upcoming = self._pool().submit(pull)
+        try:
+            while (ready := upcoming.result()) is not None:
+                upcoming = self._pool().submit(pull)
+                yield ready
         finally:
-            # On an error (or a caller that stops early) the batch pulled ahead is settled
+            # On an error (or a caller that stops early) the item pulled ahead is settled
             # first, so whoever claimed its pages knows of them before handling the error.
             upcoming.exception()
+
+    def _decode(self, prompts: list, times: dict[str, float]) -> list[Generation]:
+        """Decode prepared prompts; each generation carries the timings of its image work."""
+        runtime: Any = self.runtime  # a runtime with a separate image step (FastGemma)
+        gens = runtime.generate_prompts(prompts, max_new_tokens=self.max_new_tokens)
+        for gen in gens:
+            gen.timings.update(times)
+        return gens
+
+    def _halve(self, tried: int, exc: BaseException) -> None:
+        """Out of memory on `tried` pages: later batches take at most half as many."""
+        self.batch_size = max(1, min(self.batch_size, tried // 2))
+        self._shrunk(self.batch_size, exc)
 
     @functools.cached_property
     def _page_pool(self) -> ThreadPoolExecutor:
@@ -398,24 +417,14 @@ class GemmaPageEngine:
         done: list[Generation] = []
         if len(requests) > size and hasattr(runtime, "prepare"):
             chunks = [requests[i : i + size] for i in range(0, len(requests), size)]
-            ahead = self._pool()
-            upcoming = ahead.submit(runtime.prepare, chunks[0])
             try:
-                for k in range(len(chunks)):
-                    prompts, times = upcoming.result()
-                    if k + 1 < len(chunks):
-                        upcoming = ahead.submit(runtime.prepare, chunks[k + 1])
-                    gens = runtime.generate_prompts(prompts, max_new_tokens=self.max_new_tokens)
-                    for gen in gens:
-                        gen.timings.update(times)
-                    done.extend(gens)
+                with contextlib.closing(self._prepared_ahead(chunks, runtime.prepare)) as prepared:
+                    for prompts, times in prepared:
+                        done.extend(self._decode(prompts, times))
             except Exception as exc:
                 if not is_out_of_memory(exc):
                     raise
-                if not upcoming.cancel():
-                    upcoming.exception()  # let it finish: its image features hold GPU memory
-                self._shrunk(max(1, size // 2), exc)
-                self.batch_size = max(1, size // 2)
+                self._halve(size, exc)
         rest, self.batch_size = run_in_batches(
             requests[len(done) :], self._generate, batch_size=self.batch_size,
             on_shrink=self._shrunk,
