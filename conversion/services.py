@@ -15,8 +15,11 @@ import shutil
 import tempfile
 import threading
 import time
+from collections import Counter
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -195,7 +198,7 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
         )
         if rendered.text_reading is not None:
             layer = reading_from_json(rendered.text_reading)
-            _page_store_reading(page_id=page.pk, job_id=job.id, reading=layer, timings=timings)
+            _pages_store(readings=[(page.pk, job.id, layer, timings)])
     return list(
         Page.objects.filter(job=job, number__in=numbers, dpi__gt=0)
         .exclude(status=PageStatus.DONE)
@@ -320,34 +323,57 @@ def page_fail(*, page_id: int, error: ConversionError) -> None:
 def page_record(*, page_id: int, reading: PageReading, engine_info: dict, timings: dict) -> bool:
     """Store one page's engine reading and the engine's provenance on the job. Returns True when
     this write finished the job's last page (the caller then runs job_finish)."""
-    page = Page.objects.select_related("job").get(pk=page_id)
-    job = page.job
-    if engine_info != job.engine_info:
-        Job.objects.filter(pk=job.id).update(engine_info=engine_info)
-    first = _page_store_reading(page_id=page.pk, job_id=job.id, reading=reading, timings=timings)
-    return first and job_all_pages_done(job_id=job.id)
+    return bool(pages_record(readings=[(page_id, reading, timings)], engine_info=engine_info))
 
 
-def _page_store_reading(*, page_id: int, job_id, reading: PageReading, timings: dict) -> bool:
-    """Store a page's reading and count it once. False when the page was already done."""
+def pages_record(
+    *, readings: Sequence[tuple[int, PageReading, dict]], engine_info: dict
+) -> list[str]:
+    """Store the readings of a batch of pages, (page id, reading, timings) each, in one
+    transaction: a GPU batch of hundreds of pages is one commit, not one per page, while other
+    workers wait for the database. Returns the ids of the jobs whose last page this wrote."""
+    page_jobs = dict(
+        Page.objects.filter(pk__in=[pk for pk, _, _ in readings]).values_list("pk", "job_id")
+    )
+    jobs = set(page_jobs.values())
+    for job_id, info in Job.objects.filter(pk__in=jobs).values_list("pk", "engine_info"):
+        if info != engine_info:
+            Job.objects.filter(pk=job_id).update(engine_info=engine_info)
+    counted = _pages_store(
+        readings=[
+            (pk, page_jobs[pk], reading, timings)
+            for pk, reading, timings in readings
+            if pk in page_jobs  # else its job was deleted while the page was read
+        ]
+    )
+    return [str(job_id) for job_id in counted if job_all_pages_done(job_id=job_id)]
+
+
+def _pages_store(*, readings: Sequence[tuple[int, Any, PageReading, dict]]) -> Counter:
+    """Store (page id, job id, reading, timings) readings and count each page once per job.
+    Returns the pages newly counted per job (a page already done is not counted again)."""
+    counted: Counter = Counter()
     with transaction.atomic():
-        # Only the first writer of a page counts it: a retried task cannot count a page twice.
-        first = (
-            Page.objects.filter(pk=page_id)
-            .exclude(status=PageStatus.DONE)
-            .update(
-                status=PageStatus.DONE,
-                reading=reading_to_json(reading),
-                source=reading.source,
-                timings=timings,
-                error_code="",
-                error_message="",
-                updated_at=timezone.now(),
+        for page_id, job_id, reading, timings in readings:
+            # Only the first writer of a page counts it: a retried task cannot count it twice.
+            first = (
+                Page.objects.filter(pk=page_id)
+                .exclude(status=PageStatus.DONE)
+                .update(
+                    status=PageStatus.DONE,
+                    reading=reading_to_json(reading),
+                    source=reading.source,
+                    timings=timings,
+                    error_code="",
+                    error_message="",
+                    updated_at=timezone.now(),
+                )
             )
-        )
-        if first:
-            Job.objects.filter(pk=job_id).update(pages_done=F("pages_done") + 1)
-    return bool(first)
+            if first:
+                counted[job_id] += 1
+        for job_id, pages in counted.items():
+            Job.objects.filter(pk=job_id).update(pages_done=F("pages_done") + pages)
+    return counted
 
 
 def job_finish(*, job_id) -> Job:

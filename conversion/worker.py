@@ -25,6 +25,7 @@ by live workers.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -202,21 +203,23 @@ def read_claimed(
     result = BatchResult()
     started = time.perf_counter()
     try:
-        for readings in run_engine_stream(engine, batches()):
-            pages = pending.popleft()
-            took = time.perf_counter() - started
-            per_page = took / len(pages)
-            log.info("read %d pages in %.1f s (%.2f pages/s)", len(pages), took, len(pages) / took)
-            started = time.perf_counter()
-            info = engine.describe()
-            for page, reading in zip(pages, readings, strict=True):
-                reading.page_number = page.number
-                timings = dict(page.timings or {}, engine_s=per_page, batch=float(len(pages)))
-                if services.page_record(
-                    page_id=page.pk, reading=reading, engine_info=info, timings=timings
-                ):
-                    result.finished_jobs.append(str(page.job_id))
-                result.pages.append(page.pk)
+        with contextlib.closing(run_engine_stream(engine, batches())) as stream:
+            for readings in stream:
+                pages = pending.popleft()
+                took = time.perf_counter() - started
+                log.info("read %d pages in %.1f s (%.2f pages/s)", len(pages), took,
+                         len(pages) / took)  # fmt: skip
+                started = time.perf_counter()
+                per_page = took / len(pages)
+                records = []
+                for page, reading in zip(pages, readings, strict=True):
+                    reading.page_number = page.number
+                    timings = dict(page.timings or {}, engine_s=per_page, batch=float(len(pages)))
+                    records.append((page.pk, reading, timings))
+                result.finished_jobs += services.pages_record(
+                    readings=records, engine_info=engine.describe()
+                )
+                result.pages += [page.pk for page in pages]
     except ConversionError as exc:
         for pages in pending:
             for page in pages:

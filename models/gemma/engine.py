@@ -12,6 +12,8 @@ import contextlib
 import functools
 import logging
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -126,6 +128,8 @@ class GemmaPageEngine:
         self.prompt = prompt
         self.reread_rotated = reread_rotated
         self._prepare_pool: ThreadPoolExecutor | None = None
+        # One generate at a time: the stream's decode thread and a re-read of a turned page.
+        self._runtime_lock = threading.Lock()
         pkg = runtime.package
         self._sha256 = pkg.sha256  # hashes the manifest: once, not per page
         text = pkg.config["text"]
@@ -233,22 +237,58 @@ class GemmaPageEngine:
             requests = self._requests([img for _, img in todo])
             return pages, readings, todo, runtime.prepare(requests) if requests else ([], {})
 
-        with contextlib.closing(self._prepared_ahead(batches, prepare)) as prepared:
-            for pages, readings, todo, (prompts, times) in prepared:
-                started = time.perf_counter()
+        # Decoding runs on its own thread, so the GPU goes on to the next batch while this
+        # thread parses the last one and the caller records it (seconds per batch of 256).
+        decoded: queue.Queue = queue.Queue(maxsize=1)
+        stop = threading.Event()
+
+        def put(item: object) -> bool:
+            while not stop.is_set():
                 try:
-                    gens = self._decode(prompts, times)
-                except Exception as exc:
-                    if not is_out_of_memory(exc):
-                        raise
-                    self._halve(len(prompts), exc)
-                    del prompts  # their image features hold GPU memory
-                    yield self.predict_batch(pages)  # halves its batches until they fit
+                    decoded.put(item, timeout=0.2)
+                    return True
+                except queue.Full:
                     continue
-                per_page = (time.perf_counter() - started) / max(1, len(gens))
+            return False
+
+        def decode_all() -> None:
+            try:
+                with contextlib.closing(self._prepared_ahead(batches, prepare)) as prepared:
+                    for pages, readings, todo, (prompts, times) in prepared:
+                        started = time.perf_counter()
+                        try:
+                            with self._runtime_lock:
+                                gens = self._decode(prompts, times)
+                        except Exception as exc:
+                            if not is_out_of_memory(exc):
+                                raise
+                            self._halve(len(prompts), exc)
+                            del prompts  # their image features hold GPU memory
+                            # Halves its batches until they fit.
+                            gens = self._generate_all(self._requests([img for _, img in todo]))
+                        per_page = (time.perf_counter() - started) / max(1, len(gens))
+                        if not put((pages, readings, todo, gens, per_page)):
+                            return  # the caller stopped
+            except BaseException as exc:  # raised again on the caller's thread
+                put(exc)
+            else:
+                put(None)
+
+        decoder = threading.Thread(target=decode_all, name="gemma-decode", daemon=True)
+        decoder.start()
+        try:
+            while (item := decoded.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                pages, readings, todo, gens, per_page = item
                 images = [img for _, img in todo]
                 first = self._parse(images, [0] * len(images), gens, per_page)
                 yield self._finish(pages, readings, todo, first)
+        finally:
+            # On an error (or a caller that stops early) the batch being decoded and the one
+            # pulled ahead are settled first, so whoever claimed their pages knows of them.
+            stop.set()
+            decoder.join()
 
     def _prepared_ahead(self, items: Iterable[T], prepare: Callable[[T], R]) -> Iterator[R]:
         """`prepare(item)` for each item in order, one item ahead on the prepare thread: while
@@ -412,6 +452,10 @@ class GemmaPageEngine:
         """Every request, in batches of `batch_size`. With a runtime that splits image work from
         decoding (FastGemma), the next batch's preprocessing and vision run on a thread while
         the current batch decodes. Out of memory falls back to halving batches."""
+        with self._runtime_lock:
+            return self._generate_in_batches(requests)
+
+    def _generate_in_batches(self, requests: list[PageRequest]) -> list[Generation]:
         runtime: Any = self.runtime
         size = self.batch_size
         done: list[Generation] = []

@@ -155,6 +155,47 @@ def test_stream_survives_out_of_memory(tiny_pkg_fast: Path) -> None:
     assert sizes == [4, 2, 2, 1] and engine.batch_size == 2
 
 
+def test_stream_decodes_the_next_batch_while_the_caller_records(tiny_pkg_fast: Path) -> None:
+    """The decode thread goes on to batch k+1 while the caller still holds batch k (a worker
+    records its pages then); a caller that stops early leaves no thread behind, and an error
+    of the batch source reaches the caller."""
+    import threading
+
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(7)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(6)]  # fmt: skip
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    real = fast.generate_prompts
+    decoding = threading.Semaphore(0)
+
+    def counted(prompts, **kw):
+        out = real(prompts, **kw)
+        decoding.release()  # one batch decoded
+        return out
+
+    fast.generate_prompts = counted  # type: ignore[method-assign]
+    engine = GemmaPageEngine(fast, max_new_tokens=6, batch_size=8)
+    stream = engine.predict_stream(iter([pages[:2], pages[2:4], pages[4:]]))
+    assert [r.page_number for r in next(stream)] == [1, 2]
+    # Batches 1 and 2 are decoded while the caller still holds batch 1.
+    assert decoding.acquire(timeout=30) and decoding.acquire(timeout=30)
+    stream.close()  # stops early: the decode thread ends
+    assert not [t for t in threading.enumerate() if t.name == "gemma-decode"]
+
+    def failing():
+        yield pages[:2]
+        raise RuntimeError("claim failed")
+
+    stream = GemmaPageEngine(fast, max_new_tokens=6, batch_size=8).predict_stream(failing())
+    assert len(next(stream)) == 2
+    with pytest.raises(RuntimeError, match="claim failed"):
+        next(stream)
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
