@@ -68,6 +68,37 @@ def test_finished_pages_are_not_read_again(user):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_batch_of_pages_is_recorded_once(user):
+    """A GPU batch holds pages of several jobs: one transaction stores them, a page already
+    done is not counted again, a page whose job was deleted meanwhile is skipped, and the jobs
+    whose last page the batch wrote come back (each once)."""
+    from models.engine import PageReading
+
+    jobs = [
+        services.job_create(owner=user, upload=CORPUS / "multipage.pdf", enqueue=False)
+        for _ in range(3)
+    ]
+    pages = {job.id: services.job_prepare(job_id=job.id) for job in jobs}
+    first, second, gone = jobs
+    services.job_delete(job=Job.objects.get(pk=gone.id))
+    info = {"engine": "gemma", "package": "test"}
+
+    def reading(n: int) -> PageReading:
+        return PageReading(page_number=n, blocks=[], width=100, height=100, source="model")
+
+    services.page_record(page_id=pages[first.id][0], reading=reading(1), engine_info=info,
+                         timings={})  # fmt: skip
+    batch = [(pk, reading(n + 1), {"batch": 9.0}) for n, pk in enumerate(pages[first.id])]
+    batch += [(pages[second.id][0], reading(1), {}), (pages[gone.id][0], reading(1), {})]
+    finished = services.pages_record(readings=batch, engine_info=info)
+    assert finished == [str(first.id)]
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.pages_done == first.pages_total and first.engine_info == info
+    assert second.pages_done == 1
+
+
+@pytest.mark.django_db(transaction=True)
 def test_job_create_refuses_bad_input(user):
     with pytest.raises(ConversionError) as info:
         services.job_create(owner=user, upload=CORPUS / "bad" / "hugemono.pdf", enqueue=False)
