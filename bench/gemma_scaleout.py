@@ -13,7 +13,8 @@ stopped and started again for the next K; the same broker and database serve eve
     python -m bench.gemma_scaleout --package /tmp/e2b --pages 1024 --workers 1,2 \
         --batch 256 --new-tokens 768 [--redis-server PATH] [--broker filesystem]
 
-Writes bench/results/gemma-scaleout-<date>-<gpu>.json: pages/s per worker count and the
+Writes bench/results/gemma-scaleout-<date>-<gpu>.json: pages/s per worker count, each worker's
+batches (pages, seconds, from its log) and the
 speed-up of each count over one worker (target >= 1.8x for two). `--pages 1024,2048` runs one
 job of each size on the same started workers (in that order for every worker count), so the
 workers load once per count. Random weights never stop, so every page generates
@@ -26,6 +27,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +40,7 @@ from bench.processes import free_port, stop_process, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
+READ_LINE = re.compile(r"read (\d+) pages in ([\d.]+) s")  # conversion.worker's log line
 RASTER_DPI = 240  # the rasterizer keeps a scan's own resolution up to 240 DPI: no resize
 
 
@@ -148,6 +151,18 @@ class Stack:
             time.sleep(1)
         raise RuntimeError("GPU workers not ready in time:\n" + self._log("gpu0")[-3000:])
 
+    def gpu_batches(self, gpus: int, since: dict[str, int]) -> dict[str, list[list[float]]]:
+        """[pages, seconds] of each batch every GPU worker read since the log sizes `since`
+        (from its log lines "read N pages in S s")."""
+        return {
+            f"gpu{i}": [[float(n), float(t)] for n, t in
+                        READ_LINE.findall(self._log(f"gpu{i}")[since.get(f"gpu{i}", 0):])]
+            for i in range(gpus)
+        }  # fmt: skip
+
+    def log_sizes(self) -> dict[str, int]:
+        return {name: len(self._log(name)) for name in self.procs}
+
     def _log(self, name: str) -> str:
         path = self.logs / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
@@ -240,8 +255,10 @@ def main(argv: list[str] | None = None) -> int:
             ready_s = stack.start_workers(k)
             print(f"{k} GPU worker(s) ready in {ready_s:.0f} s", flush=True)
             for n, pdf in pdfs.items():
+                since = stack.log_sizes()
                 result = {**run_job(pdf, a.job_timeout), "gpu_workers": k, "pages": n,
                           "workers_ready_s": ready_s}  # fmt: skip
+                result["worker_batches"] = stack.gpu_batches(k, since)
                 runs.append(result)
                 print(json.dumps(result), flush=True)
             stack.stop_workers()
