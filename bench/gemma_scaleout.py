@@ -14,8 +14,8 @@ stopped and started again for the next K; the same broker and database serve eve
         --batch 256 --new-tokens 768 [--redis-server PATH] [--broker filesystem]
 
 Writes bench/results/gemma-scaleout-<date>-<gpu>.json: pages/s per worker count, each worker's
-batches (pages, seconds, from its log) and the
-speed-up of each count over one worker (target >= 1.8x for two). `--pages 1024,2048` runs one
+batches (pages, seconds, from its log) and the speed-up of each count over one worker (target
+>= 1.8x for two). `--pages 1024,2048` runs one
 job of each size on the same started workers (in that order for every worker count), so the
 workers load once per count. Random weights never stop, so every page generates
 `--new-tokens` tokens (AXIYA_GEMMA_MAX_NEW_TOKENS).
