@@ -3,14 +3,16 @@ page is read (readings from JSON, build_document, render_and_check, make_report,
 timed on synthetic model-engine readings, without the database or page images.
 
     OMP_THREAD_LIMIT=1 .venv/bin/python bench/finish_profile.py [--pages 256 1024] [--profile]
-        [--dump DIR]
+        [--dump DIR] [--readings bench/resources/gemma_readings-2026-11-30.json]
 
 Each page looks like what the gemma engine reads (models/gemma/parse.py): a heading, 6-10
 paragraphs of ~80 words, sometimes a list, a table, a figure (no image: flagged for review) or a
-footnote, a printed page number; text only, no boxes, no words, source "model". --profile runs
-cProfile on the largest case and prints the top functions; --dump writes each case's HTML and
-findings (to compare outputs before and after a change). Writes
-bench/results/finish_profile-<date>.json.
+footnote, a printed page number; text only, no boxes, no words, source "model". --readings FILE
+takes stored readings instead (a JSON list, as the app stores them), repeated in turn to reach
+each page count and renumbered 1..N (bench/resources/ holds real ones from a GPU host).
+--profile runs cProfile on the largest case and prints the top functions; --dump writes each
+case's HTML and findings (to compare outputs before and after a change). Writes
+bench/results/finish_profile-<date>[-label].json.
 """
 
 from __future__ import annotations
@@ -152,6 +154,18 @@ def synthetic_readings(pages: int, seed: int = 7) -> list[PageReading]:
     return readings
 
 
+def cycled_readings(sample: list[dict], pages: int) -> list[dict]:
+    """`pages` stored readings: the sample's, repeated in turn, numbered 1..pages."""
+    return [dict(sample[i % len(sample)], page_number=i + 1) for i in range(pages)]
+
+
+def stored_readings(pages: int, sample: list[dict] | None) -> list[dict]:
+    """The readings as job_finish finds them: JSON in the Page rows."""
+    if sample is not None:
+        return cycled_readings(sample, pages)
+    return [json.loads(json.dumps(reading_to_json(r))) for r in synthetic_readings(pages)]
+
+
 def no_image(number: int) -> None:
     """No page images: figures stay uncropped (flagged image-missing), as job_finish would
     without them; cropping is not what grows with the page count."""
@@ -235,12 +249,15 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--dump", type=Path, help="write each size's HTML and findings here")
     parser.add_argument("--label", default="", help="appended to the results' file name")
+    parser.add_argument(
+        "--readings", type=Path, help="stored readings (JSON list) to cycle instead of synthetic"
+    )
     args = parser.parse_args()
+    sample = json.loads(args.readings.read_text(encoding="utf-8")) if args.readings else None
 
     rows = []
     for pages in args.pages:
-        # Stored as job_finish finds them: JSON in the Page rows.
-        stored = [json.loads(json.dumps(reading_to_json(r))) for r in synthetic_readings(pages)]
+        stored = stored_readings(pages, sample)
         best: dict[str, float] = {}
         parts: dict[str, float] = {}
         for _ in range(args.repeat):
@@ -281,12 +298,13 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "python": sys.version.split()[0],
         "label": args.label,
+        "readings": str(args.readings) if args.readings else "synthetic",
         "repeat": args.repeat,
         "rows": rows,
     }
     if args.profile:
         largest = max(args.pages)
-        stored = [json.loads(json.dumps(reading_to_json(r))) for r in synthetic_readings(largest)]
+        stored = stored_readings(largest, sample)
         text = profile(stored, args.top)
         print(f"\ncProfile, {largest} pages:\n{text}")
         out["profile_pages"] = largest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 # The most frequent short words of each language. Words shared by several languages ("a",
 # "de", "en") count for each: a vote needs more than one of them to lean.
@@ -36,8 +37,19 @@ _LETTERS = {"de": "äöüß", "fr": "çèêëîôœàâù", "es": "ñ¿¡áíó�
 
 def language_scores(text: str) -> dict[str, float]:
     """Stopword hits per language (+ half a point per letter only some languages use)."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    scores = {lang: float(sum(1 for w in words if w in stop)) for lang, stop in _SETS.items()}
+    return _scores(_WORD.findall(text), text)
+
+
+def _scores(words: list[str], text: str) -> dict[str, float]:
+    # Each distinct word is looked up once, with its count: a whole document's text (assemble
+    # detects its language) is millions of words but only thousands of distinct ones.
+    hits = dict.fromkeys(_SETS, 0)
+    for word, n in Counter(words).items():
+        lowered_word = word.lower()
+        for lang, stop in _SETS.items():
+            if lowered_word in stop:
+                hits[lang] += n
+    scores = {lang: float(n) for lang, n in hits.items()}
     lowered = text.lower()
     for lang, letters in _LETTERS.items():
         scores[lang] += 0.5 * sum(lowered.count(c) for c in letters)
@@ -48,7 +60,7 @@ def detect_language(text: str, *, default: str | None = "en") -> str | None:
     words = _WORD.findall(text)
     if len(words) < 3:
         return default
-    scores = language_scores(text)
+    scores = _scores(words, text)
     best = max(scores, key=lambda lang: scores[lang])
     if scores[best] == 0 or scores[best] < 0.05 * len(words):
         return default
