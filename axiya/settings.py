@@ -122,6 +122,11 @@ AXIYA_GEMMA_FIRST_BATCH = env_int("AXIYA_GEMMA_FIRST_BATCH", min(32, AXIYA_GEMMA
 # rasterized (the cpu workers rasterize in chunks as the first pages are read).
 AXIYA_GEMMA_BATCH_WAIT_S = env_float("AXIYA_GEMMA_BATCH_WAIT_S", 3.0)
 AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
+# Continuous batching on the GPU fast path: AXIYA_GEMMA_BATCH rows keep decoding and a row
+# whose page is done takes the next page at once; the worker then claims pages
+# AXIYA_GEMMA_FIRST_BATCH at a time as rows free up. Off until measured on the GPU (tested on
+# the CPU): batches as above.
+AXIYA_GEMMA_CONTINUOUS = env_bool("AXIYA_GEMMA_CONTINUOUS", False)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
 AXIYA_MAX_PAGES = env_int("AXIYA_MAX_PAGES", 500, minimum=1)

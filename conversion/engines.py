@@ -52,6 +52,7 @@ def _build(name: str) -> PageEngine:
             batch_size=settings.AXIYA_GEMMA_BATCH,
             kv_budget_gb=settings.AXIYA_GEMMA_KV_BUDGET_GB,
             device_id=settings.AXIYA_GEMMA_DEVICE_ID,
+            continuous=settings.AXIYA_GEMMA_CONTINUOUS,
         )
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise EngineUnavailable(str(exc)) from exc

@@ -188,7 +188,8 @@ def read_claimed(
             yield images
             if time.monotonic() >= deadline:
                 return
-            size = min(limit, 2 * size)
+            # A continuous engine takes pages as its rows free up: it keeps the first size.
+            size = size if getattr(engine, "continuous", False) else min(limit, 2 * size)
             ids = claim_next(
                 engine=engine_name,
                 limit=size,

@@ -15,6 +15,7 @@ import os
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -122,11 +123,14 @@ class GemmaPageEngine:
         kv_budget_bytes: int = 0,
         prompt: str = PAGE_PROMPT,
         reread_rotated: bool = True,
+        continuous: bool = False,
     ) -> None:
         self.runtime = runtime
         self.max_new_tokens = max_new_tokens
         self.prompt = prompt
         self.reread_rotated = reread_rotated
+        # Continuous batching in predict_stream (a runtime with decode_continuous: FastGemma).
+        self.continuous = continuous and hasattr(runtime, "decode_continuous")
         self._prepare_pool: ThreadPoolExecutor | None = None
         # One generate at a time: the stream's decode thread and a re-read of a turned page.
         self._runtime_lock = threading.Lock()
@@ -141,6 +145,7 @@ class GemmaPageEngine:
         )
         image_tokens = runtime.max_soft_tokens
         prompt_tokens = image_tokens + len(runtime.prompts.encode_text(prompt)) + 16
+        self._max_prompt = prompt_tokens
         self.batch_size = memory_bounded_batch(
             max_batch=batch_size,
             tokens_per_page=prompt_tokens + max_new_tokens,
@@ -160,6 +165,7 @@ class GemmaPageEngine:
         device_id: int = 0,
         providers: Sequence[str] | None = None,
         verify: bool = True,
+        continuous: bool = False,
     ) -> GemmaPageEngine:
         """Load and verify the package (sha256 of every file) and open its sessions."""
         import onnxruntime as ort  # only when an engine is built
@@ -191,6 +197,7 @@ class GemmaPageEngine:
             max_new_tokens=max_new_tokens,
             batch_size=batch_size,
             kv_budget_bytes=int(kv_budget_gb * 2**30),
+            continuous=continuous,
         )
 
     def warm_up(self) -> None:
@@ -213,6 +220,7 @@ class GemmaPageEngine:
             "prompt": PROMPT_VERSION,
             "max_new_tokens": self.max_new_tokens,
             "max_soft_tokens": self.runtime.max_soft_tokens,
+            "decode": "continuous" if self.continuous else "batch",
         }
 
     # ------------------------------------------------------------------ reading
@@ -230,6 +238,9 @@ class GemmaPageEngine:
         if not hasattr(runtime, "prepare"):
             for pages in batches:
                 yield self.predict_batch(pages)
+            return
+        if self.continuous:
+            yield from self._stream_continuous(batches)
             return
 
         def prepare(pages: list[PageImage]) -> tuple:
@@ -289,6 +300,129 @@ class GemmaPageEngine:
             # pulled ahead are settled first, so whoever claimed their pages knows of them.
             stop.set()
             decoder.join()
+
+    def _stream_continuous(self, batches: Iterable[list[PageImage]]) -> Iterator[list[PageReading]]:
+        """predict_stream with continuous batching: a prepare thread pulls batch after batch
+        (each pull claims pages) and runs its image work, a decode thread keeps
+        `batch_size` rows decoding and gives each finished row the next prepared page, and
+        this thread parses; a batch's readings come out, in order, once all its pages are
+        read. Batches are pulled only as rows free up, so a worker claims pages as it can read
+        them (several workers share a job page chunk by page chunk)."""
+        runtime: Any = self.runtime
+        ready: queue.Queue = queue.Queue(maxsize=1)  # prepared prompts waiting for free rows
+        results: queue.Queue = queue.Queue()  # batch openings, read pages, errors, the end
+        stop = threading.Event()
+        done = object()
+
+        def offer(q: queue.Queue, item: object) -> bool:
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.2)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def prepare_all() -> None:
+            try:
+                for k, pages in enumerate(batches):
+                    readings, todo = self._split_blank(pages)
+                    requests = self._requests([img for _, img in todo])
+                    prompts, times = runtime.prepare(requests) if requests else ([], {})
+                    results.put(("batch", k, pages, readings, todo, times, len(prompts)))
+                    if (prompts and not offer(ready, (k, prompts))) or stop.is_set():
+                        return
+            except BaseException as exc:  # raised again on the caller's thread
+                results.put(exc)
+            offer(ready, None)
+
+        waiting: deque = deque()  # (tag, prompt) taken from `ready`, not yet in a row
+        source_done = False
+        fed = False
+
+        def feed(free: int, wait: bool) -> list | None:
+            nonlocal source_done, fed
+            while len(waiting) < free and not source_done:
+                block = wait and not waiting
+                try:
+                    item = ready.get(timeout=0.2) if block else ready.get_nowait()
+                except queue.Empty:
+                    if block and not stop.is_set():
+                        continue
+                    break
+                if item is None:
+                    source_done = True
+                else:
+                    k, prompts = item
+                    waiting.extend(((k, j), p) for j, p in enumerate(prompts))
+            if stop.is_set() or (source_done and not waiting):
+                return None
+            fed = fed or bool(waiting)
+            return [waiting.popleft() for _ in range(min(free, len(waiting)))]
+
+        def decode_all() -> None:
+            try:
+                while True:  # out of memory before the first page: fewer rows
+                    pages = runtime.decode_continuous(
+                        feed, rows=self.batch_size, max_new_tokens=self.max_new_tokens,
+                        max_prompt=self._max_prompt,
+                    )  # fmt: skip
+                    try:
+                        with self._runtime_lock:
+                            item = next(pages, None)
+                    except Exception as exc:
+                        if fed or self.batch_size == 1 or not is_out_of_memory(exc):
+                            raise
+                        self._halve(self.batch_size, exc)
+                        continue
+                    break
+                with contextlib.closing(pages):
+                    while item is not None and not stop.is_set():
+                        results.put(("page", *item))
+                        with self._runtime_lock:
+                            item = next(pages, None)
+            except BaseException as exc:
+                results.put(exc)
+            else:
+                results.put(done)
+
+        threads = [
+            threading.Thread(target=prepare_all, name="gemma-prepare-stream", daemon=True),
+            threading.Thread(target=decode_all, name="gemma-decode", daemon=True),
+        ]
+        for thread in threads:
+            thread.start()
+        opened: dict[int, dict[str, Any]] = {}
+        next_k = 0
+        try:
+            while (item := results.get()) is not done:
+                if isinstance(item, BaseException):
+                    raise item
+                if item[0] == "batch":
+                    _, k, pages, readings, todo, times, n = item
+                    opened[k] = {"pages": pages, "readings": readings, "todo": todo,
+                                 "times": times, "n": n, "gens": {},
+                                 "started": time.perf_counter()}  # fmt: skip
+                else:
+                    _, (k, j), gen = item
+                    gen.timings.update(opened[k]["times"])
+                    opened[k]["gens"][j] = gen
+                while next_k in opened and len(opened[next_k]["gens"]) == opened[next_k]["n"]:
+                    batch = opened.pop(next_k)
+                    next_k += 1
+                    gens = [batch["gens"][j] for j in range(batch["n"])]
+                    per_page = (time.perf_counter() - batch["started"]) / max(1, batch["n"])
+                    images = [img for _, img in batch["todo"]]
+                    first = self._parse(images, [0] * len(images), gens, per_page)
+                    yield self._finish(batch["pages"], batch["readings"], batch["todo"], first)
+            if opened:
+                raise RuntimeError(f"the decode ended with {len(opened)} batch(es) unread")
+        finally:
+            # Both threads end before the caller handles an error: whoever claimed the pages
+            # they hold then knows of them.
+            stop.set()
+            for thread in threads:
+                thread.join()
 
     def _prepared_ahead(self, items: Iterable[T], prepare: Callable[[T], R]) -> Iterator[R]:
         """`prepare(item)` for each item in order, one item ahead on the prepare thread: while

@@ -25,7 +25,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +55,19 @@ class Prompt:
 
     ids: np.ndarray
     features: Any = None
+
+
+@dataclass
+class _Row:
+    """A page decoding in one row of a continuous batch."""
+
+    tag: Any
+    start: int  # the padded index of its last prompt token: generated ids follow it
+    first: int  # the first generated id (from the prefill)
+    prompt_tokens: int
+    joined: float
+    steps: int = 0
+    prefill_s: float = 0.0
 
 
 class _Sess:
@@ -417,6 +430,120 @@ class FastGemma:
                          "decode_steps": float(steps)}))  # fmt: skip
         return out
 
+    def decode_continuous(
+        self,
+        feed: Callable[[int, bool], list[tuple[Any, Prompt]] | None],
+        *,
+        rows: int,
+        max_new_tokens: int,
+        max_prompt: int,
+        check_every: int = 32,
+        ignore_stop: bool = False,
+    ) -> Iterator[tuple[Any, Generation]]:
+        """Continuous batching: `rows` decode rows, and a row whose page has finished takes the
+        next prompt at once, so decoding runs at full width from a worker's first pages to its
+        last instead of paying a whole batch's steps for every batch (and finished rows do not
+        ride along to the end of a batch).
+
+        `feed(free_rows, wait)` returns up to `free_rows` (tag, Prompt) pairs, [] when none is
+        ready yet, None when none will come again; with `wait` (every row is free) it may block
+        until one is ready. Every `check_every` steps the rows are read back: each finished page
+        is yielded as (tag, Generation), in finishing order, and its row refilled. The state is
+        allocated before `feed` is first called (an out-of-memory error there loses nothing).
+
+        Its KV store has a length that batch calls never use (an odd multiple of 128), so a
+        batch `generate` run between two of its steps (a re-read) never binds its rows."""
+        if max_new_tokens < 1:
+            raise ValueError("max_new_tokens must be >= 1")
+        if self.cuda_graph:
+            rows = batch_bucket(rows)  # the captured graph sizes the batch calls use too
+        length = (-(-(max_prompt + max_new_tokens + check_every) // 256) * 2 + 1) * 128
+        st = self._buffers(rows, length, max_prompt)
+        active: list[_Row | None] = [None] * rows
+        offsets = np.zeros(rows, np.int64)
+        st["slot"].write(np.zeros(rows))
+        st["offsets"].write(offsets)
+        stops = np.array(sorted(self.stop_ids), np.int64)
+        ended = False
+        while True:
+            free = [r for r in range(rows) if active[r] is None]
+            if free and not ended:
+                got = feed(len(free), len(free) == rows)
+                if got is None:
+                    ended = True
+                elif got:
+                    self._join(st, active, offsets, free[: len(got)], got, max_prompt=max_prompt)
+            if all(row is None for row in active):
+                if ended:
+                    return
+                continue
+            for _ in range(check_every):
+                self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
+                self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+            hist = st["history"].numpy()
+            now = time.perf_counter()
+            for r, row in enumerate(active):
+                if row is None:
+                    continue
+                row.steps += check_every
+                toks = np.concatenate(
+                    [[row.first], hist[r, row.start + 1 : row.start + 1 + row.steps]]
+                )
+                hit = np.flatnonzero(np.isin(toks, stops)) if not ignore_stop else []
+                if len(hit) == 0 and len(toks) < max_new_tokens:
+                    continue
+                finish = "stop" if len(hit) else "length"
+                ids = [int(t) for t in toks[: hit[0] if len(hit) else max_new_tokens]]
+                active[r] = None
+                yield row.tag, Generation(
+                    text=self.prompts.decode(ids), token_ids=ids, prompt_tokens=row.prompt_tokens,
+                    finish_reason=finish,  # type: ignore[arg-type]
+                    timings={"prefill_s": row.prefill_s, "decode_s": now - row.joined,
+                             "decode_steps": float(row.steps)})  # fmt: skip
+            idle = [r for r in range(rows) if active[r] is None]
+            if idle:  # idle rows still step: keep their slot inside the cache
+                slot = st["slot"].numpy().copy()
+                slot[idle] = 0
+                offsets[idle] = 0
+                st["slot"].write(slot)
+                st["offsets"].write(offsets)
+
+    def _join(self, st: dict[str, Any], active: list[_Row | None], offsets: np.ndarray,
+              free: list[int], got: list[tuple[Any, Prompt]], *,
+              max_prompt: int) -> None:  # fmt: skip
+        """Prefill new prompts into free rows (contiguous runs of rows, in chunks) and point
+        those rows' slot and offset at them; the other rows are left as they are."""
+        t0 = time.perf_counter()
+        slot = st["slot"].numpy().copy()
+        runs: list[list[int]] = []
+        for k, r in enumerate(free):
+            if k and r == free[k - 1] + 1 and len(runs[-1]) < self.prefill_chunk:
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        for run in runs:
+            prompts = [got[k][1] for k in run]
+            lens = np.array([len(p.ids) for p in prompts], np.int64)
+            width = int(lens.max())
+            if width > max_prompt:
+                raise ValueError(f"a prompt of {width} tokens exceeds max_prompt={max_prompt}")
+            st = self._buffers(st["slot"].shape[0], st["history"].shape[1], width)
+            base = free[run[0]]
+            self._prefill(st, prompts, lens, width, base=base)
+            first = st["first"].numpy()[base : base + len(run)].copy()
+            for j, k in enumerate(run):
+                r = free[k]
+                slot[r], offsets[r] = width, width - lens[j]
+                active[r] = _Row(tag=got[k][0], start=width, first=int(first[j]),
+                                 prompt_tokens=int(lens[j]), joined=t0)  # fmt: skip
+        st["slot"].write(slot)
+        st["offsets"].write(offsets)
+        took = time.perf_counter() - t0
+        for k in range(len(got)):
+            row = active[free[k]]
+            assert row is not None
+            row.prefill_s = took / len(got)
+
     def _all_stopped(self, st: dict[str, Any], first: np.ndarray, width: int, end: int) -> bool:
         h = st["history"].numpy()[:, width + 1 : end]
         stops = np.array(sorted(self.stop_ids), np.int64)
@@ -424,7 +551,8 @@ class FastGemma:
         return bool(done.all())
 
     def _prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
-                 width: int) -> None:  # fmt: skip
+                 width: int, base: int = 0) -> None:  # fmt: skip
+        """Prefill `prompts` (left-padded to `width`) into the cache rows from `base` on."""
         dev, pad = self.device, self.ids["pad"]
         chunk = st["emb"].shape[0]
         h = self.text["hidden_size"]
@@ -459,11 +587,12 @@ class FastGemma:
             for name, a in (("attention_mask", mask), ("position_ids", pos)):
                 io.bind_ortvalue_input(name, self.ort.OrtValue.ortvalue_from_numpy(
                     np.ascontiguousarray(a.astype(np.int64)), *dev))  # fmt: skip
+            at = (base + r0, base + r0 + b)
             for k, buf in st["kv"].items():
-                buf.bind(io, f"cache.{k}", dev, rows=(r0, r0 + b))
-                buf.bind(io, f"cache_out.{k}", dev, output=True, rows=(r0, r0 + b))
-            st["first"].bind(io, "next_token", dev, output=True, rows=(r0, r0 + b))
-            st["tokens"].bind(io, "next_input", dev, output=True, rows=(r0, r0 + b))
+                buf.bind(io, f"cache.{k}", dev, rows=at)
+                buf.bind(io, f"cache_out.{k}", dev, output=True, rows=at)
+            st["first"].bind(io, "next_token", dev, output=True, rows=at)
+            st["tokens"].bind(io, "next_input", dev, output=True, rows=at)
             io.bind_output("logits", *dev)
             self.pre.sess.run_with_iobinding(io)
 

@@ -196,6 +196,72 @@ def test_stream_decodes_the_next_batch_while_the_caller_records(tiny_pkg_fast: P
         next(stream)
 
 
+def test_continuous_decoding_matches_one_page_at_a_time(tiny_pkg_fast: Path) -> None:
+    """Continuous batching: 2 rows for 5 prompts of different lengths (one without an image);
+    a row that stops or reaches the limit takes the next prompt while the other row goes on.
+    Each page gets the tokens it gets when generated alone, stops included."""
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    rng = np.random.default_rng(8)
+    reqs = [PageRequest("Read this page.", _page(rng, 120 + 16 * i, 160)) for i in range(4)]
+    reqs.insert(2, PageRequest("Hi", None))
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    # Random weights never stop: make an id of page 1's answer a stop id, so that rows end
+    # at different steps.
+    fast.stop_ids = {fast.generate(reqs[:1], max_new_tokens=20)[0].token_ids[7]}
+    want = [fast.generate([r], max_new_tokens=20)[0] for r in reqs]
+    assert "stop" in {w.finish_reason for w in want}
+    prompts, _ = fast.prepare(reqs)
+    todo = list(enumerate(prompts))
+    asked: list[tuple[int, bool]] = []
+
+    def feed(free: int, wait: bool):
+        asked.append((free, wait))
+        if not todo:
+            return None
+        taken = todo[:free]
+        del todo[:free]
+        return taken
+
+    width = max(len(p.ids) for p in prompts)
+    got = dict(fast.decode_continuous(feed, rows=2, max_new_tokens=20, max_prompt=width,
+                                      check_every=3))  # fmt: skip
+    assert sorted(got) == list(range(5))
+    for k, w in enumerate(want):
+        assert got[k].token_ids == w.token_ids
+        assert got[k].finish_reason == w.finish_reason
+    assert asked[0] == (2, True)  # all rows free at the start
+
+
+def test_continuous_stream_reads_like_batches(tiny_pkg_fast: Path) -> None:
+    """predict_stream with continuous batching (3 rows; batches of 2, 3 and 2 pages, one of
+    them blank) gives the readings of predict_batch, batch by batch, in order, also with a
+    batch call made while it decodes."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(9)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(7)]  # fmt: skip
+    pages[3] = PageImage(image=Image.new("RGB", (120, 160), "white"), page_number=4, dpi=100)
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    want = GemmaPageEngine(fast, max_new_tokens=10, batch_size=8).predict_batch(pages)
+    engine = GemmaPageEngine(fast, max_new_tokens=10, batch_size=3, continuous=True)
+    assert engine.continuous
+    stream = engine.predict_stream(iter([pages[:2], pages[2:5], pages[5:]]))
+    out = [next(stream)]
+    # A batch call (a turned page read again) between two decode steps, on its own cache.
+    again = engine.predict_batch(pages[4:6])
+    out += list(stream)
+    assert [r.raw_text for r in again] == [r.raw_text for r in want[4:6]]
+    assert [len(r) for r in out] == [2, 3, 2]
+    assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in want]
+    assert [r.page_number for rs in out for r in rs] == list(range(1, 8))
+    assert out[1][1].timings.get("blank_skipped") == 1.0
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
@@ -288,3 +354,28 @@ def test_capture_while_another_thread_reads_images(cuda_pkg: Path) -> None:
         stop.set()
         worker.join()
     assert errors == []
+
+
+@pytest.mark.gpu
+def test_continuous_stream_on_cuda(cuda_pkg: Path) -> None:
+    """On a CUDA machine, CUDA graphs on: the continuous stream (rows refilled between graph
+    replays, a re-read-sized batch call in between on its own cache) reads as batches do."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(10)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(9)]  # fmt: skip
+    fast = FastGemma(cuda_pkg, max_soft_tokens=70, prefill_chunk=2,
+                     providers=["CUDAExecutionProvider"],
+                     cuda_options={"use_tf32": "0"})  # fmt: skip
+    assert fast.cuda_graph
+    want = GemmaPageEngine(fast, max_new_tokens=16, batch_size=16).predict_batch(pages)
+    engine = GemmaPageEngine(fast, max_new_tokens=16, batch_size=4, continuous=True)
+    stream = engine.predict_stream(iter([pages[:3], pages[3:5], pages[5:]]))
+    first = next(stream)
+    again = engine.predict_batch(pages[:2])  # a batch call while the stream decodes
+    out = [first, *stream]
+    assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in want]
+    assert [r.raw_text for r in again] == [r.raw_text for r in want[:2]]
