@@ -16,10 +16,12 @@ conditional UPDATE queued -> running (while pages of a long document are still b
 a short claim keeps taking them for up to `AXIYA_GEMMA_BATCH_WAIT_S`). While the engine reads
 that batch, the task claims the next one, twice as large up to `AXIYA_GEMMA_BATCH` (at most half
 of what is queued while another worker reads too), and so on for up to `AXIYA_GEMMA_DRAIN_S`:
-the engine prepares each next batch's images while the current one decodes. Each page is
-recorded as its batch ends. When another page's message arrives later, its page is done (a
-no-op) or still held by a live claim (the task retries later); a claim older than CLAIM_LEASE_S
-counts as abandoned (a dead worker) and is taken over, so no page is lost and none is read twice
+the engine prepares each next batch's images while the current one decodes (with
+AXIYA_GEMMA_CONTINUOUS the claims stay at the first batch's size: the engine takes them as its
+decode rows free up). A batch's pages are recorded together, in one transaction, as it
+ends. When another page's message arrives later, its page is done (a no-op) or still held by a
+live claim (the task retries later); a claim older than CLAIM_LEASE_S counts as abandoned (a
+dead worker) and is taken over, so no page is lost and none is read twice
 by live workers.
 """
 

@@ -14,6 +14,8 @@ the GPU worker:
   CUDA graphs (onnxruntime `enable_cuda_graph`) when the CUDA EP is used;
 - tokens come back once per batch (the history buffer), or every `stop_check` steps to stop early
   when every row has produced a stop id.
+- or continuously (`decode_continuous`): the rows stay decoding and a row whose page is done is
+  prefilled with the next page between two steps (each row has its own slot and offset).
 
 Left padding: all rows of a batch share padded indices (prompt padded to the longest, S); row b
 starts at offset S - len_b; positions are index - offset, so results equal unpadded decoding.
