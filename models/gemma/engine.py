@@ -382,6 +382,8 @@ class GemmaPageEngine:
                         with self._runtime_lock:
                             item = next(pages, None)
             except BaseException as exc:
+                if isinstance(exc, Exception) and is_out_of_memory(exc):
+                    self._halve(self.batch_size, exc)  # the pages are read again, in fewer rows
                 results.put(exc)
             else:
                 results.put(done)

@@ -439,7 +439,7 @@ class FastGemma:
         rows: int,
         max_new_tokens: int,
         max_prompt: int,
-        check_every: int = 32,
+        check_every: int = 16,
         ignore_stop: bool = False,
     ) -> Iterator[tuple[Any, Generation]]:
         """Continuous batching: `rows` decode rows, and a row whose page has finished takes the

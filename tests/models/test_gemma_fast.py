@@ -264,6 +264,34 @@ def test_continuous_stream_reads_like_batches(tiny_pkg_fast: Path) -> None:
     assert out[1][1].timings.get("blank_skipped") == 1.0
 
 
+def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -> None:
+    """Rows that do not fit (out of memory before any page is handed out): the stream starts
+    again with half the rows and reads the same; the smaller size is kept."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    rng = np.random.default_rng(11)
+    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+             for i in range(4)]  # fmt: skip
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
+    real = fast.decode_continuous
+    asked: list[int] = []
+
+    def limited(feed, *, rows: int = 0, **kw):  # an injected 2-row memory limit
+        asked.append(rows)
+        if rows > 2:
+            raise RuntimeError("CUDA failure 2: out of memory ; GPU=0 ; expr=cudaMalloc(&p, n);")
+        yield from real(feed, rows=rows, **kw)
+
+    fast.decode_continuous = limited  # type: ignore[method-assign]
+    engine = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8, continuous=True)
+    out = list(engine.predict_stream(iter([pages[:3], pages[3:]])))
+    assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in want]
+    assert asked == [8, 4, 2] and engine.batch_size == 2
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
