@@ -54,6 +54,17 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return any(m in text for m in _OOM_MARKERS)
 
 
+def offer(q: queue.Queue, item: object, stop: threading.Event) -> bool:
+    """Put `item` on a bounded queue, waiting for room unless `stop` is set (then False)."""
+    while not stop.is_set():
+        try:
+            q.put(item, timeout=0.2)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
 def run_in_batches(
     items: Sequence[T],
     fn: Callable[[list[T]], list[R]],
@@ -244,23 +255,12 @@ class GemmaPageEngine:
             return
 
         def prepare(pages: list[PageImage]) -> tuple:
-            readings, todo = self._split_blank(pages)
-            requests = self._requests([img for _, img in todo])
-            return pages, readings, todo, runtime.prepare(requests) if requests else ([], {})
+            return pages, *self._prepare_pages(pages)
 
         # Decoding runs on its own thread, so the GPU goes on to the next batch while this
         # thread parses the last one and the caller records it (seconds per batch of 256).
         decoded: queue.Queue = queue.Queue(maxsize=1)
         stop = threading.Event()
-
-        def put(item: object) -> bool:
-            while not stop.is_set():
-                try:
-                    decoded.put(item, timeout=0.2)
-                    return True
-                except queue.Full:
-                    continue
-            return False
 
         def decode_all() -> None:
             try:
@@ -278,12 +278,12 @@ class GemmaPageEngine:
                             # Halves its batches until they fit.
                             gens = self._generate_all(self._requests([img for _, img in todo]))
                         per_page = (time.perf_counter() - started) / max(1, len(gens))
-                        if not put((pages, readings, todo, gens, per_page)):
+                        if not offer(decoded, (pages, readings, todo, gens, per_page), stop):
                             return  # the caller stopped
             except BaseException as exc:  # raised again on the caller's thread
-                put(exc)
+                offer(decoded, exc, stop)
             else:
-                put(None)
+                offer(decoded, None, stop)
 
         decoder = threading.Thread(target=decode_all, name="gemma-decode", daemon=True)
         decoder.start()
@@ -314,27 +314,16 @@ class GemmaPageEngine:
         stop = threading.Event()
         done = object()
 
-        def offer(q: queue.Queue, item: object) -> bool:
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.2)
-                    return True
-                except queue.Full:
-                    continue
-            return False
-
         def prepare_all() -> None:
             try:
                 for k, pages in enumerate(batches):
-                    readings, todo = self._split_blank(pages)
-                    requests = self._requests([img for _, img in todo])
-                    prompts, times = runtime.prepare(requests) if requests else ([], {})
+                    readings, todo, (prompts, times) = self._prepare_pages(pages)
                     results.put(("batch", k, pages, readings, todo, times, len(prompts)))
-                    if (prompts and not offer(ready, (k, prompts))) or stop.is_set():
+                    if (prompts and not offer(ready, (k, prompts), stop)) or stop.is_set():
                         return
             except BaseException as exc:  # raised again on the caller's thread
                 results.put(exc)
-            offer(ready, None)
+            offer(ready, None, stop)
 
         waiting: deque = deque()  # (tag, prompt) taken from `ready`, not yet in a row
         source_done = False
@@ -425,6 +414,14 @@ class GemmaPageEngine:
             stop.set()
             for thread in threads:
                 thread.join()
+
+    def _prepare_pages(self, pages: list[PageImage]) -> tuple:
+        """(readings of the blank pages, (position, image) of the others, (their prepared
+        prompts, image-work timings)): a stream's image work for one batch."""
+        readings, todo = self._split_blank(pages)
+        requests = self._requests([img for _, img in todo])
+        runtime: Any = self.runtime
+        return readings, todo, runtime.prepare(requests) if requests else ([], {})
 
     def _prepared_ahead(self, items: Iterable[T], prepare: Callable[[T], R]) -> Iterator[R]:
         """`prepare(item)` for each item in order, one item ahead on the prepare thread: while

@@ -22,8 +22,21 @@ def tiny_pkg_fast(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> 
     return out
 
 
+# How onnxruntime's CUDA EP words a failed allocation.
+_OOM = "CUDA failure 2: out of memory ; GPU=0 ; expr=cudaMalloc(&p, n);"
+
+
 def _page(rng: np.random.Generator, w: int, h: int) -> Image.Image:
     return Image.fromarray(rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
+
+
+def _pages(*, seed: int, n: int) -> list:
+    """n random page images of growing width, numbered from 1."""
+    from models.engine import PageImage
+
+    rng = np.random.default_rng(seed)
+    return [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
+            for i in range(n)]  # fmt: skip
 
 
 def test_fast_graphs_in_manifest(tiny_pkg_fast: Path) -> None:
@@ -84,13 +97,10 @@ def test_batches_of_any_size_share_one_cache(tiny_pkg_fast: Path) -> None:
 def test_engine_overlaps_image_work_with_decoding(tiny_pkg_fast: Path) -> None:
     """Given more pages than one batch, the engine prepares batch k+1 (preprocessing, vision)
     on a thread while batch k decodes: the same readings as one batch at a time."""
-    from models.engine import PageImage
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(3)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(5)]  # fmt: skip
+    pages = _pages(seed=3, n=5)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     one_batch = GemmaPageEngine(fast, max_new_tokens=12, batch_size=8).predict_batch(pages)
     overlapped = GemmaPageEngine(fast, max_new_tokens=12, batch_size=2)
@@ -102,13 +112,10 @@ def test_engine_overlaps_image_work_with_decoding(tiny_pkg_fast: Path) -> None:
 def test_engine_streams_batches_in_order(tiny_pkg_fast: Path) -> None:
     """predict_stream pulls the next batch (a worker claims it then) while the current one
     decodes, yields one reading list per batch in order, and pulls nothing after the end."""
-    from models.engine import PageImage
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(4)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(5)]  # fmt: skip
+    pages = _pages(seed=4, n=5)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     engine = GemmaPageEngine(fast, max_new_tokens=12, batch_size=8)
     whole = engine.predict_batch(pages)
@@ -129,13 +136,10 @@ def test_engine_streams_batches_in_order(tiny_pkg_fast: Path) -> None:
 def test_stream_survives_out_of_memory(tiny_pkg_fast: Path) -> None:
     """A stream batch that does not fit is read again in halved batches (the smaller size is
     kept), with the same readings; the next batch streams on."""
-    from models.engine import PageImage
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(6)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(5)]  # fmt: skip
+    pages = _pages(seed=6, n=5)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
     real = fast.generate_prompts
@@ -144,7 +148,7 @@ def test_stream_survives_out_of_memory(tiny_pkg_fast: Path) -> None:
     def limited(prompts, **kw):  # an injected 2-page memory limit
         sizes.append(len(prompts))
         if len(prompts) > 2:
-            raise RuntimeError("CUDA failure 2: out of memory ; GPU=0 ; expr=cudaMalloc(&p, n);")
+            raise RuntimeError(_OOM)
         return real(prompts, **kw)
 
     fast.generate_prompts = limited  # type: ignore[method-assign]
@@ -161,13 +165,10 @@ def test_stream_decodes_the_next_batch_while_the_caller_records(tiny_pkg_fast: P
     of the batch source reaches the caller."""
     import threading
 
-    from models.engine import PageImage
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(7)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(6)]  # fmt: skip
+    pages = _pages(seed=7, n=6)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     real = fast.generate_prompts
     decoding = threading.Semaphore(0)
@@ -244,9 +245,7 @@ def test_continuous_stream_reads_like_batches(tiny_pkg_fast: Path) -> None:
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(9)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(7)]  # fmt: skip
+    pages = _pages(seed=9, n=7)
     pages[3] = PageImage(image=Image.new("RGB", (120, 160), "white"), page_number=4, dpi=100)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=10, batch_size=8).predict_batch(pages)
@@ -267,13 +266,10 @@ def test_continuous_stream_reads_like_batches(tiny_pkg_fast: Path) -> None:
 def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -> None:
     """Rows that do not fit (out of memory before any page is handed out): the stream starts
     again with half the rows and reads the same; the smaller size is kept."""
-    from models.engine import PageImage
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(11)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(4)]  # fmt: skip
+    pages = _pages(seed=11, n=4)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
     real = fast.decode_continuous
@@ -282,7 +278,7 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
     def limited(feed, *, rows: int = 0, **kw):  # an injected 2-row memory limit
         asked.append(rows)
         if rows > 2:
-            raise RuntimeError("CUDA failure 2: out of memory ; GPU=0 ; expr=cudaMalloc(&p, n);")
+            raise RuntimeError(_OOM)
         yield from real(feed, rows=rows, **kw)
 
     fast.decode_continuous = limited  # type: ignore[method-assign]
@@ -390,13 +386,10 @@ def test_capture_while_another_thread_reads_images(cuda_pkg: Path) -> None:
 def test_continuous_stream_on_cuda(cuda_pkg: Path) -> None:
     """On a CUDA machine, CUDA graphs on: the continuous stream (rows refilled between graph
     replays, a re-read-sized batch call in between on its own cache) reads as batches do."""
-    from models.engine import PageImage
     from models.gemma.engine import GemmaPageEngine
     from models.gemma.fast import FastGemma
 
-    rng = np.random.default_rng(10)
-    pages = [PageImage(image=_page(rng, 120 + 8 * i, 160), page_number=i + 1, dpi=100)
-             for i in range(9)]  # fmt: skip
+    pages = _pages(seed=10, n=9)
     fast = FastGemma(cuda_pkg, max_soft_tokens=70, prefill_chunk=2,
                      providers=["CUDAExecutionProvider"],
                      cuda_options={"use_tf32": "0"})  # fmt: skip
