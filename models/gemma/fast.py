@@ -484,16 +484,23 @@ class FastGemma:
                 self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
             hist = st["history"].numpy()
             now = time.perf_counter()
-            for r, row in enumerate(active):
-                if row is None:
-                    continue
+            live = [(r, row) for r, row in enumerate(active) if row is not None]
+            for _, row in live:
                 row.steps += check_every
+            # Only the ids of the last `check_every` steps can hold a new stop id: one
+            # vectorized look, then Python work for the finished rows only.
+            at = np.array([r for r, _ in live])[:, None]
+            last = np.array([row.start + row.steps for _, row in live])[:, None]
+            window = hist[at, last - np.arange(check_every)[None]]
+            firsts = [row.first for _, row in live]
+            stopped = np.isin(window, stops).any(axis=1) | np.isin(firsts, stops)
+            for (r, row), stop in zip(live, stopped, strict=True):
+                if (ignore_stop or not stop) and 1 + row.steps < max_new_tokens:
+                    continue
                 toks = np.concatenate(
                     [[row.first], hist[r, row.start + 1 : row.start + 1 + row.steps]]
                 )
                 hit = np.flatnonzero(np.isin(toks, stops)) if not ignore_stop else []
-                if len(hit) == 0 and len(toks) < max_new_tokens:
-                    continue
                 finish = "stop" if len(hit) else "length"
                 ids = [int(t) for t in toks[: hit[0] if len(hit) else max_new_tokens]]
                 active[r] = None
