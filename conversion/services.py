@@ -353,15 +353,18 @@ def _pages_store(*, readings: Sequence[tuple[int, Any, PageReading, dict]]) -> C
     """Store (page id, job id, reading, timings) readings and count each page once per job.
     Returns the pages newly counted per job (a page already done is not counted again)."""
     counted: Counter = Counter()
+    # Serialized first: the transaction (the database's write lock) is held for writes only.
+    stored = [(pk, job_id, reading, reading_to_json(reading), timings)
+              for pk, job_id, reading, timings in readings]  # fmt: skip
     with transaction.atomic():
-        for page_id, job_id, reading, timings in readings:
+        for page_id, job_id, reading, as_json, timings in stored:
             # Only the first writer of a page counts it: a retried task cannot count it twice.
             first = (
                 Page.objects.filter(pk=page_id)
                 .exclude(status=PageStatus.DONE)
                 .update(
                     status=PageStatus.DONE,
-                    reading=reading_to_json(reading),
+                    reading=as_json,
                     source=reading.source,
                     timings=timings,
                     error_code="",

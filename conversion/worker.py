@@ -196,7 +196,9 @@ def read_claimed(
                 engine=engine_name,
                 limit=size,
                 wait_s=wait_s,
-                holding=[p.pk for p in pages],  # the batch now being read
+                # Every batch claimed and not yet recorded (being read, parsed or recorded):
+                # this worker's own claims, not another worker's.
+                holding=[p.pk for held in list(pending) for p in held],
                 floor=len(first),
             )
             pages = claimed(ids)

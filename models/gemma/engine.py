@@ -268,8 +268,8 @@ class GemmaPageEngine:
                     for pages, readings, todo, (prompts, times) in prepared:
                         started = time.perf_counter()
                         try:
-                            with self._runtime_lock:
-                                gens = self._decode(prompts, times)
+                            with self._runtime_lock:  # a batch of blank pages: nothing
+                                gens = self._decode(prompts, times) if prompts else []
                         except Exception as exc:
                             if not is_out_of_memory(exc):
                                 raise
@@ -321,16 +321,20 @@ class GemmaPageEngine:
                     results.put(("batch", k, pages, readings, todo, times, len(prompts)))
                     if (prompts and not offer(ready, (k, prompts), stop)) or stop.is_set():
                         return
-            except BaseException as exc:  # raised again on the caller's thread
-                results.put(exc)
+            except BaseException as exc:
+                # The end of the source, raised on the caller's thread once the pages already
+                # in the rows are read (they are recorded, not read again).
+                offer(ready, exc, stop)
+                return
             offer(ready, None, stop)
 
         waiting: deque = deque()  # (tag, prompt) taken from `ready`, not yet in a row
         source_done = False
+        source_error: BaseException | None = None
         fed = False
 
         def feed(free: int, wait: bool) -> list | None:
-            nonlocal source_done, fed
+            nonlocal source_done, source_error, fed
             while len(waiting) < free and not source_done:
                 block = wait and not waiting
                 try:
@@ -339,8 +343,8 @@ class GemmaPageEngine:
                     if block and not stop.is_set():
                         continue
                     break
-                if item is None:
-                    source_done = True
+                if item is None or isinstance(item, BaseException):
+                    source_done, source_error = True, item
                 else:
                     k, prompts = item
                     waiting.extend(((k, j), p) for j, p in enumerate(prompts))
@@ -354,11 +358,10 @@ class GemmaPageEngine:
                 while True:  # out of memory before the first page: fewer rows
                     pages = runtime.decode_continuous(
                         feed, rows=self.batch_size, max_new_tokens=self.max_new_tokens,
-                        max_prompt=self._max_prompt,
+                        max_prompt=self._max_prompt, gpu_lock=self._runtime_lock, cancel=stop,
                     )  # fmt: skip
                     try:
-                        with self._runtime_lock:
-                            item = next(pages, None)
+                        item = next(pages, None)
                     except Exception as exc:
                         if fed or self.batch_size == 1 or not is_out_of_memory(exc):
                             raise
@@ -368,14 +371,13 @@ class GemmaPageEngine:
                 with contextlib.closing(pages):
                     while item is not None and not stop.is_set():
                         results.put(("page", *item))
-                        with self._runtime_lock:
-                            item = next(pages, None)
+                        item = next(pages, None)
             except BaseException as exc:
                 if isinstance(exc, Exception) and is_out_of_memory(exc):
                     self._halve(self.batch_size, exc)  # the pages are read again, in fewer rows
                 results.put(exc)
             else:
-                results.put(done)
+                results.put(source_error or done)
 
         threads = [
             threading.Thread(target=prepare_all, name="gemma-prepare-stream", daemon=True),
@@ -602,10 +604,12 @@ class GemmaPageEngine:
                 if not is_out_of_memory(exc):
                     raise
                 self._halve(size, exc)
-        rest, self.batch_size = run_in_batches(
+        rest, fits = run_in_batches(
             requests[len(done) :], self._generate, batch_size=self.batch_size,
             on_shrink=self._shrunk,
         )  # fmt: skip
+        # Only ever smaller: the decode thread may have halved it meanwhile.
+        self.batch_size = min(self.batch_size, fits)
         return done + rest
 
     def _shrunk(self, size: int, exc: BaseException) -> None:

@@ -23,6 +23,7 @@ starts at offset S - len_b; positions are index - offset, so results equal unpad
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -293,9 +294,7 @@ class FastGemma:
         have = self._kv_store.get(length)
         if have is not None and have[0] >= batch:
             return have[1]
-        for key in [k for k in self._state if k[1] == length]:
-            del self._state[key]  # its CUDA graph (never replayed again) points at the old cache
-        self._kv_store.pop(length, None)  # free the old cache before allocating the larger one
+        self._drop(length)  # free the old cache (and its graphs) before allocating a larger one
         kv = {}
         for i in self.kv_layers:
             n = length if i in self.full else self.ring
@@ -441,6 +440,8 @@ class FastGemma:
         max_prompt: int,
         check_every: int = 16,
         ignore_stop: bool = False,
+        gpu_lock: Any = None,
+        cancel: threading.Event | None = None,
     ) -> Iterator[tuple[Any, Generation]]:
         """Continuous batching: `rows` decode rows, and a row whose page has finished takes the
         next prompt at once, so decoding runs at full width from a worker's first pages to its
@@ -451,7 +452,10 @@ class FastGemma:
         ready yet, None when none will come again; with `wait` (every row is free) it may block
         until one is ready. Every `check_every` steps the rows are read back: each finished page
         is yielded as (tag, Generation), in finishing order, and its row refilled. The state is
-        allocated before `feed` is first called (an out-of-memory error there loses nothing).
+        allocated before `feed` is first called (an out-of-memory error there loses nothing);
+        an error drops it (its memory), so a retry with fewer rows can fit. `gpu_lock` is held
+        around device work only (not while `feed` waits or a result is handed out); `cancel`
+        ends the decoding at the next read-back, pages in the rows unfinished.
 
         Its KV store has a length that batch calls never use (an odd multiple of 128), so a
         batch `generate` run between two of its steps (a re-read) never binds its rows."""
@@ -460,62 +464,87 @@ class FastGemma:
         if self.cuda_graph:
             rows = batch_bucket(rows)  # the captured graph sizes the batch calls use too
         length = (-(-(max_prompt + max_new_tokens + check_every) // 256) * 2 + 1) * 128
-        st = self._buffers(rows, length, max_prompt)
+        lock = gpu_lock if gpu_lock is not None else contextlib.nullcontext()
         active: list[_Row | None] = [None] * rows
         offsets = np.zeros(rows, np.int64)
-        st["slot"].write(np.zeros(rows))
-        st["offsets"].write(offsets)
         stops = np.array(sorted(self.stop_ids), np.int64)
         ended = False
-        while True:
-            free = [r for r in range(rows) if active[r] is None]
-            if free and not ended:
-                got = feed(len(free), len(free) == rows)
-                if got is None:
-                    ended = True
-                elif got:
-                    self._join(st, active, offsets, free[: len(got)], got, max_prompt=max_prompt)
-            if all(row is None for row in active):
-                if ended:
-                    return
-                continue
-            for _ in range(check_every):
-                self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-                self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
-            hist = st["history"].numpy()
-            now = time.perf_counter()
-            live = [(r, row) for r, row in enumerate(active) if row is not None]
-            for _, row in live:
-                row.steps += check_every
-            # Only the ids of the last `check_every` steps can hold a new stop id: one
-            # vectorized look, then Python work for the finished rows only.
-            at = np.array([r for r, _ in live])[:, None]
-            last = np.array([row.start + row.steps for _, row in live])[:, None]
-            window = hist[at, last - np.arange(check_every)[None]]
-            firsts = [row.first for _, row in live]
-            stopped = np.isin(window, stops).any(axis=1) | np.isin(firsts, stops)
-            for (r, row), stop in zip(live, stopped, strict=True):
-                if (ignore_stop or not stop) and 1 + row.steps < max_new_tokens:
-                    continue
-                toks = np.concatenate(
-                    [[row.first], hist[r, row.start + 1 : row.start + 1 + row.steps]]
-                )
-                hit = np.flatnonzero(np.isin(toks, stops)) if not ignore_stop else []
-                finish = "stop" if len(hit) else "length"
-                ids = [int(t) for t in toks[: hit[0] if len(hit) else max_new_tokens]]
-                active[r] = None
-                yield row.tag, Generation(
-                    text=self.prompts.decode(ids), token_ids=ids, prompt_tokens=row.prompt_tokens,
-                    finish_reason=finish,  # type: ignore[arg-type]
-                    timings={"prefill_s": row.prefill_s, "decode_s": now - row.joined,
-                             "decode_steps": float(row.steps)})  # fmt: skip
-            idle = [r for r in range(rows) if active[r] is None]
-            if idle:  # idle rows still step: keep their slot inside the cache
-                slot = st["slot"].numpy().copy()
-                slot[idle] = 0
-                offsets[idle] = 0
-                st["slot"].write(slot)
+        try:
+            with lock:
+                st = self._buffers(rows, length, max_prompt)
+                st["slot"].write(np.zeros(rows))
                 st["offsets"].write(offsets)
+            while cancel is None or not cancel.is_set():
+                free = [r for r in range(rows) if active[r] is None]
+                if free and not ended:
+                    got = feed(len(free), len(free) == rows)
+                    if got is None:
+                        ended = True
+                    elif got:
+                        with lock:
+                            self._join(st, active, offsets, free[: len(got)], got,
+                                       max_prompt=max_prompt)  # fmt: skip
+                if all(row is None for row in active):
+                    if ended:
+                        return
+                    continue
+                with lock:
+                    for _ in range(check_every):
+                        self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
+                        self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+                    hist = st["history"].numpy()
+                yield from self._finished(active, hist, stops, check_every=check_every,
+                                          max_new_tokens=max_new_tokens,
+                                          ignore_stop=ignore_stop)  # fmt: skip
+                idle = [r for r in range(rows) if active[r] is None]
+                if idle:  # idle rows still step: keep their slot inside the cache
+                    with lock:
+                        slot = st["slot"].numpy().copy()
+                        slot[idle] = 0
+                        offsets[idle] = 0
+                        st["slot"].write(slot)
+                        st["offsets"].write(offsets)
+        except Exception:
+            self._drop(length)
+            raise
+
+    def _finished(self, active: list[_Row | None], hist: np.ndarray, stops: np.ndarray, *,
+                  check_every: int, max_new_tokens: int,
+                  ignore_stop: bool) -> Iterator[tuple[Any, Generation]]:  # fmt: skip
+        """After `check_every` more steps: hand out (tag, Generation) of every row whose page
+        has stopped or reached `max_new_tokens`, and free its row."""
+        now = time.perf_counter()
+        live = [(r, row) for r, row in enumerate(active) if row is not None]
+        for _, row in live:
+            row.steps += check_every
+        # Only the ids of the last `check_every` steps can hold a new stop id: one vectorized
+        # look, then Python work for the finished rows only.
+        at = np.array([r for r, _ in live])[:, None]
+        last = np.array([row.start + row.steps for _, row in live])[:, None]
+        window = hist[at, last - np.arange(check_every)[None]]
+        firsts = [row.first for _, row in live]
+        stopped = np.isin(window, stops).any(axis=1) | np.isin(firsts, stops)
+        for (r, row), stop in zip(live, stopped, strict=True):
+            if (ignore_stop or not stop) and 1 + row.steps < max_new_tokens:
+                continue
+            # Read back every check_every steps: a row may have run past its limit.
+            toks = np.concatenate([[row.first], hist[r, row.start + 1 : row.start + 1 + row.steps]])
+            toks = toks[:max_new_tokens]
+            hit = np.flatnonzero(np.isin(toks, stops)) if not ignore_stop else []
+            ids = [int(t) for t in toks[: hit[0] if len(hit) else len(toks)]]
+            active[r] = None
+            yield row.tag, Generation(
+                text=self.prompts.decode(ids), token_ids=ids, prompt_tokens=row.prompt_tokens,
+                finish_reason="stop" if len(hit) else "length",
+                timings={"prefill_s": row.prefill_s, "decode_s": now - row.joined,
+                         "decode_steps": float(row.steps)})  # fmt: skip
+
+    def _drop(self, length: int) -> None:
+        """Forget the KV store of one cache length and every batch state bound to it (their
+        CUDA graphs point at it): its device memory is freed."""
+        for key in [k for k in self._state if k[1] == length]:
+            del self._state[key]
+        self._kv_store.pop(length, None)
 
     def _join(self, st: dict[str, Any], active: list[_Row | None], offsets: np.ndarray,
               free: list[int], got: list[tuple[Any, Prompt]], *,

@@ -288,6 +288,56 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
     assert asked == [8, 4, 2] and engine.batch_size == 2
 
 
+def test_continuous_row_past_its_limit_ends_on_length(tiny_pkg_fast: Path) -> None:
+    """Rows are read back every check_every steps, so a row runs past max_new_tokens: a stop id
+    after the limit does not count (as in a batch call: the answer was cut)."""
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    req = PageRequest("Read this page.", _page(np.random.default_rng(12), 120, 160))
+    long = fast.generate([req], max_new_tokens=9, ignore_stop=True)[0].token_ids
+    # max_new_tokens 6, read back every 4 steps: the row runs 8 steps (9 ids).
+    late = next(t for t in long[6:] if t not in long[:6])  # first seen after the limit
+    fast.stop_ids = {late}
+    prompts, _ = fast.prepare([req])
+    todo = [(0, prompts[0])]
+
+    def feed(free: int, wait: bool):
+        return [todo.pop()] if todo else None
+
+    ((_, gen),) = fast.decode_continuous(feed, rows=1, max_new_tokens=6,
+                                         max_prompt=len(prompts[0].ids), check_every=4)  # fmt: skip
+    assert gen.token_ids == long[:6] and gen.finish_reason == "length"
+
+
+def test_streams_end_with_the_source_error_after_earlier_batches(tiny_pkg_fast: Path) -> None:
+    """Both streams: a batch of blank pages only reads without the model, and an error of the
+    batch source (a claim that failed) is raised after the batches before it are read."""
+    from models.engine import PageImage
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    pages = _pages(seed=13, n=3)
+    blank = [PageImage(image=Image.new("RGB", (120, 160), "white"), page_number=9, dpi=100)]
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+
+    def source():
+        yield pages[:2]
+        yield blank
+        yield pages[2:]
+        raise RuntimeError("claim failed")
+
+    for continuous in (False, True):
+        engine = GemmaPageEngine(fast, max_new_tokens=6, batch_size=4, continuous=continuous)
+        stream = engine.predict_stream(source())
+        got = [next(stream) for _ in range(3)]
+        assert [len(r) for r in got] == [2, 1, 1]
+        assert got[1][0].timings.get("blank_skipped") == 1.0
+        with pytest.raises(RuntimeError, match="claim failed"):
+            next(stream)
+
+
 def test_fast_needs_fast_graphs(tiny_pkg: Path) -> None:
     from models.gemma.fast import FastGemma
     from models.gemma.package import PackageError
