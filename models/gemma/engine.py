@@ -331,10 +331,9 @@ class GemmaPageEngine:
         waiting: deque = deque()  # (tag, prompt) taken from `ready`, not yet in a row
         source_done = False
         source_error: BaseException | None = None
-        fed = False
 
         def feed(free: int, wait: bool) -> list | None:
-            nonlocal source_done, source_error, fed
+            nonlocal source_done, source_error
             while len(waiting) < free and not source_done:
                 block = wait and not waiting
                 try:
@@ -350,31 +349,33 @@ class GemmaPageEngine:
                     waiting.extend(((k, j), p) for j, p in enumerate(prompts))
             if stop.is_set() or (source_done and not waiting):
                 return None
-            fed = fed or bool(waiting)
             return [waiting.popleft() for _ in range(min(free, len(waiting)))]
 
         def decode_all() -> None:
+            from models.gemma.fast import DecodeInterrupted
+
             try:
-                while True:  # out of memory before the first page: fewer rows
+                while True:
                     pages = runtime.decode_continuous(
                         feed, rows=self.batch_size, max_new_tokens=self.max_new_tokens,
                         max_prompt=self._max_prompt, gpu_lock=self._runtime_lock, cancel=stop,
                     )  # fmt: skip
                     try:
-                        item = next(pages, None)
-                    except Exception as exc:
-                        if fed or self.batch_size == 1 or not is_out_of_memory(exc):
-                            raise
-                        self._halve(self.batch_size, exc)
-                        continue
-                    break
-                with contextlib.closing(pages):
-                    while item is not None and not stop.is_set():
-                        results.put(("page", *item))
-                        item = next(pages, None)
+                        with contextlib.closing(pages):
+                            for item in pages:
+                                results.put(("page", *item))
+                                if stop.is_set():
+                                    break
+                        break
+                    except DecodeInterrupted as lost:
+                        cause = lost.__cause__ or lost
+                        if self.batch_size == 1 or not is_out_of_memory(cause):
+                            raise cause from None
+                        # Out of memory: the pages it held are read again first, in half the
+                        # rows; no page loses an attempt.
+                        self._halve(self.batch_size, cause)
+                        waiting.extendleft(reversed(lost.pages))
             except BaseException as exc:
-                if isinstance(exc, Exception) and is_out_of_memory(exc):
-                    self._halve(self.batch_size, exc)  # the pages are read again, in fewer rows
                 results.put(exc)
             else:
                 results.put(source_error or done)

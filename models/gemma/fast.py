@@ -65,12 +65,22 @@ class _Row:
     """A page decoding in one row of a continuous batch."""
 
     tag: Any
+    prompt: Prompt  # to read it again if the decoding is interrupted
     start: int  # the padded index of its last prompt token: generated ids follow it
     first: int  # the first generated id (from the prefill)
     prompt_tokens: int
     joined: float
     steps: int = 0
     prefill_s: float = 0.0
+
+
+class DecodeInterrupted(Exception):
+    """Continuous decoding stopped on an error (its __cause__); `pages` are the (tag, Prompt)
+    pairs it had taken and not finished, to be read again."""
+
+    def __init__(self, pages: list[tuple[Any, Prompt]]) -> None:
+        super().__init__(f"decoding interrupted with {len(pages)} page(s) unfinished")
+        self.pages = pages
 
 
 class _Sess:
@@ -452,8 +462,9 @@ class FastGemma:
         ready yet, None when none will come again; with `wait` (every row is free) it may block
         until one is ready. Every `check_every` steps the rows are read back: each finished page
         is yielded as (tag, Generation), in finishing order, and its row refilled. The state is
-        allocated before `feed` is first called (an out-of-memory error there loses nothing);
-        an error drops it (its memory), so a retry with fewer rows can fit. `gpu_lock` is held
+        allocated before `feed` is first called. An error drops it (its memory, so that a retry
+        with fewer rows can fit) and raises DecodeInterrupted with the (tag, Prompt) of every
+        page handed out and not finished, its cause the error. `gpu_lock` is held
         around device work only (not while `feed` waits or a result is handed out); `cancel`
         ends the decoding at the next read-back, pages in the rows unfinished.
 
@@ -469,6 +480,7 @@ class FastGemma:
         offsets = np.zeros(rows, np.int64)
         stops = np.array(sorted(self.stop_ids), np.int64)
         ended = False
+        joining: list[tuple[Any, Prompt]] = []  # handed out, being prefilled into rows
         try:
             with lock:
                 st = self._buffers(rows, length, max_prompt)
@@ -481,9 +493,11 @@ class FastGemma:
                     if got is None:
                         ended = True
                     elif got:
+                        joining = got
                         with lock:
                             self._join(st, active, offsets, free[: len(got)], got,
                                        max_prompt=max_prompt)  # fmt: skip
+                        joining = []
                 if all(row is None for row in active):
                     if ended:
                         return
@@ -504,9 +518,13 @@ class FastGemma:
                         offsets[idle] = 0
                         st["slot"].write(slot)
                         st["offsets"].write(offsets)
-        except Exception:
+        except Exception as exc:
             self._drop(length)
-            raise
+            # Every page handed out and not finished goes back to the caller with the error.
+            held = [(row.tag, row.prompt) for row in active if row is not None]
+            seated = {id(prompt) for _, prompt in held}
+            held += [(tag, prompt) for tag, prompt in joining if id(prompt) not in seated]
+            raise DecodeInterrupted(held) from exc
 
     def _finished(self, active: list[_Row | None], hist: np.ndarray, stops: np.ndarray, *,
                   check_every: int, max_new_tokens: int,
@@ -572,8 +590,9 @@ class FastGemma:
             for j, k in enumerate(run):
                 r = free[k]
                 slot[r], offsets[r] = width, width - lens[j]
-                active[r] = _Row(tag=got[k][0], start=width, first=int(first[j]),
-                                 prompt_tokens=int(lens[j]), joined=t0)  # fmt: skip
+                active[r] = _Row(tag=got[k][0], prompt=got[k][1], start=width,
+                                 first=int(first[j]), prompt_tokens=int(lens[j]),
+                                 joined=t0)  # fmt: skip
         st["slot"].write(slot)
         st["offsets"].write(offsets)
         took = time.perf_counter() - t0
@@ -635,4 +654,4 @@ class FastGemma:
             self.pre.sess.run_with_iobinding(io)
 
 
-__all__ = ["FastGemma", "Prompt"]
+__all__ = ["DecodeInterrupted", "FastGemma", "Prompt"]

@@ -264,28 +264,37 @@ def test_continuous_stream_reads_like_batches(tiny_pkg_fast: Path) -> None:
 
 
 def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -> None:
-    """Rows that do not fit (out of memory before any page is handed out): the stream starts
-    again with half the rows and reads the same; the smaller size is kept."""
+    """Rows that do not fit: at the start (the cache) and in the middle of the stream (while
+    rows decode), the stream goes on with half the rows, reads the pages it held again first
+    and gives the same readings; no error reaches the caller."""
     from models.gemma.engine import GemmaPageEngine
-    from models.gemma.fast import FastGemma
+    from models.gemma.fast import DecodeInterrupted, FastGemma
 
-    pages = _pages(seed=11, n=4)
+    pages = _pages(seed=11, n=6)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
-    real = fast.decode_continuous
+    real_decode, real_finished = fast.decode_continuous, fast._finished
     asked: list[int] = []
+    reads: list[int] = []
 
-    def limited(feed, *, rows: int = 0, **kw):  # an injected 2-row memory limit
+    def limited(feed, *, rows: int = 0, **kw):  # an injected 4-row memory limit
         asked.append(rows)
-        if rows > 2:
+        if rows > 4:
+            raise DecodeInterrupted([]) from RuntimeError(_OOM)
+        yield from real_decode(feed, rows=rows, **kw)
+
+    def first_read_back_fails(active, *args, **kw):
+        reads.append(sum(row is not None for row in active))
+        if len(reads) == 1:  # pages in the rows
             raise RuntimeError(_OOM)
-        yield from real(feed, rows=rows, **kw)
+        yield from real_finished(active, *args, **kw)
 
     fast.decode_continuous = limited  # type: ignore[method-assign]
+    fast._finished = first_read_back_fails  # type: ignore[method-assign]
     engine = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8, continuous=True)
     out = list(engine.predict_stream(iter([pages[:3], pages[3:]])))
     assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in want]
-    assert asked == [8, 4, 2] and engine.batch_size == 2
+    assert asked == [8, 4, 2] and engine.batch_size == 2 and reads[0] > 0
 
 
 def test_continuous_row_past_its_limit_ends_on_length(tiny_pkg_fast: Path) -> None:
