@@ -236,48 +236,30 @@ def _run_continuous(eng: Any, reqs: list[Any], a: argparse.Namespace) -> dict[st
     the pages `a.chunk` at a time (preprocessing, vision) and each free row takes the next
     prepared page, as the GPU worker does with AXIYA_GEMMA_CONTINUOUS. Decode and vision
     overlap throughout, so only end-to-end rates are reported."""
-    import queue
     import threading
 
-    ready: queue.Queue = queue.Queue(maxsize=2)  # prepared chunks; None: the end
-    waiting: list[Any] = []
-    ended = [False]
+    from models.gemma.engine import PromptFeed
 
-    def feed(free: int, wait: bool) -> list[Any] | None:
-        while len(waiting) < free and not ended[0]:
-            try:
-                item = ready.get() if wait and not waiting else ready.get_nowait()
-            except queue.Empty:
-                break
-            if item is None:
-                ended[0] = True
-            else:
-                waiting.extend(item)
-        if not waiting:
-            return None if ended[0] else []
-        taken = waiting[:free]
-        del waiting[:free]
-        return taken
-
-    def prepare(batch: list[Any], first: int) -> None:
+    def prepare(feed: PromptFeed, batch: list[Any], first: int) -> None:
         prompts, _ = eng.prepare(batch)
-        ready.put(list(enumerate(prompts, start=first)))
+        feed.put(list(enumerate(prompts, start=first)))
 
     width = max(len(p.ids) for p in eng.prepare(reqs[:1])[0])
     # Warm-up: one page through the same state (its CUDA graphs are captured here).
     t = time.perf_counter()
-    prepare(reqs[:1], 0)
-    ready.put(None)
+    feed = PromptFeed(ahead=2)  # the page and the end, before the decoding starts
+    prepare(feed, reqs[:1], 0)
+    feed.end()
     list(eng.decode_continuous(feed, rows=a.batch, max_new_tokens=a.new_tokens,
                                max_prompt=width, ignore_stop=True))  # fmt: skip
     warm_s = time.perf_counter() - t
-    ended[0] = False
     t0 = time.perf_counter()
+    feed = PromptFeed(ahead=2)
 
     def prepare_all() -> None:
         for r0 in range(0, len(reqs), a.chunk):
-            prepare(reqs[r0 : r0 + a.chunk], r0)
-        ready.put(None)
+            prepare(feed, reqs[r0 : r0 + a.chunk], r0)
+        feed.end()
 
     threading.Thread(target=prepare_all, daemon=True).start()
     got = dict(eng.decode_continuous(feed, rows=a.batch, max_new_tokens=a.new_tokens,

@@ -21,8 +21,7 @@ AXIYA_GEMMA_CONTINUOUS the claims stay at the first batch's size: the engine tak
 decode rows free up). A batch's pages are recorded together, in one transaction, as it
 ends. When another page's message arrives later, its page is done (a no-op) or still held by a
 live claim (the task retries later); a claim older than CLAIM_LEASE_S counts as abandoned (a
-dead worker) and is taken over, so no page is lost and none is read twice
-by live workers.
+dead worker) and is taken over, so no page is lost and none is read twice by live workers.
 """
 
 from __future__ import annotations

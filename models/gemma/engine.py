@@ -65,6 +65,47 @@ def offer(q: queue.Queue, item: object, stop: threading.Event) -> bool:
     return False
 
 
+class PromptFeed:
+    """The `feed` of `FastGemma.decode_continuous` over prepared prompts: a producer `put`s
+    (tag, Prompt) pairs a chunk at a time (waiting while `ahead` chunks are not taken yet) and
+    then `end`s, with the error that ended it if any; free rows take prompts as they come."""
+
+    def __init__(self, *, ahead: int = 1, stop: threading.Event | None = None) -> None:
+        self._ready: queue.Queue = queue.Queue(maxsize=ahead)
+        self._waiting: deque = deque()  # taken from `_ready`, not yet in a row
+        self._stop = stop if stop is not None else threading.Event()
+        self.ended = False
+        self.error: BaseException | None = None  # what ended the producer, if not the end
+
+    def put(self, pairs: list) -> bool:
+        """False when the consumer stopped."""
+        return offer(self._ready, pairs, self._stop)
+
+    def end(self, error: BaseException | None = None) -> None:
+        offer(self._ready, error, self._stop)
+
+    def give_back(self, pairs: list) -> None:
+        """Pages a row held and did not finish: they go first."""
+        self._waiting.extendleft(reversed(pairs))
+
+    def __call__(self, free: int, wait: bool) -> list | None:
+        while len(self._waiting) < free and not self.ended:
+            block = wait and not self._waiting
+            try:
+                item = self._ready.get(timeout=0.2) if block else self._ready.get_nowait()
+            except queue.Empty:
+                if block and not self._stop.is_set():
+                    continue
+                break
+            if item is None or isinstance(item, BaseException):
+                self.ended, self.error = True, item
+            else:
+                self._waiting.extend(item)
+        if self._stop.is_set() or (self.ended and not self._waiting):
+            return None
+        return [self._waiting.popleft() for _ in range(min(free, len(self._waiting)))]
+
+
 def run_in_batches(
     items: Sequence[T],
     fn: Callable[[list[T]], list[R]],
@@ -291,10 +332,7 @@ class GemmaPageEngine:
             while (item := decoded.get()) is not None:
                 if isinstance(item, BaseException):
                     raise item
-                pages, readings, todo, gens, per_page = item
-                images = [img for _, img in todo]
-                first = self._parse(images, [0] * len(images), gens, per_page)
-                yield self._finish(pages, readings, todo, first)
+                yield self._readings(*item)
         finally:
             # On an error (or a caller that stops early) the batch being decoded and the one
             # pulled ahead are settled first, so whoever claimed their pages knows of them.
@@ -309,9 +347,9 @@ class GemmaPageEngine:
         read. Batches are pulled only as rows free up, so a worker claims pages as it can read
         them (several workers share a job page chunk by page chunk)."""
         runtime: Any = self.runtime
-        ready: queue.Queue = queue.Queue(maxsize=1)  # prepared prompts waiting for free rows
         results: queue.Queue = queue.Queue()  # batch openings, read pages, errors, the end
         stop = threading.Event()
+        feed = PromptFeed(stop=stop)  # prepared prompts waiting for free rows
         done = object()
 
         def prepare_all() -> None:
@@ -319,37 +357,15 @@ class GemmaPageEngine:
                 for k, pages in enumerate(batches):
                     readings, todo, (prompts, times) = self._prepare_pages(pages)
                     results.put(("batch", k, pages, readings, todo, times, len(prompts)))
-                    if (prompts and not offer(ready, (k, prompts), stop)) or stop.is_set():
+                    pairs = [((k, j), p) for j, p in enumerate(prompts)]
+                    if (pairs and not feed.put(pairs)) or stop.is_set():
                         return
             except BaseException as exc:
                 # The end of the source, raised on the caller's thread once the pages already
                 # in the rows are read (they are recorded, not read again).
-                offer(ready, exc, stop)
+                feed.end(exc)
                 return
-            offer(ready, None, stop)
-
-        waiting: deque = deque()  # (tag, prompt) taken from `ready`, not yet in a row
-        source_done = False
-        source_error: BaseException | None = None
-
-        def feed(free: int, wait: bool) -> list | None:
-            nonlocal source_done, source_error
-            while len(waiting) < free and not source_done:
-                block = wait and not waiting
-                try:
-                    item = ready.get(timeout=0.2) if block else ready.get_nowait()
-                except queue.Empty:
-                    if block and not stop.is_set():
-                        continue
-                    break
-                if item is None or isinstance(item, BaseException):
-                    source_done, source_error = True, item
-                else:
-                    k, prompts = item
-                    waiting.extend(((k, j), p) for j, p in enumerate(prompts))
-            if stop.is_set() or (source_done and not waiting):
-                return None
-            return [waiting.popleft() for _ in range(min(free, len(waiting)))]
+            feed.end()
 
         def decode_all() -> None:
             from models.gemma.fast import DecodeInterrupted
@@ -374,11 +390,11 @@ class GemmaPageEngine:
                         # Out of memory: the pages it held are read again first, in half the
                         # rows; no page loses an attempt.
                         self._halve(self.batch_size, cause)
-                        waiting.extendleft(reversed(lost.pages))
+                        feed.give_back(lost.pages)
             except BaseException as exc:
                 results.put(exc)
             else:
-                results.put(source_error or done)
+                results.put(feed.error or done)
 
         threads = [
             threading.Thread(target=prepare_all, name="gemma-prepare-stream", daemon=True),
@@ -406,9 +422,8 @@ class GemmaPageEngine:
                     next_k += 1
                     gens = [batch["gens"][j] for j in range(batch["n"])]
                     per_page = (time.perf_counter() - batch["started"]) / max(1, batch["n"])
-                    images = [img for _, img in batch["todo"]]
-                    first = self._parse(images, [0] * len(images), gens, per_page)
-                    yield self._finish(batch["pages"], batch["readings"], batch["todo"], first)
+                    yield self._readings(batch["pages"], batch["readings"], batch["todo"], gens,
+                                         per_page)  # fmt: skip
             if opened:
                 raise RuntimeError(f"the decode ended with {len(opened)} batch(es) unread")
         finally:
@@ -417,6 +432,19 @@ class GemmaPageEngine:
             stop.set()
             for thread in threads:
                 thread.join()
+
+    def _readings(
+        self,
+        pages: list[PageImage],
+        readings: list[PageReading | None],
+        todo: list[tuple[int, Image.Image]],
+        gens: list[Generation],
+        per_page: float,
+    ) -> list[PageReading]:
+        """A streamed batch's readings from its decoded pages (parsed, turned pages read again)."""
+        images = [img for _, img in todo]
+        first = self._parse(images, [0] * len(images), gens, per_page)
+        return self._finish(pages, readings, todo, first)
 
     def _prepare_pages(self, pages: list[PageImage]) -> tuple:
         """(readings of the blank pages, (position, image) of the others, (their prepared

@@ -424,22 +424,33 @@ class FastGemma:
                 break
         hist = st["history"].numpy()[:, width + 1 : width + 1 + steps].copy()
         t2 = time.perf_counter()
-        out = []
-        for b, p in enumerate(prompts[:asked]):
-            toks = [int(first[b]), *(int(x) for x in hist[b])]
-            finish = "length"
-            if not ignore_stop:
-                for j, tok in enumerate(toks):
-                    if tok in self.stop_ids:
-                        toks, finish = toks[:j], "stop"
-                        break
-            toks = toks[:max_new_tokens]
-            out.append(Generation(
-                text=self.prompts.decode(toks), token_ids=toks, prompt_tokens=len(p.ids),
-                finish_reason=finish,  # type: ignore[arg-type]
-                timings={"prefill_s": t1 - t0, "decode_s": t2 - t1,
-                         "decode_steps": float(steps)}))  # fmt: skip
-        return out
+        timings = {"prefill_s": t1 - t0, "decode_s": t2 - t1, "decode_steps": float(steps)}
+        return [
+            self._generation(
+                [first[b], *hist[b]],
+                prompt_tokens=len(p.ids),
+                max_new_tokens=max_new_tokens,
+                ignore_stop=ignore_stop,
+                timings=dict(timings),
+            )
+            for b, p in enumerate(prompts[:asked])
+        ]
+
+    def _generation(self, ids: Sequence[Any], *, prompt_tokens: int, max_new_tokens: int,
+                    ignore_stop: bool, timings: dict[str, float]) -> Generation:  # fmt: skip
+        """A row's generated ids (the prefill's first, then the steps') as a Generation: cut at
+        `max_new_tokens` (a row read back every few steps may have run past it), then before
+        the first stop id unless `ignore_stop`."""
+        toks = [int(t) for t in ids[:max_new_tokens]]
+        finish = "length"
+        if not ignore_stop:
+            cut = next((j for j, tok in enumerate(toks) if tok in self.stop_ids), None)
+            if cut is not None:
+                toks, finish = toks[:cut], "stop"
+        return Generation(text=self.prompts.decode(toks), token_ids=toks,
+                          prompt_tokens=prompt_tokens,
+                          finish_reason=finish,  # type: ignore[arg-type]
+                          timings=timings)  # fmt: skip
 
     def decode_continuous(
         self,
@@ -545,15 +556,11 @@ class FastGemma:
         for (r, row), stop in zip(live, stopped, strict=True):
             if (ignore_stop or not stop) and 1 + row.steps < max_new_tokens:
                 continue
-            # Read back every check_every steps: a row may have run past its limit.
-            toks = np.concatenate([[row.first], hist[r, row.start + 1 : row.start + 1 + row.steps]])
-            toks = toks[:max_new_tokens]
-            hit = np.flatnonzero(np.isin(toks, stops)) if not ignore_stop else []
-            ids = [int(t) for t in toks[: hit[0] if len(hit) else len(toks)]]
             active[r] = None
-            yield row.tag, Generation(
-                text=self.prompts.decode(ids), token_ids=ids, prompt_tokens=row.prompt_tokens,
-                finish_reason="stop" if len(hit) else "length",
+            ids = [row.first, *hist[r, row.start + 1 : row.start + 1 + row.steps]]
+            yield row.tag, self._generation(
+                ids, prompt_tokens=row.prompt_tokens, max_new_tokens=max_new_tokens,
+                ignore_stop=ignore_stop,
                 timings={"prefill_s": row.prefill_s, "decode_s": now - row.joined,
                          "decode_steps": float(row.steps)})  # fmt: skip
 
