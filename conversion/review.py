@@ -3,7 +3,8 @@
 audit trail (ReviewEvent) and into the output files, so every download carries it.
 
 The output document is the source of truth: a page is the run of `<main>`'s children between its
-`doc-pagebreak` marker and the next one (render.py writes them that way).
+`doc-pagebreak` marker and the next one (conversion.pipeline.output_format). A change rewrites
+only its page's text: every other byte stays as the renderer wrote it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import shutil
 import tempfile
 import zipfile
@@ -22,8 +22,7 @@ from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from conversion import storage
-from conversion.engines import get_engine
+from conversion import services, storage
 from conversion.models import (
     Job,
     JobReview,
@@ -32,15 +31,15 @@ from conversion.models import (
     ReviewEvent,
     ReviewState,
 )
+from conversion.pipeline import flow, output_format
 from conversion.pipeline.accessibility import check_html
-from conversion.pipeline.convert import build_document, render_and_check, run_engine
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.sanitize import sanitize_fragment
-from models.engine import reading_from_json, reading_to_json
+from models.engine import PageReading, reading_from_json
 
 Action = ReviewEvent.Action
-# render.py writes role="doc-pagebreak separator" (the fallback role satisfies axe).
-_PAGEBREAK = {"role": re.compile(r"\bdoc-pagebreak\b")}
+_PAGEBREAK = {"role": output_format.PAGEBREAK_ROLE_RE}
 
 
 class ReviewError(ConversionError):
@@ -79,7 +78,7 @@ def _page_nodes(soup: BeautifulSoup, number: int) -> tuple[Tag, list]:
         raise ReviewError(f"The document has no page {number}.")
     nodes = []
     for sibling in marker.next_siblings:
-        if isinstance(sibling, Tag) and "doc-pagebreak" in (sibling.get("role") or ""):
+        if isinstance(sibling, Tag) and _PAGEBREAK["role"].search(sibling.get("role") or ""):
             break
         nodes.append(sibling)
     return marker, nodes
@@ -137,34 +136,29 @@ def _finding_key(f: dict) -> tuple:
 
 
 def _write(
-    job: Job, *, old_html: str, soup: BeautifulSoup, drop_page: int | None = None,
-    extra_findings: list[dict] | None = None,
-) -> None:  # fmt: skip
-    """Write the edited document and a report re-checked against it, atomically."""
-    new_html = str(soup)
-    if not new_html.lstrip().lower().startswith("<!doctype"):
-        new_html = "<!DOCTYPE html>\n" + new_html
+    job: Job, *, old_html: str, new_html: str, reread: tuple[int, list[dict]] | None = None
+) -> None:
+    """Write the edited document and a report re-checked against it, atomically. `reread`:
+    (page number, the re-read document's reading findings): they replace that page's and the
+    document-wide ones."""
     report_path = storage.report_path(job.id)
     report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
     pages = report.get("pages") or job.pages_total or None
     old_checks = {_finding_key(f.as_dict()) for f in check_html(old_html, expected_pages=pages)}
     # Findings of the reading itself (engine notes, blank pages) stay; the HTML checks are redone.
-    kept = [
-        f
-        for f in report.get("findings", [])
-        if _finding_key(f) not in old_checks and (drop_page is None or f.get("page") != drop_page)
-    ]
-    findings = kept + (extra_findings or [])
-    findings += [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
-    levels = [f.get("level") for f in findings]
-    report["findings"] = findings
-    report["summary"] = {
-        "errors": levels.count("error"),
-        "warnings": levels.count("warning"),
-        "needs_review": levels.count("needs_review"),
-    }
+    kept = [f for f in report.get("findings", []) if _finding_key(f) not in old_checks]
+    if reread is not None:
+        number, fresh = reread
+        kept = [f for f in kept if f.get("page") not in (None, number)]
+        kept += [f for f in fresh if f.get("page") in (None, number)]
+    checks = [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
+    report["findings"] = flow.in_page_order(kept + checks)
+    report["summary"] = flow.summarize(report["findings"])
     _atomic_write(storage.html_path(job.id), new_html)
     _atomic_write(report_path, json.dumps(report, indent=2))
+    write_report_html(
+        report, storage.report_html_path(job.id), document_href=storage.html_path(job.id).name
+    )
     Job.objects.filter(pk=job.pk).update(summary=report["summary"])
     job.summary = report["summary"]
 
@@ -205,8 +199,13 @@ def review_edit_alt(
     old_html, soup = _soup(job)
     main = soup.find("main")
     fig = main.find(id=figure_id) if main else None
-    if fig is None or fig.name != "figure":
+    marker = fig.find_previous(attrs=_PAGEBREAK) if fig is not None else None
+    if fig is None or fig.name != "figure" or marker is None:
         raise ReviewError(f"The document has no figure {figure_id!r}.")
+    page = int(marker["id"][5:])
+    # The figure's page alone is parsed and written again.
+    fragment = BeautifulSoup(output_format.page_text(old_html, page), "html.parser")
+    fig = fragment.find(id=figure_id)
     img = fig.find("img")
     before = (img.get("alt", "") if img else fig.get("aria-label", "")) or ""
     if before == alt and fig.get("data-review") != "alt-missing":
@@ -217,10 +216,9 @@ def review_edit_alt(
         fig["aria-label"] = alt
     if fig.get("data-review") == "alt-missing":
         del fig["data-review"]
-    marker = fig.find_previous(attrs=_PAGEBREAK)
-    page = int(marker["id"][5:]) if marker and marker.get("id", "").startswith("page-") else None
+    new_html = output_format.replace_page(old_html, page, str(fragment))
     with transaction.atomic():
-        _write(job, old_html=old_html, soup=soup)
+        _write(job, old_html=old_html, new_html=new_html)
         return _record(
             job=job, actor=actor, action=Action.EDIT_ALT, page=page, target=f"#{figure_id}",
             before=before, after=alt,
@@ -242,29 +240,18 @@ def review_edit_page_html(
     *, job: Job, number: int, html: str, actor: AbstractBaseUser | None
 ) -> ReviewEvent | None:
     old_html, soup = _soup(job)
-    marker, nodes = _page_nodes(soup, number)
+    _, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
     after = _clean_page_html(html)
     if after == before:
         return None
-    _replace_nodes(marker, nodes, after)
+    new_html = output_format.replace_page(old_html, number, "\n" + after + "\n")
     with transaction.atomic():
-        _write(job, old_html=old_html, soup=soup)
+        _write(job, old_html=old_html, new_html=new_html)
         return _record(
             job=job, actor=actor, action=Action.EDIT_HTML, page=number,
             target=f"#page-{number}", before=before, after=after,
         )  # fmt: skip
-
-
-def _replace_nodes(marker: Tag, nodes: list, html: str) -> None:
-    for node in nodes:
-        node.extract()
-    fragment = BeautifulSoup("\n" + html + "\n", "html.parser")
-    anchor = marker
-    for child in list(fragment.contents):
-        child = child.extract()
-        anchor.insert_after(child)
-        anchor = child
 
 
 def _review_row(job: Job) -> JobReview:
@@ -319,49 +306,46 @@ def review_set_job_state(
         return _record(job=job, actor=actor, action=action, before=before, after=state, note=note)
 
 
-def review_rerun_page(*, job: Job, number: int, actor: AbstractBaseUser | None) -> ReviewEvent:
-    """Read one page again with the job's engine and put the new reading in place of that page's
-    HTML (edits on other pages stay)."""
+def review_apply_rerun(
+    *, job: Job, number: int, reading: PageReading, actor: AbstractBaseUser | None
+) -> ReviewEvent:
+    """Put a new reading of one page in place of that page's HTML (edits on other pages stay):
+    the document is finished again from the stored readings with this one replaced (as
+    flow.finish would), and this page's part of it replaces the page in the output."""
     old_html, soup = _soup(job)
-    page = Page.objects.filter(job=job, number=number).first()
-    image_path = storage.page_image(job.id, number)
-    if page is None or not image_path.exists():
-        raise ReviewError(f"Page {number} has no scan to read again.")
-    engine = get_engine(job.engine)
-    (reading,) = run_engine(engine, [storage.engine_input(page)])
-    pages = list(Page.objects.filter(job=job).order_by("number"))
+    _, nodes = _page_nodes(soup, number)
+    before = "".join(str(n) for n in nodes).strip()
     readings = [
         reading if p.number == number else reading_from_json(p.reading)
-        for p in pages
+        for p in Page.objects.filter(job=job).order_by("number")
         if p.reading or p.number == number
     ]
-    load_image = functools.partial(storage.read_page_image, job.id)
     stem = storage.OUTPUT_STEM
     with tempfile.TemporaryDirectory(prefix="axiya-rerun-") as tmp:
         staged = Path(tmp) / "files"
-        document = build_document(
-            readings, load_image, title=job.title or Path(job.original_name).stem,
-            language=job.language or None, files_dir=staged,
+        document = flow.build_document(
+            readings, functools.partial(storage.read_page_image, job.id),
+            title=flow.document_title(job.original_name),
+            language=job.requested_language or None, files_dir=staged,
         )  # fmt: skip
-        html, findings = render_and_check(document, files_dir_name=f"{stem}_files")
-        fresh = BeautifulSoup(html, "html.parser")
-        _, fresh_nodes = _page_nodes(fresh, number)
-        new_fragment = "".join(str(n) for n in fresh_nodes).strip()
+        html, _ = flow.render_and_check(document, files_dir_name=f"{stem}_files")
+        new_text = output_format.page_text(html, number)
         files = storage.files_dir(job.id)
         if staged.exists():
             for figure in staged.glob(f"figure-*-p{number}.png"):
                 files.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(figure, files / figure.name)
-    marker, nodes = _page_nodes(soup, number)
-    before = "".join(str(n) for n in nodes).strip()
-    _replace_nodes(marker, nodes, new_fragment)
-    reading_findings = [f.as_dict() for f in document.findings if f.page == number]
+    new_html = output_format.replace_page(old_html, number, new_text)
+    fresh_findings = flow.reading_findings(document, repaired=job.repaired)
     with transaction.atomic():
-        Page.objects.filter(pk=page.pk).update(reading=reading_to_json(reading))
-        _write(job, old_html=old_html, soup=soup, drop_page=number, extra_findings=reading_findings)
+        services.page_reading_set(job_id=job.id, number=number, reading=reading)
+        _write(
+            job, old_html=old_html, new_html=new_html,
+            reread=(number, [f.as_dict() for f in fresh_findings]),
+        )  # fmt: skip
         return _record(
             job=job, actor=actor, action=Action.RERUN_PAGE, page=number,
-            target=f"#page-{number}", before=before, after=new_fragment,
+            target=f"#page-{number}", before=before, after=new_text.strip(),
             note=f"engine {job.engine}",
         )  # fmt: skip
 
@@ -377,9 +361,9 @@ def job_zip(*, job: Job) -> IO[bytes]:
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.write(storage.html_path(job.id), f"{folder}/{storage.html_path(job.id).name}")
-        report = storage.report_path(job.id)
-        if report.exists():
-            zf.write(report, f"{folder}/{report.name}")
+        for report in (storage.report_path(job.id), storage.report_html_path(job.id)):
+            if report.exists():
+                zf.write(report, f"{folder}/{report.name}")
         files = storage.files_dir(job.id)
         if files.exists():
             for path in sorted(files.iterdir()):

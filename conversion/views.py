@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from conversion import review, selectors, services, storage
+from conversion import dispatch, review, selectors, services, storage
 from conversion.api.throttles import UploadRateThrottle
 from conversion.forms import AltTextForm, DecisionForm, PageHtmlForm, ReviewFilterForm, UploadForm
 from conversion.models import Batch, Job, JobReview, ReviewState
@@ -93,7 +93,7 @@ def _create_jobs(
             try:
                 with transaction.atomic():
                     jobs.append(
-                        services.job_create(
+                        dispatch.job_submit(
                             owner=request.user,
                             upload=upload,
                             engine=form.cleaned_data["engine"] or None,
@@ -426,8 +426,10 @@ def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpRespo
     decision, note = form.cleaned_data["decision"], form.cleaned_data["note"]
     try:
         if decision == "rerun":
-            review.review_rerun_page(job=job, number=number, actor=request.user)
-            messages.success(request, f"Page {number} was read again.")
+            dispatch.enqueue_rerun(job=job, number=number, actor=request.user)
+            messages.success(
+                request, f"Page {number} is being read again: reload this page in a moment."
+            )
         else:
             state = ReviewState.APPROVED if decision == "approve" else ReviewState.REJECTED
             review.review_set_page_state(

@@ -16,7 +16,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from conversion import review, selectors, services, storage
+from conversion import dispatch, review, selectors, services, storage
 from conversion.api.exceptions import api_exception_handler
 from conversion.api.serializers import (
     BatchCreatedSerializer,
@@ -136,7 +136,7 @@ class JobViewSet(
         form.is_valid(raise_exception=True)
         data = form.validated_data
         with transaction.atomic():
-            job = services.job_create(
+            job = dispatch.job_submit(
                 owner=request.user,
                 upload=data["file"],
                 engine=data.get("engine"),
@@ -262,7 +262,7 @@ class BatchViewSet(
             for upload in data["files"]:
                 try:
                     with transaction.atomic():
-                        job = services.job_create(
+                        job = dispatch.job_submit(
                             owner=request.user,
                             upload=upload,
                             engine=data.get("engine"),

@@ -15,6 +15,7 @@ from pathlib import Path
 from string import Template
 
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Span
+from conversion.pipeline.output_format import page_marker
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
@@ -23,7 +24,6 @@ _LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
 # Page-break markers: `doc-pagebreak` first (what browsers and AT use); `separator`, its ARIA
 # superclass, as the fallback token, because axe-core ignores DPUB roles in its
 # aria-prohibited-attr check and would call the page number's aria-label prohibited.
-PAGEBREAK_ROLE = "doc-pagebreak separator"
 
 
 @dataclass(frozen=True)
@@ -85,10 +85,7 @@ def render_document(doc: Document, opts: RenderOptions) -> str:
     body: list[str] = []
     for page in doc.pages:
         label = page.label or str(page.number)
-        body.append(
-            f'<span class="pagebreak" role="{PAGEBREAK_ROLE}" id="page-{page.number}" '
-            f'aria-label="{esc(label)}"></span>'
-        )
+        body.append(page_marker(page.number, label))
         for block in page.blocks:
             body.append(_block_html(block, page.number, state, opts))
     # Footnotes link back only to references that exist; rendered after the text is known.

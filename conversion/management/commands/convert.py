@@ -1,7 +1,9 @@
 """python manage.py convert IN.pdf [IN2.pdf ...] --out DIR [--engine ocr|gemma]
 
-No server, no database: the pipeline runs in this process. Exit 0 when every document
-converted; otherwise the exit code of the first failure and one line per failed document.
+No server, no database: the conversion flow (conversion.pipeline.flow) runs in this process, the
+PDF opened only in isolated children as on the site. Writes DIR/<stem>.html, <stem>_files/,
+<stem>.report.json and <stem>.report.html. Exit 0 when every document converted; otherwise the
+exit code of the first failure and one line per failed document.
 """
 
 from __future__ import annotations

@@ -14,12 +14,13 @@ from itertools import pairwise
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from conversion.pipeline.document import Block, Document, Finding, FindingLevel
+from conversion.pipeline.output_format import PAGEBREAK_ROLE_RE
 
 _LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
 _HEADING = re.compile(r"^h[1-6]$")
 _FILE_NAME = re.compile(r"\.(png|jpe?g|gif|tiff?|webp|bmp|svg)$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’»…]\s*$")
-PAGEBREAK = {"role": re.compile(r"(^|\s)doc-pagebreak(\s|$)")}
+PAGEBREAK = {"role": PAGEBREAK_ROLE_RE}
 TEXT_AS_IMAGE_COVERAGE = 0.5  # a figure over half the page ...
 TEXT_AS_IMAGE_MAX_CHARS = 40  # ... on a page with hardly any real text
 ORDER_JUMP = 0.05  # of the page height: how far back up a block may start in the same column

@@ -1,4 +1,5 @@
-"""The GPU worker: one engine per process, pages from several jobs read in one batch.
+"""Batched reading (the GPU worker): one engine per process, pages from several jobs read in one
+batch. A batched engine (conversion.engines: `batched`) reads its pages through here.
 
 Run one worker per GPU, each pinned to its card and consuming queue `gpu` one task at a time:
 
@@ -44,8 +45,8 @@ from django.utils import timezone
 from conversion import services, storage
 from conversion.engines import get_engine
 from conversion.models import Job, JobStatus, Page, PageStatus
-from conversion.pipeline.convert import run_engine_stream
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.flow import read_stream
 from models.engine import PageImage
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,7 @@ def read_claimed(
     result = BatchResult()
     started = time.perf_counter()
     try:
-        with contextlib.closing(run_engine_stream(engine, batches())) as stream:
+        with contextlib.closing(read_stream(engine, batches())) as stream:
             for readings in stream:
                 pages = pending.popleft()
                 took = time.perf_counter() - started
