@@ -40,7 +40,7 @@ from bench.processes import free_port, stop_process, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-READ_LINE = re.compile(r"read (\d+) pages in ([\d.]+) s")  # conversion.worker's log line
+READ_LINE = re.compile(r"read (\d+) pages in ([\d.]+) s")  # conversion.runner.batch's log line
 RASTER_DPI = 240  # the rasterizer keeps a scan's own resolution up to 240 DPI: no resize
 
 

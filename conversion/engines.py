@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class EngineSpec:
     name: str
+    label: str  # what people read in the form, on the job page and in the review queue
     queue: str  # the Celery queue its page reads go to
     # Reads pages of several jobs in one model call: its pages are claimed and read in batches
     # (conversion.runner.batch) instead of one task a page.
@@ -96,15 +97,20 @@ def _build_gemma() -> PageEngine:
 REGISTRY: dict[str, EngineSpec] = {
     spec.name: spec
     for spec in (
-        EngineSpec("ocr", queue="cpu", batched=False, build=_build_ocr,
-                   unavailable=_ocr_unavailable),
-        EngineSpec("gemma", queue="gpu", batched=True, build=_build_gemma,
-                   unavailable=_gemma_unavailable),
+        EngineSpec("ocr", "Tesseract OCR (CPU)", queue="cpu", batched=False,
+                   build=_build_ocr, unavailable=_ocr_unavailable),
+        EngineSpec("gemma", "Gemma 4 E2B vision model (GPU)", queue="gpu", batched=True,
+                   build=_build_gemma, unavailable=_gemma_unavailable),
     )
 }  # fmt: skip
 ENGINES = tuple(REGISTRY)
 _cache: dict[str, PageEngine] = {}
 _lock = threading.Lock()
+
+
+def engine_label(name: str) -> str:
+    spec = REGISTRY.get(name)
+    return spec.label if spec else name
 
 
 def engine_spec(name: str | None = None) -> EngineSpec:

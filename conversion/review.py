@@ -1,10 +1,9 @@
 """Review writes and reads on a finished job's output: page fragments, alt-text and page-HTML edits
-(sanitized again on save), approve / reject, page re-run, zip export. Every change is written to the
+(sanitized again on save), approve / reject, page re-run. Every change is written to the
 audit trail (ReviewEvent) and into the output files, so every download carries it.
 
 The output document is the source of truth: a page is the run of `<main>`'s children between its
-`doc-pagebreak` marker and the next one (conversion.pipeline.output_format). A change rewrites
-only its page's text: every other byte stays as the renderer wrote it.
+`doc-pagebreak` marker and the next one (conversion.pipeline.output_format).
 """
 
 from __future__ import annotations
@@ -14,9 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
-from typing import IO
 
 from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
@@ -33,9 +30,11 @@ from conversion.models import (
 )
 from conversion.pipeline import flow, output_format
 from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
-from conversion.pipeline.report_html import write_report_html
+from conversion.pipeline.report_html import render_report
 from conversion.pipeline.sanitize import sanitize_fragment
+from conversion.review_rebuild import rebuild_derived
 from models.engine import PageReading, reading_from_json
 
 Action = ReviewEvent.Action
@@ -48,6 +47,11 @@ class ReviewError(ConversionError):
     default_message = "This change cannot be made to the document."
 
 
+class OpenFindings(ReviewError):
+    code = "OPEN_FINDINGS"
+    default_message = "Findings are still open: confirm that you approve anyway."
+
+
 class NotReady(ConversionError):
     code = "NOT_READY"
     http_status = 409
@@ -57,7 +61,7 @@ class NotReady(ConversionError):
 # --- reading the output ---------------------------------------------------------------------
 
 
-def _require_output(job: Job) -> Path:
+def require_output(job: Job) -> Path:
     path = storage.html_path(job.id)
     if not path.exists():
         if job.status == JobStatus.FAILED:
@@ -67,7 +71,7 @@ def _require_output(job: Job) -> Path:
 
 
 def _soup(job: Job) -> tuple[str, BeautifulSoup]:
-    html = _require_output(job).read_text(encoding="utf-8")
+    html = require_output(job).read_text(encoding="utf-8")
     return html, BeautifulSoup(html, "html.parser")
 
 
@@ -78,7 +82,7 @@ def _page_nodes(soup: BeautifulSoup, number: int) -> tuple[Tag, list]:
         raise ReviewError(f"The document has no page {number}.")
     nodes = []
     for sibling in marker.next_siblings:
-        if isinstance(sibling, Tag) and _PAGEBREAK["role"].search(sibling.get("role") or ""):
+        if isinstance(sibling, Tag) and "doc-pagebreak" in (sibling.get("role") or ""):
             break
         nodes.append(sibling)
     return marker, nodes
@@ -135,12 +139,31 @@ def _finding_key(f: dict) -> tuple:
     return (f.get("code"), f.get("element"), f.get("page"), f.get("message"))
 
 
-def _write(
-    job: Job, *, old_html: str, new_html: str, reread: tuple[int, list[dict]] | None = None
-) -> None:
-    """Write the edited document and a report re-checked against it, atomically. `reread`:
-    (page number, the re-read document's reading findings): they replace that page's and the
-    document-wide ones."""
+def _rebuilt(soup: BeautifulSoup) -> tuple[str, str]:
+    """The edited document with its table of contents, page list and title rebuilt: (HTML,
+    title)."""
+    title = rebuild_derived(soup)
+    html = str(soup)
+    if not html.lstrip().lower().startswith("<!doctype"):
+        html = "<!DOCTYPE html>\n" + html
+    return html, title
+
+
+def _write(job: Job, *, old_html: str, soup: BeautifulSoup) -> None:
+    """Write the edited document (navigation and title rebuilt) and a report re-checked against
+    it, atomically."""
+    new_html, title = _rebuilt(soup)
+    _write_html(job, old_html=old_html, new_html=new_html, title=title)
+
+
+def _write_html(
+    job: Job, *, old_html: str, new_html: str, title: str,
+    reread: tuple[int, list[dict]] | None = None,
+) -> None:  # fmt: skip
+    """Write new_html and a report re-checked against it, atomically. `reread`: (page number,
+    the reading findings of the document read again): they replace that page's and the
+    document-wide ones. The job's status follows the new evidence (unless a reviewer has
+    approved the document)."""
     report_path = storage.report_path(job.id)
     report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
     pages = report.get("pages") or job.pages_total or None
@@ -153,14 +176,26 @@ def _write(
         kept += [f for f in fresh if f.get("page") in (None, number)]
     checks = [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
     report["findings"] = flow.in_page_order(kept + checks)
-    report["summary"] = flow.summarize(report["findings"])
+    report["summary"] = summarize(report["findings"])
+    report["title"] = title
     _atomic_write(storage.html_path(job.id), new_html)
-    _atomic_write(report_path, json.dumps(report, indent=2))
-    write_report_html(
-        report, storage.report_html_path(job.id), document_href=storage.html_path(job.id).name
+    _write_report(job, report)
+    update = {"summary": report["summary"], "title": title[:255]}
+    approved = JobReview.objects.filter(job=job, state=ReviewState.APPROVED).exists()
+    if job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW) and not approved:
+        update["status"] = services.status_from_evidence(report["summary"])
+    Job.objects.filter(pk=job.pk).update(**update)
+    for field, value in update.items():
+        setattr(job, field, value)
+
+
+def _write_report(job: Job, report: dict) -> None:
+    """report.json and the report.html beside it (as flow.finish writes them)."""
+    html_path = storage.html_path(job.id)
+    _atomic_write(storage.report_path(job.id), json.dumps(report, indent=2))
+    _atomic_write(
+        storage.report_html_path(job.id), render_report(report, document_href=html_path.name)
     )
-    Job.objects.filter(pk=job.pk).update(summary=report["summary"])
-    job.summary = report["summary"]
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -199,13 +234,8 @@ def review_edit_alt(
     old_html, soup = _soup(job)
     main = soup.find("main")
     fig = main.find(id=figure_id) if main else None
-    marker = fig.find_previous(attrs=_PAGEBREAK) if fig is not None else None
-    if fig is None or fig.name != "figure" or marker is None:
+    if fig is None or fig.name != "figure":
         raise ReviewError(f"The document has no figure {figure_id!r}.")
-    page = int(marker["id"][5:])
-    # The figure's page alone is parsed and written again.
-    fragment = BeautifulSoup(output_format.page_text(old_html, page), "html.parser")
-    fig = fragment.find(id=figure_id)
     img = fig.find("img")
     before = (img.get("alt", "") if img else fig.get("aria-label", "")) or ""
     if before == alt and fig.get("data-review") != "alt-missing":
@@ -216,9 +246,10 @@ def review_edit_alt(
         fig["aria-label"] = alt
     if fig.get("data-review") == "alt-missing":
         del fig["data-review"]
-    new_html = output_format.replace_page(old_html, page, str(fragment))
+    marker = fig.find_previous(attrs=_PAGEBREAK)
+    page = int(marker["id"][5:]) if marker and marker.get("id", "").startswith("page-") else None
     with transaction.atomic():
-        _write(job, old_html=old_html, new_html=new_html)
+        _write(job, old_html=old_html, soup=soup)
         return _record(
             job=job, actor=actor, action=Action.EDIT_ALT, page=page, target=f"#{figure_id}",
             before=before, after=alt,
@@ -240,18 +271,29 @@ def review_edit_page_html(
     *, job: Job, number: int, html: str, actor: AbstractBaseUser | None
 ) -> ReviewEvent | None:
     old_html, soup = _soup(job)
-    _, nodes = _page_nodes(soup, number)
+    marker, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
     after = _clean_page_html(html)
     if after == before:
         return None
-    new_html = output_format.replace_page(old_html, number, "\n" + after + "\n")
+    _replace_nodes(marker, nodes, after)
     with transaction.atomic():
-        _write(job, old_html=old_html, new_html=new_html)
+        _write(job, old_html=old_html, soup=soup)
         return _record(
             job=job, actor=actor, action=Action.EDIT_HTML, page=number,
             target=f"#page-{number}", before=before, after=after,
         )  # fmt: skip
+
+
+def _replace_nodes(marker: Tag, nodes: list, html: str) -> None:
+    for node in nodes:
+        node.extract()
+    fragment = BeautifulSoup("\n" + html + "\n", "html.parser")
+    anchor = marker
+    for child in list(fragment.contents):
+        child = child.extract()
+        anchor.insert_after(child)
+        anchor = child
 
 
 def _review_row(job: Job) -> JobReview:
@@ -259,29 +301,71 @@ def _review_row(job: Job) -> JobReview:
     return review
 
 
+def _open_on_page(job: Job, number: int | None) -> int:
+    """Open findings (errors, items to review) of the whole job, or of one page of it."""
+    if number is None:
+        return open_findings(job.summary)
+    path = storage.report_path(job.id)
+    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return sum(
+        1
+        for f in report.get("findings", [])
+        if f.get("page") == number and f.get("level") in OPEN_LEVELS
+    )
+
+
+def _override_note(open_count: int, state: str, note: str) -> str:
+    if state != ReviewState.APPROVED or not open_count:
+        return note
+    override = f"Approved with {open_count} open finding{'s' if open_count != 1 else ''}"
+    return f"{override} (override). {note}".strip()
+
+
+def _check_override(open_count: int, state: str, override: bool, what: str) -> None:
+    if state == ReviewState.APPROVED and open_count and not override:
+        plural = "s are" if open_count != 1 else " is"
+        raise OpenFindings(
+            f"{open_count} finding{plural} still open on {what}: confirm that you approve anyway."
+        )
+
+
 def review_set_page_state(
-    *, job: Job, number: int, state: str, actor: AbstractBaseUser | None, note: str = ""
-) -> ReviewEvent:
+    *, job: Job, number: int, state: str, actor: AbstractBaseUser | None, note: str = "",
+    override: bool = False,
+) -> ReviewEvent:  # fmt: skip
+    """Approve or reject one page. Approving a page with open findings needs `override`, and
+    the override is recorded in the audit trail."""
     if state not in (ReviewState.APPROVED, ReviewState.REJECTED):
         raise ReviewError(f"Unknown review decision {state!r}.")
     if not 1 <= number <= job.pages_total:
         raise ReviewError(f"The document has no page {number}.")
+    open_count = _open_on_page(job, number)
+    _check_override(open_count, state, override, f"page {number}")
     with transaction.atomic():
         review = _review_row(job)
         review.page_states = dict(review.page_states or {}, **{str(number): state})
         review.save(update_fields=["page_states", "updated_at"])
         action = Action.APPROVE_PAGE if state == ReviewState.APPROVED else Action.REJECT_PAGE
-        return _record(job=job, actor=actor, action=action, page=number, after=state, note=note)
+        return _record(
+            job=job, actor=actor, action=action, page=number, after=state,
+            note=_override_note(open_count, state, note),
+        )  # fmt: skip
 
 
 def review_set_job_state(
-    *, job: Job, state: str, actor: AbstractBaseUser | None, note: str = ""
-) -> ReviewEvent:
-    """Approve (the job becomes `done`) or reject the whole document; the report records it."""
+    *, job: Job, state: str, actor: AbstractBaseUser | None, note: str = "",
+    override: bool = False,
+) -> ReviewEvent:  # fmt: skip
+    """Approve (the job becomes `done`) or reject the whole document; the report records it.
+    Approving a document with open findings needs `override`; the override is recorded in the
+    audit trail and in the report."""
     if state not in (ReviewState.APPROVED, ReviewState.REJECTED):
         raise ReviewError(f"Unknown review decision {state!r}.")
     if job.status not in (JobStatus.DONE, JobStatus.NEEDS_REVIEW):
         raise NotReady("Only a finished conversion can be approved or rejected.")
+    open_count = _open_on_page(job, None)
+    _check_override(open_count, state, override, "this document")
+    note = _override_note(open_count, state, note)
     with transaction.atomic():
         review = _review_row(job)
         before = review.state
@@ -300,8 +384,9 @@ def review_set_job_state(
                 "reviewer": actor.get_username() if actor is not None else None,
                 "at": review.updated_at.isoformat(),
                 "note": note,
+                "open_findings_overridden": open_count if state == ReviewState.APPROVED else 0,
             }
-            _atomic_write(report_path, json.dumps(report, indent=2))
+            _write_report(job, report)
         action = Action.APPROVE if state == ReviewState.APPROVED else Action.REJECT
         return _record(job=job, actor=actor, action=action, before=before, after=state, note=note)
 
@@ -309,9 +394,11 @@ def review_set_job_state(
 def review_apply_rerun(
     *, job: Job, number: int, reading: PageReading, actor: AbstractBaseUser | None
 ) -> ReviewEvent:
-    """Put a new reading of one page in place of that page's HTML (edits on other pages stay):
-    the document is finished again from the stored readings with this one replaced (as
-    flow.finish would), and this page's part of it replaces the page in the output."""
+    """Put a new reading of one page in place of that page (conversion.runner read it; edits on
+    other pages stay). The document is finished again from the stored readings with this one
+    replaced, as flow.finish does; a page a reviewer changed keeps its edited text (and the
+    navigation is then rebuilt), so a document nobody edited elsewhere comes out byte for byte
+    as a fresh conversion would."""
     old_html, soup = _soup(job)
     _, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
@@ -328,50 +415,58 @@ def review_apply_rerun(
             title=flow.document_title(job.original_name),
             language=job.requested_language or None, files_dir=staged,
         )  # fmt: skip
-        html, _ = flow.render_and_check(document, files_dir_name=f"{stem}_files")
-        new_text = output_format.page_text(html, number)
+        fresh_html, _ = flow.render_and_check(document, files_dir_name=f"{stem}_files")
         files = storage.files_dir(job.id)
         if staged.exists():
             for figure in staged.glob(f"figure-*-p{number}.png"):
                 files.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(figure, files / figure.name)
-    new_html = output_format.replace_page(old_html, number, new_text)
-    fresh_findings = flow.reading_findings(document, repaired=job.repaired)
+    new_html, title = _keep_edits(old_html, fresh_html, number, document.title)
+    fresh_findings = [f.as_dict() for f in flow.reading_findings(document, repaired=job.repaired)]
     with transaction.atomic():
         services.page_reading_set(job_id=job.id, number=number, reading=reading)
-        _write(
-            job, old_html=old_html, new_html=new_html,
-            reread=(number, [f.as_dict() for f in fresh_findings]),
+        _write_html(
+            job, old_html=old_html, new_html=new_html, title=title,
+            reread=(number, fresh_findings),
         )  # fmt: skip
+        cleared = _clear_page_state(job, number)
         return _record(
             job=job, actor=actor, action=Action.RERUN_PAGE, page=number,
-            target=f"#page-{number}", before=before, after=new_text.strip(),
-            note=f"engine {job.engine}",
+            target=f"#page-{number}", before=before,
+            after=output_format.page_text(new_html, number).strip(),
+            note=f"engine {job.engine}" + (f"; its earlier decision ({cleared}) was cleared"
+                                           if cleared else ""),
         )  # fmt: skip
 
 
-# --- export ---------------------------------------------------------------------------------
+def _same_markup(a: str, b: str) -> bool:
+    return str(BeautifulSoup(a, "html.parser")) == str(BeautifulSoup(b, "html.parser"))
 
 
-def job_zip(*, job: Job) -> IO[bytes]:
-    """A zip of the result: document.html, document_files/ and document.report.json, in a folder
-    named after the upload. Returns an open temporary file positioned at its start."""
-    _require_output(job)
-    folder = Path(job.original_name).stem or "document"
-    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.write(storage.html_path(job.id), f"{folder}/{storage.html_path(job.id).name}")
-        for report in (storage.report_path(job.id), storage.report_html_path(job.id)):
-            if report.exists():
-                zf.write(report, f"{folder}/{report.name}")
-        files = storage.files_dir(job.id)
-        if files.exists():
-            for path in sorted(files.iterdir()):
-                if path.is_file():
-                    zf.write(path, f"{folder}/{files.name}/{path.name}")
-    out.seek(0)
-    return out
+def _keep_edits(current: str, fresh: str, number: int, title: str) -> tuple[str, str]:
+    """The freshly rendered document, with every page other than `number` whose text a reviewer
+    changed taken from the current one. Returns (HTML, title)."""
+    edited = False
+    for other in output_format.page_numbers(fresh):
+        if other == number:
+            continue
+        try:
+            text = output_format.page_text(current, other)
+        except output_format.NoSuchPage:
+            continue
+        if not _same_markup(text, output_format.page_text(fresh, other)):
+            fresh = output_format.replace_page(fresh, other, text)
+            edited = True
+    return _rebuilt(BeautifulSoup(fresh, "html.parser")) if edited else (fresh, title)
 
 
-def zip_name(job: Job) -> str:
-    return f"{Path(job.original_name).stem or 'document'}.zip"
+def _clear_page_state(job: Job, number: int) -> str:
+    """Forget the decision on a page whose content was read again. Returns the old decision."""
+    review = JobReview.objects.filter(job=job).first()
+    if review is None or str(number) not in (review.page_states or {}):
+        return ""
+    states = dict(review.page_states)
+    old = states.pop(str(number))
+    review.page_states = states
+    review.save(update_fields=["page_states", "updated_at"])
+    return old

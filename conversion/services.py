@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from conversion import storage
 from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.pipeline.document import open_findings
 from conversion.pipeline.errors import ConversionError, EngineCrashed, JobTimeout
 from conversion.pipeline.validate import ValidatedPdf
 from conversion.selectors import job_all_pages_done
@@ -201,8 +202,8 @@ def _pages_store(*, readings: Sequence[tuple[int, Any, PageReading, dict]]) -> C
 
 
 def job_finished(*, job_id, report: dict, title: str, language: str, timings: dict) -> None:
-    """The outputs are written: the job ends done, or needs_review when a check found errors."""
-    status = JobStatus.NEEDS_REVIEW if report["summary"]["errors"] else JobStatus.DONE
+    """The outputs are written: the job ends done, or needs_review while findings are open."""
+    status = status_from_evidence(report["summary"])
     Job.objects.filter(pk=job_id).update(
         status=status,
         title=title[:255],
@@ -216,6 +217,12 @@ def job_finished(*, job_id, report: dict, title: str, language: str, timings: di
 def page_reading_set(*, job_id, number: int, reading: PageReading) -> None:
     """Replace a finished job's page reading (a review re-run)."""
     Page.objects.filter(job_id=job_id, number=number).update(reading=reading_to_json(reading))
+
+
+def status_from_evidence(summary: dict | None) -> str:
+    """A finished job's status from its report: NEEDS_REVIEW while any error or item to review
+    is open, DONE when nothing is left to check (warnings alone do not hold a job)."""
+    return JobStatus.NEEDS_REVIEW if open_findings(summary) else JobStatus.DONE
 
 
 def job_mark_failed(*, job_id, error: ConversionError | Exception) -> None:

@@ -19,13 +19,10 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
-from models.engine import PageReading, ReadBlock, Word
+from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
 
 LOW_CONFIDENCE = 60.0
-_PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
-)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
 
@@ -64,7 +61,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                 pending_items = []
             kind = _classify(rb, reading, body_size, body_ink, repeated)
             if kind == "page_number":
-                number = _PAGE_NUMBER.match(rb.text.strip())
+                number = PAGE_NUMBER.match(rb.text.strip())
                 if number:
                     page.label = number.group(1)
                     continue
@@ -150,7 +147,7 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
         return rb.kind
     text = rb.text.strip()
     band = _in_band(rb, reading)
-    if band and _PAGE_NUMBER.match(text):
+    if band and PAGE_NUMBER.match(text):
         return "page_number"
     if band and _furniture_key(text) in repeated:
         return "page_header" if band == "top" else "page_footer"

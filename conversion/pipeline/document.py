@@ -5,6 +5,7 @@ Text in the tree is plain text; it is escaped when rendered and never trusted as
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -34,6 +35,27 @@ class Finding:
 
     def as_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+# Levels that leave something for a person to check: a job with any of them needs review.
+OPEN_LEVELS = ("error", "needs_review")
+
+
+def summarize(findings: Iterable[dict]) -> dict:
+    """Counts of findings by level, as report.json's `summary` holds them."""
+    levels = [f.get("level") for f in findings]
+    return {
+        "errors": levels.count("error"),
+        "warnings": levels.count("warning"),
+        "needs_review": levels.count("needs_review"),
+    }
+
+
+def open_findings(summary: dict | None) -> int:
+    """How many findings of a summary a person still has to check (errors, items to review),
+    whatever their kind: engine notes, unreadable regions and formulas count the same way."""
+    summary = summary or {}
+    return int(summary.get("errors") or 0) + int(summary.get("needs_review") or 0)
 
 
 @dataclass
@@ -100,32 +122,7 @@ class Document:
     lang: str
     pages: list[Page]
     findings: list[Finding] = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
 
     def blocks(self):
         for page in self.pages:
             yield from page.blocks
-
-    def main_text(self) -> str:
-        """The reading text: what a screen reader reads, furniture excluded."""
-        parts: list[str] = []
-        for block in self.blocks():
-            if block.kind in ("page_header", "page_footer"):
-                continue
-            if block.kind == "list":
-                parts.extend(_item_texts(block.items))
-            elif block.kind == "table":
-                parts.extend(" ".join(c.text for c in row) for row in block.rows)
-            elif block.kind == "figure":
-                continue
-            else:
-                parts.append(block.text)
-        return "\n".join(p for p in parts if p)
-
-
-def _item_texts(items: list[ListItem]) -> list[str]:
-    out: list[str] = []
-    for item in items:
-        out.append("".join(s.text for s in item.spans))
-        out.extend(_item_texts(item.children))
-    return out

@@ -26,8 +26,8 @@ from PIL import Image
 
 from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
-from conversion.pipeline.document import Document, Finding
-from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
+from conversion.pipeline.document import Document, Finding, summarize
+from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
 from conversion.pipeline.isolate import run_isolated
 from conversion.pipeline.rasterize import RasterOptions, RenderedPage, render_page_file
 from conversion.pipeline.render import RenderOptions, render_document
@@ -78,6 +78,8 @@ def document_title(name: str) -> str:
 
 def prepare(pdf_path: Path, opts: ConvertOptions) -> ValidatedPdf:
     """Refuse what is not a PDF we can take (a coded ConversionError), in an isolated child."""
+    if Path(pdf_path).stat().st_size == 0:
+        raise EmptyFile()
     with open(pdf_path, "rb") as fh:
         sniff_pdf(fh.read(1024))
     return run_isolated(
@@ -244,15 +246,6 @@ def render_and_check(
     html = render_document(document, RenderOptions(files_dir=files_dir_name))
     findings = reading_findings(document, repaired=repaired)
     return html, findings + check_html(html, expected_pages=len(document.pages))
-
-
-def summarize(findings: Iterable[dict]) -> dict:
-    levels = [f.get("level") for f in findings]
-    return {
-        "errors": levels.count("error"),
-        "warnings": levels.count("warning"),
-        "needs_review": levels.count("needs_review"),
-    }
 
 
 def in_page_order(findings: list[dict]) -> list[dict]:

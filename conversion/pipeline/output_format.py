@@ -1,7 +1,7 @@
 """The output document's page contract, in one place: render.py writes a page marker before each
 page's blocks, as a direct child of `<main>`; a page is the text between its marker and the next
-marker (or `</main>`). The checks find pages by the marker's role, and review reads and replaces a
-page's text in place, so every byte outside that page stays as the renderer wrote it.
+marker (or `</main>`). The checks find pages by the marker's role; a review re-run reads and
+replaces a page's text in place, so every byte outside it stays as the renderer wrote it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ def page_marker(number: int, label: str) -> str:
         f'<span class="pagebreak" role="{PAGEBREAK_ROLE}" id="page-{number}" '
         f'aria-label="{html.escape(label, quote=True)}"></span>'
     )
+
+
+def page_numbers(document: str) -> list[int]:
+    """The numbers of the document's pages, in document order."""
+    return [int(m.group(1)) for m in _MARKER_TAG.finditer(document)]
 
 
 def page_span(document: str, number: int) -> tuple[int, int]:

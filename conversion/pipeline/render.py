@@ -9,18 +9,17 @@ with captions and header associations, footnotes linked both ways, furniture out
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Span
 from conversion.pipeline.output_format import page_marker
+from models.language import BCP47
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
 # BCP 47, loosely: a primary subtag and optional subtags. Anything else is dropped, not emitted.
-_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
 # Page-break markers: `doc-pagebreak` first (what browsers and AT use); `separator`, its ARIA
 # superclass, as the fallback token, because axe-core ignores DPUB roles in its
 # aria-prohibited-attr check and would call the page number's aria-label prohibited.
@@ -48,7 +47,7 @@ def esc(text: str) -> str:
 
 
 def valid_lang(lang: str | None) -> str | None:
-    return lang if lang and _LANG.match(lang) else None
+    return lang if lang and BCP47.match(lang) else None
 
 
 def repair_heading_levels(levels: list[int]) -> list[int]:
@@ -126,16 +125,25 @@ def _link_backrefs(body: list[str], state: _State) -> list[str]:
 
 
 def _navigation(doc: Document, headings: list[Block]) -> str:
+    return navigation_html(
+        headings=[(b.level or 2, b.id or "", b.text) for b in headings],
+        pages=[(p.number, p.label or str(p.number)) for p in doc.pages],
+    )
+
+
+def navigation_html(*, headings: list[tuple[int, str, str]], pages: list[tuple[int, str]]) -> str:
+    """The table of contents (level, id, text per heading) and the page list (number, label per
+    page), as rendered and as rebuilt after a review edit."""
     out = []
     if len(headings) >= TOC_MIN_HEADINGS:
         items = "".join(
-            f'<li class="toc-{b.level}"><a href="#{b.id}">{esc(b.text)}</a></li>' for b in headings
+            f'<li class="toc-{level}"><a href="#{esc(ident)}">{esc(text)}</a></li>'
+            for level, ident, text in headings
         )
         out.append(f'<nav class="toc" aria-label="Table of contents"><ol>{items}</ol></nav>')
-    if len(doc.pages) > 1:
+    if len(pages) > 1:
         items = "".join(
-            f'<li><a href="#page-{p.number}">{esc(p.label or str(p.number))}</a></li>'
-            for p in doc.pages
+            f'<li><a href="#page-{number}">{esc(label)}</a></li>' for number, label in pages
         )
         out.append(
             f'<nav class="page-list" role="doc-pagelist" aria-label="Pages"><ul>{items}</ul></nav>'

@@ -31,6 +31,7 @@ import contextlib
 import functools
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from celery.signals import worker_process_init
+from django.db import connections
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -180,8 +182,18 @@ def read_claimed(
     limit = max(limit, len(page_ids))
     deadline = time.monotonic() + drain_s
     pending: deque[list[Page]] = deque()  # claimed and handed to the engine, not yet recorded
+    worker_thread = threading.current_thread()
 
     def batches() -> Iterator[list[PageImage]]:
+        try:
+            yield from claimed_batches()
+        finally:
+            # A streaming engine pulls batches (and so runs these claims) on a thread of its
+            # own: that thread's database connections end with it, never left open.
+            if threading.current_thread() is not worker_thread:
+                connections.close_all()
+
+    def claimed_batches() -> Iterator[list[PageImage]]:
         pages, size = first, len(first)
         while pages:
             # PNG decoding releases the GIL: a few hundred page images load in parallel.

@@ -24,7 +24,8 @@ from django.core.files.uploadedfile import UploadedFile
 
 from conversion import engines, review, selectors, services, storage
 from conversion.engines import engine_spec, get_engine
-from conversion.models import Batch, Job, Page, PageStatus
+from conversion.languages import clean_language
+from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
 from conversion.pipeline import flow
 from conversion.pipeline.errors import ConversionError, FileTooLarge, PageTimeout
@@ -46,6 +47,7 @@ def job_create(
     """Validate and store one PDF (the caller queues it: conversion.dispatch). Bad input raises
     ConversionError, leaving no job and no file behind."""
     spec = engine_spec(engine)
+    language = clean_language(language)
     opts = convert_options(language=language)
     name = original_name or upload.name
     name = os.path.basename(name or "document.pdf")[:255]
@@ -251,7 +253,7 @@ def job_run_inline(*, job_id) -> None:
         services.job_mark_failed(job_id=job_id, error=exc)
 
 
-def page_rerun(*, job_id, number: int, actor_id: int | None) -> None:
+def page_rerun(*, job_id, number: int, actor_id: int | None) -> ReviewEvent:
     """Read one page of a finished job again with its engine and put the new reading in place
     of that page (a reviewer's request, queued by dispatch: never inside a web request)."""
     job = Job.objects.get(pk=job_id)
@@ -259,4 +261,4 @@ def page_rerun(*, job_id, number: int, actor_id: int | None) -> None:
     engine = get_engine(job.engine)
     (reading,) = read_with_timeout(engine, [storage.engine_input(page)], name=job.engine)
     actor = get_user_model().objects.filter(pk=actor_id).first() if actor_id else None
-    review.review_apply_rerun(job=job, number=number, reading=reading, actor=actor)
+    return review.review_apply_rerun(job=job, number=number, reading=reading, actor=actor)

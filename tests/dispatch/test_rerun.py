@@ -19,13 +19,12 @@ from tests.conftest import CORPUS
 def broker(redis_url, settings):
     """Celery mode on the test's redis, with no worker: queued messages stay to be looked at."""
     settings.AXIYA_INLINE_WORKER = False
-    previous, app.conf.broker_url = app.conf.broker_url, redis_url
+    settings.CELERY_BROKER_URL = redis_url
+    app.conf.broker_url = redis_url  # as celery_worker_process does: one redis a session
     client = redis.Redis.from_url(redis_url)
     client.flushdb()
     yield client
     client.flushdb()
-    app.conf.broker_url = previous
-    app.pool.force_close_all()
 
 
 @pytest.mark.django_db

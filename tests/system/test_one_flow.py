@@ -3,6 +3,7 @@ write the same bytes for the same PDF, and every path contains a hostile PDF the
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from conversion import dispatch, storage
+from conversion import dispatch, downloads, storage
 from conversion.models import Job, ReviewEvent
 from conversion.pipeline.errors import ConversionError
 from conversion.runner import jobs as runner
@@ -23,8 +24,9 @@ OCRMYPDF = ("linn.pdf", "skew.pdf", "multipage.pdf", "c02-22.pdf", "francais.pdf
 
 
 def _site_outputs(job: Job) -> tuple[str, str]:
+    """The HTML and report.json as the site hands them out (downloads: `<stem>_files/` links)."""
     return (
-        storage.html_path(job.id).read_text(encoding="utf-8"),
+        downloads.document_html(job).decode("utf-8"),
         storage.report_path(job.id).read_text(encoding="utf-8"),
     )
 
@@ -37,22 +39,16 @@ def _wait_event(job: Job, action: str, timeout: float = 120) -> None:
 
 
 def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_path, client):
-    # The same upload name on every path: the title and the file names derive from it.
-    sources = {}
-    for name in OCRMYPDF:
-        folder = tmp_path / Path(name).stem
-        folder.mkdir()
-        sources[name] = shutil.copy(CORPUS / name, folder / "document.pdf")
-
+    sources = {name: CORPUS / name for name in OCRMYPDF}
     expected = {}
     for name, pdf in sources.items():  # the command line
-        out = tmp_path / "cli" / Path(name).stem
+        stem, out = Path(name).stem, tmp_path / "cli"
         call_command("convert", str(pdf), "--out", str(out), "--no-progress")
         expected[name] = (
-            (out / "document.html").read_text(encoding="utf-8"),
-            (out / "document.report.json").read_text(encoding="utf-8"),
+            (out / f"{stem}.html").read_text(encoding="utf-8"),
+            (out / f"{stem}.report.json").read_text(encoding="utf-8"),
         )
-        assert (out / "document.report.html").exists()
+        assert (out / f"{stem}.report.html").exists()
 
     settings.AXIYA_INLINE_WORKER = True  # the in-process runner
     inline = {name: dispatch.job_submit(owner=None, upload=pdf) for name, pdf in sources.items()}
@@ -64,6 +60,7 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
             assert job.status in ("done", "needs_review"), (name, job.error_code)
             assert _site_outputs(job) == expected[name], name
             assert storage.report_html_path(job.id).exists()
+    assert any("_files/figure-" in html for html, _ in expected.values())  # links compared too
 
     # A review re-run, queued to the worker, after a reviewer's edit of that page: the engine's
     # reading again, and the same bytes as the first conversion.
@@ -81,8 +78,6 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
 
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
-    import os
-
     return subprocess.run(
         [sys.executable, "manage.py", "convert", "--no-progress", *args],
         cwd=ROOT,

@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
 from conversion.engines import ENGINES, get_engine
+from conversion.languages import clean_language
 from conversion.options import convert_options
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.errors import ConversionError
@@ -38,11 +39,12 @@ class Command(BaseCommand):
         out_dir: Path = options["out"]
         first_failure = 0
         try:
+            language = clean_language(options["language"])  # as the site checks it
             engine = get_engine(options["engine"])
         except ConversionError as exc:
             self.stderr.write(f"error {exc.code}: {exc.message}")
             sys.exit(exc.exit_code)
-        opts = convert_options(language=options["language"], engine=engine.name)
+        opts = convert_options(language=language, engine=engine.name)
         for pdf in options["pdfs"]:
             bar = None
             if not options["no_progress"]:
