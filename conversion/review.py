@@ -34,7 +34,7 @@ from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.report_html import render_report
 from conversion.pipeline.sanitize import sanitize_fragment
-from conversion.review_rebuild import rebuild_derived
+from conversion.review_rebuild import keep_edits, rebuilt
 from models.engine import PageReading, reading_from_json
 
 Action = ReviewEvent.Action
@@ -139,20 +139,10 @@ def _finding_key(f: dict) -> tuple:
     return (f.get("code"), f.get("element"), f.get("page"), f.get("message"))
 
 
-def _rebuilt(soup: BeautifulSoup) -> tuple[str, str]:
-    """The edited document with its table of contents, page list and title rebuilt: (HTML,
-    title)."""
-    title = rebuild_derived(soup)
-    html = str(soup)
-    if not html.lstrip().lower().startswith("<!doctype"):
-        html = "<!DOCTYPE html>\n" + html
-    return html, title
-
-
 def _write(job: Job, *, old_html: str, soup: BeautifulSoup) -> None:
     """Write the edited document (navigation and title rebuilt) and a report re-checked against
     it, atomically."""
-    new_html, title = _rebuilt(soup)
+    new_html, title = rebuilt(soup)
     _write_html(job, old_html=old_html, new_html=new_html, title=title)
 
 
@@ -421,7 +411,7 @@ def review_apply_rerun(
             for figure in staged.glob(f"figure-*-p{number}.png"):
                 files.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(figure, files / figure.name)
-    new_html, title = _keep_edits(old_html, fresh_html, number, document.title)
+    new_html, title = keep_edits(old_html, fresh_html, number, document.title)
     fresh_findings = [f.as_dict() for f in flow.reading_findings(document, repaired=job.repaired)]
     with transaction.atomic():
         services.page_reading_set(job_id=job.id, number=number, reading=reading)
@@ -437,27 +427,6 @@ def review_apply_rerun(
             note=f"engine {job.engine}" + (f"; its earlier decision ({cleared}) was cleared"
                                            if cleared else ""),
         )  # fmt: skip
-
-
-def _same_markup(a: str, b: str) -> bool:
-    return str(BeautifulSoup(a, "html.parser")) == str(BeautifulSoup(b, "html.parser"))
-
-
-def _keep_edits(current: str, fresh: str, number: int, title: str) -> tuple[str, str]:
-    """The freshly rendered document, with every page other than `number` whose text a reviewer
-    changed taken from the current one. Returns (HTML, title)."""
-    edited = False
-    for other in output_format.page_numbers(fresh):
-        if other == number:
-            continue
-        try:
-            text = output_format.page_text(current, other)
-        except output_format.NoSuchPage:
-            continue
-        if not _same_markup(text, output_format.page_text(fresh, other)):
-            fresh = output_format.replace_page(fresh, other, text)
-            edited = True
-    return _rebuilt(BeautifulSoup(fresh, "html.parser")) if edited else (fresh, title)
 
 
 def _clear_page_state(job: Job, number: int) -> str:
