@@ -20,8 +20,10 @@ from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_scores
+from models.layout import ocr_layer_regions
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
+from models.structure import apply_layout
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +245,7 @@ class TesseractEngine:
                 api.SetSourceResolution(page.dpi)
             prepare_s += time.perf_counter() - started_osd
         api.Recognize()
-        paragraphs = _paragraphs(tess, api)
+        paragraphs = _paragraphs(tess, api, page.dpi)
         if self.detect_rotation and not _reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
             # for OSD (and a second read when the page turns out to be upside down, or the
@@ -258,7 +260,7 @@ class TesseractEngine:
                 )
                 prepare_s += time.perf_counter() - started_osd
                 alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
-                alt_paragraphs = _paragraphs(tess, alt_api)
+                alt_paragraphs = _paragraphs(tess, alt_api, page.dpi)
                 alt_score, score = _read_score(alt_paragraphs), _read_score(paragraphs)
                 # The guessed orientation is kept unless the other read is clearly better.
                 if (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score):
@@ -273,7 +275,7 @@ class TesseractEngine:
         if page_lang and page_lang != self.primary and self._available(page_lang):
             # The whole page is in another language: read it again with that language first.
             api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), gray, page.dpi)
-            paragraphs = _paragraphs(tess, api)
+            paragraphs = _paragraphs(tess, api, page.dpi)
             language = page_lang
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
         ink = _InkMeter(api.GetThresholdedImage())
@@ -286,7 +288,12 @@ class TesseractEngine:
             + tables
             + [block for lines in paragraphs for block in _blocks_from_lines(lines, ink)]
         )
-        blocks.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
+        started_layout = time.perf_counter()
+        regions = ocr_layer_regions(gray, page.dpi, [w for b in blocks for w in b.words])
+        blocks, findings = apply_layout(
+            blocks, regions, width=gray.width, height=gray.height, ink=ink
+        )
+        layout_s = time.perf_counter() - started_layout
         blocks = _join_list_continuations(blocks)
         elapsed = time.perf_counter() - started
         return PageReading(
@@ -298,18 +305,21 @@ class TesseractEngine:
             skew=skew,
             language=language,
             source="ocr",
-            timings={"prepare_s": prepare_s, "ocr_s": elapsed - prepare_s},
+            findings=findings,
+            timings={"prepare_s": prepare_s, "ocr_s": elapsed - prepare_s - layout_s,
+                     "layout_s": layout_s},  # fmt: skip
         )
 
 
 # -- helpers over Tesseract's iterator ------------------------------------------------------------
 class _Line:
-    __slots__ = ("words", "bbox", "ink")
+    __slots__ = ("words", "bbox", "ink", "size")
 
     def __init__(self, words: list[Word], bbox, ink: float) -> None:
         self.words = words
         self.bbox = bbox
         self.ink = ink
+        self.size = 0.0  # text size in pixels, when Tesseract gives one
 
     @property
     def text(self) -> str:
@@ -400,7 +410,7 @@ def _figures(tess, api) -> list[ReadBlock]:
     return figures
 
 
-def _paragraphs(tess, api) -> list[list[_Line]]:
+def _paragraphs(tess, api, dpi: int = 300) -> list[list[_Line]]:
     """One pass over every word: paragraphs of lines of words, in Tesseract's reading order."""
     ril = tess.RIL
     it = api.GetIterator()
@@ -418,6 +428,10 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
         if it.IsAtBeginningOf(ril.TEXTLINE) or not paragraphs[-1]:
             bbox = it.BoundingBox(ril.TEXTLINE)
             paragraphs[-1].append(_Line([], bbox, 0.0))
+            # Tesseract's size of the line's text (from its x-height, in points at the source
+            # resolution): steadier than the line's box, which grows with ascenders.
+            attributes = it.WordFontAttributes() or {}
+            paragraphs[-1][-1].size = float(attributes.get("pointsize") or 0) * dpi / 72
         try:
             text = it.GetUTF8Text(ril.WORD)
         except RuntimeError:  # an empty element
@@ -428,6 +442,7 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
                     text=text.strip(),
                     confidence=float(it.Confidence(ril.WORD)),
                     bbox=_f(it.BoundingBox(ril.WORD)),
+                    known=bool(it.WordIsFromDictionary()),
                 )
             )
         if not it.Next(ril.WORD):
@@ -566,7 +581,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
             text=text,
             bbox=(float(x0), float(y0), float(x1), float(y1)),
             words=words,
-            font_size=statistics.median(line.height for line in group),
+            font_size=statistics.median(line.size or line.height for line in group),
         )
         block.ink = statistics.median(line.ink for line in group)
         bullet = _BULLET.match(text)
