@@ -182,8 +182,7 @@ def tables(deck: _Deck) -> str:
         f"<p>{deck.para(3)}</p>",
         "<h2>Costs and Income</h2>",
         "<table class='plain'><caption>Table 2. Budget in thousands</caption>",
-        "<thead><tr><th>Item</th><th>Budget</th><th>Spent</th><th>Change</th></tr></thead>"
-        "<tbody>",
+        "<thead><tr><th>Item</th><th>Budget</th><th>Spent</th><th>Change</th></tr></thead><tbody>",
         "<tr><td>Staff</td><td>812</td><td>798</td><td>-14</td></tr>",
         "<tr><td>Energy</td><td>365</td><td>402</td><td>37</td></tr>",
         "<tr><td>Repairs</td><td>214</td><td>236</td><td>22</td></tr>",
@@ -268,8 +267,9 @@ DOCUMENTS = {"report": report, "tables": tables, "columns": columns, "math": mat
 def print_pdf(html_path: Path, pdf_path: Path) -> None:
     with tempfile.TemporaryDirectory() as profile:
         subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
-             "--no-pdf-header-footer", f"--print-to-pdf={pdf_path}", html_path.as_uri()],
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+             f"--user-data-dir={profile}", "--no-pdf-header-footer",
+             f"--print-to-pdf={pdf_path}", html_path.as_uri()],
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
 

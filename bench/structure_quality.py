@@ -152,7 +152,7 @@ def structure_of(html: str, *, truth: bool = False) -> Structure:
     return out
 
 
-# -- measures ---------------------------------------------------------------------------------------
+# -- measures --------------------------------------------------------------------------------------
 def _shifted(headings: list[tuple[int, str]]) -> list[tuple[int, str]]:
     top = min((level for level, _ in headings), default=1)
     return [(level - top + 1, text) for level, text in headings]
@@ -266,7 +266,7 @@ def figure_score(truth: Structure, got: Structure) -> str:
     return f"{got.figures}/{truth.figures}"
 
 
-# -- systems ------------------------------------------------------------------------------------------
+# -- systems ---------------------------------------------------------------------------------------
 def run_ours(pdf: Path, workdir: Path, engine) -> str:
     result = convert_pdf(pdf, workdir / "ours", engine, ConvertOptions())
     return result.html_path.read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ MuPDF is not thread-safe: every call into it from more than one thread holds MUP
 from __future__ import annotations
 
 import io
+import statistics
 import threading
 from dataclasses import dataclass
 
@@ -76,6 +77,21 @@ def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
 _FONT: pymupdf.Font | None = None
 
 
+def _lines(words: list[Word]) -> list[list[Word]]:
+    """Words (in reading order) cut into lines: a line ends where the next word starts left of
+    the previous one or off its row."""
+    lines: list[list[Word]] = []
+    for word in words:
+        if lines:
+            last = lines[-1][-1].bbox
+            middle = (word.bbox[1] + word.bbox[3]) / 2  # type: ignore[index]
+            if word.bbox[0] > last[0] and last[1] <= middle <= last[3]:  # type: ignore[index]
+                lines[-1].append(word)
+                continue
+        lines.append([word])
+    return lines
+
+
 def ocr_layer_regions(image: Image.Image, dpi: int, words: list[Word]) -> list[Region]:
     """Regions of a scanned page: its words (pixel boxes) as an invisible text layer over a small
     copy of the scan, analysed like an OCR'd PDF page. Boxes come back in pixels."""
@@ -96,13 +112,19 @@ def ocr_layer_regions(image: Image.Image, dpi: int, words: list[Word]) -> list[R
             small.save(buf, "JPEG", quality=75)
             page.insert_image(page.rect, stream=buf.getvalue())
             writer = pymupdf.TextWriter(page.rect)
-            for word in boxed:
-                x0, y0, x1, y1 = (v * scale for v in word.bbox)  # type: ignore[union-attr]
-                height = max(y1 - y0, 1.0)
-                unit = _FONT.text_length(word.text, fontsize=1) or 1.0
-                # As tall as the word, but never wider than its box: words must not overlap.
-                size = max(1.0, min(height, (x1 - x0) / unit))
-                writer.append((x0, y1 - 0.2 * height), word.text, font=_FONT, fontsize=size)
+            for line in _lines(boxed):
+                boxes = [[v * scale for v in w.bbox] for w in line]  # type: ignore[union-attr]
+                height = statistics.median(b[3] - b[1] for b in boxes)
+                # One size and one baseline per line, so MuPDF sees one line (as in an OCR'd
+                # PDF) and not a box per word: as tall as the line's words, but no word wider
+                # than its own box (words must not overlap).
+                size = min([height] + [
+                    (b[2] - b[0]) / (_FONT.text_length(w.text, fontsize=1) or 1.0)
+                    for w, b in zip(line, boxes, strict=True)
+                ])  # fmt: skip
+                baseline = statistics.median(b[3] for b in boxes) - 0.15 * height
+                for word, box in zip(line, boxes, strict=True):
+                    writer.append((box[0], baseline), word.text, font=_FONT, fontsize=max(size, 1))
             writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
             return page_regions(page, scale=1 / scale)
         finally:

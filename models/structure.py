@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Callable
 
 from models.engine import BBox, ReadBlock, Word
-from models.layout import FURNITURE_CLASSES, HEADING_CLASSES, Region
+from models.layout import Region
 from models.word_tables import table_from_words
 
 # A figure smaller than this share of the page width (or height) is a speck, a rule or an
@@ -167,16 +167,29 @@ def apply_layout(
     width: float,
     height: float,
     ink: Callable[[BBox], float],
+    transcribe: Callable[[BBox], str | None] | None = None,
 ) -> tuple[list[ReadBlock], list[dict]]:
     """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
     positions, pictures and formulas as figures; with the page's findings. Every block carries
     `.order` (a sortable tuple); the result is in that order."""
     findings: list[dict] = []
-    taken_regions = [
-        r for r in regions
-        if r.kind == "table" and any(b.kind == "table" and b.bbox and _overlap(b.bbox, r.bbox)
-                                     for b in blocks)
-    ]  # fmt: skip
+    taken_regions = []
+    for region in (r for r in regions if r.kind == "table"):
+        grids = [
+            b for b in blocks if b.kind == "table" and b.bbox and _overlap(b.bbox, region.bbox)
+        ]
+        if len(grids) == 1 and _covered(region.bbox, grids[0].bbox) >= 0.7:  # type: ignore[arg-type]
+            taken_regions.append(region)  # the printed grid is the table: keep it
+            continue
+        for grid in grids:
+            # Several grids (or one far off) in one table: rules the grid finder read apart.
+            # The table is rebuilt from its words, which go back to the text for now.
+            blocks = [b for b in blocks if b is not grid]
+            if grid.words:
+                text = ReadBlock(kind="paragraph", text=_join(grid.words), bbox=grid.bbox,
+                                 words=list(grid.words))  # fmt: skip
+                text.order = grid.order  # type: ignore[attr-defined]
+                blocks.append(text)
     out: list[ReadBlock] = []
     for block in blocks:
         if block.kind in ("paragraph", "list_item"):
@@ -190,13 +203,22 @@ def apply_layout(
         if region.kind == "table":
             out = _table(region, out)
         elif region.kind in ("picture", "formula"):
-            out = _picture(region, out, width=width, height=height, ink=ink, findings=findings)
+            out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
+                           transcribe=transcribe)  # fmt: skip
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
             out.remove(figure)
     out.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
     return out, findings
+
+
+def _covered(inner: BBox, outer: BBox) -> float:
+    """Share of `inner`'s area inside `outer`."""
+    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    area = (inner[2] - inner[0]) * (inner[3] - inner[1])
+    return w * h / area if area > 0 else 0.0
 
 
 def _overlap(a: BBox, b: BBox) -> bool:
@@ -239,7 +261,7 @@ def _table(region: Region, blocks: list[ReadBlock]) -> list[ReadBlock]:
     return kept + [table]
 
 
-def _picture(region, blocks, *, width, height, ink, findings) -> list[ReadBlock]:
+def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> list[ReadBlock]:
     if any(b.kind == "figure" and b.bbox and _overlap(b.bbox, region.bbox) for b in blocks):
         return blocks  # the engine found this image already
     formula = region.kind == "formula"
@@ -252,7 +274,10 @@ def _picture(region, blocks, *, width, height, ink, findings) -> list[ReadBlock]
     order = _order_before(region.bbox, blocks)
     _, orders, kept = _take(region, blocks)
     figure = ReadBlock(kind="figure", bbox=region.bbox)
-    if formula:
+    tex = transcribe(region.bbox) if formula and transcribe else None
+    if tex:
+        figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
+    elif formula:
         figure.alt = "Formula, not transcribed: see the image"
         if FORMULA_FINDING not in findings:
             findings.append(dict(FORMULA_FINDING))

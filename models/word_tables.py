@@ -68,9 +68,36 @@ def _gaps(phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: fl
             start = x
         elif not free and start is not None:
             if x - start >= min_gap and start > 0 and x < width:
-                cuts.append(x0 + (start + x) / 2)
+                cuts.append(x0 + _least_covered_middle(cover, start, x))
             start = None
     return cuts
+
+
+def _least_covered_middle(cover: list[int], start: int, end: int) -> float:
+    """The middle of the widest stretch of [start, end) that the fewest phrases cover: a cut
+    between two header words, not through one."""
+    low = min(cover[start:end])
+    best, run_start, best_span = (start + end) / 2, None, -1
+    for x in range(start, end + 1):
+        if x < end and cover[x] == low:
+            run_start = x if run_start is None else run_start
+        elif run_start is not None:
+            if x - run_start > best_span:
+                best, best_span = (run_start + x) / 2, x - run_start
+            run_start = None
+    return best
+
+
+_RULE_GLYPHS = "|[]!¦"
+
+
+def _without_rules(word: Word) -> Word:
+    """A ruling line read as a glyph ("|", "[") is no text: stripped from the word."""
+    text = word.text.strip(_RULE_GLYPHS)
+    if text == word.text:
+        return word
+    return Word(text=text, confidence=word.confidence, bbox=word.bbox, lang=word.lang,
+                known=word.known)  # fmt: skip
 
 
 def _is_number(text: str) -> bool:
@@ -80,7 +107,8 @@ def _is_number(text: str) -> bool:
 def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
     """A table block from the words inside a table region, or None when they do not line up
     into at least MIN_ROWS rows of MIN_COLS columns."""
-    words = [w for w in words if w.bbox and w.text.strip()]
+    words = [_without_rules(w) for w in words if w.bbox and w.text.strip()]
+    words = [w for w in words if w.text]
     if len(words) < MIN_ROWS * MIN_COLS:
         return None
     height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
@@ -112,7 +140,7 @@ def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
                 slots[first] = {"text": text, "header": False, "rowspan": 1,
                                 "colspan": last - first + 1}  # fmt: skip
         grid.append(slots)
-    grid = _join_wrapped_rows(grid)
+    grid = _join_wrapped_rows(_lift_middle_rows(grid))
     if len(grid) < MIN_ROWS:
         return None
     _mark_headers(grid)
@@ -127,8 +155,13 @@ def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
                     row.append({"text": "", "header": False, "rowspan": 1, "colspan": 1})
                 c += 1
                 continue
+            # A span never hides a cell read beside it.
+            span = 1
+            while span < cell["colspan"] and c + span < n_cols and slots[c + span] is None:
+                span += 1
+            cell["colspan"] = span
             row.append(cell)
-            c += cell["colspan"]
+            c += span
         rows_out.append(row)
     return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text="")
 
@@ -140,6 +173,25 @@ def _covers(grid: list[list[dict | None]], r: int, c: int) -> bool:
         if cell is not None and cc + cell["colspan"] > c and cell.get("rowspan", 1) > 1:
             return True
     return False
+
+
+def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
+    """A row holding only cells whose columns are empty just above and below is a cell centred
+    on two rows (a header spanning its row and the next): it joins the row above, spanning
+    two rows."""
+    out = list(grid)
+    r = 1
+    while r < len(out) - 1:
+        filled = [c for c, cell in enumerate(out[r]) if cell is not None]
+        if filled and all(out[r - 1][c] is None and out[r + 1][c] is None for c in filled):
+            for c in filled:
+                cell = out[r][c]
+                cell["rowspan"] = 2  # type: ignore[index]
+                out[r - 1][c] = cell
+            del out[r]
+            continue
+        r += 1
+    return out
 
 
 def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
@@ -174,6 +226,20 @@ def _mark_headers(grid: list[list[dict | None]]) -> None:
     numbers holds row headers."""
     n_cols = len(grid[0])
     head = 1
+    if len(grid) > 2:
+        # A group label over several columns of the row below (printed left-aligned): it spans
+        # the empty slots after it that the row below fills.
+        top, below = grid[0], grid[1]
+        for c in range(1, n_cols):
+            left = next((k for k in range(c - 1, -1, -1) if top[k] is not None), None)
+            if (
+                top[c] is None
+                and below[c] is not None
+                and left is not None
+                and left > 0
+                and left + top[left]["colspan"] == c  # type: ignore[index]
+            ):
+                top[left]["colspan"] += 1  # type: ignore[index]
     if len(grid) > 2 and any(c and c["colspan"] > 1 for c in grid[0]):
         head = 2
         for c, cell in enumerate(grid[0]):

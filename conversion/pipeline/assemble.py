@@ -28,6 +28,12 @@ _PAGE_NUMBER = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
+# Stamps that libraries and publishers print on a page: never part of the text.
+_STAMP = re.compile(
+    r"^(?:this content )?downloaded (?:from|by)\b|\ball use subject to\b|"
+    r"^for personal use only\b|^provided by\b.{0,80}\blibrary\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             rotation=reading.rotation,
         )
         blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
-        blocks = _merge_broken_paragraphs(_attach_captions(blocks))
+        blocks = _merge_broken_paragraphs(_attach_table_captions(_attach_captions(blocks)))
         pending_items: list[ReadBlock] = []
         blocks = _dash_continuations(blocks)
         for rb in blocks:
@@ -146,17 +152,30 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 
 # -- per block ------------------------------------------------------------------------------------
 def _classify(rb, reading, body_size, body_ink, repeated) -> str:
+    text = rb.text.strip()
+    if rb.kind in ("page_header", "page_footer"):
+        return "page_number" if _PAGE_NUMBER.match(text) else rb.kind
     if rb.kind != "paragraph":
         return rb.kind
-    text = rb.text.strip()
     band = _in_band(rb, reading)
     if band and _PAGE_NUMBER.match(text):
         return "page_number"
-    if band and _furniture_key(text) in repeated:
+    if band and (_furniture_key(text) in repeated or _STAMP.search(text)
+                 or _small_margin_note(rb, body_size)):  # fmt: skip
         return "page_header" if band == "top" else "page_footer"
-    if _looks_like_heading(rb, body_size, body_ink):
+    if _STAMP.search(text) and len(text) < 200:
+        return "page_footer"  # a download stamp anywhere on the page (often along a side)
+    if rb.layout is None and _looks_like_heading(rb, body_size, body_ink):
+        # Engines without a layout model (or blocks outside every region): size and weight.
         return "heading"
     return "paragraph"
+
+
+def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
+    """A short line in smaller print than the body, in the top or bottom margin: a running
+    header or footer even on a single page."""
+    size = rb.font_size or 0.0
+    return bool(body_size) and 0 < size <= 0.9 * body_size and len(rb.text.strip()) <= 100
 
 
 def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> bool:
@@ -202,6 +221,30 @@ def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
             taken.add(best)
             fig.text = blocks[best].text.strip()
     return [b for i, b in enumerate(blocks) if i not in taken]
+
+
+_TABLE_CAPTION = re.compile(r"^(table|tab\.|exhibit|schedule)\s*[\dIVXA-Z]", re.IGNORECASE)
+
+
+def _attach_table_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A caption right before or after a table ("Table 2. Budget", or a block the layout model
+    calls a caption) becomes the table's <caption>."""
+    out = list(blocks)
+    for table in [b for b in blocks if b.kind == "table" and not b.text]:
+        i = out.index(table)
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(out):
+                continue
+            other = out[j]
+            text = other.text.strip()
+            is_caption = other.kind == "caption" or (
+                other.kind == "paragraph" and _TABLE_CAPTION.match(text)
+            )
+            if is_caption and 0 < len(text) <= 300:
+                table.text = text
+                del out[j]
+                break
+    return out
 
 
 def _dash_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
@@ -317,6 +360,7 @@ def _block(rb: ReadBlock, kind: str, body_size: float) -> Block:
         # Provisional: a size rank, repaired into a clean outline in _assign_heading_levels.
         block.level = rb.level or 0
         block.font_key = rb.font_size or body_size  # type: ignore[attr-defined]
+        block.is_title = rb.layout == "title"  # type: ignore[attr-defined]
     return block
 
 
@@ -343,18 +387,39 @@ def _list_block(items: list[ReadBlock]) -> Block:
     return Block(kind="list", ordered=ordered, items=root, bbox=(x0, 0, 0, 0))
 
 
+SIZE_STEP = 1.15  # heading sizes within this ratio of each other are one level
+
+
 def _assign_heading_levels(pages: list[Page]) -> None:
-    """Heading levels from text size, consistent across pages: the largest size is level 1."""
+    """Heading levels from text size, one scale for the whole document: sizes are clustered
+    (a cluster holds sizes within SIZE_STEP of its largest), the largest cluster is level 1 or,
+    when the layout model marked a title, level 2 under it. Sections of one size keep one
+    level on every page."""
     headings = [b for p in pages for b in p.blocks if b.kind == "heading"]
     if not headings:
         return
-    explicit = all(b.level for b in headings)
-    if explicit:
-        return
-    sizes = sorted({round(getattr(b, "font_key", 0) / 4) for b in headings}, reverse=True)
-    rank = {size: i + 1 for i, size in enumerate(sizes)}
+    if all(b.level for b in headings):
+        return  # the engine gave the levels (the model engine)
+    sizes = sorted({getattr(b, "font_key", 0.0) or 0.0 for b in headings}, reverse=True)
+    rank: dict[float, int] = {}
+    level, top = 0, None
+    for size in sizes:
+        if top is None or size * SIZE_STEP < top:
+            level += 1
+            top = size
+        rank[size] = level
+    titles = [b for b in headings if getattr(b, "is_title", False)]
+    title_size = max((getattr(b, "font_key", 0.0) for b in titles), default=None)
     for b in headings:
-        b.level = min(rank[round(getattr(b, "font_key", 0) / 4)], 6)
+        size = getattr(b, "font_key", 0.0) or 0.0
+        if b in titles:
+            b.level = 1
+        elif title_size is not None and size * SIZE_STEP >= title_size and b not in titles:
+            b.level = 2  # as big as the title but not it: the first level under it
+        else:
+            b.level = min(rank[size] + (1 if titles else 0), 6)
+        if titles and b not in titles:
+            b.level = max(b.level, 2)
 
 
 def _trusted(block: Block) -> bool:
@@ -364,15 +429,40 @@ def _trusted(block: Block) -> bool:
     return bool(text) and doubtful <= 0.3 * len(text)
 
 
+# Section names that open many documents: never the document's title.
+_GENERIC = re.compile(
+    r"^(abstract|contents|table of contents|references|bibliography|introduction|appendix"
+    r"|summary|preface|foreword|acknowledge?ments?|index|notes|chapter \w+)\W*$",
+    re.IGNORECASE,
+)
+
+
 def _title(pages: list[Page]) -> str | None:
-    """The first trusted heading, else the start of the first trusted paragraph (the caller
-    falls back to the file name)."""
-    for kind, limit in (("heading", 200), ("paragraph", 80)):
-        for page in pages:
-            for block in page.blocks:
-                if block.kind == kind and _trusted(block):
-                    text = " ".join(block.text.split())
-                    if len(text) <= limit:
-                        return text
-                    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    """The real title: what the layout model marked as the title on the first pages, else the
+    top-level heading of the first page with a heading, else the first trusted heading, else
+    the start of the first trusted paragraph (the caller falls back to the file name). Generic
+    section names ("References", "Contents") are never the title."""
+
+    def clip(text: str, limit: int) -> str:
+        text = " ".join(text.split())
+        if len(text) <= limit:
+            return text
+        return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+    headings = [
+        b for p in pages for b in p.blocks
+        if b.kind == "heading" and _trusted(b) and not _GENERIC.match(b.text.strip())
+    ]  # fmt: skip
+    early = [b for p in pages[:2] for b in p.blocks if b in headings]
+    for pick in (
+        [b for b in early if getattr(b, "is_title", False)],
+        [b for b in early if b.level == 1],
+        headings,
+    ):
+        if pick:
+            return clip(pick[0].text, 200)
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "paragraph" and _trusted(block):
+                return clip(block.text, 80)
     return None

@@ -306,8 +306,11 @@ class TesseractEngine:
             language=language,
             source="ocr",
             findings=findings,
-            timings={"prepare_s": prepare_s, "ocr_s": elapsed - prepare_s - layout_s,
-                     "layout_s": layout_s},  # fmt: skip
+            timings={
+                "prepare_s": prepare_s,
+                "ocr_s": elapsed - prepare_s - layout_s,
+                "layout_s": layout_s,
+            },  # fmt: skip
         )
 
 
@@ -480,6 +483,7 @@ def _tables(binary, paragraphs: list[_ParaLines], ink) -> tuple[list[ReadBlock],
         if not taken:
             continue
         table = table_block(grid, taken, ink)
+        table.words = taken  # the layout step may rebuild the table from them
         table.order = min(orders)  # type: ignore[attr-defined]
         tables.append(table)
     if not tables:
