@@ -400,7 +400,9 @@ def _assign_heading_levels(pages: list[Page]) -> None:
         return
     if all(b.level for b in headings):
         return  # the engine gave the levels (the model engine)
-    sizes = sorted({getattr(b, "font_key", 0.0) or 0.0 for b in headings}, reverse=True)
+    titles = [b for b in headings if getattr(b, "is_title", False)]
+    sections = [b for b in headings if b not in titles]
+    sizes = sorted({getattr(b, "font_key", 0.0) or 0.0 for b in sections}, reverse=True)
     rank: dict[float, int] = {}
     level, top = 0, None
     for size in sizes:
@@ -408,18 +410,10 @@ def _assign_heading_levels(pages: list[Page]) -> None:
             level += 1
             top = size
         rank[size] = level
-    titles = [b for b in headings if getattr(b, "is_title", False)]
-    title_size = max((getattr(b, "font_key", 0.0) for b in titles), default=None)
-    for b in headings:
-        size = getattr(b, "font_key", 0.0) or 0.0
-        if b in titles:
-            b.level = 1
-        elif title_size is not None and size * SIZE_STEP >= title_size and b not in titles:
-            b.level = 2  # as big as the title but not it: the first level under it
-        else:
-            b.level = min(rank[size] + (1 if titles else 0), 6)
-        if titles and b not in titles:
-            b.level = max(b.level, 2)
+    for b in titles:
+        b.level = 1
+    for b in sections:
+        b.level = min(rank[getattr(b, "font_key", 0.0) or 0.0] + (1 if titles else 0), 6)
 
 
 def _trusted(block: Block) -> bool:
