@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading_order import reading_order
 from models.word_tables import table_from_words
 
 # A figure smaller than this share of the page width (or height) is a speck, a rule or an
@@ -27,7 +28,7 @@ FORMULA_FINDING = {
     "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
 }
 _LIST_MARKER = re.compile(
-    r"^(?:[•·●▪■◦‣⁃∙*–—-]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+"
+    r"^(?:[•·●▪■◦‣⁃∙]\s*|(?:[*–—-]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+)"
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _KIND = {
@@ -87,8 +88,11 @@ def _bbox(words: list[Word]) -> BBox:
             max(b[3] for b in boxes))  # fmt: skip
 
 
-def _split(block: ReadBlock, regions: list[Region]) -> list[tuple[ReadBlock, int | None]]:
-    """The block cut where its words move into another region; each part with its region."""
+def _split(
+    block: ReadBlock, regions: list[Region], text_size=None
+) -> list[tuple[ReadBlock, int | None]]:
+    """The block cut where its words move into another region; each part with its region (and
+    its own text size, when `text_size` can tell it from the words)."""
     if not block.words or any(w.bbox is None for w in block.words):
         return [(block, _region_of(block.bbox, regions) if block.bbox else None)]
     owners = [_region_of(w.bbox, regions) for w in block.words]  # type: ignore[arg-type]
@@ -102,10 +106,18 @@ def _split(block: ReadBlock, regions: list[Region]) -> list[tuple[ReadBlock, int
             runs.append((owner, [word]))
     if len(runs) == 1:
         return [(block, runs[0][0])]
+    # Runs of one region are one part, at the place of the first: a block the engine read
+    # across two columns line by line (A B A B) comes apart into its two columns (A, B).
+    grouped: dict[int | None, list[Word]] = {}
+    for owner, words in runs:
+        key = owner if owner is not None else -len(grouped) - 1  # no region: a part of its own
+        grouped.setdefault(key, []).extend(words)
     parts = []
-    for k, (owner, words) in enumerate(runs):
+    for k, (key, words) in enumerate(grouped.items()):
+        owner = key if key is not None and key >= 0 else None
+        size = (text_size(words) if text_size else None) or block.font_size
         part = ReadBlock(kind="paragraph", text=_join(words), bbox=_bbox(words), words=words,
-                         font_size=block.font_size, bold=block.bold, ink=block.ink,
+                         font_size=size, bold=block.bold, ink=block.ink,
                          lang=block.lang)  # fmt: skip
         part.order = (*block.order, k)  # type: ignore[attr-defined]
         parts.append((part, owner))
@@ -168,6 +180,7 @@ def apply_layout(
     height: float,
     ink: Callable[[BBox], float],
     transcribe: Callable[[BBox], str | None] | None = None,
+    text_size: Callable[[list[Word]], float | None] | None = None,
 ) -> tuple[list[ReadBlock], list[dict]]:
     """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
     positions, pictures and formulas as figures; with the page's findings. Every block carries
@@ -191,12 +204,16 @@ def apply_layout(
                 text.order = grid.order  # type: ignore[attr-defined]
                 blocks.append(text)
     out: list[ReadBlock] = []
+    owner: dict[int, int] = {}  # id(block) -> its region
     for block in blocks:
-        if block.kind in ("paragraph", "list_item"):
-            out.extend(_labelled(part, regions[i] if i is not None else None)
-                       for part, i in _split(block, regions))  # fmt: skip
-        else:
+        if block.kind not in ("paragraph", "list_item"):
             out.append(block)
+            continue
+        for part, i in _split(block, regions, text_size):
+            out.append(_labelled(part, regions[i] if i is not None else None))
+            if i is not None:
+                owner[id(part)] = i
+    _read_in_order(out, regions, owner, width)
     for region in regions:
         if region in taken_regions:
             continue
@@ -219,6 +236,31 @@ def _covered(inner: BBox, outer: BBox) -> float:
     h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
     area = (inner[2] - inner[0]) * (inner[3] - inner[1])
     return w * h / area if area > 0 else 0.0
+
+
+def _read_in_order(
+    blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
+) -> None:
+    """Blocks sorted in the reading order of their regions (bands and columns, see
+    models.reading_order); a region's blocks keep the engine's order among themselves, and a
+    block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
+    units: dict[object, list[ReadBlock]] = {}
+    boxes: dict[object, BBox] = {}
+    for block in sorted(blocks, key=lambda b: b.order):  # type: ignore[attr-defined]
+        key: object = ("region", owner[id(block)]) if id(block) in owner else ("block", id(block))
+        units.setdefault(key, []).append(block)
+        if key[0] == "region":  # type: ignore[index]
+            boxes[key] = regions[owner[id(block)]].bbox
+        elif block.bbox is not None:
+            boxes[key] = block.bbox
+    placed = [key for key in units if key in boxes]
+    ranked = reading_order([boxes[key] for key in placed], min_gap=0.01 * width)
+    sequence = [placed[i] for i in ranked] + [key for key in units if key not in boxes]
+    rank = 0
+    for key in sequence:
+        for block in units[key]:
+            block.order = (rank,)  # type: ignore[attr-defined]
+            rank += 1
 
 
 def _overlap(a: BBox, b: BBox) -> bool:
