@@ -425,7 +425,8 @@ def _trusted(block: Block) -> bool:
 
 # Section names that open many documents: never the document's title.
 _GENERIC = re.compile(
-    r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?(abstract|contents|table of contents|references|bibliography|introduction|appendix"
+    r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?"
+    r"(abstract|contents|table of contents|references|bibliography|introduction|appendix"
     r"|summary|preface|foreword|acknowledge?ments?|index|notes|chapter \w+)\W*$",
     re.IGNORECASE,
 )
