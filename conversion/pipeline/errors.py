@@ -134,3 +134,15 @@ class DecompressionBomb(ConversionError):
     default_message = (
         "The PDF holds data that expands to far more than its size allows; it was refused."
     )
+
+
+class ServerFault(ConversionError):
+    """A failure of this server, not of the file (a reader process that could not start, a
+    module that would not load): reported as such, never as a damaged PDF."""
+
+    code = "SERVER_ERROR"
+    exit_code = 19
+    http_status = 503
+    default_message = (
+        "The server failed while reading this file; the file is not at fault. Try again later."
+    )
