@@ -7,6 +7,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from conversion.engines import engine_label
+from conversion.pipeline.document import open_findings
+
 
 class JobStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
@@ -68,6 +71,15 @@ class Job(models.Model):
     @property
     def stem(self) -> str:
         return "document"
+
+    @property
+    def engine_label(self) -> str:
+        return engine_label(self.engine)
+
+    @property
+    def open_findings(self) -> int:
+        """Errors and items to review in the report: what keeps a job in NEEDS_REVIEW."""
+        return open_findings(self.summary)
 
     @property
     def is_finished(self) -> bool:

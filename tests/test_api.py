@@ -185,7 +185,8 @@ def test_job_lifecycle(alice):
     archive = client.get(f"/api/v1/jobs/{job.id}/zip")
     assert archive.status_code == 200 and archive["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(b"".join(archive.streaming_content))).namelist()
-    assert "linn/document.html" in names and "linn/document.report.json" in names
+    # The same names as every other download: <stem>.html, .report.json, .report.html.
+    assert sorted(names) == ["linn/linn.html", "linn/linn.report.html", "linn/linn.report.json"]
 
     listing = client.get("/api/v1/jobs").json()
     assert listing["count"] == 1 and listing["results"][0]["id"] == str(job.id)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 from django.db import transaction
 from django.http import FileResponse
 from django.urls import reverse
@@ -16,7 +19,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from conversion import review, selectors, services, storage
+from conversion import downloads, review, selectors, services, storage
 from conversion.api.exceptions import api_exception_handler
 from conversion.api.serializers import (
     BatchCreatedSerializer,
@@ -159,32 +162,30 @@ class JobViewSet(
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
-        summary="The accessible HTML (images are in the zip)",
+        summary="The accessible HTML (its images are in the zip, under <name>_files/)",
         responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        review._require_output(job)
-        return FileResponse(
-            storage.html_path(job.id).open("rb"),
-            content_type="text/html; charset=utf-8",
-            as_attachment=True,
-            filename=f"{_stem(job)}.html",
+        review.require_output(job)
+        return _attachment(
+            downloads.document_html(job), "text/html; charset=utf-8", downloads.html_name(job)
         )
 
     @extend_schema(
-        summary="A zip: HTML, its images and the report",
+        summary="A zip: HTML, its images and the report (JSON and HTML)",
         responses={(200, "application/zip"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def zip(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
+        review.require_output(job)
         return FileResponse(
-            review.job_zip(job=job),
+            downloads.job_zip(job=job),
             content_type="application/zip",
             as_attachment=True,
-            filename=review.zip_name(job),
+            filename=downloads.zip_name(job),
         )
 
     @extend_schema(
@@ -194,22 +195,41 @@ class JobViewSet(
     @action(detail=True, methods=["get"])
     def report(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        review._require_output(job)
-        path = storage.report_path(job.id)
-        if not path.exists():
-            raise review.NotReady("The report is not ready yet.")
+        path = _report_path(job)
         return FileResponse(
             path.open("rb"),
             content_type="application/json",
             as_attachment=True,
-            filename=f"{_stem(job)}.report.json",
+            filename=downloads.report_json_name(job),
+        )
+
+    @extend_schema(
+        summary="The accessibility report as a readable page (HTML)",
+        responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
+    )
+    @action(detail=True, methods=["get"], url_path="report.html")
+    def report_html(self, request: Request, pk=None) -> FileResponse:
+        job = self.get_object()
+        _report_path(job)
+        return _attachment(
+            downloads.report_html(job),
+            "text/html; charset=utf-8",
+            downloads.report_html_name(job),
         )
 
 
-def _stem(job: Job) -> str:
-    from pathlib import Path
+def _report_path(job: Job) -> Path:
+    review.require_output(job)
+    path = storage.report_path(job.id)
+    if not path.exists():
+        raise review.NotReady("The report is not ready yet.")
+    return path
 
-    return Path(job.original_name).stem or "document"
+
+def _attachment(data: bytes, content_type: str, filename: str) -> FileResponse:
+    return FileResponse(
+        io.BytesIO(data), content_type=content_type, as_attachment=True, filename=filename
+    )
 
 
 @extend_schema(tags=["batches"])

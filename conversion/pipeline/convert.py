@@ -23,7 +23,7 @@ from PIL import Image
 
 from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
-from conversion.pipeline.document import Document, Finding
+from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from conversion.pipeline.render import RenderOptions, render_document
@@ -259,7 +259,7 @@ def render_and_check(
 def make_report(
     *, document: Document, findings: list[Finding], engine: dict, timings: dict, source: str
 ) -> dict:
-    levels = [f.level for f in findings]
+    as_dicts = [f.as_dict() for f in findings]
     return {
         "version": REPORT_VERSION,
         "source": source,
@@ -268,12 +268,8 @@ def make_report(
         "pages": len(document.pages),
         "engine": engine,
         "timings": timings,
-        "summary": {
-            "errors": levels.count("error"),
-            "warnings": levels.count("warning"),
-            "needs_review": levels.count("needs_review"),
-        },
-        "findings": [f.as_dict() for f in findings],
+        "summary": summarize(as_dicts),
+        "findings": as_dicts,
         "page_sources": {str(p.number): p.source for p in document.pages},
     }
 
