@@ -198,6 +198,8 @@ def _record(
 ) -> ReviewEvent:  # fmt: skip
     return ReviewEvent.objects.create(
         job=job,
+        job_ref=job.id,
+        job_name=job.original_name,
         actor=actor if actor is not None and actor.is_authenticated else None,
         action=action,
         page=page,

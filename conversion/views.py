@@ -182,8 +182,7 @@ def job_status(request: HttpRequest, job_id) -> JsonResponse:
 
 @login_required
 def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
-    qs = Batch.objects.all() if request.user.is_staff else Batch.objects.filter(owner=request.user)
-    batch = qs.filter(pk=batch_id).first()
+    batch = selectors.batches_for_user(user=request.user).filter(pk=batch_id).first()
     if batch is None:
         raise Http404("No such batch.")
     jobs = list(batch.jobs.order_by("created_at"))

@@ -239,8 +239,7 @@ class BatchViewSet(
     serializer_class = BatchSerializer
 
     def get_queryset(self):
-        user = self.request.user
-        return Batch.objects.all() if user.is_staff else Batch.objects.filter(owner=user)
+        return selectors.batches_for_user(user=self.request.user)
 
     def get_object(self) -> Batch:
         batch = self.get_queryset().filter(pk=self.kwargs["pk"]).first()

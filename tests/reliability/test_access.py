@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from conversion import services, storage
 from conversion.models import Job
 from conversion.views import VIEW_SALT, view_token
-from tests.conftest import ROOT
+from tests.conftest import ROOT, create_reviewer
 from tests.reliability.pdfs import text_pdf
 
 User = get_user_model()
@@ -107,8 +107,9 @@ def test_anonymous_gets_nothing(job):
         assert APIClient().get(url).status_code == 401, url
 
 
-def test_review_is_staff_only(client, job, alice, bob):
-    for user in (alice, bob):  # the owner is no reviewer either
+def test_review_is_for_reviewers_only(client, job, alice, bob):
+    admin = User.objects.create_user("adam", password="pw-adam-123", is_staff=True)
+    for user in (alice, bob, admin):  # the owner is no reviewer, nor is staff status one
         client.force_login(user)
         for url in review_urls(job):
             assert client.get(url).status_code == 403, url
@@ -117,8 +118,7 @@ def test_review_is_staff_only(client, job, alice, bob):
                            ("pages/1/alt", {"figure": "f", "alt": "x"}),
                            ("pages/1/decision", {"decision": "approve"})]:  # fmt: skip
             assert client.post(f"/review/{job.id}/{path}", data).status_code == 403, path
-    staff = User.objects.create_user("rita", password="pw-rita-123", is_staff=True)
-    client.force_login(staff)
+    client.force_login(create_reviewer())
     for url in review_urls(job):
         assert client.get(url).status_code in (200, 302), url  # the job page redirects to page 1
 
@@ -147,8 +147,7 @@ def test_site_forms_need_the_csrf_token(job, alice):
     with open(text_pdf(storage.job_dir(job.id) / "up.pdf"), "rb") as fh:
         assert client.post("/", {"files": fh}).status_code == 403
     assert client.post(f"/jobs/{job.id}/delete").status_code == 403
-    staff = User.objects.create_user("rita", password="pw-rita-123", is_staff=True)
-    client.force_login(staff)
+    client.force_login(create_reviewer())
     assert client.post(f"/review/{job.id}/decision", {"decision": "approve"}).status_code == 403
     assert Job.objects.filter(pk=job.id).exists()
     login = Client(enforce_csrf_checks=True)
