@@ -44,11 +44,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "conversion.api.middleware.ApiJsonErrorsMiddleware",
+    "conversion.request_limits.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "conversion.request_limits.UploadThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "conversion.middleware.InlineHousekeepingMiddleware",
@@ -130,6 +132,16 @@ AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
 AXIYA_GEMMA_CONTINUOUS = env_bool("AXIYA_GEMMA_CONTINUOUS", False)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
+# The whole request (a site form or an API batch of several files), refused from its
+# Content-Length before the body is read (conversion/request_limits.py).
+AXIYA_MAX_REQUEST_MB = env_int(
+    "AXIYA_MAX_REQUEST_MB", max(256, AXIYA_MAX_UPLOAD_MB + 1), minimum=AXIYA_MAX_UPLOAD_MB + 1
+)
+FILE_UPLOAD_HANDLERS = [
+    "conversion.request_limits.RequestCapUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 AXIYA_MAX_PAGES = env_int("AXIYA_MAX_PAGES", 500, minimum=1)
 AXIYA_DPI = env_int("AXIYA_DPI", 300, minimum=72)
 AXIYA_MAX_DPI = env_int("AXIYA_MAX_DPI", 240, minimum=72)

@@ -234,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
             code = job["error"]["code"]
             error_codes[code] = error_codes.get(code, 0) + 1
     hangs = sum("not finished in time" in e for e in errors)
+    failures = [f"{j['error']['code']}: {j['error']['message']}" for j in finished.values()
+                if j.get("error")]  # fmt: skip
     ids = [j["id"] for j in listed]
     third = max(1, len(samples) // 3)
 
@@ -264,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             j["progress"]["pages_done"] == j["progress"]["pages_total"] for j in finished.values()
         ),
         "errors": errors[:20],
+        "failures": failures[:20],
         "elapsed_s": round(elapsed, 1),
         "jobs_per_min": round(len(finished) / elapsed * 60, 1),
         "status_reads": len(status_ms),
@@ -287,7 +290,6 @@ def main(argv: list[str] | None = None) -> int:
         },
         "rss_samples": samples[:: max(1, len(samples) // 60)],
     }
-    shutil.rmtree(tmp, ignore_errors=True)
     kind = "load-inline" if args.inline else "load"
     out = args.out or ROOT / "bench" / "results" / f"{kind}-{dt.date.today().isoformat()}.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
@@ -295,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {out}")
     ok = not errors and len(finished) == args.jobs and len(ids) == len(set(ids)) == args.jobs
     ok = ok and not error_codes
+    if ok:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"kept the server logs for a look: {logs}")
     return 0 if ok else 1
 
 

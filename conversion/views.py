@@ -22,10 +22,11 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods
 
 from conversion import downloads, review, selectors, services, storage
-from conversion.api.throttles import UploadRateThrottle
+from conversion.api.throttles import charge_uploads
 from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
 from conversion.pipeline.errors import ConversionError, error_class
+from conversion.request_limits import throttled_response
 
 # Results never run script in the site's origin, whatever a scan says.
 RESULT_CSP = (
@@ -50,14 +51,10 @@ def home(request: HttpRequest) -> HttpResponse:
         files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
     form = UploadForm(request.POST if bound else None, files)
     if bound:
-        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file.
-        if not UploadRateThrottle().allow_request(request, None):
-            message = "Too many uploads in a short time: wait a while and try again (THROTTLED)."
-            if _wants_json(request):
-                return JsonResponse({"errors": [message]}, status=429)
-            messages.error(request, message)
-            context = {"form": UploadForm(), "jobs": _home_jobs(request)}
-            return render(request, "conversion/home.html", context, status=429)
+        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file:
+        # UploadThrottleMiddleware refused an exhausted budget before the body was read.
+        if form.is_valid() and charge_uploads(request.user, len(form.cleaned_data["files"])):
+            return throttled_response(request)
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
             if jobs:

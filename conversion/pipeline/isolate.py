@@ -5,27 +5,36 @@ runs in a fresh child, caps its address space with setrlimit and waits at most `
 parent (a web worker, a Celery worker) survives whatever happens in the child: a crash becomes
 DamagedPdf, running out of memory PageTooLarge, the time limit PageTimeout.
 
-The children come from a multiprocessing fork server, a single-threaded process started once per
-parent that has PyMuPDF loaded (conversion.pipeline.reader_process): forking it costs ~10 ms
+The children come from a fork server, a single-threaded process started once per parent that has
+PyMuPDF loaded (conversion.pipeline.reader_process): forking it costs ~10 ms
 (bench/isolation.py), and the child inherits no lock from another thread. A bare os.fork() of the
 multithreaded parent (web threads, the inline runner, engine threads) could copy a lock some
 other thread held and block forever on it (issue 17: good PDFs failed with PAGE_TIMEOUT after
 300 s, the child idle in a futex). A time-out is tried once more in a fresh child before it counts
 against the file, and a failure of the machinery itself (no child could start, the function
-could not be loaded) is ServerFault, never the file's fault.
+could not be loaded) is ServerFault, never the file's fault. The fork server is billiard's
+(Celery's multiprocessing), not the standard library's: in a Celery prefork pool process the
+standard one refuses to start children (billiard marks that process daemonic) and cannot pickle
+billiard's authentication key.
 """
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import logging
-import multiprocessing
+import os
 import pickle
 import resource
+import signal
 import threading
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 from typing import Any, TypeVar
+
+import billiard
+from billiard.connection import Connection, wait
+from billiard.context import BaseContext
+from billiard.process import BaseProcess
 
 from conversion.pipeline.errors import (
     ConversionError,
@@ -38,10 +47,12 @@ from conversion.pipeline.errors import (
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _OK, _CODED, _OOM, _OTHER, _CRASH, _SERVER = "ok", "coded", "oom", "other", "crash", "server"
+_KILLED = 255  # billiard's exit code for a child that ended without a status of its own
 TIMEOUT_ATTEMPTS = 2  # a time-out is retried once, in a fresh child
 _PRELOAD = ["conversion.pipeline.reader_process"]
 _context_lock = threading.Lock()
-_context: multiprocessing.context.BaseContext | None = None
+_processes = threading.Lock()  # see _end()
+_context: BaseContext | None = None
 
 
 def run_isolated(
@@ -77,11 +88,11 @@ def _outcome(kind: str, value: Any, *, memory_mb: int) -> Any:
     raise DamagedPdf(f"The PDF could not be read ({value}).")
 
 
-def _forkserver() -> multiprocessing.context.BaseContext:
+def _forkserver() -> BaseContext:
     global _context
     with _context_lock:
         if _context is None:
-            context = multiprocessing.get_context("forkserver")
+            context = billiard.get_context("forkserver")
             context.set_forkserver_preload(_PRELOAD)
             _context = context
         return _context
@@ -96,7 +107,8 @@ def _run_once(call: bytes, *, timeout_s: float, memory_mb: int) -> tuple[str, An
     )
     try:
         try:
-            child.start()
+            with _processes:
+                child.start()
         except Exception as exc:  # noqa: BLE001  (no child: the machine's fault, not the file's)
             log.exception("could not start an isolated reader")
             return _SERVER, f"could not start a reader process: {type(exc).__name__}"
@@ -108,14 +120,13 @@ def _run_once(call: bytes, *, timeout_s: float, memory_mb: int) -> tuple[str, An
         except EOFError:
             payload = b""
         finally:
-            if child.is_alive():
-                child.kill()
-            child.join()
+            exitcode = _end(child)
         if not payload:
-            # Killed by a signal (a crash in MuPDF, the OOM killer): the file did it. An exit
-            # with a status is our own wrapper failing, which the file did not cause.
-            if child.exitcode is not None and child.exitcode > 0:
-                return _SERVER, f"the reader exited with status {child.exitcode}"
+            # Killed by a signal (a crash in MuPDF, the OOM killer): the file did it. billiard's
+            # fork server reports that as 255, having no status to read. An exit with another
+            # status is our own wrapper failing (it exits 1), which the file did not cause.
+            if exitcode is not None and 0 < exitcode != _KILLED:
+                return _SERVER, f"the reader exited with status {exitcode}"
             return _CRASH, None
         try:
             return pickle.loads(payload)
@@ -124,8 +135,28 @@ def _run_once(call: bytes, *, timeout_s: float, memory_mb: int) -> tuple[str, An
     finally:
         send.close()
         receive.close()
-        if child.exitcode is not None:
+
+
+def _end(child: BaseProcess) -> int | None:
+    """Kill the child if it still runs, wait for its end, free it. Returns its exit code.
+
+    billiard keeps one registry of a process's children, and Process.start() polls every one
+    of them: a thread starting a child while another frees its own read a closed descriptor
+    (bench/load.py --inline saw it once in 200 jobs). So every step that polls or frees a
+    child holds _processes; the wait itself (a select on the sentinel) does not.
+    """
+    with _processes:
+        alive = child.is_alive()
+    if alive:
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.kill(child.pid, signal.SIGKILL)
+    wait([child.sentinel], timeout=60)
+    with _processes:
+        child.join(timeout=5)
+        exitcode = child.exitcode
+        if exitcode is not None:
             child.close()
+    return exitcode
 
 
 def _child(send: Connection, call: bytes, memory_mb: int) -> None:
