@@ -17,14 +17,14 @@ from axiya.env import (
     env_optional,
     env_path,
     env_str,
+    install_secret,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = env_bool("AXIYA_DEBUG", False)
-# Development keeps working without a key; production must set one (checked in axiya/checks.py).
+# The key of the old development default: public, so refused unless DEBUG is on (axiya/checks.py).
 DEV_SECRET_KEY = "insecure-dev-key-set-AXIYA_SECRET_KEY-in-production"
-SECRET_KEY = env_str("AXIYA_SECRET_KEY", DEV_SECRET_KEY)
 ALLOWED_HOSTS = env_list("AXIYA_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("AXIYA_CSRF_TRUSTED_ORIGINS", [])
 
@@ -76,6 +76,9 @@ TEMPLATES = [
 
 DATA_DIR = env_path("AXIYA_DATA_DIR", BASE_DIR / "var")
 DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Without AXIYA_SECRET_KEY, this installation makes its own key once, in the data folder
+# (several processes on one machine share it); a cluster sets one key for every host.
+SECRET_KEY = env_str("AXIYA_SECRET_KEY", "") or install_secret(DATA_DIR / "secret_key")
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'axiya.sqlite3'}"), conn_max_age=60

@@ -3,6 +3,7 @@ Thin, like views.py: writes go through conversion.review."""
 
 from __future__ import annotations
 
+import re
 from functools import wraps
 
 from django.contrib import messages
@@ -74,7 +75,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
     findings = [f for f in report.get("findings", []) if f.get("page") in (None, number)]
     output = storage.html_path(job.id)
     html = output.read_text(encoding="utf-8") if output.exists() else None
-    token = view_token(job)
+    token = view_token(job, user=request.user)
     job_review = JobReview.objects.filter(job=job).first()
     page_state = (job_review.page_states or {}).get(str(number), "") if job_review else ""
     context = {
@@ -190,8 +191,9 @@ def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpRespo
 def review_job_decision(request: HttpRequest, job_id) -> HttpResponse:
     job = _review_job(job_id)
     form = DecisionForm(request.POST)
-    number = request.POST.get("page")
-    back_to = int(number) if number and number.isdigit() else None
+    number = request.POST.get("page") or ""
+    # ASCII digits only: "²".isdigit() is true and int("²") fails.
+    back_to = int(number) if re.fullmatch(r"[0-9]{1,6}", number) else None
     if not form.is_valid() or form.cleaned_data["decision"] == "rerun":
         messages.error(request, "Choose approve or reject.")
         return _back(job, back_to)
