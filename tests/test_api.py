@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from conversion import services, storage
 from conversion.models import Job, JobStatus
-from tests.conftest import CORPUS, wait_job
+from tests.conftest import CORPUS, create_reviewer, wait_job
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
 
@@ -50,7 +50,7 @@ def _clear_throttle_cache():
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("sam", password="pw-sam-123", is_staff=True)
+    return create_reviewer("sam", "pw-sam-123")
 
 
 # --- authentication ---------------------------------------------------------------
