@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import statistics
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -51,9 +52,15 @@ _MODEL_READY = False
 
 
 def _activate() -> None:
-    """Load the layout model once per process (importing pymupdf.layout installs it)."""
+    """Load the layout model once per process (importing pymupdf.layout installs it).
+
+    The isolated readers' fork server keeps pymupdf.layout out of its own process on purpose
+    (conversion.pipeline.reader_process: onnxruntime's threads must not exist at a fork); a
+    reader forked from it is single-threaded and may load the model for itself (~0.7 s)."""
     global _MODEL_READY
     if not _MODEL_READY:
+        if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
+            del sys.modules["pymupdf.layout"]  # the fork server's block, in a forked reader
         import pymupdf.layout  # noqa: F401 - registers pymupdf._get_layout
 
         _MODEL_READY = True

@@ -21,6 +21,7 @@ from conversion.pipeline.document import (
 )
 from models.engine import PageReading, ReadBlock, Word
 from models.language import detect_language
+from models.structure import real_words
 
 LOW_CONFIDENCE = 60.0
 _PAGE_NUMBER = re.compile(
@@ -98,6 +99,8 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             )
         pages.append(page)
 
+    for page in pages:
+        page.blocks = _joined_headings(page.blocks)
     _assign_heading_levels(pages)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)
@@ -168,7 +171,22 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     if rb.layout is None and _looks_like_heading(rb, body_size, body_ink):
         # Engines without a layout model (or blocks outside every region): size and weight.
         return "heading"
+    if rb.layout == "text" and _display_size(rb, body_size):
+        return "heading"  # display type the layout model took for text (a paper's title)
     return "paragraph"
+
+
+def _display_size(rb: ReadBlock, body_size: float) -> bool:
+    """Much larger than the body, short, real words: display type, i.e. a title."""
+    text = rb.text.strip()
+    size = rb.font_size or 0.0
+    return (
+        bool(body_size)
+        and size >= 1.5 * body_size
+        and len(text) <= 200
+        and (rb.bbox is None or rb.bbox[3] - rb.bbox[1] <= 3.5 * size)
+        and real_words(rb.words, text)
+    )
 
 
 def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
@@ -176,6 +194,35 @@ def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
     header or footer even on a single page."""
     size = rb.font_size or 0.0
     return bool(body_size) and 0 < size <= 0.9 * body_size and len(rb.text.strip()) <= 100
+
+
+def _joined_headings(blocks: list[Block]) -> list[Block]:
+    """A heading set on two lines (an article title the layout model cut in two) is one
+    heading: consecutive headings of one size, the second right under the first. A heading
+    that reads "Table 3 ..." or "Figure 2 ..." is a caption, not a section."""
+    out: list[Block] = []
+    for block in blocks:
+        if block.kind == "heading" and (_TABLE_CAPTION.match(block.text) or
+                                        _CAPTION.match(block.text) and any(
+                                            c.isdigit() for c in block.text[:12])):  # fmt: skip
+            block.kind = "paragraph"
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == block.kind == "heading"
+            and prev.bbox
+            and block.bbox
+            and abs(getattr(prev, "font_key", 0) - getattr(block, "font_key", 0))
+            <= 0.1 * max(getattr(prev, "font_key", 0), 1)
+            and 0 <= block.bbox[1] - prev.bbox[3] <= 0.8 * getattr(block, "font_key", 0)
+            and not prev.text.strip().endswith((".", "!", "?"))
+        ):
+            prev.spans = prev.spans + [Span(text=" ")] + block.spans
+            prev.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],
+                         max(prev.bbox[2], block.bbox[2]), block.bbox[3])  # fmt: skip
+            continue
+        out.append(block)
+    return out
 
 
 def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> bool:
@@ -223,7 +270,8 @@ def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
     return [b for i, b in enumerate(blocks) if i not in taken]
 
 
-_TABLE_CAPTION = re.compile(r"^(table|tab\.|exhibit|schedule)\s*[\dIVXA-Z]", re.IGNORECASE)
+# "Table 2", "Table IV", "Table S1" (not "Table of contents").
+_TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]\d)")
 
 
 def _attach_table_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:

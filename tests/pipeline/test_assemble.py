@@ -110,3 +110,30 @@ def test_a_caption_next_to_a_table_becomes_its_caption():
     blocks = _doc([caption, table]).pages[0].blocks
     assert [b.kind for b in blocks] == ["table"]
     assert blocks[0].caption == "Table 2. Budget in thousands"
+
+
+def test_a_title_set_on_two_lines_is_one_heading_and_a_table_label_is_no_heading():
+    blocks = [
+        _heading("Non-thermal polyimidization reaction using base-ionic liquid", 300, 60),
+        _heading("as a dual catalyst-solvent", 370, 60),
+        _heading("Table S1 Chemicals and reagents", 600, 45),
+        _para("Body text. " * 20, (200, 1500, 1800, 2000)),
+    ]
+    doc = _doc(blocks)
+    headings = [b.text for b in doc.blocks() if b.kind == "heading"]
+    assert headings == [
+        "Non-thermal polyimidization reaction using base-ionic liquid as a dual catalyst-solvent"
+    ]
+
+
+def test_display_type_the_layout_called_text_is_the_title():
+    text = "Accelerating the Science of Language Models"
+    title_words = [Word(w, 95.0, (0, 0, 10, 10), known=True) for w in text.split(" ")]
+    title = ReadBlock(kind="paragraph", text=text,
+                      bbox=(300, 200, 1700, 280), font_size=80, layout="text",
+                      words=title_words)  # fmt: skip
+    body = _para("Body text of the paper goes on. " * 20, (200, 500, 1800, 1400), size=40)
+    body.layout = "text"
+    doc = _doc([title, body])
+    assert [b.kind for b in doc.pages[0].blocks] == ["heading", "paragraph"]
+    assert doc.title == "Accelerating the Science of Language Models"

@@ -92,3 +92,17 @@ def test_text_under_a_page_image_is_an_ocr_layer(tmp_path):
     assert result.report["page_sources"] == {"1": "ocr"}
     text = " ".join(iter_main_text(result.html_path.read_text()))
     assert "wrong words" not in text and "Accessible documents" in text
+
+
+def test_an_isolated_reader_reads_the_layout_too(tmp_path):
+    """Jobs read pages in a child forked from a server that keeps the layout model out of its
+    own process: the child loads it for itself, and the blocks carry their layout classes."""
+    from conversion.pipeline.isolate import run_isolated
+    from conversion.pipeline.rasterize import RasterOptions, render_page_file
+
+    pdf = _born_digital(tmp_path / "typed.pdf")
+    rendered = run_isolated(render_page_file, pdf, 0, RasterOptions(), tmp_path / "p.png",
+                            timeout_s=120, memory_mb=4096)  # fmt: skip
+    blocks = rendered.text_reading["blocks"]
+    assert ("heading", "Annual Report") in {(b["kind"], b["text"]) for b in blocks}
+    assert all(b["layout"] for b in blocks)
