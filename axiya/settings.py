@@ -17,14 +17,14 @@ from axiya.env import (
     env_optional,
     env_path,
     env_str,
+    install_secret,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = env_bool("AXIYA_DEBUG", False)
-# Development keeps working without a key; production must set one (checked in axiya/checks.py).
+# The key of the old development default: public, so refused unless DEBUG is on (axiya/checks.py).
 DEV_SECRET_KEY = "insecure-dev-key-set-AXIYA_SECRET_KEY-in-production"
-SECRET_KEY = env_str("AXIYA_SECRET_KEY", DEV_SECRET_KEY)
 ALLOWED_HOSTS = env_list("AXIYA_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("AXIYA_CSRF_TRUSTED_ORIGINS", [])
 
@@ -44,11 +44,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "conversion.api.middleware.ApiJsonErrorsMiddleware",
+    "conversion.request_limits.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "conversion.request_limits.UploadThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "conversion.middleware.InlineHousekeepingMiddleware",
@@ -74,6 +76,9 @@ TEMPLATES = [
 
 DATA_DIR = env_path("AXIYA_DATA_DIR", BASE_DIR / "var")
 DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Without AXIYA_SECRET_KEY, this installation makes its own key once, in the data folder
+# (several processes on one machine share it); a cluster sets one key for every host.
+SECRET_KEY = env_str("AXIYA_SECRET_KEY", "") or install_secret(DATA_DIR / "secret_key")
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'axiya.sqlite3'}"), conn_max_age=60
@@ -130,6 +135,16 @@ AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
 AXIYA_GEMMA_CONTINUOUS = env_bool("AXIYA_GEMMA_CONTINUOUS", False)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
+# The whole request (a site form or an API batch of several files), refused from its
+# Content-Length before the body is read (conversion/request_limits.py).
+AXIYA_MAX_REQUEST_MB = env_int(
+    "AXIYA_MAX_REQUEST_MB", max(256, AXIYA_MAX_UPLOAD_MB + 1), minimum=AXIYA_MAX_UPLOAD_MB + 1
+)
+FILE_UPLOAD_HANDLERS = [
+    "conversion.request_limits.RequestCapUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 AXIYA_MAX_PAGES = env_int("AXIYA_MAX_PAGES", 500, minimum=1)
 AXIYA_DPI = env_int("AXIYA_DPI", 300, minimum=72)
 AXIYA_MAX_DPI = env_int("AXIYA_MAX_DPI", 240, minimum=72)

@@ -82,7 +82,7 @@ def _page_nodes(soup: BeautifulSoup, number: int) -> tuple[Tag, list]:
         raise ReviewError(f"The document has no page {number}.")
     nodes = []
     for sibling in marker.next_siblings:
-        if isinstance(sibling, Tag) and "doc-pagebreak" in (sibling.get("role") or ""):
+        if isinstance(sibling, Tag) and _PAGEBREAK["role"].search(sibling.get("role") or ""):
             break
         nodes.append(sibling)
     return marker, nodes
@@ -107,10 +107,16 @@ def page_figures(*, job: Job, number: int) -> list[dict]:
         for fig in figures:
             img = fig.find("img")
             alt = img.get("alt", "") if img else fig.get("aria-label", "")
+            src = img.get("src", "") if img else ""
+            folder, _, name = src.partition("/")
             out.append(
                 {
                     "id": fig.get("id", ""),
-                    "src": img.get("src", "") if img else "",
+                    "src": src,
+                    # The figure's own file, when src names one (an edit may have left any src).
+                    "file": name
+                    if folder == storage.files_dir(job.id).name and "/" not in name
+                    else "",
                     "alt": alt,
                     "needs_alt": fig.get("data-review") == "alt-missing",
                 }
@@ -204,6 +210,8 @@ def _record(
 ) -> ReviewEvent:  # fmt: skip
     return ReviewEvent.objects.create(
         job=job,
+        job_ref=job.id,
+        job_name=job.original_name,
         actor=actor if actor is not None and actor.is_authenticated else None,
         action=action,
         page=page,
@@ -246,10 +254,12 @@ def review_edit_alt(
         )  # fmt: skip
 
 
-def _clean_page_html(html: str) -> str:
+def _clean_page_html(job: Job, html: str) -> str:
     """Sanitize a reviewer's page HTML, and keep it inside its page: no page markers of its own,
-    no second <main>, navigation or header."""
-    clean = BeautifulSoup(sanitize_fragment(html), "html.parser")
+    no second <main>, navigation or header, no image but the document's own figure files."""
+    files = storage.files_dir(job.id)
+    images = {f"{files.name}/{p.name}" for p in files.iterdir()} if files.is_dir() else set()
+    clean = BeautifulSoup(sanitize_fragment(html, images=images), "html.parser")
     for el in clean.find_all(attrs=_PAGEBREAK):
         el.decompose()
     for el in clean.find_all(["main", "header", "nav"]):
@@ -263,7 +273,7 @@ def review_edit_page_html(
     old_html, soup = _soup(job)
     marker, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
-    after = _clean_page_html(html)
+    after = _clean_page_html(job, html)
     if after == before:
         return None
     _replace_nodes(marker, nodes, after)

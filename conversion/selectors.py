@@ -1,4 +1,4 @@
-"""Reads. A user sees only their own jobs; staff see all."""
+"""Reads. A user sees only their own jobs and batches; reviewers see all (conversion.roles)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,19 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 
 from conversion import storage
-from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.roles import can_review
 
 
 def jobs_for_user(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Job]:
-    qs = Job.objects.all() if user.is_staff else Job.objects.filter(owner=user)
+    qs = Job.objects.all() if can_review(user) else Job.objects.filter(owner=user)
     if status:
         qs = qs.filter(status=status)
     return qs
+
+
+def batches_for_user(*, user: AbstractBaseUser) -> QuerySet[Batch]:
+    return Batch.objects.all() if can_review(user) else Batch.objects.filter(owner=user)
 
 
 def job_get_for_user(*, user: AbstractBaseUser, job_id) -> Job | None:

@@ -212,11 +212,20 @@ def job(_converted, db):
     return job
 
 
-@pytest.fixture
-def reviewer(db):
+def create_reviewer(username: str = "rita", password: str = "pw-rita-123"):
+    """A user in the Reviewers group (conversion.roles), with no other role."""
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.create_user("rita", password="pw-rita-123", is_staff=True)
+    from conversion.roles import user_set_roles
+
+    user = get_user_model().objects.create_user(username, password=password)
+    user_set_roles(user=user, reviewer=True)
+    return user
+
+
+@pytest.fixture
+def reviewer(db):
+    return create_reviewer()
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from conversion import storage
 from conversion.models import Job, JobStatus
 from conversion.runner import jobs as runner
-from tests.conftest import CORPUS, wait_job
+from tests.conftest import CORPUS, create_reviewer, wait_job
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
 
@@ -51,7 +51,7 @@ def _clear_throttle_cache():
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("sam", password="pw-sam-123", is_staff=True)
+    return create_reviewer("sam", "pw-sam-123")
 
 
 # --- authentication ---------------------------------------------------------------

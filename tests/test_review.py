@@ -7,7 +7,7 @@ import io
 import json
 import zipfile
 
-from conversion import review, storage
+from conversion import review, services, storage
 from conversion.models import JobStatus, ReviewEvent
 from tests.test_api import api_for
 
@@ -121,3 +121,14 @@ def test_review_frames_use_signed_links(reviewer_client, client, job):
     figure = review.page_figures(job=job, number=1)[0]["src"].split("/")[-1]
     assert client.get(f"/view/{token}/document_files/{figure}").status_code == 200
     assert client.get(f"/view/{token}/document_files/..%2Fdocument.html").status_code == 404
+
+
+def test_the_audit_trail_outlives_its_job(reviewer_client, reviewer, job):
+    reviewer_client.post(
+        f"/review/{job.id}/decision", {"decision": "reject", "note": "Columns are mixed up"}
+    )
+    job_id, name = job.id, job.original_name
+    services.job_delete(job=job)
+    (event,) = ReviewEvent.objects.filter(job_ref=job_id)
+    assert event.job is None and event.job_name == name
+    assert (event.action, event.actor, event.note) == ("reject", reviewer, "Columns are mixed up")

@@ -111,9 +111,11 @@ def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
 
     # Fewer than three headings: no table of contents, and an edit that adds a problem back
     # puts the job back in the queue.
+    figure = next(storage.files_dir(job.id).glob("*.png"))  # an image must exist to be kept
+    img = f'<img src="{storage.files_dir(job.id).name}/{figure.name}" alt="image">'
     reviewer_client.post(
         f"/review/{job.id}/pages/1/html",
-        {"html": '<h1>Only one</h1><p>Text</p><figure><img src="x.png" alt="image"></figure>'},
+        {"html": f"<h1>Only one</h1><p>Text</p><figure>{img}</figure>"},
     )
     after = BeautifulSoup(storage.html_path(job.id).read_text(), "html.parser")
     assert after.select("nav.toc") == [] and after.title.get_text() == "Only one"

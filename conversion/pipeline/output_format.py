@@ -9,7 +9,10 @@ from __future__ import annotations
 import html
 import re
 
-PAGEBREAK_ROLE = "doc-pagebreak separator"  # the fallback role satisfies axe
+# `doc-pagebreak` first (what browsers and AT use); `separator`, its ARIA superclass, as the
+# fallback token, because axe-core ignores DPUB roles in its aria-prohibited-attr check and would
+# call the page number's aria-label prohibited.
+PAGEBREAK_ROLE = "doc-pagebreak separator"
 # Any element whose role holds doc-pagebreak is a page marker (the checks, the sanitizer).
 PAGEBREAK_ROLE_RE = re.compile(r"(^|\s)doc-pagebreak(\s|$)")
 # A marker as a tag in the document's text, whatever the order of its attributes.

@@ -19,10 +19,6 @@ from models.language import BCP47
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
-# BCP 47, loosely: a primary subtag and optional subtags. Anything else is dropped, not emitted.
-# Page-break markers: `doc-pagebreak` first (what browsers and AT use); `separator`, its ARIA
-# superclass, as the fallback token, because axe-core ignores DPUB roles in its
-# aria-prohibited-attr check and would call the page number's aria-label prohibited.
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import pymupdf
@@ -11,8 +10,7 @@ from django.contrib.auth import get_user_model
 
 from conversion import services, storage
 from conversion.models import Job, JobStatus, Page, PageStatus
-from conversion.pipeline.errors import ConversionError, DamagedPdf, PageTimeout, PageTooLarge
-from conversion.pipeline.isolate import run_isolated
+from conversion.pipeline.errors import ConversionError, PageTimeout
 from conversion.pipeline.validate import Limits, validate_pdf
 from conversion.runner import jobs as runner
 from models.engine import PageReading, ReadBlock
@@ -133,39 +131,6 @@ def test_flate_decompression_bomb_is_refused(user, tmp_path):
 def test_plausible_streams_pass(tmp_path):
     path = flate_bomb_pdf(tmp_path / "ok.pdf", inflated_mb=2)
     assert validate_pdf(path, Limits()).page_count == 1
-
-
-# --- isolation: MuPDF runs in a child; the parent survives crashes, loops and allocations -----
-
-
-def _abort() -> None:
-    os.abort()
-
-
-def _spin() -> None:
-    while True:
-        pass
-
-
-def _allocate() -> bytes:
-    return b"x" * (2 << 30)
-
-
-def test_a_crash_in_the_child_is_a_coded_error():
-    with pytest.raises(DamagedPdf):
-        run_isolated(_abort, timeout_s=10, memory_mb=512)
-
-
-def test_a_loop_in_the_child_is_stopped_at_the_time_limit():
-    started = time.perf_counter()
-    with pytest.raises(PageTimeout):
-        run_isolated(_spin, timeout_s=1, memory_mb=512)
-    assert time.perf_counter() - started < 5
-
-
-def test_the_child_memory_cap():
-    with pytest.raises(PageTooLarge):
-        run_isolated(_allocate, timeout_s=10, memory_mb=512)
 
 
 # --- timeouts per page and per job, bounded attempts ------------------------------------------
