@@ -6,13 +6,12 @@ import json
 
 import pytest
 import redis
-from django.contrib.auth import get_user_model
 
 from axiya.celery import app
 from conversion import engines
 from conversion.models import Job, JobStatus, ReviewEvent
 from conversion.runner import jobs as runner
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, create_reviewer
 
 
 @pytest.fixture
@@ -34,8 +33,8 @@ def test_a_gemma_rerun_is_queued_on_the_gpu_queue(broker, settings, gemma_tiny_p
     job = runner.job_create(owner=None, upload=CORPUS / "linn.pdf", engine="gemma")
     runner.job_prepare(job_id=job.id)  # rasterized: the page has a scan to read again
     Job.objects.filter(pk=job.id).update(status=JobStatus.NEEDS_REVIEW)
-    staff = get_user_model().objects.create_user("rita", password="pw-rita-1", is_staff=True)
-    client.force_login(staff)
+    reviewer = create_reviewer()
+    client.force_login(reviewer)
 
     response = client.post(f"/review/{job.id}/pages/1/decision", {"decision": "rerun"})
 
@@ -48,6 +47,6 @@ def test_a_gemma_rerun_is_queued_on_the_gpu_queue(broker, settings, gemma_tiny_p
     assert json.loads(headers["argsrepr"].replace("'", '"').replace("None", "null")) == [
         str(job.id),
         1,
-        staff.pk,
+        reviewer.pk,
     ]
     assert broker.llen("cpu") == 0

@@ -17,7 +17,7 @@ from conversion import dispatch, downloads, storage
 from conversion.models import Job, ReviewEvent
 from conversion.pipeline.errors import ConversionError
 from conversion.runner import jobs as runner
-from tests.conftest import CORPUS, ROOT, wait_job
+from tests.conftest import CORPUS, ROOT, create_reviewer, wait_job
 
 # ../shared/corpus/ocrmypdf, as copied into tests/resources/corpus (PROVENANCE.md there).
 OCRMYPDF = ("linn.pdf", "skew.pdf", "multipage.pdf", "c02-22.pdf", "francais.pdf")
@@ -64,10 +64,7 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
 
     # A review re-run, queued to the worker, after a reviewer's edit of that page: the engine's
     # reading again, and the same bytes as the first conversion.
-    from django.contrib.auth import get_user_model
-
-    reviewer = get_user_model().objects.create_user("rita", password="pw-rita-1", is_staff=True)
-    client.force_login(reviewer)
+    client.force_login(create_reviewer())
     for name, job in queued.items():
         client.post(f"/review/{job.id}/pages/1/html", {"html": "<p>Temporary edit</p>"})
         assert "Temporary edit" in _site_outputs(job)[0]
@@ -90,14 +87,14 @@ def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
 
 # A page whose rendering needs more memory than a MuPDF child may take: only a capped child
 # process can fail on it (the unbounded command line process would render it).
-HOSTILE_ENV = {"AXIYA_MAX_PAGE_MEGAPIXELS": "200", "AXIYA_RASTER_MEMORY_MB": "1024"}
+HOSTILE_ENV = {"AXIYA_MAX_PAGE_MEGAPIXELS": "200", "AXIYA_RASTER_MEMORY_MB": "256"}
 
 
 @pytest.mark.django_db
 def test_a_hostile_pdf_is_contained_on_the_command_line_as_on_the_site(settings, tmp_path):
     hostile = CORPUS / "bad" / "enormous.pdf"
     settings.AXIYA_MAX_PAGE_MEGAPIXELS = 200.0
-    settings.AXIYA_RASTER_MEMORY_MB = 1024
+    settings.AXIYA_RASTER_MEMORY_MB = 256
     try:
         job = runner.job_create(owner=None, upload=hostile)
         runner.job_run_inline(job_id=job.id)

@@ -14,7 +14,7 @@ def keep_requested_language(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('conversion', '0002_review'),
+        ('conversion', '0003_roles_and_kept_audit'),
     ]
 
     operations = [
