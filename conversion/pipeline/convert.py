@@ -31,6 +31,7 @@ from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageEngine, PageImage, PageReading
+from models.layout import MUPDF_LOCK
 
 REPORT_VERSION = 1
 
@@ -118,10 +119,16 @@ def read_pages(
         try:
             for index in range(validated.page_count):
                 started = time.perf_counter()
-                page_image = rasterize_page(doc, index, opts.raster)
-                # MuPDF caches decoded images (up to 256 MB): a page's scan is never needed again.
-                pymupdf.TOOLS.store_shrink(100)
-                layer = text_layer_reading(doc[index], page_number=index + 1, dpi=page_image.dpi)
+                # The engine thread calls MuPDF too (the layout model): one thread at a time.
+                with MUPDF_LOCK:
+                    page_image = rasterize_page(doc, index, opts.raster)
+                    # MuPDF caches decoded images (up to 256 MB): a page's scan is never
+                    # needed again.
+                    pymupdf.TOOLS.store_shrink(100)
+                    layer = text_layer_reading(
+                        doc[index], page_number=index + 1, dpi=page_image.dpi,
+                        image=page_image.image,
+                    )  # fmt: skip
                 timings["rasterize_s"] += time.perf_counter() - started
                 if layer is not None:
                     readings.append(layer)

@@ -97,7 +97,9 @@ def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path)
         tmp = out.with_suffix(".tmp.png")
         image.image.save(tmp, format="PNG", compress_level=1)
         os.replace(tmp, out)
-        layer = text_layer_reading(doc[index], page_number=index + 1, dpi=image.dpi)
+        layer = text_layer_reading(
+            doc[index], page_number=index + 1, dpi=image.dpi, image=image.image
+        )
     return RenderedPage(
         dpi=image.dpi, text_reading=reading_to_json(layer) if layer is not None else None
     )
