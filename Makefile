@@ -23,7 +23,7 @@ demo: setup
 
 serve:
 	$(PY) manage.py migrate --noinput -v0
-	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT) --workers 2 --timeout 300
+	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT)  # gunicorn.conf.py: gthread, 2 x 8
 
 # The architecture contracts (pyproject.toml [tool.importlinter], docs/DESIGN.md) first, then the suite.
 test: setup-dev
