@@ -73,7 +73,7 @@ def phototest_pdf(tmp_path_factory) -> Path:
 @pytest.fixture
 def browser():
     """Debian's Chromium through Playwright, one per test (no browser can be downloaded here)."""
-    from conversion.pipeline.accessibility.axe import CHROMIUM, CHROMIUM_ARGS
+    from tests.axe import CHROMIUM, CHROMIUM_ARGS
 
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed")
