@@ -8,16 +8,14 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files.uploadedfile import UploadedFile
 from django.db import close_old_connections, transaction
 
 from axiya.config import config
 from conversion import selectors, services
 from conversion.dispatch import tasks
-from conversion.models import Batch, Job, Page
+from conversion.models import Job, Page
 from conversion.review import ReviewError
 from conversion.runner import jobs
 
@@ -27,17 +25,8 @@ HOUSEKEEPING_EVERY_S = 3600.0
 _housekeeping_last = 0.0
 
 
-def job_submit(
-    *,
-    owner: AbstractBaseUser | None,
-    upload: UploadedFile | Path,
-    engine: str | None = None,
-    language: str | None = None,
-    batch: Batch | None = None,
-) -> Job:
-    """Validate and store one PDF (runner.job_create), and queue it once the transaction
-    commits. Bad input raises ConversionError, leaving no job and no file behind."""
-    job = jobs.job_create(owner=owner, upload=upload, engine=engine, language=language, batch=batch)
+def submit(job: Job) -> Job:
+    """Queue a job runner.job_create stored, once the transaction that stored it commits."""
     transaction.on_commit(lambda: enqueue_job(job.id))
     return job
 
