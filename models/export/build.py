@@ -359,6 +359,7 @@ def build_package(
     ple_format: str = "ggml-q4_0",
     source: dict[str, Any] | None = None,
     fast: bool = False,
+    prefill_attention: str = "mha",
 ) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
@@ -412,11 +413,14 @@ def build_package(
         int4=int4,
         ple=ple_info,
         source=source or {"checkpoint": str(ckpt)},
-        extra=fast_graphs(out, cfg, fast=fast, ep=ep, ple=ple),
+        extra=fast_graphs(
+            out, cfg, fast=fast, ep=ep, ple=ple, prefill_attention=prefill_attention
+        ),  # fmt: skip
     )
 
 
-def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str) -> dict:
+def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str,
+                prefill_attention: str = "mha") -> dict:  # fmt: skip
     """Static-KV-cache prefill/step graphs (models.export.fast) when asked for."""
     if not fast:
         return {}
@@ -424,4 +428,4 @@ def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str
         raise ValueError("--fast needs --ep default (ONNX Attention nodes) and --ple graph")
     from models.export.fast import build_fast
 
-    return {"fast": build_fast(out, cfg)}
+    return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention)}

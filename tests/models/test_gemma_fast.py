@@ -4,6 +4,7 @@ sliding-window ring, KV sharing, prefill in chunks, multimodal-id remap)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,63 @@ def test_fast_graphs_in_manifest(tiny_pkg_fast: Path) -> None:
     for rel in (fast["prefill"], fast["step"], fast["vision"]):
         assert rel in pkg.manifest["files"]
     assert fast["ring"] == pkg.config["text"]["sliding_window"]
+
+
+def test_fast_graphs_fuse_what_they_can(tiny_pkg_fast: Path) -> None:
+    """Prefill attention is one MultiHeadAttention per layer; the weightless v_norm is one
+    RMSNormalization (no ReduceMean left); the tiny package's finite clamps all stay."""
+    import onnx
+
+    pkg = tiny_pkg_fast
+    man = json.loads((pkg / "manifest.json").read_text())
+    fast = man["fast"]
+    assert fast["prefill_attention"] == "mha"
+    assert fast["vision_clips_dropped"] == 0
+    ops = {}
+    for rel in (fast["prefill"], fast["step"], fast["vision"], "vision_encoder/model.onnx"):
+        graph = onnx.load(str(pkg / rel), load_external_data=False).graph
+        ops[rel] = [n.op_type for n in graph.node]
+    layers = len(man["config"]["text"]["layer_types"])
+    assert ops[fast["prefill"]].count("MultiHeadAttention") == layers
+    assert "Softmax" not in ops[fast["prefill"]]
+    for rel in (fast["prefill"], fast["step"]):
+        assert "ReduceMean" not in ops[rel]
+    assert ops[fast["vision"]].count("Clip") == ops["vision_encoder/model.onnx"].count("Clip")
+
+
+def test_fast_vision_drops_unbounded_clamps_only(tmp_path: Path) -> None:
+    """A checkpoint whose clamps have infinite bounds (as transformers initializes them): the
+    fast vision graph drops them and gives the reference graph's features; one clamp made
+    finite again stays."""
+    import onnx_ir as ir
+    import onnxruntime as ort
+
+    from models.export.fast_vision import drop_unbounded_clips
+    from models.export.lean import build_random_lean
+    from models.gemma.image import preprocess
+
+    pkg = tmp_path / "pkg"
+    man = build_random_lean("tiny", pkg, ple="graph", fast=True, clip_bounds="none")
+    linears = man["fast"]["vision_clips_dropped"]
+    assert linears > 0
+    vis = man["config"]["vision"]
+    pre = preprocess(_page(np.random.default_rng(3), 120, 160), max_soft_tokens=70,
+                     patch_size=vis["patch_size"], pooling=vis["pooling_kernel_size"])  # fmt: skip
+    n = int((pre.position_ids[:, 0] >= 0).sum())
+    feeds = {"pixel_values": pre.pixel_values[None, :n],
+             "pixel_position_ids": pre.position_ids[None, :n]}  # fmt: skip
+
+    def features(rel: str) -> np.ndarray:
+        s = ort.InferenceSession(str(pkg / rel), providers=["CPUExecutionProvider"])
+        return s.run(["image_features"], feeds)[0]
+
+    want = features("vision_encoder/model.onnx")
+    got = features(man["fast"]["vision"])
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+    model = ir.load(pkg / "vision_encoder" / "model.onnx")
+    bound = next(v for k, v in model.graph.initializers.items() if k.endswith("output_max"))
+    bound.const_value = ir.tensor(np.full(bound.shape.numpy(), 0.5, np.float32))
+    assert drop_unbounded_clips(model.graph) == linears - 1
 
 
 def test_fast_matches_runtime(tiny_pkg_fast: Path) -> None:
