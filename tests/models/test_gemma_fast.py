@@ -378,6 +378,35 @@ def test_continuous_row_past_its_limit_ends_on_length(tiny_pkg_fast: Path) -> No
     assert gen.token_ids == long[:6] and gen.finish_reason == "length"
 
 
+def test_a_page_limit_below_the_call_ends_its_row(tiny_pkg_fast: Path) -> None:
+    """A prompt's own max_new_tokens (the throughput bench's stand-in for answers of different
+    lengths): its row ends there, in batches and in continuous decoding, the others go on."""
+    from dataclasses import replace
+
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    rng = np.random.default_rng(13)
+    reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(3)]
+    full = [g.token_ids for g in fast.generate(reqs, max_new_tokens=12, ignore_stop=True)]
+    limits = [5, None, 9]
+    prepared, _ = fast.prepare(reqs)
+    prompts = [replace(p, max_new_tokens=n) for p, n in zip(prepared, limits, strict=True)]
+    want = [ids[:n] for ids, n in zip(full, (5, 12, 9), strict=True)]
+    got = fast.generate_prompts(prompts, max_new_tokens=12, ignore_stop=True)
+    assert [g.token_ids for g in got] == want
+    todo = list(enumerate(prompts))
+
+    def feed(free: int, wait: bool):
+        return [todo.pop(0)] if todo else None
+
+    out = dict(fast.decode_continuous(feed, rows=2, max_new_tokens=12, check_every=4,
+                                      max_prompt=max(len(p.ids) for p in prompts),
+                                      ignore_stop=True))  # fmt: skip
+    assert [out[k].token_ids for k in range(3)] == want
+
+
 def test_streams_end_with_the_source_error_after_earlier_batches(tiny_pkg_fast: Path) -> None:
     """Both streams: a batch of blank pages only reads without the model, and an error of the
     batch source (a claim that failed) is raised after the batches before it are read."""
