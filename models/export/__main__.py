@@ -11,7 +11,9 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
-    ap.add_argument("kind", choices=["tiny-random", "e2b-random", "checkpoint"])
+    ap.add_argument("kind", choices=["tiny-random", "e2b-random", "checkpoint", "fast"],
+                    help="fast: write the fast graphs of the package OUT again (its weights "
+                    "stay; --prefill-attention)")  # fmt: skip
     ap.add_argument("out", type=Path, help="package directory to write (replaced)")
     ap.add_argument("--checkpoint", type=Path, help="transformers checkpoint dir (kind checkpoint)")
     ap.add_argument("--dtype", choices=["fp32", "fp16"], default="fp32")
@@ -66,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         a.ple = "external" if a.kind == "e2b-random" else "graph"
     opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format,
                 fast=a.fast, prefill_attention=a.prefill_attention)  # fmt: skip
-    if a.kind == "checkpoint":
+    if a.kind == "fast":
+        from models.export.build import rebuild_fast
+
+        rebuild_fast(a.out, prefill_attention=a.prefill_attention)
+    elif a.kind == "checkpoint":
         if a.checkpoint is None:
             ap.error("kind checkpoint needs --checkpoint DIR")
         build_package(a.checkpoint, a.out, **opts, source={"checkpoint": str(a.checkpoint)})

@@ -429,3 +429,22 @@ def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str
     from models.export.fast import build_fast
 
     return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention)}
+
+
+def rebuild_fast(out: Path, *, prefill_attention: str = "mha") -> dict[str, Any]:
+    """Write the fast graphs of an existing package again (another prefill attention, or after
+    a change of models.export.fast) without rebuilding its weights: the graphs, the manifest's
+    "fast" section and their file entries. Returns the manifest."""
+    from models.export.fast import build_fast
+
+    man = json.loads((out / MANIFEST).read_text())
+    if not man.get("fast"):
+        raise ValueError(f"{out}: no fast graphs to rebuild (build it with --fast)")
+    fast = build_fast(out, man["config"], prefill_attention=prefill_attention)
+    man["fast"] = fast
+    files = man["files"]
+    for rel in (fast["prefill"], fast["step"], fast["vision"]):
+        files[rel] = {"sha256": sha256_file(out / rel), "size": (out / rel).stat().st_size}
+    man["files"] = files  # last, as write_manifest orders it
+    (out / MANIFEST).write_text(json.dumps(man, indent=1))
+    return man

@@ -72,6 +72,24 @@ def test_fast_graphs_fuse_what_they_can(tiny_pkg_fast: Path) -> None:
     assert ops[fast["vision"]].count("Clip") == ops["vision_encoder/model.onnx"].count("Clip")
 
 
+def test_fast_graphs_rebuilt_in_place(tmp_path: Path, tiny_ckpt: Path) -> None:
+    """`python -m models.export fast PKG --prefill-attention matmul` writes the fast graphs of a
+    package again: the manifest says which prefill it has, every file still checks out, and the
+    MatMul prefill reads the same tokens."""
+    from models.export.build import build_package, rebuild_fast
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    pkg = tmp_path / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True)
+    reqs = [PageRequest("Read this page.", _page(np.random.default_rng(4), 120, 160))]
+    want = FastGemma(pkg, max_soft_tokens=70).generate(reqs, max_new_tokens=8, ignore_stop=True)
+    man = rebuild_fast(pkg, prefill_attention="matmul")
+    assert man["fast"]["prefill_attention"] == "matmul"
+    got = FastGemma(pkg, max_soft_tokens=70).generate(reqs, max_new_tokens=8, ignore_stop=True)
+    assert got[0].token_ids == want[0].token_ids
+
+
 def test_fast_vision_drops_unbounded_clamps_only(tmp_path: Path) -> None:
     """A checkpoint whose clamps have infinite bounds (as transformers initializes them): the
     fast vision graph drops them and gives the reference graph's features; one clamp made
