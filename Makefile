@@ -17,13 +17,13 @@ demo: setup
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py convert $(SAMPLE) --out out/
-	$(PY) manage.py create_local_user --keep-password
+	$(PY) manage.py create_local_user --keep-password --reviewer
 	@echo "Sample converted: out/linn.html. Site: http://$(HOST):$(PORT)/  (sign in: see above)"
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
 
 serve:
 	$(PY) manage.py migrate --noinput -v0
-	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT) --workers 2 --timeout 300
+	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT)  # gunicorn.conf.py: gthread, 2 x 8
 
 test: setup-dev
 	OMP_THREAD_LIMIT=1 $(PY) -m pytest

@@ -12,8 +12,17 @@ from models.engine import PageEngine
 
 log = logging.getLogger(__name__)
 ENGINES = ("ocr", "gemma")
+# What people read in the form, on the job page and in the review queue.
+ENGINE_LABELS = {
+    "ocr": "Tesseract OCR (CPU)",
+    "gemma": "Gemma 4 E2B vision model (GPU)",
+}
 _cache: dict[str, PageEngine] = {}
 _lock = threading.Lock()
+
+
+def engine_label(name: str) -> str:
+    return ENGINE_LABELS.get(name, name)
 
 
 def get_engine(name: str | None = None) -> PageEngine:

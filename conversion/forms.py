@@ -4,8 +4,10 @@ from django import forms
 from django.conf import settings
 
 from conversion import selectors
-from conversion.engines import ENGINES
+from conversion.engines import ENGINES, engine_label
+from conversion.languages import clean_language
 from conversion.models import JobStatus, ReviewState
+from conversion.pipeline.errors import ConversionError
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -20,12 +22,12 @@ class MultipleFileField(forms.FileField):
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
-        single = super().clean
-        if isinstance(data, list | tuple) and data:
-            return [single(d, initial) for d in data]
-        if isinstance(data, list | tuple):
-            data = None
-        return [single(data, initial)] if data else single(data, initial)
+        """Every chosen file, each checked later on its own (services.job_create): an empty or
+        broken file is reported by name beside the others, never instead of them."""
+        files = [d for d in (data if isinstance(data, list | tuple) else [data]) if d]
+        if not files:
+            return super().clean(None, initial)  # "Choose at least one PDF file"
+        return files
 
 
 class UploadForm(forms.Form):
@@ -36,7 +38,7 @@ class UploadForm(forms.Form):
     )
     engine = forms.ChoiceField(
         label="Reading engine",
-        choices=[("", "Server default")] + [(e, e) for e in ENGINES],
+        choices=[("", "Server default")] + [(e, engine_label(e)) for e in ENGINES],
         required=False,
     )
     language = forms.CharField(
@@ -45,6 +47,12 @@ class UploadForm(forms.Form):
         max_length=35,
         required=False,
     )
+
+    def clean_language(self) -> str:
+        try:
+            return clean_language(self.cleaned_data.get("language")) or ""
+        except ConversionError as exc:
+            raise forms.ValidationError(exc.message, code=exc.code) from exc
 
     @property
     def files_help(self) -> str:
@@ -67,7 +75,9 @@ class ReviewFilterForm(forms.Form):
         initial="needs_review",
     )
     engine = forms.ChoiceField(
-        label="Engine", choices=[("", "Any")] + [(e, e) for e in ENGINES], required=False
+        label="Engine",
+        choices=[("", "Any")] + [(e, engine_label(e)) for e in ENGINES],
+        required=False,
     )
     findings = forms.ChoiceField(
         label="Findings",
@@ -124,3 +134,5 @@ class DecisionForm(forms.Form):
         choices=[("approve", "Approve"), ("reject", "Reject"), ("rerun", "Re-run")]
     )
     note = forms.CharField(label="Note (optional)", max_length=2000, required=False)
+    # Set by the confirmation step: approve even though findings are still open.
+    confirm = forms.BooleanField(required=False)

@@ -7,6 +7,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from conversion.engines import engine_label
+from conversion.pipeline.document import open_findings
+
 
 class JobStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
@@ -61,6 +64,9 @@ class Job(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # Reviewers (the group conversion.roles.REVIEWERS holds it) see every job and correct
+        # results; staff status alone (the admin site) does not grant it.
+        permissions = [("review_job", "Can review and correct any converted document")]
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.status})"
@@ -68,6 +74,15 @@ class Job(models.Model):
     @property
     def stem(self) -> str:
         return "document"
+
+    @property
+    def engine_label(self) -> str:
+        return engine_label(self.engine)
+
+    @property
+    def open_findings(self) -> int:
+        """Errors and items to review in the report: what keeps a job in NEEDS_REVIEW."""
+        return open_findings(self.summary)
 
     @property
     def is_finished(self) -> bool:
@@ -128,7 +143,13 @@ class ReviewEvent(models.Model):
         APPROVE = "approve", "Approved document"
         REJECT = "reject", "Rejected document"
 
-    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="review_events")
+    # The trail outlives its job: deleting the job leaves job empty, job_ref and job_name say
+    # which document it was.
+    job = models.ForeignKey(
+        Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="review_events"
+    )
+    job_ref = models.UUIDField(null=True, db_index=True)
+    job_name = models.CharField(max_length=255, blank=True)
     page = models.PositiveIntegerField(null=True, blank=True)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
@@ -144,4 +165,4 @@ class ReviewEvent(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.get_action_display()} on {self.job_id} by {self.actor_id}"
+        return f"{self.get_action_display()} on {self.job_ref} by {self.actor_id}"

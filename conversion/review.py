@@ -1,5 +1,5 @@
 """Review writes and reads on a finished job's output: page fragments, alt-text and page-HTML edits
-(sanitized again on save), approve / reject, page re-run, zip export. Every change is written to the
+(sanitized again on save), approve / reject, page re-run. Every change is written to the
 audit trail (ReviewEvent) and into the output files, so every download carries it.
 
 The output document is the source of truth: a page is the run of `<main>`'s children between its
@@ -14,15 +14,13 @@ import os
 import re
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
-from typing import IO
 
 from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from conversion import storage
+from conversion import services, storage
 from conversion.engines import get_engine
 from conversion.models import (
     Job,
@@ -33,9 +31,15 @@ from conversion.models import (
     ReviewState,
 )
 from conversion.pipeline.accessibility import check_html
-from conversion.pipeline.convert import build_document, render_and_check, run_engine
+from conversion.pipeline.convert import (
+    build_document,
+    render_and_check,
+    run_engine,
+)
+from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.sanitize import sanitize_fragment
+from conversion.review_rebuild import rebuild_derived
 from models.engine import reading_from_json, reading_to_json
 
 Action = ReviewEvent.Action
@@ -49,6 +53,11 @@ class ReviewError(ConversionError):
     default_message = "This change cannot be made to the document."
 
 
+class OpenFindings(ReviewError):
+    code = "OPEN_FINDINGS"
+    default_message = "Findings are still open: confirm that you approve anyway."
+
+
 class NotReady(ConversionError):
     code = "NOT_READY"
     http_status = 409
@@ -58,7 +67,7 @@ class NotReady(ConversionError):
 # --- reading the output ---------------------------------------------------------------------
 
 
-def _require_output(job: Job) -> Path:
+def require_output(job: Job) -> Path:
     path = storage.html_path(job.id)
     if not path.exists():
         if job.status == JobStatus.FAILED:
@@ -68,7 +77,7 @@ def _require_output(job: Job) -> Path:
 
 
 def _soup(job: Job) -> tuple[str, BeautifulSoup]:
-    html = _require_output(job).read_text(encoding="utf-8")
+    html = require_output(job).read_text(encoding="utf-8")
     return html, BeautifulSoup(html, "html.parser")
 
 
@@ -104,10 +113,16 @@ def page_figures(*, job: Job, number: int) -> list[dict]:
         for fig in figures:
             img = fig.find("img")
             alt = img.get("alt", "") if img else fig.get("aria-label", "")
+            src = img.get("src", "") if img else ""
+            folder, _, name = src.partition("/")
             out.append(
                 {
                     "id": fig.get("id", ""),
-                    "src": img.get("src", "") if img else "",
+                    "src": src,
+                    # The figure's own file, when src names one (an edit may have left any src).
+                    "file": name
+                    if folder == storage.files_dir(job.id).name and "/" not in name
+                    else "",
                     "alt": alt,
                     "needs_alt": fig.get("data-review") == "alt-missing",
                 }
@@ -140,7 +155,10 @@ def _write(
     job: Job, *, old_html: str, soup: BeautifulSoup, drop_page: int | None = None,
     extra_findings: list[dict] | None = None,
 ) -> None:  # fmt: skip
-    """Write the edited document and a report re-checked against it, atomically."""
+    """Write the edited document, with its table of contents, page list and title rebuilt, and
+    a report re-checked against it, atomically. The job's status follows the new evidence
+    (unless a reviewer has approved the document)."""
+    title = rebuild_derived(soup)
     new_html = str(soup)
     if not new_html.lstrip().lower().startswith("<!doctype"):
         new_html = "<!DOCTYPE html>\n" + new_html
@@ -156,17 +174,18 @@ def _write(
     ]
     findings = kept + (extra_findings or [])
     findings += [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
-    levels = [f.get("level") for f in findings]
     report["findings"] = findings
-    report["summary"] = {
-        "errors": levels.count("error"),
-        "warnings": levels.count("warning"),
-        "needs_review": levels.count("needs_review"),
-    }
+    report["summary"] = summarize(findings)
+    report["title"] = title
     _atomic_write(storage.html_path(job.id), new_html)
     _atomic_write(report_path, json.dumps(report, indent=2))
-    Job.objects.filter(pk=job.pk).update(summary=report["summary"])
-    job.summary = report["summary"]
+    update = {"summary": report["summary"], "title": title[:255]}
+    approved = JobReview.objects.filter(job=job, state=ReviewState.APPROVED).exists()
+    if job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW) and not approved:
+        update["status"] = services.status_from_evidence(report["summary"])
+    Job.objects.filter(pk=job.pk).update(**update)
+    for field, value in update.items():
+        setattr(job, field, value)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -185,6 +204,8 @@ def _record(
 ) -> ReviewEvent:  # fmt: skip
     return ReviewEvent.objects.create(
         job=job,
+        job_ref=job.id,
+        job_name=job.original_name,
         actor=actor if actor is not None and actor.is_authenticated else None,
         action=action,
         page=page,
@@ -227,10 +248,12 @@ def review_edit_alt(
         )  # fmt: skip
 
 
-def _clean_page_html(html: str) -> str:
+def _clean_page_html(job: Job, html: str) -> str:
     """Sanitize a reviewer's page HTML, and keep it inside its page: no page markers of its own,
-    no second <main>, navigation or header."""
-    clean = BeautifulSoup(sanitize_fragment(html), "html.parser")
+    no second <main>, navigation or header, no image but the document's own figure files."""
+    files = storage.files_dir(job.id)
+    images = {f"{files.name}/{p.name}" for p in files.iterdir()} if files.is_dir() else set()
+    clean = BeautifulSoup(sanitize_fragment(html, images=images), "html.parser")
     for el in clean.find_all(attrs=_PAGEBREAK):
         el.decompose()
     for el in clean.find_all(["main", "header", "nav"]):
@@ -244,7 +267,7 @@ def review_edit_page_html(
     old_html, soup = _soup(job)
     marker, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
-    after = _clean_page_html(html)
+    after = _clean_page_html(job, html)
     if after == before:
         return None
     _replace_nodes(marker, nodes, after)
@@ -272,29 +295,71 @@ def _review_row(job: Job) -> JobReview:
     return review
 
 
+def _open_on_page(job: Job, number: int | None) -> int:
+    """Open findings (errors, items to review) of the whole job, or of one page of it."""
+    if number is None:
+        return open_findings(job.summary)
+    path = storage.report_path(job.id)
+    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return sum(
+        1
+        for f in report.get("findings", [])
+        if f.get("page") == number and f.get("level") in OPEN_LEVELS
+    )
+
+
+def _override_note(open_count: int, state: str, note: str) -> str:
+    if state != ReviewState.APPROVED or not open_count:
+        return note
+    override = f"Approved with {open_count} open finding{'s' if open_count != 1 else ''}"
+    return f"{override} (override). {note}".strip()
+
+
+def _check_override(open_count: int, state: str, override: bool, what: str) -> None:
+    if state == ReviewState.APPROVED and open_count and not override:
+        plural = "s are" if open_count != 1 else " is"
+        raise OpenFindings(
+            f"{open_count} finding{plural} still open on {what}: confirm that you approve anyway."
+        )
+
+
 def review_set_page_state(
-    *, job: Job, number: int, state: str, actor: AbstractBaseUser | None, note: str = ""
-) -> ReviewEvent:
+    *, job: Job, number: int, state: str, actor: AbstractBaseUser | None, note: str = "",
+    override: bool = False,
+) -> ReviewEvent:  # fmt: skip
+    """Approve or reject one page. Approving a page with open findings needs `override`, and
+    the override is recorded in the audit trail."""
     if state not in (ReviewState.APPROVED, ReviewState.REJECTED):
         raise ReviewError(f"Unknown review decision {state!r}.")
     if not 1 <= number <= job.pages_total:
         raise ReviewError(f"The document has no page {number}.")
+    open_count = _open_on_page(job, number)
+    _check_override(open_count, state, override, f"page {number}")
     with transaction.atomic():
         review = _review_row(job)
         review.page_states = dict(review.page_states or {}, **{str(number): state})
         review.save(update_fields=["page_states", "updated_at"])
         action = Action.APPROVE_PAGE if state == ReviewState.APPROVED else Action.REJECT_PAGE
-        return _record(job=job, actor=actor, action=action, page=number, after=state, note=note)
+        return _record(
+            job=job, actor=actor, action=action, page=number, after=state,
+            note=_override_note(open_count, state, note),
+        )  # fmt: skip
 
 
 def review_set_job_state(
-    *, job: Job, state: str, actor: AbstractBaseUser | None, note: str = ""
-) -> ReviewEvent:
-    """Approve (the job becomes `done`) or reject the whole document; the report records it."""
+    *, job: Job, state: str, actor: AbstractBaseUser | None, note: str = "",
+    override: bool = False,
+) -> ReviewEvent:  # fmt: skip
+    """Approve (the job becomes `done`) or reject the whole document; the report records it.
+    Approving a document with open findings needs `override`; the override is recorded in the
+    audit trail and in the report."""
     if state not in (ReviewState.APPROVED, ReviewState.REJECTED):
         raise ReviewError(f"Unknown review decision {state!r}.")
     if job.status not in (JobStatus.DONE, JobStatus.NEEDS_REVIEW):
         raise NotReady("Only a finished conversion can be approved or rejected.")
+    open_count = _open_on_page(job, None)
+    _check_override(open_count, state, override, "this document")
+    note = _override_note(open_count, state, note)
     with transaction.atomic():
         review = _review_row(job)
         before = review.state
@@ -313,6 +378,7 @@ def review_set_job_state(
                 "reviewer": actor.get_username() if actor is not None else None,
                 "at": review.updated_at.isoformat(),
                 "note": note,
+                "open_findings_overridden": open_count if state == ReviewState.APPROVED else 0,
             }
             _atomic_write(report_path, json.dumps(report, indent=2))
         action = Action.APPROVE if state == ReviewState.APPROVED else Action.REJECT
@@ -359,35 +425,22 @@ def review_rerun_page(*, job: Job, number: int, actor: AbstractBaseUser | None) 
     with transaction.atomic():
         Page.objects.filter(pk=page.pk).update(reading=reading_to_json(reading))
         _write(job, old_html=old_html, soup=soup, drop_page=number, extra_findings=reading_findings)
+        cleared = _clear_page_state(job, number)
         return _record(
             job=job, actor=actor, action=Action.RERUN_PAGE, page=number,
             target=f"#page-{number}", before=before, after=new_fragment,
-            note=f"engine {job.engine}",
+            note=f"engine {job.engine}" + (f"; its earlier decision ({cleared}) was cleared"
+                                           if cleared else ""),
         )  # fmt: skip
 
 
-# --- export ---------------------------------------------------------------------------------
-
-
-def job_zip(*, job: Job) -> IO[bytes]:
-    """A zip of the result: document.html, document_files/ and document.report.json, in a folder
-    named after the upload. Returns an open temporary file positioned at its start."""
-    _require_output(job)
-    folder = Path(job.original_name).stem or "document"
-    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.write(storage.html_path(job.id), f"{folder}/{storage.html_path(job.id).name}")
-        report = storage.report_path(job.id)
-        if report.exists():
-            zf.write(report, f"{folder}/{report.name}")
-        files = storage.files_dir(job.id)
-        if files.exists():
-            for path in sorted(files.iterdir()):
-                if path.is_file():
-                    zf.write(path, f"{folder}/{files.name}/{path.name}")
-    out.seek(0)
-    return out
-
-
-def zip_name(job: Job) -> str:
-    return f"{Path(job.original_name).stem or 'document'}.zip"
+def _clear_page_state(job: Job, number: int) -> str:
+    """Forget the decision on a page whose content was read again. Returns the old decision."""
+    review = JobReview.objects.filter(job=job).first()
+    if review is None or str(number) not in (review.page_states or {}):
+        return ""
+    states = dict(review.page_states)
+    old = states.pop(str(number))
+    review.page_states = states
+    review.save(update_fields=["page_states", "updated_at"])
+    return old

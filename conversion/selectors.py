@@ -1,18 +1,25 @@
-"""Reads. A user sees only their own jobs; staff see all."""
+"""Reads. A user sees only their own jobs and batches; reviewers see all (conversion.roles)."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
+from django.db.models import F, IntegerField, Q, QuerySet
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce
 
-from conversion.models import Job, JobStatus
+from conversion.models import Batch, Job, JobStatus
+from conversion.roles import can_review
 
 
 def jobs_for_user(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Job]:
-    qs = Job.objects.all() if user.is_staff else Job.objects.filter(owner=user)
+    qs = Job.objects.all() if can_review(user) else Job.objects.filter(owner=user)
     if status:
         qs = qs.filter(status=status)
     return qs
+
+
+def batches_for_user(*, user: AbstractBaseUser) -> QuerySet[Batch]:
+    return Batch.objects.all() if can_review(user) else Batch.objects.filter(owner=user)
 
 
 def job_get_for_user(*, user: AbstractBaseUser, job_id) -> Job | None:
@@ -21,6 +28,18 @@ def job_get_for_user(*, user: AbstractBaseUser, job_id) -> Job | None:
 
 def jobs_for_review() -> QuerySet[Job]:
     return Job.objects.filter(status=JobStatus.NEEDS_REVIEW)
+
+
+def queue_position(*, job: Job) -> int | None:
+    """1 for the next queued job to start, 2 for the one after it...; None once it started."""
+    if job.status != JobStatus.QUEUED:
+        return None
+    ahead = Job.objects.filter(status=JobStatus.QUEUED, created_at__lt=job.created_at).count()
+    return ahead + 1
+
+
+def _count(key: str):
+    return Coalesce(Cast(KT(f"summary__{key}"), IntegerField()), 0)
 
 
 REVIEW_FINDINGS = ("errors", "needs_review", "warnings")
@@ -51,7 +70,13 @@ def review_queue(
             if state == ""
             else qs.filter(review__state=state)
         )
-    return qs.select_related("owner", "review")
+    # Worst first: the most errors, then the most items to review, then warnings; oldest first.
+    qs = qs.annotate(
+        n_errors=_count("errors"), n_review=_count("needs_review"), n_warnings=_count("warnings")
+    ).annotate(n_open=F("n_errors") + F("n_review"))
+    return qs.select_related("owner", "review").order_by(
+        "-n_errors", "-n_review", "-n_warnings", "finished_at", "created_at"
+    )
 
 
 def review_events(*, job: Job) -> QuerySet:

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from conversion import engines, storage
 from conversion.engines import ENGINES, get_engine
+from conversion.languages import clean_language
 from conversion.models import Batch, Job, JobStatus, Page, PageStatus
 from conversion.options import convert_options
 from conversion.pipeline.convert import (
@@ -39,8 +40,10 @@ from conversion.pipeline.convert import (
     run_engine,
     write_outputs,
 )
+from conversion.pipeline.document import open_findings
 from conversion.pipeline.errors import (
     ConversionError,
+    EmptyFile,
     EngineCrashed,
     EngineUnavailable,
     FileTooLarge,
@@ -71,6 +74,7 @@ def job_create(
     engine = engine or settings.AXIYA_DEFAULT_ENGINE
     if engine not in ENGINES:
         raise EngineUnavailable(f"Unknown engine {engine!r}: choose one of {', '.join(ENGINES)}.")
+    language = clean_language(language)
     opts = convert_options(language=language)
     name = original_name or (upload.name if isinstance(upload, UploadedFile) else upload.name)
     name = os.path.basename(name or "document.pdf")[:255]
@@ -81,6 +85,8 @@ def job_create(
     try:
         with os.fdopen(fd, "wb") as fh:
             _copy_upload(upload, fh, max_bytes=opts.limits.max_bytes)
+        if tmp.stat().st_size == 0:
+            raise EmptyFile()
         with tmp.open("rb") as fh:
             sniff_pdf(fh.read(1024))
         # MuPDF on an untrusted file: in a child process, so a crash or a loop costs one request.
@@ -416,7 +422,7 @@ def job_finish(*, job_id) -> Job:
     except ConversionError as exc:
         job_mark_failed(job_id=job.id, error=exc)
         raise
-    status = JobStatus.NEEDS_REVIEW if report["summary"]["errors"] else JobStatus.DONE
+    status = status_from_evidence(report["summary"])
     Job.objects.filter(pk=job.id).update(
         status=status,
         title=document.title[:255],
@@ -427,6 +433,12 @@ def job_finish(*, job_id) -> Job:
     )
     job.refresh_from_db()
     return job
+
+
+def status_from_evidence(summary: dict | None) -> str:
+    """A finished job's status from its report: NEEDS_REVIEW while any error or item to review
+    is open, DONE when nothing is left to check (warnings alone do not hold a job)."""
+    return JobStatus.NEEDS_REVIEW if open_findings(summary) else JobStatus.DONE
 
 
 def job_mark_failed(*, job_id, error: ConversionError | Exception) -> None:

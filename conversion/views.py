@@ -7,33 +7,39 @@ no session cookie with its image requests; the signature is what authorizes them
 
 from __future__ import annotations
 
-from functools import wraps
+import io
+import re
 from pathlib import Path
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
-from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page, Paginator
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
-from conversion import review, selectors, services, storage
-from conversion.api.throttles import UploadRateThrottle
-from conversion.forms import AltTextForm, DecisionForm, PageHtmlForm, ReviewFilterForm, UploadForm
-from conversion.models import Batch, Job, JobReview, ReviewState
-from conversion.pipeline.errors import ConversionError
+from conversion import downloads, review, selectors, services, storage
+from conversion.api.throttles import charge_uploads
+from conversion.forms import UploadForm
+from conversion.models import Batch, Job, JobReview
+from conversion.pipeline.errors import ConversionError, error_class
+from conversion.request_limits import throttled_response
 
 # Results never run script in the site's origin, whatever a scan says.
 RESULT_CSP = (
     "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
     "frame-ancestors 'self'; form-action 'none'; base-uri 'none'"
 )
+HOME_PAGE_SIZE = 25
+_FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 VIEW_SALT = "axiya.view"
-VIEW_MAX_AGE = 12 * 3600
+VIEW_MAX_AGE = 3600  # the page that frames a result makes a fresh link each time it is shown
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -49,15 +55,10 @@ def home(request: HttpRequest) -> HttpResponse:
         files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
     form = UploadForm(request.POST if bound else None, files)
     if bound:
-        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file.
-        if not UploadRateThrottle().allow_request(request, None):
-            message = "Too many uploads in a short time: wait a while and try again (THROTTLED)."
-            if _wants_json(request):
-                return JsonResponse({"errors": [message]}, status=429)
-            messages.error(request, message)
-            jobs = selectors.jobs_for_user(user=request.user).select_related("review")[:50]
-            context = {"form": UploadForm(), "jobs": jobs}
-            return render(request, "conversion/home.html", context, status=429)
+        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file:
+        # UploadThrottleMiddleware refused an exhausted budget before the body was read.
+        if form.is_valid() and charge_uploads(request.user, len(form.cleaned_data["files"])):
+            return throttled_response(request)
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
             if jobs:
@@ -77,8 +78,12 @@ def home(request: HttpRequest) -> HttpResponse:
         if _wants_json(request):
             errors = [str(e) for errs in form.errors.values() for e in errs]
             return JsonResponse({"errors": errors}, status=400)
-    jobs = selectors.jobs_for_user(user=request.user).select_related("review")[:50]
-    return render(request, "conversion/home.html", {"form": form, "jobs": jobs})
+    return render(request, "conversion/home.html", {"form": form, "jobs": _home_jobs(request)})
+
+
+def _home_jobs(request: HttpRequest) -> Page:
+    jobs = selectors.jobs_for_user(user=request.user).select_related("review")
+    return Paginator(jobs, HOME_PAGE_SIZE).get_page(request.GET.get("page"))
 
 
 def _create_jobs(
@@ -115,16 +120,29 @@ def _own_job(request: HttpRequest, job_id) -> Job:
     return job
 
 
-def view_token(job: Job) -> str:
-    return signing.dumps(str(job.id), salt=VIEW_SALT)
+def view_token(job: Job, *, user: AbstractBaseUser) -> str:
+    """A short-lived link to a result for one user: `<user id>.<signature>`. The signature
+    covers the job and is keyed on the user's session hash (from their password hash), so it
+    dies with a password change, and even the secret key alone cannot mint one; the link only
+    opens what that user may still see."""
+    return f"{user.pk}.{signing.dumps(str(job.id), salt=_view_salt(user))}"
+
+
+def _view_salt(user: AbstractBaseUser) -> str:
+    return f"{VIEW_SALT}:{user.pk}:{user.get_session_auth_hash()}"
 
 
 def _job_from_token(token: str) -> Job:
+    user_pk, _, signed = token.partition(".")
+    users = get_user_model().objects.filter(is_active=True)
+    user = users.filter(pk=int(user_pk)).first() if user_pk.isdigit() else None
+    if user is None:
+        raise Http404("No such link.")
     try:
-        job_id = signing.loads(token, salt=VIEW_SALT, max_age=VIEW_MAX_AGE)
+        job_id = signing.loads(signed, salt=_view_salt(user), max_age=VIEW_MAX_AGE)
     except signing.BadSignature as exc:
         raise Http404("This link has expired: open the document from its job page again.") from exc
-    job = Job.objects.filter(pk=job_id).first()
+    job = selectors.job_get_for_user(user=user, job_id=job_id)
     if job is None:
         raise Http404("No such job.")
     return job
@@ -133,7 +151,7 @@ def _job_from_token(token: str) -> Job:
 @login_required
 def job_detail(request: HttpRequest, job_id) -> HttpResponse:
     job = _own_job(request, job_id)
-    token = view_token(job) if storage.html_path(job.id).exists() else None
+    token = view_token(job, user=request.user) if storage.html_path(job.id).exists() else None
     return render(
         request,
         "conversion/job.html",
@@ -141,8 +159,20 @@ def job_detail(request: HttpRequest, job_id) -> HttpResponse:
             "job": job,
             "view_url": reverse("view-html", kwargs={"token": token}) if token else None,
             "review": JobReview.objects.filter(job=job).first(),
+            "queue_position": selectors.queue_position(job=job),
+            "file_at_fault": bool(job.error_code) and error_class(job.error_code).caused_by_file,
+            "names": _download_names(job),
         },
     )
+
+
+def _download_names(job: Job) -> dict:
+    return {
+        "html": downloads.html_name(job),
+        "zip": downloads.zip_name(job),
+        "report_json": downloads.report_json_name(job),
+        "report_html": downloads.report_html_name(job),
+    }
 
 
 @login_required
@@ -155,6 +185,8 @@ def job_status(request: HttpRequest, job_id) -> JsonResponse:
             "finished": job.is_finished,
             "pages_done": job.pages_done,
             "pages_total": job.pages_total,
+            "queue_position": selectors.queue_position(job=job),
+            "open_findings": job.open_findings,
             "error": {"code": job.error_code, "message": job.error_message}
             if job.error_code
             else None,
@@ -164,12 +196,13 @@ def job_status(request: HttpRequest, job_id) -> JsonResponse:
 
 @login_required
 def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
-    qs = Batch.objects.all() if request.user.is_staff else Batch.objects.filter(owner=request.user)
-    batch = qs.filter(pk=batch_id).first()
+    batch = selectors.batches_for_user(user=request.user).filter(pk=batch_id).first()
     if batch is None:
         raise Http404("No such batch.")
-    jobs = batch.jobs.order_by("created_at")
-    return render(request, "conversion/batch.html", {"batch": batch, "jobs": jobs})
+    jobs = list(batch.jobs.order_by("created_at"))
+    finished = sum(1 for job in jobs if job.is_finished)
+    context = {"batch": batch, "jobs": jobs, "finished": finished}
+    return render(request, "conversion/batch.html", context)
 
 
 def _result_response(path: Path, content_type: str) -> FileResponse:
@@ -194,11 +227,26 @@ def job_file(request: HttpRequest, job_id, name: str) -> FileResponse:
 
 
 def _figure_file(job: Job, name: str) -> FileResponse:
+    # Figure files are named by the pipeline (figure-3-p2.png): anything else (a NUL byte, a
+    # separator, dots) names no file.
+    if not _FIGURE_NAME.fullmatch(name):
+        raise Http404("No such file.")
     base = storage.files_dir(job.id).resolve()
     path = (base / name).resolve()
     if base not in path.parents or not path.is_file():
         raise Http404("No such file.")
     return FileResponse(path.open("rb"))
+
+
+def _ready_output(job: Job) -> None:
+    if not storage.html_path(job.id).exists():
+        raise Http404("The result is not ready.")
+
+
+def _download(data: bytes, *, content_type: str, filename: str, attach: bool = True):
+    return FileResponse(
+        io.BytesIO(data), content_type=content_type, as_attachment=attach, filename=filename
+    )
 
 
 @login_required
@@ -208,40 +256,59 @@ def job_report(request: HttpRequest, job_id) -> FileResponse:
     if not path.exists():
         raise Http404("The report is not ready.")
     download = request.GET.get("download") == "1"
-    name = f"{Path(job.original_name).stem or 'document'}.report.json"
     return FileResponse(
-        path.open("rb"), content_type="application/json", as_attachment=download, filename=name
+        path.open("rb"),
+        content_type="application/json",
+        as_attachment=download,
+        filename=downloads.report_json_name(job),
     )
+
+
+@login_required
+def job_report_html(request: HttpRequest, job_id) -> FileResponse:
+    job = _own_job(request, job_id)
+    if not storage.report_path(job.id).exists():
+        raise Http404("The report is not ready.")
+    response = _download(
+        downloads.report_html(job),
+        content_type="text/html; charset=utf-8",
+        filename=downloads.report_html_name(job),
+        attach=request.GET.get("download") == "1",
+    )
+    response["Content-Security-Policy"] = RESULT_CSP
+    return response
 
 
 @login_required
 def job_download_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    path = storage.html_path(job.id)
-    if not path.exists():
-        raise Http404("The result is not ready.")
-    name = f"{Path(job.original_name).stem or 'document'}.html"
-    return FileResponse(
-        path.open("rb"), content_type="text/html; charset=utf-8", as_attachment=True, filename=name
+    _ready_output(job)
+    return _download(
+        downloads.document_html(job),
+        content_type="text/html; charset=utf-8",
+        filename=downloads.html_name(job),
     )
 
 
 @login_required
 def job_download_zip(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    try:
-        archive = review.job_zip(job=job)
-    except ConversionError as exc:
-        raise Http404(exc.message) from exc
+    _ready_output(job)
     return FileResponse(
-        archive, content_type="application/zip", as_attachment=True, filename=review.zip_name(job)
+        downloads.job_zip(job=job),
+        content_type="application/zip",
+        as_attachment=True,
+        filename=downloads.zip_name(job),
     )
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def job_delete(request: HttpRequest, job_id) -> HttpResponse:
+    """GET asks for confirmation (the job page links here); POST deletes."""
     job = _own_job(request, job_id)
+    if request.method == "GET":
+        return render(request, "conversion/job_delete.html", {"job": job})
     name = job.original_name
     services.job_delete(job=job)
     messages.success(request, f"{name} and all its files are deleted.")
@@ -278,186 +345,3 @@ def view_page(request: HttpRequest, token: str, number: int) -> HttpResponse:
     response = HttpResponse(html, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = RESULT_CSP
     return response
-
-
-# --- review dashboard (staff only) --------------------------------------------------------------
-
-
-def staff_required(view):
-    @wraps(view)
-    @login_required
-    def wrapper(request: HttpRequest, *args, **kwargs):
-        if not request.user.is_staff:
-            raise PermissionDenied("The review dashboard is for staff.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-@staff_required
-def review_queue(request: HttpRequest) -> HttpResponse:
-    form = ReviewFilterForm(request.GET or None)
-    jobs = form.queue()[:200]
-    return render(request, "conversion/review_queue.html", {"form": form, "jobs": jobs})
-
-
-def _review_job(job_id) -> Job:
-    job = Job.objects.select_related("owner").filter(pk=job_id).first()
-    if job is None:
-        raise Http404("No such job.")
-    return job
-
-
-@staff_required
-def review_job(request: HttpRequest, job_id) -> HttpResponse:
-    return redirect("review-page", job_id=_review_job(job_id).id, number=1)
-
-
-@staff_required
-def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
-    job = _review_job(job_id)
-    if not 1 <= number <= max(job.pages_total, 1):
-        raise Http404("No such page.")
-    try:
-        fragment = review.page_fragment(job=job, number=number)
-        figures = review.page_figures(job=job, number=number)
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-        fragment, figures = "", []
-    report = _read_report(job)
-    findings = [f for f in report.get("findings", []) if f.get("page") in (None, number)]
-    token = view_token(job)
-    job_review = JobReview.objects.filter(job=job).first()
-    page_state = (job_review.page_states or {}).get(str(number), "") if job_review else ""
-    context = {
-        "job": job,
-        "number": number,
-        "pages": range(1, job.pages_total + 1),
-        "findings": findings,
-        "figures": [
-            dict(
-                f,
-                form=AltTextForm(
-                    initial={"figure": f["id"], "alt": "" if f["needs_alt"] else f["alt"]}
-                ),
-            )
-            for f in figures
-        ],  # fmt: skip
-        "html_form": PageHtmlForm(initial={"html": fragment}),
-        "page_url": reverse("view-page", kwargs={"token": token, "number": number}),
-        "token": token,
-        "job_review": job_review,
-        "page_state": ReviewState(page_state).label if page_state else "Not reviewed",
-        "events": selectors.review_events(job=job)[:100],
-        "has_scan": storage.page_image(job.id, number).exists(),
-    }
-    return render(request, "conversion/review_page.html", context)
-
-
-def _read_report(job: Job) -> dict:
-    import json
-
-    path = storage.report_path(job.id)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-@staff_required
-def review_scan(request: HttpRequest, job_id, number: int) -> FileResponse:
-    job = _review_job(job_id)
-    path = storage.page_image(job.id, number)
-    if not path.exists():
-        raise Http404("No scan for this page.")
-    return FileResponse(path.open("rb"), content_type="image/png")
-
-
-def _back(job: Job, number: int | None) -> HttpResponse:
-    if number is None:
-        return redirect("review-job", job_id=job.id)
-    return redirect("review-page", job_id=job.id, number=number)
-
-
-@staff_required
-@require_POST
-def review_alt(request: HttpRequest, job_id, number: int) -> HttpResponse:
-    job = _review_job(job_id)
-    form = AltTextForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Write an alt text before saving.")
-        return _back(job, number)
-    try:
-        event = review.review_edit_alt(
-            job=job, figure_id=form.cleaned_data["figure"], alt=form.cleaned_data["alt"],
-            actor=request.user,
-        )  # fmt: skip
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "Alt text saved." if event else "Nothing changed.")
-    return _back(job, number)
-
-
-@staff_required
-@require_POST
-def review_html(request: HttpRequest, job_id, number: int) -> HttpResponse:
-    job = _review_job(job_id)
-    form = PageHtmlForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "The page HTML is missing.")
-        return _back(job, number)
-    try:
-        event = review.review_edit_page_html(
-            job=job, number=number, html=form.cleaned_data["html"], actor=request.user
-        )
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "Page saved (sanitized)." if event else "Nothing changed.")
-    return _back(job, number)
-
-
-@staff_required
-@require_POST
-def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpResponse:
-    job = _review_job(job_id)
-    form = DecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Choose approve, reject or re-run.")
-        return _back(job, number)
-    decision, note = form.cleaned_data["decision"], form.cleaned_data["note"]
-    try:
-        if decision == "rerun":
-            review.review_rerun_page(job=job, number=number, actor=request.user)
-            messages.success(request, f"Page {number} was read again.")
-        else:
-            state = ReviewState.APPROVED if decision == "approve" else ReviewState.REJECTED
-            review.review_set_page_state(
-                job=job, number=number, state=state, actor=request.user, note=note
-            )
-            messages.success(request, f"Page {number}: {state.label.lower()}.")
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-    return _back(job, number)
-
-
-@staff_required
-@require_POST
-def review_job_decision(request: HttpRequest, job_id) -> HttpResponse:
-    job = _review_job(job_id)
-    form = DecisionForm(request.POST)
-    number = request.POST.get("page")
-    back_to = int(number) if number and number.isdigit() else None
-    if not form.is_valid() or form.cleaned_data["decision"] == "rerun":
-        messages.error(request, "Choose approve or reject.")
-        return _back(job, back_to)
-    state = (
-        ReviewState.APPROVED if form.cleaned_data["decision"] == "approve" else ReviewState.REJECTED
-    )
-    try:
-        review.review_set_job_state(
-            job=job, state=state, actor=request.user, note=form.cleaned_data["note"]
-        )
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"{job.original_name}: {state.label.lower()}.")
-    return _back(job, back_to)

@@ -46,6 +46,7 @@ class Word:
     confidence: float  # 0..100; 100 when the engine gives none
     bbox: BBox | None = None
     lang: str | None = None  # BCP 47, when the word's line is in another language than the page
+    known: bool | None = None  # a dictionary word, when the engine can tell (Tesseract)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class ReadBlock:
     font_size: float | None = None  # median text height in px, for heading levels across pages
     bold: bool = False
     ink: float | None = None  # share of dark pixels in the text's box: bold text scores higher
+    layout: str | None = None  # the layout model's class of the block's region ("title", ...)
 
 
 @dataclass

@@ -161,3 +161,73 @@ def page_with_text(lines: list[str], *, size: tuple[int, int] = (612, 792)):
     for i, line in enumerate(lines):
         draw.text((px * 4, px * 4 + int(px * 1.5) * i), line, fill="black", font=font)
     return image
+
+
+# --- a converted scan for the review tests: c02-22.pdf, a page with a figure and uncertain lines --
+
+
+@pytest.fixture(scope="module")
+def _converted(django_db_setup, django_db_blocker):
+    """c02-22.pdf (a page with a figure) converted once for the module, synchronously."""
+    from django.contrib.auth import get_user_model
+
+    from conversion import services, storage
+    from conversion.models import Job
+
+    with django_db_blocker.unblock():
+        owner = get_user_model().objects.create_user("olive", password="pw-olive-123")
+        job = services.job_create(owner=owner, upload=CORPUS / "c02-22.pdf", enqueue=False)
+        services.job_run_inline(job_id=job.id)
+        job.refresh_from_db()
+        pristine = {p: p.read_bytes() for p in storage.out_dir(job.id).rglob("*") if p.is_file()}
+    yield job.id, pristine
+    with django_db_blocker.unblock():
+        Job.objects.filter(pk=job.id).delete()
+        get_user_model().objects.filter(username="olive").delete()
+
+
+@pytest.fixture
+def job(_converted, db):
+    """The converted job, with its output files restored to the pipeline's version."""
+    import json
+
+    from conversion import services, storage
+    from conversion.models import Job
+
+    job_id, pristine = _converted
+    out = storage.out_dir(job_id)
+    for path in list(out.rglob("*")):
+        if path.is_file() and path not in pristine:
+            path.unlink()
+    for path, data in pristine.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    job = Job.objects.get(pk=job_id)
+    report = json.loads(storage.report_path(job_id).read_text())
+    Job.objects.filter(pk=job_id).update(
+        status=services.status_from_evidence(report["summary"]), summary=report["summary"]
+    )
+    job.refresh_from_db()
+    return job
+
+
+def create_reviewer(username: str = "rita", password: str = "pw-rita-123"):
+    """A user in the Reviewers group (conversion.roles), with no other role."""
+    from django.contrib.auth import get_user_model
+
+    from conversion.roles import user_set_roles
+
+    user = get_user_model().objects.create_user(username, password=password)
+    user_set_roles(user=user, reviewer=True)
+    return user
+
+
+@pytest.fixture
+def reviewer(db):
+    return create_reviewer()
+
+
+@pytest.fixture
+def reviewer_client(client, reviewer):
+    client.force_login(reviewer)
+    return client

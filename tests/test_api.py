@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from conversion import services, storage
 from conversion.models import Job, JobStatus
-from tests.conftest import CORPUS, wait_job
+from tests.conftest import CORPUS, create_reviewer, wait_job
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
 
@@ -50,7 +50,7 @@ def _clear_throttle_cache():
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("sam", password="pw-sam-123", is_staff=True)
+    return create_reviewer("sam", "pw-sam-123")
 
 
 # --- authentication ---------------------------------------------------------------
@@ -185,7 +185,8 @@ def test_job_lifecycle(alice):
     archive = client.get(f"/api/v1/jobs/{job.id}/zip")
     assert archive.status_code == 200 and archive["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(b"".join(archive.streaming_content))).namelist()
-    assert "linn/document.html" in names and "linn/document.report.json" in names
+    # The same names as every other download: <stem>.html, .report.json, .report.html.
+    assert sorted(names) == ["linn/linn.html", "linn/linn.report.html", "linn/linn.report.json"]
 
     listing = client.get("/api/v1/jobs").json()
     assert listing["count"] == 1 and listing["results"][0]["id"] == str(job.id)

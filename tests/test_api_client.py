@@ -40,7 +40,7 @@ def test_batch_client_converts_a_folder(live_server, tmp_path):
     assert "broken.pdf: rejected NOT_A_PDF" in proc.stdout
     assert "[1/3] broken.pdf: refused" in proc.stderr and "documents finished" in proc.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "linn.report.json", "linn.zip", "scan.report.json", "scan.zip",
+        ".axiya-batch.json", "linn.report.json", "linn.zip", "scan.report.json", "scan.zip",
     ]  # fmt: skip
 
 

@@ -5,13 +5,18 @@ Standard library only, so it runs on any machine with Python 3.11 (no Django nee
     bin/axiya-batch DIR --url http://localhost:8000 --token KEY [--out DIR] [--zip]
 
 Each PDF is posted as a job (retried on 429/5xx/connection errors with backoff, honouring
-Retry-After), then polled until it finishes; results are downloaded into --out. Progress goes to
-stderr, a summary at the end; the exit status is 0 only when every file converted.
+Retry-After), then polled until it finishes, waiting out a server that went away; results go into
+--out as <name>.html with its <name>_files/ images, <name>.report.json and <name>.report.html
+(or the zip, --zip). out/.axiya-batch.json remembers each file's job: a second run on the same
+folder resumes, without uploading converted files again. Progress goes to stderr, a summary to
+stdout; the exit status is 0 when every file converted with nothing to review, 3 when some need
+review, 1 when a file was refused, failed or did not finish.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import mimetypes
 import sys
@@ -19,6 +24,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +42,11 @@ class ApiError(Exception):
 @dataclass
 class Result:
     path: Path
+    sha256: str = ""
     job_id: str | None = None
     status: str = "not_sent"
     error: str = ""
+    open_findings: int = 0
     outputs: list[Path] = field(default_factory=list)
 
 
@@ -133,98 +141,242 @@ def encode_multipart(fields: dict[str, str], files: dict[str, Path]) -> tuple[by
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+STATE_FILE = ".axiya-batch.json"
+CONVERTED = {"done", "needs_review"}
+EXIT_OK, EXIT_FAILED, EXIT_REVIEW = 0, 1, 3
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class State:
+    """What earlier runs did with each file of the folder (out/.axiya-batch.json): a rerun polls
+    the jobs it started and skips the files it already converted, instead of uploading again."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / STATE_FILE
+        try:
+            self.files: dict[str, dict] = json.loads(self.path.read_text())["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            self.files = {}
+
+    def get(self, result: Result) -> dict | None:
+        entry = self.files.get(result.path.name)
+        return entry if entry and entry.get("sha256") == result.sha256 else None
+
+    def save(self, result: Result) -> None:
+        self.files[result.path.name] = {
+            "sha256": result.sha256, "job_id": result.job_id, "status": result.status,
+            "open_findings": result.open_findings, "outputs": [str(p) for p in result.outputs],
+        }  # fmt: skip
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"files": self.files}, indent=2))
+        tmp.replace(self.path)
+
+
 def convert_folder(
     folder: Path, *, client: Client, out: Path, want_zip: bool = False, engine: str | None = None,
     language: str | None = None, poll: float = 1.0, timeout: float = 3600,
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> list[Result]:  # fmt: skip
     pdfs = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
-    results = [Result(path=p) for p in pdfs]
+    results = [Result(path=p, sha256=_sha256(p)) for p in pdfs]
     if not pdfs:
         log(f"No PDF files in {folder}.")
         return results
+    state = State(out)
+    deadline = time.monotonic() + timeout
     for i, result in enumerate(results, start=1):
+        prefix = f"[{i}/{len(results)}] {result.path.name}"
+        earlier = state.get(result)
+        if earlier and earlier["status"] in CONVERTED and _all_exist(earlier["outputs"]):
+            result.job_id, result.status = earlier["job_id"], earlier["status"]
+            result.open_findings = earlier.get("open_findings") or 0
+            result.outputs = [Path(p) for p in earlier["outputs"]]
+            log(f"{prefix}: already converted (job {result.job_id}), not uploaded again")
+            continue
+        if earlier and earlier.get("job_id") and earlier["status"] not in FINISHED:
+            result.job_id, result.status = earlier["job_id"], earlier["status"]
+            log(f"{prefix}: uploaded by an earlier run, job {result.job_id}: waiting for it")
+            continue
         try:
-            created = client.submit(result.path, engine=engine, language=language)
+            created = _submit(result.path, client=client, engine=engine, language=language,
+                              poll=poll, deadline=deadline, log=log)  # fmt: skip
         except ApiError as exc:
             result.status, result.error = "rejected", f"{exc.code}: {exc.message}"
-            log(f"[{i}/{len(results)}] {result.path.name}: refused, {result.error}")
+            log(f"{prefix}: refused, {result.error}")
             continue
         result.job_id, result.status = str(created["id"]), created["status"]
-        log(f"[{i}/{len(results)}] {result.path.name}: uploaded, job {result.job_id}")
-    deadline = time.monotonic() + timeout
-    pending = [r for r in results if r.job_id]
+        state.save(result)
+        log(f"{prefix}: uploaded, job {result.job_id}")
+    pending = [r for r in results if r.job_id and r.status not in FINISHED]
+    _wait(pending, results, client=client, state=state, out=out, want_zip=want_zip, poll=poll,
+          deadline=deadline, log=log)  # fmt: skip
+    for result in pending:
+        result.status = "unfinished"
+        result.error = "Not finished in time: run the same command again to pick it up."
+    return results
+
+
+def _transient(exc: ApiError) -> bool:
+    """The server is away or overloaded (not an answer about the file)."""
+    return exc.status == 0 or exc.status in RETRY_STATUSES
+
+
+def _outage_pause(outage: int, poll: float, exc: ApiError, *, client: Client,
+                  log: Callable[[str], None]) -> None:  # fmt: skip
+    pause = min(poll * 2**outage, 60.0)
+    log(f"server unreachable ({exc.code}); retrying in {pause:.0f} s")
+    client.sleep(pause)
+
+
+def _submit(path: Path, *, client: Client, engine: str | None, language: str | None,
+            poll: float, deadline: float, log: Callable[[str], None]) -> dict:  # fmt: skip
+    """Upload one file, waiting out a server that went away until the deadline."""
+    outage = 0
+    while True:
+        try:
+            return client.submit(path, engine=engine, language=language)
+        except ApiError as exc:
+            if not _transient(exc) or time.monotonic() >= deadline:
+                raise
+            outage += 1
+            _outage_pause(outage, poll, exc, client=client, log=log)
+
+
+def _all_exist(paths: list[str]) -> bool:
+    return bool(paths) and all(Path(p).exists() for p in paths)
+
+
+def _wait(pending: list[Result], results: list[Result], *, client: Client, state: State,
+          out: Path, want_zip: bool, poll: float, deadline: float,
+          log: Callable[[str], None]) -> None:  # fmt: skip
+    """Poll until every pending job finished or the deadline passed (pending keeps the rest).
+    A server that went away is waited for, with growing pauses, never given up early."""
     last_line = ""
+    outage = 0
     while pending and time.monotonic() < deadline:
         done_pages = total_pages = 0
         for result in list(pending):
             try:
                 job = client.job(result.job_id)
+                if job["status"] in FINISHED:
+                    _collect(result, job, client=client, out=out, want_zip=want_zip, log=log)
             except ApiError as exc:
-                result.status, result.error = "lost", f"{exc.code}: {exc.message}"
-                pending.remove(result)
-                continue
+                if exc.status == 404:
+                    result.status, result.error = "lost", f"{exc.code}: {exc.message}"
+                    log(f"{result.path.name}: the server no longer has job {result.job_id}")
+                    pending.remove(result)
+                    state.save(result)
+                    continue
+                outage += 1
+                _outage_pause(outage, poll, exc, client=client, log=log)
+                break
+            outage = 0
             result.status = job["status"]
             done_pages += job["progress"]["pages_done"]
             total_pages += job["progress"]["pages_total"]
-            if job["status"] in FINISHED:
+            if result.status in FINISHED:
                 pending.remove(result)
-                _collect(result, job, client=client, out=out, want_zip=want_zip, log=log)
-        finished = sum(1 for r in results if r.job_id and r not in pending)
-        line = (
-            f"{finished}/{sum(1 for r in results if r.job_id)} documents finished, "
-            f"{done_pages}/{total_pages} pages read in those still running"
-        )
-        if line != last_line:
-            log(line)
-            last_line = line
-        if pending:
-            time.sleep(poll)
-    for result in pending:
-        result.status, result.error = "timeout", "Did not finish in time; check it later."
-    return results
+                state.save(result)
+        else:
+            finished = sum(1 for r in results if r.job_id and r.status in FINISHED)
+            line = (
+                f"{finished}/{sum(1 for r in results if r.job_id)} documents finished, "
+                f"{done_pages}/{total_pages} pages read in those still running"
+            )
+            if line != last_line:
+                log(line)
+                last_line = line
+            if pending:
+                client.sleep(poll)
 
 
 def _collect(result: Result, job: dict, *, client: Client, out: Path, want_zip: bool,
              log: Callable[[str], None]) -> None:  # fmt: skip
+    """Download a finished job: the zip kept as it is (--zip), or unpacked beside the others:
+    <name>.html with its <name>_files/ images, <name>.report.json and <name>.report.html."""
+    result.open_findings = int(job.get("open_findings") or 0)
     if job["status"] == "failed":
         error = job.get("error") or {}
         result.error = f"{error.get('code')}: {error.get('message')}"
         log(f"{result.path.name}: failed, {result.error}")
         return
     stem = result.path.stem
-    try:
-        if want_zip:
-            result.outputs.append(client.download(job["links"]["zip"], out / f"{stem}.zip"))
-        else:
-            result.outputs.append(client.download(job["links"]["html"], out / f"{stem}.html"))
+    archive = client.download(job["links"]["zip"], out / f"{stem}.zip")
+    if want_zip:
+        result.outputs = [archive]
         result.outputs.append(client.download(job["links"]["report"], out / f"{stem}.report.json"))
-    except ApiError as exc:
-        result.error = f"download failed, {exc.code}: {exc.message}"
-    log(f"{result.path.name}: {job['status'].replace('_', ' ')}")
+    else:
+        result.outputs = _unpack(archive, out)
+        archive.unlink()
+    review = f", {result.open_findings} open findings" if job["status"] == "needs_review" else ""
+    log(f"{result.path.name}: {job['status'].replace('_', ' ')}{review}")
+
+
+def _unpack(archive: Path, out: Path) -> list[Path]:
+    """Extract the result's files (one folder in the zip) into out; nothing outside it."""
+    written: list[Path] = []
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            parts = Path(info.filename).parts[1:]  # below the zip's one folder
+            if not parts or any(p in ("..", "") or p.startswith("/") for p in parts):
+                continue
+            target = out.joinpath(*parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(zf.read(info))
+            if len(parts) == 1:
+                written.append(target)
+    return written
 
 
 def summary(results: list[Result]) -> str:
-    ok = [r for r in results if r.status in ("done", "needs_review") and not r.error]
+    ok = [r for r in results if r.status in CONVERTED and not r.error]
+    review = [r for r in ok if r.status == "needs_review"]
     lines = [
-        f"{len(ok)} of {len(results)} converted "
-        f"({sum(r.status == 'needs_review' for r in ok)} need review)."
-    ]
+        f"{len(ok)} of {len(results)} converted"
+        + (f"; {len(review)} need review ({sum(r.open_findings for r in review)} open findings)."
+           if review else ", nothing left to review." if ok else ".")
+    ]  # fmt: skip
+    for r in review:
+        lines.append(f"  {r.path.name}: needs review, {r.open_findings} open findings")
     for r in results:
         if r not in ok:
             lines.append(f"  {r.path.name}: {r.status} {r.error}".rstrip())
     return "\n".join(lines)
 
 
+def exit_code(results: list[Result]) -> int:
+    """0: every file converted and nothing to review; 3: every file converted, some need review;
+    1: a file was refused, failed or did not finish (2 is a usage error, from argparse)."""
+    if not results or any(r.status not in CONVERTED or r.error for r in results):
+        return EXIT_FAILED
+    return EXIT_REVIEW if any(r.status == "needs_review" for r in results) else EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="axiya-batch", description="Convert every PDF in a folder through the Axiya API."
+        prog="axiya-batch",
+        description="Convert every PDF in a folder through the Axiya API. Run it again on the "
+        "same folder and --out to resume: converted files are not uploaded again.",
+        epilog="Exit status: 0 every file converted and nothing to review; 3 every file "
+        "converted, some need review; 1 a file was refused, failed or did not finish.",
     )
     parser.add_argument("folder", type=Path)
     parser.add_argument("--url", required=True, help="The server, e.g. http://localhost:8000")
     parser.add_argument("--token", required=True, help="From `manage.py create_api_token`.")
     parser.add_argument("--out", type=Path, default=Path("axiya-out"), help="Where results go.")
-    parser.add_argument("--zip", action="store_true", help="Download zips (HTML+images+report).")
+    parser.add_argument(
+        "--zip", action="store_true", help="Keep zips (HTML, images, report) instead of unpacking."
+    )
     parser.add_argument("--engine", default=None)
     parser.add_argument("--language", default=None)
     parser.add_argument("--retries", type=int, default=5)
@@ -238,8 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         language=args.language, timeout=args.timeout,
     )  # fmt: skip
     print(summary(results))
-    ok = all(r.status in ("done", "needs_review") and not r.error for r in results)
-    return 0 if ok and results else 1
+    return exit_code(results)
 
 
 if __name__ == "__main__":

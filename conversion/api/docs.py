@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 from drf_spectacular.generators import SchemaGenerator
 
 _METHODS = ("get", "post", "put", "patch", "delete")
@@ -86,6 +87,7 @@ def operations() -> list[dict]:
     return ops
 
 
+@require_GET
 def api_docs(request: HttpRequest) -> HttpResponse:
     schema = _schema()
     return render(

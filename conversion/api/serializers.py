@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from conversion.engines import ENGINES
+from conversion.languages import clean_language
 from conversion.models import Batch, Job, JobStatus
 
 MAX_BATCH_FILES = 100
@@ -32,6 +32,7 @@ class LinksSerializer(serializers.Serializer):
     html = serializers.URLField()
     zip = serializers.URLField()
     report = serializers.URLField()
+    report_html = serializers.URLField()
 
 
 def _abs(request, name: str, pk) -> str:
@@ -45,12 +46,18 @@ class JobSerializer(serializers.ModelSerializer):
     error = serializers.SerializerMethodField()
     links = serializers.SerializerMethodField()
     review = serializers.SerializerMethodField()
+    open_findings = serializers.IntegerField(
+        read_only=True,
+        help_text="Errors and items to review in the report: above 0, the status is needs_review "
+        "until a reviewer approves.",
+    )
 
     class Meta:
         model = Job
         fields = [
             "id", "name", "status", "progress", "engine", "language", "title", "error",
-            "links", "summary", "review", "batch", "created_at", "started_at", "finished_at",
+            "links", "summary", "open_findings", "review", "batch", "created_at", "started_at",
+            "finished_at",
         ]  # fmt: skip
 
     @extend_schema_field(ProgressSerializer)
@@ -71,6 +78,7 @@ class JobSerializer(serializers.ModelSerializer):
             "html": _abs(request, "api-job-html", job.pk),
             "zip": _abs(request, "api-job-zip", job.pk),
             "report": _abs(request, "api-job-report", job.pk),
+            "report_html": _abs(request, "api-job-report-html", job.pk),
         }
 
     @extend_schema_field(serializers.CharField(allow_null=True))
@@ -90,7 +98,7 @@ def job_created(job: Job, request) -> dict:
 
 
 class JobCreateSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The PDF to convert.")
+    file = serializers.FileField(help_text="The PDF to convert.", allow_empty_file=True)
     engine = serializers.ChoiceField(
         choices=ENGINES, required=False, help_text="Reading engine; the server default if absent."
     )
@@ -98,16 +106,27 @@ class JobCreateSerializer(serializers.Serializer):
         max_length=35, required=False, allow_blank=True, help_text="BCP 47 code, e.g. en, fr."
     )
 
+    def validate_language(self, value: str) -> str:
+        return _language(value)
+
 
 class BatchCreateSerializer(serializers.Serializer):
     files = serializers.ListField(
-        child=serializers.FileField(),
+        child=serializers.FileField(allow_empty_file=True),  # an empty one is rejected by name
         allow_empty=False,
         max_length=MAX_BATCH_FILES,
         help_text=f"The PDFs to convert (up to {MAX_BATCH_FILES}).",
     )
     engine = serializers.ChoiceField(choices=ENGINES, required=False)
     language = serializers.CharField(max_length=35, required=False, allow_blank=True)
+
+    def validate_language(self, value: str) -> str:
+        return _language(value)
+
+
+def _language(value: str) -> str:
+    # InvalidLanguage goes up as it is: the API answers 400 with its code, LANGUAGE_INVALID.
+    return clean_language(value) or ""
 
 
 class RejectedFileSerializer(serializers.Serializer):
@@ -151,8 +170,3 @@ class BatchSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.BooleanField())
     def get_finished(self, batch: Batch) -> bool:
         return all(job.is_finished for job in self._jobs(batch))
-
-
-def max_request_bytes(files: int = 1) -> int:
-    """The largest request body worth reading: the files plus room for the form's other parts."""
-    return settings.AXIYA_MAX_UPLOAD_MB * 1024 * 1024 * files + 1024 * 1024

@@ -15,6 +15,11 @@ urlpatterns = [
     path("jobs/<uuid:pk>/html", JobViewSet.as_view({"get": "html"}), name="api-job-html"),
     path("jobs/<uuid:pk>/zip", JobViewSet.as_view({"get": "zip"}), name="api-job-zip"),
     path("jobs/<uuid:pk>/report", JobViewSet.as_view({"get": "report"}), name="api-job-report"),
+    path(
+        "jobs/<uuid:pk>/report.html",
+        JobViewSet.as_view({"get": "report_html"}),
+        name="api-job-report-html",
+    ),
     path("batches", batches, name="api-batches"),
     path("batches/<uuid:pk>", batch, name="api-batch-detail"),
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 from django.db import transaction
 from django.http import FileResponse
 from django.urls import reverse
@@ -9,14 +12,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from conversion import review, selectors, services, storage
+from conversion import downloads, review, selectors, services, storage
 from conversion.api.exceptions import api_exception_handler
 from conversion.api.serializers import (
     BatchCreatedSerializer,
@@ -27,11 +30,10 @@ from conversion.api.serializers import (
     JobCreateSerializer,
     JobSerializer,
     job_created,
-    max_request_bytes,
 )
-from conversion.api.throttles import UploadRateThrottle
+from conversion.api.throttles import UploadRateThrottle, charge_uploads
 from conversion.models import Batch, Job, JobStatus
-from conversion.pipeline.errors import ConversionError, FileTooLarge
+from conversion.pipeline.errors import ConversionError
 
 _ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="No or a wrong token."),
@@ -78,17 +80,12 @@ class ApiMixin:
             return [UploadRateThrottle()]
         return []
 
-    def check_request_size(self, request: Request, *, files: int = 1) -> None:
-        """Refuse an oversized upload from its Content-Length, before reading the body."""
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
-        if length > max_request_bytes(files):
-            raise FileTooLarge(
-                "The upload is larger than this server accepts "
-                f"({max_request_bytes(files) // 2**20} MiB). Split the PDF into smaller files."
-            )
+
+def _charge(request: Request, *, files: int) -> None:
+    """The throttle let the request in (room for one file); book every file it holds."""
+    wait = charge_uploads(request.user, files)
+    if wait is not None:
+        raise Throttled(wait=wait)
 
 
 @extend_schema(tags=["jobs"])
@@ -131,10 +128,10 @@ class JobViewSet(
         responses={202: JobCreatedSerializer, **_UPLOAD_ERRORS},
     )
     def create(self, request: Request) -> Response:
-        self.check_request_size(request)
         form = JobCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
+        _charge(request, files=1)
         with transaction.atomic():
             job = services.job_create(
                 owner=request.user,
@@ -159,32 +156,30 @@ class JobViewSet(
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
-        summary="The accessible HTML (images are in the zip)",
+        summary="The accessible HTML (its images are in the zip, under <name>_files/)",
         responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        review._require_output(job)
-        return FileResponse(
-            storage.html_path(job.id).open("rb"),
-            content_type="text/html; charset=utf-8",
-            as_attachment=True,
-            filename=f"{_stem(job)}.html",
+        review.require_output(job)
+        return _attachment(
+            downloads.document_html(job), "text/html; charset=utf-8", downloads.html_name(job)
         )
 
     @extend_schema(
-        summary="A zip: HTML, its images and the report",
+        summary="A zip: HTML, its images and the report (JSON and HTML)",
         responses={(200, "application/zip"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def zip(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
+        review.require_output(job)
         return FileResponse(
-            review.job_zip(job=job),
+            downloads.job_zip(job=job),
             content_type="application/zip",
             as_attachment=True,
-            filename=review.zip_name(job),
+            filename=downloads.zip_name(job),
         )
 
     @extend_schema(
@@ -194,22 +189,41 @@ class JobViewSet(
     @action(detail=True, methods=["get"])
     def report(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        review._require_output(job)
-        path = storage.report_path(job.id)
-        if not path.exists():
-            raise review.NotReady("The report is not ready yet.")
+        path = _report_path(job)
         return FileResponse(
             path.open("rb"),
             content_type="application/json",
             as_attachment=True,
-            filename=f"{_stem(job)}.report.json",
+            filename=downloads.report_json_name(job),
+        )
+
+    @extend_schema(
+        summary="The accessibility report as a readable page (HTML)",
+        responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
+    )
+    @action(detail=True, methods=["get"], url_path="report.html")
+    def report_html(self, request: Request, pk=None) -> FileResponse:
+        job = self.get_object()
+        _report_path(job)
+        return _attachment(
+            downloads.report_html(job),
+            "text/html; charset=utf-8",
+            downloads.report_html_name(job),
         )
 
 
-def _stem(job: Job) -> str:
-    from pathlib import Path
+def _report_path(job: Job) -> Path:
+    review.require_output(job)
+    path = storage.report_path(job.id)
+    if not path.exists():
+        raise review.NotReady("The report is not ready yet.")
+    return path
 
-    return Path(job.original_name).stem or "document"
+
+def _attachment(data: bytes, content_type: str, filename: str) -> FileResponse:
+    return FileResponse(
+        io.BytesIO(data), content_type=content_type, as_attachment=True, filename=filename
+    )
 
 
 @extend_schema(tags=["batches"])
@@ -219,8 +233,7 @@ class BatchViewSet(
     serializer_class = BatchSerializer
 
     def get_queryset(self):
-        user = self.request.user
-        return Batch.objects.all() if user.is_staff else Batch.objects.filter(owner=user)
+        return selectors.batches_for_user(user=self.request.user)
 
     def get_object(self) -> Batch:
         batch = self.get_queryset().filter(pk=self.kwargs["pk"]).first()
@@ -250,12 +263,10 @@ class BatchViewSet(
         responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS},
     )
     def create(self, request: Request) -> Response:
-        from conversion.api.serializers import MAX_BATCH_FILES
-
-        self.check_request_size(request, files=MAX_BATCH_FILES)
         form = BatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
+        _charge(request, files=len(data["files"]))
         jobs, rejected, first_error = [], [], None
         with transaction.atomic():
             batch = services.batch_create(owner=request.user)

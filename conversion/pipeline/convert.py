@@ -23,7 +23,7 @@ from PIL import Image
 
 from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
-from conversion.pipeline.document import Document, Finding
+from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EngineFailed, OutputFailed
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from conversion.pipeline.render import RenderOptions, render_document
@@ -31,6 +31,7 @@ from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.textlayer import text_layer_reading
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageEngine, PageImage, PageReading
+from models.layout import MUPDF_LOCK
 
 REPORT_VERSION = 1
 
@@ -118,10 +119,16 @@ def read_pages(
         try:
             for index in range(validated.page_count):
                 started = time.perf_counter()
-                page_image = rasterize_page(doc, index, opts.raster)
-                # MuPDF caches decoded images (up to 256 MB): a page's scan is never needed again.
-                pymupdf.TOOLS.store_shrink(100)
-                layer = text_layer_reading(doc[index], page_number=index + 1, dpi=page_image.dpi)
+                # The engine thread calls MuPDF too (the layout model): one thread at a time.
+                with MUPDF_LOCK:
+                    page_image = rasterize_page(doc, index, opts.raster)
+                    # MuPDF caches decoded images (up to 256 MB): a page's scan is never
+                    # needed again.
+                    pymupdf.TOOLS.store_shrink(100)
+                    layer = text_layer_reading(
+                        doc[index], page_number=index + 1, dpi=page_image.dpi,
+                        image=page_image.image,
+                    )  # fmt: skip
                 timings["rasterize_s"] += time.perf_counter() - started
                 if layer is not None:
                     readings.append(layer)
@@ -259,7 +266,7 @@ def render_and_check(
 def make_report(
     *, document: Document, findings: list[Finding], engine: dict, timings: dict, source: str
 ) -> dict:
-    levels = [f.level for f in findings]
+    as_dicts = [f.as_dict() for f in findings]
     return {
         "version": REPORT_VERSION,
         "source": source,
@@ -268,12 +275,8 @@ def make_report(
         "pages": len(document.pages),
         "engine": engine,
         "timings": timings,
-        "summary": {
-            "errors": levels.count("error"),
-            "warnings": levels.count("warning"),
-            "needs_review": levels.count("needs_review"),
-        },
-        "findings": [f.as_dict() for f in findings],
+        "summary": summarize(as_dicts),
+        "findings": as_dicts,
         "page_sources": {str(p.number): p.source for p in document.pages},
     }
 

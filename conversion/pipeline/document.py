@@ -5,6 +5,7 @@ Text in the tree is plain text; it is escaped when rendered and never trusted as
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -34,6 +35,27 @@ class Finding:
 
     def as_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+# Levels that leave something for a person to check: a job with any of them needs review.
+OPEN_LEVELS = ("error", "needs_review")
+
+
+def summarize(findings: Iterable[dict]) -> dict:
+    """Counts of findings by level, as report.json's `summary` holds them."""
+    levels = [f.get("level") for f in findings]
+    return {
+        "errors": levels.count("error"),
+        "warnings": levels.count("warning"),
+        "needs_review": levels.count("needs_review"),
+    }
+
+
+def open_findings(summary: dict | None) -> int:
+    """How many findings of a summary a person still has to check (errors, items to review),
+    whatever their kind: engine notes, unreadable regions and formulas count the same way."""
+    summary = summary or {}
+    return int(summary.get("errors") or 0) + int(summary.get("needs_review") or 0)
 
 
 @dataclass

@@ -9,6 +9,9 @@ class ConversionError(Exception):
     exit_code = 1
     http_status = 422
     default_message = "The document could not be converted."
+    # Whose problem it is: True when the file itself is at fault (the person fixes the file),
+    # False when the server or an engine failed on a good file (try again, tell the admin).
+    caused_by_file = False
 
     def __init__(self, message: str | None = None, *, page: int | None = None) -> None:
         self.message = message or self.default_message
@@ -27,12 +30,14 @@ class ConversionError(Exception):
 
 class EmptyFile(ConversionError):
     code = "EMPTY_FILE"
+    caused_by_file = True
     exit_code = 2
     default_message = "The file is empty (0 bytes). Upload the PDF again."
 
 
 class NotAPdf(ConversionError):
     code = "NOT_A_PDF"
+    caused_by_file = True
     exit_code = 2
     http_status = 415
     default_message = "The file is not a PDF. Scan or export the document to PDF and try again."
@@ -40,6 +45,7 @@ class NotAPdf(ConversionError):
 
 class DamagedPdf(ConversionError):
     code = "PDF_DAMAGED"
+    caused_by_file = True
     exit_code = 2
     default_message = (
         "The PDF is damaged or truncated and could not be repaired. "
@@ -49,21 +55,24 @@ class DamagedPdf(ConversionError):
 
 class EncryptedPdf(ConversionError):
     code = "PDF_ENCRYPTED"
+    caused_by_file = True
     exit_code = 8
     default_message = (
         "The PDF is protected by a password. Remove the password (for example with "
-        "`qpdf --decrypt`) and upload it again."
+        "the command qpdf --decrypt) and upload it again."
     )
 
 
 class NoPages(ConversionError):
     code = "NO_PAGES"
+    caused_by_file = True
     exit_code = 2
     default_message = "The PDF has no pages."
 
 
 class TooManyPages(ConversionError):
     code = "TOO_MANY_PAGES"
+    caused_by_file = True
     exit_code = 2
     http_status = 413
     default_message = "The PDF has more pages than this server accepts. Split it and retry."
@@ -71,6 +80,7 @@ class TooManyPages(ConversionError):
 
 class FileTooLarge(ConversionError):
     code = "FILE_TOO_LARGE"
+    caused_by_file = True
     exit_code = 2
     http_status = 413
     default_message = "The file is larger than this server accepts. Split or compress it."
@@ -78,9 +88,17 @@ class FileTooLarge(ConversionError):
 
 class PageTooLarge(ConversionError):
     code = "PAGE_TOO_LARGE"
+    caused_by_file = True
     exit_code = 2
     http_status = 413
     default_message = "A page holds an image too large to decode safely."
+
+
+class InvalidLanguage(ConversionError):
+    code = "LANGUAGE_INVALID"
+    exit_code = 2
+    http_status = 400
+    default_message = "The language is not a BCP 47 code such as en, fr or pt-BR."
 
 
 class EngineUnavailable(ConversionError):
@@ -129,8 +147,43 @@ class EngineCrashed(ConversionError):
 
 class DecompressionBomb(ConversionError):
     code = "PDF_BOMB"
+    caused_by_file = True
     exit_code = 2
     http_status = 413
     default_message = (
         "The PDF holds data that expands to far more than its size allows; it was refused."
     )
+
+
+class PageTooComplex(ConversionError):
+    code = "PAGE_TOO_COMPLEX"
+    caused_by_file = True
+    exit_code = 2
+    http_status = 422
+    default_message = (
+        "A page draws far more nested graphics than any real document; it was refused."
+    )
+
+
+class ServerFault(ConversionError):
+    """A failure of this server, not of the file (a reader process that could not start, a
+    module that would not load): reported as such, never as a damaged PDF."""
+
+    code = "SERVER_ERROR"
+    exit_code = 19
+    http_status = 503
+    default_message = (
+        "The server failed while reading this file; the file is not at fault. Try again later."
+    )
+
+
+def error_class(code: str) -> type[ConversionError]:
+    """The error class of a stored error code; ConversionError itself for an unknown code (an
+    INTERNAL_ERROR, say), which is never blamed on the file."""
+    todo: list[type[ConversionError]] = [ConversionError]
+    while todo:
+        cls = todo.pop()
+        if cls.code == code:
+            return cls
+        todo.extend(cls.__subclasses__())
+    return ConversionError

@@ -12,6 +12,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
+from conversion.pipeline.validate import Limits, check_form_draws
 from models.engine import PageImage
 
 
@@ -92,12 +93,15 @@ def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path)
     with pymupdf.open(pdf_path, filetype="pdf") as doc:
         if doc.needs_pass:
             doc.authenticate("")
+        check_form_draws(doc, doc[index], budget=Limits().max_form_draws)  # before drawing
         image = rasterize_page(doc, index, opts)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp.png")
         image.image.save(tmp, format="PNG", compress_level=1)
         os.replace(tmp, out)
-        layer = text_layer_reading(doc[index], page_number=index + 1, dpi=image.dpi)
+        layer = text_layer_reading(
+            doc[index], page_number=index + 1, dpi=image.dpi, image=image.image
+        )
     return RenderedPage(
         dpi=image.dpi, text_reading=reading_to_json(layer) if layer is not None else None
     )

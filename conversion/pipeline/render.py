@@ -129,16 +129,25 @@ def _link_backrefs(body: list[str], state: _State) -> list[str]:
 
 
 def _navigation(doc: Document, headings: list[Block]) -> str:
+    return navigation_html(
+        headings=[(b.level or 2, b.id or "", b.text) for b in headings],
+        pages=[(p.number, p.label or str(p.number)) for p in doc.pages],
+    )
+
+
+def navigation_html(*, headings: list[tuple[int, str, str]], pages: list[tuple[int, str]]) -> str:
+    """The table of contents (level, id, text per heading) and the page list (number, label per
+    page), as rendered and as rebuilt after a review edit."""
     out = []
     if len(headings) >= TOC_MIN_HEADINGS:
         items = "".join(
-            f'<li class="toc-{b.level}"><a href="#{b.id}">{esc(b.text)}</a></li>' for b in headings
+            f'<li class="toc-{level}"><a href="#{esc(ident)}">{esc(text)}</a></li>'
+            for level, ident, text in headings
         )
         out.append(f'<nav class="toc" aria-label="Table of contents"><ol>{items}</ol></nav>')
-    if len(doc.pages) > 1:
+    if len(pages) > 1:
         items = "".join(
-            f'<li><a href="#page-{p.number}">{esc(p.label or str(p.number))}</a></li>'
-            for p in doc.pages
+            f'<li><a href="#page-{number}">{esc(label)}</a></li>' for number, label in pages
         )
         out.append(
             f'<nav class="page-list" role="doc-pagelist" aria-label="Pages"><ul>{items}</ul></nav>'

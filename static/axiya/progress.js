@@ -1,8 +1,26 @@
 // Polls each unfinished job's status (elements with data-status-url) and updates its progress.
-// The job page reloads once the job has finished, to show the result.
+// The job page reloads once the job has finished, to show the result. Every change worth
+// hearing goes to a polite live region (WCAG 4.1.3): pages read on the job page; each finished
+// document and the count of finished ones on the batch page.
 (function () {
   "use strict";
   const DONE = ["done", "needs_review", "failed"];
+  const batch = document.getElementById("batch-progress");
+
+  function announce(region, text) {
+    if (region && region.textContent !== text) region.textContent = text;
+  }
+
+  function batchChanged(el, data) {
+    if (!batch) return;
+    const rows = document.querySelectorAll("[data-status-url]");
+    const finished = [...rows].filter((r) => r.dataset.finished === "true").length;
+    const total = rows.length;
+    const line = `${finished} of ${total} document${total === 1 ? "" : "s"} finished.`;
+    document.getElementById("batch-summary").textContent = line;
+    const name = el.querySelector(".row-status").dataset.name;
+    announce(document.getElementById("batch-live"), `${name}: ${data.status_display}. ${line}`);
+  }
 
   function update(el, data) {
     const bar = el.querySelector("progress");
@@ -16,12 +34,21 @@
     const text = el.querySelector("#progress-text, .row-text");
     if (text) text.textContent = line;
     const status = el.querySelector("#job-status, .row-status");
-    if (status) status.textContent = data.status_display;
-    const live = el.querySelector("#progress-live");
-    if (live && live.dataset.last !== String(data.pages_done)) {
-      live.dataset.last = String(data.pages_done);
-      live.textContent = `${data.status_display}: ${line}`;
+    const statusChanged = status && status.textContent !== data.status_display;
+    if (statusChanged) status.textContent = data.status_display;
+    const queue = document.getElementById("queue-position");
+    if (queue && el.id === "job-progress") {
+      queue.hidden = !data.queue_position;
+      document.getElementById("queue-number").textContent = data.queue_position || "";
     }
+    const live = el.querySelector("#progress-live");
+    if (live && live.dataset.last !== `${data.status}:${data.pages_done}`) {
+      live.dataset.last = `${data.status}:${data.pages_done}`;
+      const place = data.queue_position ? `, number ${data.queue_position} in the queue` : "";
+      announce(live, `${data.status_display}${place}: ${line}`);
+    }
+    if (DONE.includes(data.status)) el.dataset.finished = "true";
+    if (statusChanged || DONE.includes(data.status)) batchChanged(el, data);
   }
 
   function watch(el) {
@@ -38,7 +65,6 @@
       }
       update(el, data);
       if (DONE.includes(data.status)) {
-        el.dataset.finished = "true";
         if (el.id === "job-progress") setTimeout(() => window.location.reload(), 400);
         return;
       }

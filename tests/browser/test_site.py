@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from conversion import services
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, create_reviewer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API in the test
@@ -44,7 +44,7 @@ def sign_in(page, base: str, username: str, password: str) -> None:
 def test_upload_progress_result_and_axe(live_server, browser):
     users = get_user_model().objects
     users.create_user("alice", password="pw-alice-123")
-    users.create_user("rita", password="pw-rita-123", is_staff=True)
+    create_reviewer()
     base = live_server.url
 
     page = browser.new_page()

@@ -1,0 +1,110 @@
+"""Every download of a result, under one set of names whatever the way it is fetched (web page,
+API, zip, axiya-batch), the same layout the command line writes:
+
+    <stem>.html  <stem>_files/  <stem>.report.json  <stem>.report.html
+
+and `<stem>.zip` holding exactly these in a `<stem>/` folder. On disk a job's output is stored as
+`document.*` (storage.py); the HTML's image links are rewritten to `<stem>_files/` as it leaves.
+report.html is rendered from report.json when asked for, so it always matches the reviewed state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import unicodedata
+import zipfile
+from typing import IO
+from urllib.parse import quote
+
+from conversion import storage
+from conversion.models import Job
+from conversion.pipeline.report_html import render_report
+
+_FILES_LINK = re.compile(rf'(\b(?:src|href)=")({re.escape(storage.OUTPUT_STEM)}_files/)')
+STEM_MAX = 120
+# Characters no file system takes in a name (Windows' set; "/" and NUL everywhere).
+_UNSAFE_IN_NAME = re.compile(r'[<>:"/\\|?*]')
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL"} | {
+    f"{port}{n}" for port in ("COM", "LPT") for n in range(10)
+}
+
+
+def download_stem(job: Job) -> str:
+    """The name every download of this job starts with: the upload's name without `.pdf`,
+    made safe for any file system and unzip tool. The upload name is the uploader's: no folder
+    part, drive letter, control or format character, reserved character, or leading and
+    trailing dot or space survives; a dots-only or empty name becomes "document"; a Windows
+    device name (CON, LPT1...) gets a "_" (issue 17: "...pdf" unzipped to "../document.html",
+    "C:evil.pdf" to "C:evil/...")."""
+    name = re.split(r"[/\\]", job.original_name or "")[-1]
+    name = _DRIVE.sub("", name)
+    if name.lower().endswith(".pdf"):
+        name = name[:-4]
+    name = unicodedata.normalize("NFC", name)
+    name = "".join(c for c in name if not unicodedata.category(c).startswith("C"))
+    name = _UNSAFE_IN_NAME.sub("_", name)
+    name = " ".join(name.split())[:STEM_MAX].strip(" .")
+    if not name:
+        return "document"
+    if name.split(".")[0].upper() in _WINDOWS_DEVICES:
+        name = f"_{name}"
+    return name
+
+
+def html_name(job: Job) -> str:
+    return f"{download_stem(job)}.html"
+
+
+def report_json_name(job: Job) -> str:
+    return f"{download_stem(job)}.report.json"
+
+
+def report_html_name(job: Job) -> str:
+    return f"{download_stem(job)}.report.html"
+
+
+def files_dir_name(job: Job) -> str:
+    return f"{download_stem(job)}_files"
+
+
+def zip_name(job: Job) -> str:
+    return f"{download_stem(job)}.zip"
+
+
+def document_html(job: Job) -> bytes:
+    """The result HTML as downloaded: its figures linked from `<stem>_files/`."""
+    html = storage.html_path(job.id).read_text(encoding="utf-8")
+    folder = quote(files_dir_name(job))
+    return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html).encode("utf-8")
+
+
+def read_report(job: Job) -> dict:
+    path = storage.report_path(job.id)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def report_html(job: Job) -> bytes:
+    """The readable report, with a link to the HTML beside it."""
+    return render_report(read_report(job), document_href=quote(html_name(job))).encode("utf-8")
+
+
+def job_zip(*, job: Job) -> IO[bytes]:
+    """A zip of the result in a folder named after the upload. The caller checks the result
+    exists. Returns an open temporary file positioned at its start."""
+    folder = download_stem(job)
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(f"{folder}/{html_name(job)}", document_html(job))
+        if storage.report_path(job.id).exists():
+            zf.write(storage.report_path(job.id), f"{folder}/{report_json_name(job)}")
+            zf.writestr(f"{folder}/{report_html_name(job)}", report_html(job))
+        files = storage.files_dir(job.id)
+        if files.exists():
+            for path in sorted(files.iterdir()):
+                if path.is_file():
+                    zf.write(path, f"{folder}/{files_dir_name(job)}/{path.name}")
+    out.seek(0)
+    return out
