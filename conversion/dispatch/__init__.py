@@ -1,6 +1,7 @@
 """Where work runs, and the only code that queues it: Celery workers when a broker is configured
 (conversion.dispatch.tasks), else a thread of this process (one person on one machine needs
-nothing else). Views, the API and management commands call these; these call conversion.runner.
+nothing else: conversion.dispatch.inline, fair between owners and recovering at start).
+Views, the API and management commands call these; these call conversion.runner.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from django.db import close_old_connections, transaction
 from axiya.config import config
 from conversion import selectors, services
 from conversion.dispatch import tasks
+from conversion.dispatch.inline import InlineRunner
 from conversion.models import Job, Page
 from conversion.review import ReviewError
 from conversion.runner import jobs
@@ -49,7 +51,7 @@ def _with_connections(fn, *args) -> None:
 
 def enqueue_job(job_id) -> None:
     if config().inline_worker:
-        _inline(_run_job, job_id)
+        _runner.submit(job_id)
         return
     try:
         tasks.send_job(job_id)
@@ -121,6 +123,16 @@ def _housekeeping() -> None:
 
 def _run_job(job_id) -> None:
     jobs.job_run_inline(job_id=job_id)  # idempotent: it does what the job still needs
+
+
+_runner = InlineRunner(_run_job)
+
+
+def start_inline_runner() -> None:
+    """The web server's start (axiya/wsgi.py): without a broker, pick up the jobs a previous run
+    of the server left unfinished (conversion.dispatch.inline)."""
+    if config().inline_worker:
+        _runner.recover_at_start()
 
 
 def _run_rerun(job_id, number: int, actor_id: int | None) -> None:
