@@ -8,7 +8,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 
 from conversion import storage
-from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.roles import can_review
 
 
@@ -114,3 +114,9 @@ def jobs_unfinished() -> list[tuple]:
         .order_by("created_at")
         .values_list("pk", "owner_id")
     )
+
+
+def outbox_messages(*, limit: int = 100) -> list[tuple[int, object]]:
+    """(message id, job id) of the jobs waiting for the broker, oldest first."""
+    from_db = OutboxMessage.objects.order_by("id").values_list("pk", "job_id")[:limit]
+    return list(from_db)

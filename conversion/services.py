@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from axiya.config import config
 from conversion import storage
-from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.pipeline.document import open_findings
 from conversion.pipeline.errors import ConversionError, EngineCrashed, JobTimeout
 from conversion.pipeline.validate import ValidatedPdf
@@ -332,3 +332,18 @@ def _uuid_or_none(text: str) -> uuid.UUID | None:
         return uuid.UUID(text)
     except ValueError:
         return None
+
+
+# --- the outbox: jobs the broker could not take yet (conversion/dispatch/outbox.py) -------------
+
+
+def outbox_add(*, job_id) -> None:
+    OutboxMessage.objects.get_or_create(job_id=job_id)
+
+
+def outbox_sent(*, message_id: int) -> None:
+    OutboxMessage.objects.filter(pk=message_id).delete()
+
+
+def outbox_failed(*, message_id: int) -> None:
+    OutboxMessage.objects.filter(pk=message_id).update(attempts=F("attempts") + 1)

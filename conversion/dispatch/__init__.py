@@ -11,12 +11,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import close_old_connections, transaction
+from django.db import DatabaseError, close_old_connections, transaction
 
 from axiya.config import config
 from conversion import selectors, services
 from conversion.dispatch import tasks
 from conversion.dispatch.inline import InlineRunner
+from conversion.dispatch.outbox import Outbox
 from conversion.models import Job, Page
 from conversion.review import ReviewError
 from conversion.runner import jobs
@@ -55,8 +56,9 @@ def enqueue_job(job_id) -> None:
         return
     try:
         tasks.send_job(job_id)
-    except Exception:  # the broker is down: the job stays queued and jobs_recover sends it later
-        log.warning("could not queue job %s now; jobs_recover will", job_id, exc_info=True)
+    except Exception:  # the broker is down: the outbox sends it when the broker is back
+        log.warning("could not queue job %s now: it waits in the outbox", job_id, exc_info=True)
+        outbox.add(job_id)
 
 
 def enqueue_pages(engine: str, page_ids: list[int]) -> None:
@@ -126,13 +128,20 @@ def _run_job(job_id) -> None:
 
 
 _runner = InlineRunner(_run_job)
+outbox = Outbox(tasks.send_job)
 
 
 def start_inline_runner() -> None:
     """The web server's start (axiya/wsgi.py): without a broker, pick up the jobs a previous run
-    of the server left unfinished (conversion.dispatch.inline)."""
-    if config().inline_worker:
-        _runner.recover_at_start()
+    of the server left unfinished (conversion.dispatch.inline); with one, send the jobs a
+    previous run could not queue (conversion.dispatch.outbox)."""
+    try:
+        if config().inline_worker:
+            _runner.recover_at_start()
+        elif selectors.outbox_messages(limit=1):
+            outbox.ensure_flushing()
+    except DatabaseError:  # not migrated yet: the server starts; nothing can be waiting anyway
+        log.warning("start-up recovery skipped: the database is not ready", exc_info=True)
 
 
 def _run_rerun(job_id, number: int, actor_id: int | None) -> None:
