@@ -181,7 +181,7 @@ def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
     two rows."""
     out = list(grid)
     r = 1
-    while r < len(out) - 1:
+    while r < min(len(out) - 1, 2):  # only between the two top rows: a header spanning both
         filled = [c for c, cell in enumerate(out[r]) if cell is not None]
         if filled and all(out[r - 1][c] is None and out[r + 1][c] is None for c in filled):
             for c in filled:

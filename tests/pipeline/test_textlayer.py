@@ -106,3 +106,18 @@ def test_an_isolated_reader_reads_the_layout_too(tmp_path):
     blocks = rendered.text_reading["blocks"]
     assert ("heading", "Annual Report") in {(b["kind"], b["text"]) for b in blocks}
     assert all(b["layout"] for b in blocks)
+
+
+def test_text_over_a_page_image_is_kept(tmp_path):
+    """A slide: a picture across the page, typed text drawn over it. The text is visible and
+    read from the layer, not OCR'd."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    background = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 80), False)
+    background.clear_with(235)
+    page.insert_image(page.rect, pixmap=background)
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 300), BODY, fontsize=11, fontname="helv")
+    doc.save(tmp_path / "slide.pdf")
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(tmp_path / "slide.pdf", tmp_path / "out", engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
