@@ -23,7 +23,7 @@ demo: setup
 
 serve:
 	$(PY) manage.py migrate --noinput -v0
-	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT) --workers 2 --timeout 300
+	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT)  # gunicorn.conf.py: gthread, 2 x 8
 
 test: setup-dev
 	OMP_THREAD_LIMIT=1 $(PY) -m pytest

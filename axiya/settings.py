@@ -5,6 +5,7 @@ The variables are listed in the README's configuration table.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -38,6 +39,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "conversion",
 ]
 
@@ -46,6 +48,7 @@ MIDDLEWARE = [
     "conversion.api.middleware.ApiJsonErrorsMiddleware",
     "conversion.request_limits.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "conversion.middleware.PrivateCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -54,6 +57,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "conversion.middleware.InlineHousekeepingMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "axiya.urls"
@@ -167,6 +172,14 @@ AXIYA_INLINE_HOUSEKEEPING = env_bool("AXIYA_INLINE_HOUSEKEEPING", True)
 CELERY_BROKER_URL = env_optional("AXIYA_BROKER_URL")
 AXIYA_INLINE_WORKER = CELERY_BROKER_URL is None
 CELERY_RESULT_BACKEND = None
+# One cache for every process (throttles, sign-in lockouts): Redis when a broker is configured
+# (keys under their own prefix), else this process's memory (one web process: make demo).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": CELERY_BROKER_URL, "KEY_PREFIX": "axiya-cache"}
+    if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}  # fmt: skip
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -208,7 +221,7 @@ CELERY_BEAT_SCHEDULE = {
 # --- API ----------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "conversion.api.authentication.LockoutTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -238,6 +251,35 @@ if AXIYA_HTTPS:
     SECURE_HSTS_SECONDS = 31536000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+
+# Sign-in lockout (django-axes): after AXIYA_LOGIN_FAILURES wrong passwords for one user name
+# from one address, that pair is refused for AXIYA_LOGIN_LOCKOUT_MIN minutes (a page says so,
+# HTTP 429). API tokens: conversion/api/authentication.py, the same numbers per address.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXIYA_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXIYA_LOGIN_LOCKOUT_MIN", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# Content-Security-Policy of the app's own pages (django-csp). Results carry their own, stricter
+# sandbox policy (conversion/views.py RESULT_CSP), which the middleware leaves in place.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "frame-src": ["'self'"],
+        "frame-ancestors": ["'self'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'none'"],
+        "object-src": ["'none'"],
+    }
+}
 
 LOGGING = {
     "version": 1,

@@ -18,11 +18,13 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from conversion.api.authentication import TokenLockedOut
 from conversion.pipeline.errors import ConversionError
 
 log = logging.getLogger(__name__)
 
 _CODES: dict[type, str] = {
+    TokenLockedOut: "LOCKED_OUT",  # before Throttled, its base
     exceptions.NotAuthenticated: "NOT_AUTHENTICATED",
     exceptions.AuthenticationFailed: "AUTHENTICATION_FAILED",
     exceptions.PermissionDenied: "PERMISSION_DENIED",
@@ -102,7 +104,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response:
         str(getattr(exc, "default_code", "error")).upper(),
     )
     message = _MESSAGES.get(type(exc)) or _flatten(getattr(exc, "detail", str(exc)))
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+    if isinstance(exc, exceptions.Throttled) and not isinstance(exc, TokenLockedOut) and exc.wait:
         message = f"Too many uploads: wait {int(exc.wait) + 1} s and retry (see Retry-After)."
     response.data = error_body(code, message)
     return response

@@ -28,6 +28,7 @@ import pickle
 import resource
 import signal
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -47,6 +48,7 @@ from conversion.pipeline.errors import (
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _OK, _CODED, _OOM, _OTHER, _CRASH, _SERVER = "ok", "coded", "oom", "other", "crash", "server"
+_STARTED = b"started"  # the child's first message: from here on, a death is the file's doing
 _KILLED = 255  # billiard's exit code for a child that ended without a status of its own
 TIMEOUT_ATTEMPTS = 2  # a time-out is retried once, in a fresh child
 _PRELOAD = ["conversion.pipeline.reader_process"]
@@ -113,14 +115,24 @@ def _run_once(call: bytes, *, timeout_s: float, memory_mb: int) -> tuple[str, An
             log.exception("could not start an isolated reader")
             return _SERVER, f"could not start a reader process: {type(exc).__name__}"
         send.close()  # the child holds its own copy: EOF here once it exits
+        deadline = time.monotonic() + timeout_s
+        started, payload = False, b""
         try:
             if not receive.poll(timeout_s):
                 raise TimeoutError
+            started = receive.recv_bytes() == _STARTED
+            if not receive.poll(max(0.0, deadline - time.monotonic())):
+                raise TimeoutError
             payload = receive.recv_bytes()
         except EOFError:
-            payload = b""
+            pass
         finally:
             exitcode = _end(child)
+        if not started:
+            # It died before running our code (its start-up, e.g. re-importing the main
+            # module, failed): nothing of the file was read.
+            log.error("an isolated reader did not start (exit status %s)", exitcode)
+            return _SERVER, f"the reader process did not start (exit status {exitcode})"
         if not payload:
             # Killed by a signal (a crash in MuPDF, the OOM killer): the file did it. billiard's
             # fork server reports that as 255, having no status to read. An exit with another
@@ -160,7 +172,9 @@ def _end(child: BaseProcess) -> int | None:
 
 
 def _child(send: Connection, call: bytes, memory_mb: int) -> None:
-    """The child's whole life: load the call, cap memory, run it, send one answer."""
+    """The child's whole life: say it started, load the call, cap memory, run it, send one
+    answer."""
+    send.send_bytes(_STARTED)
     faulthandler.disable()  # a crash here is reported by the parent, not dumped to stderr
     try:
         fn, args, kwargs = pickle.loads(call)

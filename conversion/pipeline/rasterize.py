@@ -12,6 +12,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
+from conversion.pipeline.validate import Limits, check_form_draws
 from models.engine import PageImage
 
 
@@ -92,6 +93,7 @@ def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path)
     with pymupdf.open(pdf_path, filetype="pdf") as doc:
         if doc.needs_pass:
             doc.authenticate("")
+        check_form_draws(doc, doc[index], budget=Limits().max_form_draws)  # before drawing
         image = rasterize_page(doc, index, opts)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp.png")

@@ -4,6 +4,8 @@ and a failure of the machinery is a server error, not the file's."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -11,6 +13,7 @@ import pytest
 
 from conversion.pipeline.errors import DamagedPdf, PageTimeout, PageTooLarge, ServerFault
 from conversion.pipeline.isolate import run_isolated
+from tests.conftest import ROOT
 from tests.pipeline import isolated_calls
 
 
@@ -68,3 +71,21 @@ def test_results_and_coded_errors_travel_back():
     assert run_isolated(isolated_calls.echo, {"a": [1, 2]}, timeout_s=10, memory_mb=512) == {
         "a": [1, 2]
     }
+
+
+def test_a_reader_that_cannot_start_is_a_server_error_not_the_files():
+    """A child that dies in its start-up (here: the fork server cannot re-import a main module
+    read from stdin) read nothing of the file: SERVER_ERROR, not PDF_DAMAGED."""
+    script = (
+        "from conversion.pipeline.isolate import run_isolated\n"
+        "from conversion.pipeline.errors import ConversionError\n"
+        "from tests.pipeline import isolated_calls\n"
+        "try:\n"
+        "    run_isolated(isolated_calls.echo, 1, timeout_s=20, memory_mb=512)\n"
+        "    print('ok')\n"
+        "except ConversionError as exc:\n"
+        "    print(exc.code)\n"
+    )
+    result = subprocess.run([sys.executable, "-"], input=script, cwd=ROOT, text=True,
+                            capture_output=True, timeout=120)  # fmt: skip
+    assert result.stdout.strip().splitlines()[-1] == "SERVER_ERROR", result.stdout + result.stderr

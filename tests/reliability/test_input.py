@@ -10,7 +10,9 @@ from django.contrib.auth import get_user_model
 
 from conversion import services, storage
 from conversion.models import Job, JobStatus, Page, PageStatus
-from conversion.pipeline.errors import ConversionError, PageTimeout
+from conversion.pipeline.errors import ConversionError, PageTimeout, PageTooComplex
+from conversion.pipeline.isolate import run_isolated
+from conversion.pipeline.rasterize import RasterOptions, render_page_file
 from conversion.pipeline.validate import Limits, validate_pdf
 from models.engine import PageReading, ReadBlock
 from tests.conftest import CORPUS
@@ -18,6 +20,7 @@ from tests.reliability.pdfs import (
     active_content_pdf,
     broken_xref_pdf,
     flate_bomb_pdf,
+    nested_forms_pdf,
     text_pdf,
 )
 
@@ -125,6 +128,30 @@ def test_flate_decompression_bomb_is_refused(user, tmp_path):
     started = time.perf_counter()
     assert _create_code(path, owner=user) == "PDF_BOMB"
     assert time.perf_counter() - started < 30
+
+
+@pytest.mark.django_db
+def test_nested_form_xobjects_are_refused_fast(user, tmp_path):
+    """Issue 17: 9 levels of forms, each drawing the next 10 times (10**9 draws, 4 KB)."""
+    path = nested_forms_pdf(tmp_path / "nested.pdf")
+    assert path.stat().st_size < 8 * 1024
+    started = time.perf_counter()
+    assert _create_code(path, owner=user) == "PAGE_TOO_COMPLEX"
+    assert time.perf_counter() - started < 30
+    # The isolated rasterizer refuses it too (a job made before this check, another entry).
+    started = time.perf_counter()
+    with pytest.raises(PageTooComplex):
+        run_isolated(render_page_file, path, 0, RasterOptions(), tmp_path / "p.png",
+                     timeout_s=300, memory_mb=1024)  # fmt: skip
+    assert time.perf_counter() - started < 30
+
+
+def test_plausibly_nested_forms_pass(tmp_path):
+    path = nested_forms_pdf(tmp_path / "ok.pdf", levels=3, fanout=4)
+    assert validate_pdf(path, Limits()).page_count == 1
+    rendered = run_isolated(render_page_file, path, 0, RasterOptions(dpi=72, max_dpi=72),
+                            tmp_path / "p.png", timeout_s=60, memory_mb=1024)  # fmt: skip
+    assert rendered.dpi == 72
 
 
 def test_plausible_streams_pass(tmp_path):
