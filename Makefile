@@ -25,11 +25,13 @@ serve:
 	$(PY) manage.py migrate --noinput -v0
 	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT)  # gunicorn.conf.py: gthread, 2 x 8
 
+# The architecture contracts (pyproject.toml [tool.importlinter], docs/DESIGN.md) first, then the suite.
 test: setup-dev
+	.venv/bin/lint-imports
 	OMP_THREAD_LIMIT=1 $(PY) -m pytest
 
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports
 
 format:
 	.venv/bin/ruff check --fix . && .venv/bin/ruff format .

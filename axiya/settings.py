@@ -214,8 +214,8 @@ if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
         store_processed=False,
     )
 CELERY_BEAT_SCHEDULE = {
-    "jobs-recover": {"task": "conversion.tasks.jobs_recover_task", "schedule": 60.0},
-    "purge-expired": {"task": "conversion.tasks.purge_expired_task", "schedule": 3600.0},
+    "jobs-recover": {"task": "conversion.dispatch.tasks.jobs_recover_task", "schedule": 60.0},
+    "purge-expired": {"task": "conversion.dispatch.tasks.purge_expired_task", "schedule": 3600.0},
 }
 
 # --- API ----------------------------------------------------------------------------------------

@@ -50,9 +50,9 @@ from rapidfuzz import fuzz  # noqa: E402
 
 from bench.common import plain_tesseract_pages  # noqa: E402
 from bench.ocr_quality import _find  # noqa: E402
+from bench.quality import normalize_text  # noqa: E402
 from bench.structure_corpus import DEFAULT_OUT, generate, scan  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf  # noqa: E402
-from conversion.pipeline.quality import normalize_text  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 from models.ocr.engine import find_tessdata  # noqa: E402
 

@@ -22,7 +22,7 @@ class MultipleFileField(forms.FileField):
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
-        """Every chosen file, each checked later on its own (services.job_create): an empty or
+        """Every chosen file, each checked later on its own (runner.job_create): an empty or
         broken file is reported by name beside the others, never instead of them."""
         files = [d for d in (data if isinstance(data, list | tuple) else [data]) if d]
         if not files:

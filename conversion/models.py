@@ -51,6 +51,9 @@ class Job(models.Model):
     engine = models.CharField(max_length=16)
     engine_info = models.JSONField(default=dict, blank=True)  # package name, sha256, version
     language = models.CharField(max_length=35, blank=True)  # forced by the user, or detected
+    # What the user asked for ("" = detect): a re-run assembles the document as the first run did.
+    requested_language = models.CharField(max_length=35, blank=True)
+    repaired = models.BooleanField(default=False)  # MuPDF rebuilt the upload's broken structure
     title = models.CharField(max_length=255, blank=True)
     pages_total = models.PositiveIntegerField(default=0)
     pages_done = models.PositiveIntegerField(default=0)
@@ -70,10 +73,6 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.status})"
-
-    @property
-    def stem(self) -> str:
-        return "document"
 
     @property
     def engine_label(self) -> str:

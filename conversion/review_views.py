@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from conversion import downloads, review, selectors, storage
+from conversion import dispatch, downloads, review, selectors, storage
 from conversion.findings import present as present_findings
 from conversion.forms import AltTextForm, DecisionForm, PageHtmlForm, ReviewFilterForm
 from conversion.models import Job, JobReview, ReviewState
@@ -170,8 +170,10 @@ def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpRespo
     decision, note = form.cleaned_data["decision"], form.cleaned_data["note"]
     try:
         if decision == "rerun":
-            review.review_rerun_page(job=job, number=number, actor=request.user)
-            messages.success(request, f"Page {number} was read again.")
+            dispatch.enqueue_rerun(job=job, number=number, actor=request.user)
+            messages.success(
+                request, f"Page {number} is being read again: reload this page in a moment."
+            )
         else:
             state = ReviewState.APPROVED if decision == "approve" else ReviewState.REJECTED
             review.review_set_page_state(

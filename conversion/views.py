@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods
 
-from conversion import downloads, review, selectors, services, storage
+from conversion import dispatch, downloads, review, selectors, services, storage
 from conversion.api.throttles import charge_uploads
 from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
@@ -98,7 +98,7 @@ def _create_jobs(
             try:
                 with transaction.atomic():
                     jobs.append(
-                        services.job_create(
+                        dispatch.job_submit(
                             owner=request.user,
                             upload=upload,
                             engine=form.cleaned_data["engine"] or None,

@@ -6,6 +6,7 @@ only `predict_batch`; loading is lazy and happens once per process (see `convers
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -25,6 +26,12 @@ BlockKind = Literal[
     "page_number",
 ]
 
+# A printed page number as a `page_number` block holds it ("12", "iv", "Page 3 of 9"): what an
+# engine may call a page number and what the assembler takes as the page's label.
+PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
+)
+
 # (x0, y0, x1, y1) in pixels of the page image the engine was given.
 BBox = tuple[float, float, float, float]
 
@@ -36,8 +43,6 @@ class PageImage:
     image: Image.Image
     page_number: int  # 1-based
     dpi: int
-    # The text layer of the PDF page, when the PDF has one (born-digital or earlier OCR).
-    text_layer: str | None = None
 
 
 @dataclass

@@ -171,13 +171,14 @@ def _converted(django_db_setup, django_db_blocker):
     """c02-22.pdf (a page with a figure) converted once for the module, synchronously."""
     from django.contrib.auth import get_user_model
 
-    from conversion import services, storage
+    from conversion import storage
     from conversion.models import Job
+    from conversion.runner import jobs as runner
 
     with django_db_blocker.unblock():
         owner = get_user_model().objects.create_user("olive", password="pw-olive-123")
-        job = services.job_create(owner=owner, upload=CORPUS / "c02-22.pdf", enqueue=False)
-        services.job_run_inline(job_id=job.id)
+        job = runner.job_create(owner=owner, upload=CORPUS / "c02-22.pdf")
+        runner.job_run_inline(job_id=job.id)
         job.refresh_from_db()
         pristine = {p: p.read_bytes() for p in storage.out_dir(job.id).rglob("*") if p.is_file()}
     yield job.id, pristine

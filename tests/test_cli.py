@@ -27,7 +27,9 @@ def test_converts_a_scan(tmp_path):
     assert (tmp_path / "linn.html").exists()
     report = json.loads((tmp_path / "linn.report.json").read_text())
     assert report["engine"]["engine"] == "ocr"
-    assert set(report["timings"]) >= {"rasterize_s", "engine_s", "assemble_render_check_s"}
+    # The report describes the document, not the run: the same PDF gives the same report.
+    assert "timings" not in report and report["summary"]["errors"] == 0
+    assert (tmp_path / "linn.report.html").exists()
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from conversion import downloads, services
+from conversion import downloads
 from conversion.models import Job
+from conversion.runner import jobs as runner
 from tests.reliability.pdfs import text_pdf
 
 
@@ -50,10 +51,8 @@ def test_download_names_are_safe_stems(upload, stem):
 @pytest.mark.parametrize(("upload", "folder"), [("...pdf", "document"), ("C:evil.pdf", "evil")])
 def test_zip_members_stay_inside_one_relative_folder(tmp_path, upload, folder):
     owner = get_user_model().objects.create_user("zoe", password="pw-zoe-12345")
-    job = services.job_create(
-        owner=owner, upload=text_pdf(tmp_path / "in.pdf"), original_name=upload, enqueue=False
-    )
-    services.job_run_inline(job_id=job.id)
+    job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "in.pdf"), original_name=upload)
+    runner.job_run_inline(job_id=job.id)
     client = APIClient()
     client.force_authenticate(owner)
     response = client.get(f"/api/v1/jobs/{job.id}/zip")

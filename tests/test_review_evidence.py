@@ -13,6 +13,7 @@ from bs4 import BeautifulSoup
 from conversion import review, services, storage
 from conversion.findings import present
 from conversion.models import Job, JobReview, JobStatus, ReviewEvent
+from conversion.runner import jobs as runner
 
 
 @pytest.mark.parametrize(
@@ -161,7 +162,7 @@ def test_approving_with_open_findings_asks_and_records_the_override(reviewer_cli
 def test_reading_a_page_again_clears_its_approval(reviewer, job):
     review.review_set_page_state(job=job, number=1, state="approved", actor=reviewer, override=True)
     assert JobReview.objects.get(job=job).page_states == {"1": "approved"}
-    event = review.review_rerun_page(job=job, number=1, actor=reviewer)
+    event = runner.page_rerun(job_id=job.id, number=1, actor_id=reviewer.pk)
     assert JobReview.objects.get(job=job).page_states == {}
     assert "earlier decision (approved) was cleared" in event.note
     job.refresh_from_db()

@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 
-from conversion import services
 from conversion.roles import REVIEW_PERMISSION, REVIEWERS, can_review
+from conversion.runner import jobs as runner
 from tests.reliability.pdfs import text_pdf
 
 
@@ -53,7 +53,7 @@ def test_reviewers_are_a_group_with_the_permission_and_see_every_job(client, tmp
     group = Group.objects.get(name=REVIEWERS)  # made by the migration
     assert REVIEW_PERMISSION.split(".")[1] in group.permissions.values_list("codename", flat=True)
     owner = get_user_model().objects.create_user("owen", password="pw-owen-12345")
-    job = services.job_create(owner=owner, upload=text_pdf(tmp_path / "a.pdf"), enqueue=False)
+    job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "a.pdf"))
     call_command("create_api_token", "rae", "--reviewer")
     rae = _user("rae")
     assert rae.groups.filter(name=REVIEWERS).exists() and not rae.is_staff

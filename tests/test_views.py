@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from conversion import services
 from conversion.models import Batch, Job
 from conversion.roles import user_set_roles
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
 
 
@@ -62,8 +63,8 @@ def test_one_file_goes_to_its_job_page_and_xhr_gets_json(client, alice):
 
 @pytest.mark.django_db(transaction=True)
 def test_job_page_shows_result_frame_and_downloads(client, alice):
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
-    services.job_run_inline(job_id=job.id)
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    runner.job_run_inline(job_id=job.id)
     client.force_login(alice)
     html = client.get(f"/jobs/{job.id}/").content.decode()
     assert "<iframe" in html and " sandbox " in html and 'title="Converted document' in html
@@ -79,7 +80,7 @@ def test_job_page_shows_result_frame_and_downloads(client, alice):
 
 
 def test_a_user_sees_only_their_own_jobs_and_staff_see_all(client, alice, bob):
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     batch = services.batch_create(owner=alice)
     client.force_login(bob)
     assert b"linn.pdf" not in client.get("/").content

@@ -19,7 +19,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from conversion import downloads, review, selectors, services, storage
+from conversion import dispatch, downloads, review, selectors, services, storage
 from conversion.api.exceptions import api_exception_handler
 from conversion.api.serializers import (
     BatchCreatedSerializer,
@@ -133,7 +133,7 @@ class JobViewSet(
         data = form.validated_data
         _charge(request, files=1)
         with transaction.atomic():
-            job = services.job_create(
+            job = dispatch.job_submit(
                 owner=request.user,
                 upload=data["file"],
                 engine=data.get("engine"),
@@ -273,7 +273,7 @@ class BatchViewSet(
             for upload in data["files"]:
                 try:
                     with transaction.atomic():
-                        job = services.job_create(
+                        job = dispatch.job_submit(
                             owner=request.user,
                             upload=upload,
                             engine=data.get("engine"),

@@ -19,14 +19,11 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
-from models.engine import PageReading, ReadBlock, Word
+from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
 from models.structure import real_words
 
 LOW_CONFIDENCE = 60.0
-_PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
-)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
 # Stamps that libraries and publishers print on a page: never part of the text.
@@ -71,7 +68,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                 pending_items = []
             kind = _classify(rb, reading, body_size, body_ink, repeated)
             if kind == "page_number":
-                number = _PAGE_NUMBER.match(rb.text.strip())
+                number = PAGE_NUMBER.match(rb.text.strip())
                 if number:
                     page.label = number.group(1)
                     continue
@@ -158,11 +155,11 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     text = rb.text.strip()
     if rb.kind in ("page_header", "page_footer"):
-        return "page_number" if _PAGE_NUMBER.match(text) else rb.kind
+        return "page_number" if PAGE_NUMBER.match(text) else rb.kind
     if rb.kind != "paragraph":
         return rb.kind
     band = _in_band(rb, reading)
-    if band and _PAGE_NUMBER.match(text):
+    if band and PAGE_NUMBER.match(text):
         return "page_number"
     if band and (_furniture_key(text) in repeated or _STAMP.search(text)
                  or _small_margin_note(rb, body_size)):  # fmt: skip

@@ -74,8 +74,7 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
         image = rgb.convert("L")
     else:
         image = Image.frombytes("RGB", size, pix.samples)
-    text_layer = page.get_text("text") or None
-    return PageImage(image=image, page_number=index + 1, dpi=dpi, text_layer=text_layer)
+    return PageImage(image=image, page_number=index + 1, dpi=dpi)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import services
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS, create_reviewer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -81,8 +81,8 @@ def test_upload_progress_result_and_axe(live_server, browser):
     assert_axe_clean(page, "job page")
 
     # The review page, as staff, on a document with a figure: the frame shows it (signed URL).
-    job = services.job_create(owner=None, upload=CORPUS / "c02-22.pdf", enqueue=False)
-    services.job_run_inline(job_id=job.id)
+    job = runner.job_create(owner=None, upload=CORPUS / "c02-22.pdf")
+    runner.job_run_inline(job_id=job.id)
     reviewer = browser.new_page()
     sign_in(reviewer, base, "rita", "pw-rita-123")
     reviewer.goto(f"{base}/review/{job.id}/pages/1/")

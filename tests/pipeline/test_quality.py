@@ -6,8 +6,9 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text
-from conversion.pipeline.quality import cer
+from bench.quality import cer, iter_main_text
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage
 from models.ocr import TesseractEngine

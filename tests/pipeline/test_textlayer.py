@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pymupdf
 
-from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text
+from bench.quality import iter_main_text
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.textlayer import looks_like_language
 from models.ocr import TesseractEngine
 

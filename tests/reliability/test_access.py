@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 
 from conversion import services, storage, views
 from conversion.models import Job
+from conversion.runner import jobs as runner
 from conversion.views import VIEW_SALT, view_token
 from tests.conftest import ROOT, create_reviewer
 from tests.reliability.pdfs import text_pdf
@@ -45,10 +46,10 @@ def bob(db):
 
 @pytest.fixture
 def job(alice, tmp_path) -> Job:
-    job = services.job_create(owner=alice, upload=text_pdf(tmp_path / "a.pdf"), enqueue=False)
-    for page_id in services.job_prepare(job_id=job.id):
-        services.page_read(page_id=page_id)
-    job = services.job_finish(job_id=job.id)
+    job = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "a.pdf"))
+    for page_id in runner.job_prepare(job_id=job.id):
+        runner.page_read(page_id=page_id)
+    job = runner.job_finish(job_id=job.id)
     storage.files_dir(job.id).mkdir(parents=True, exist_ok=True)
     (storage.files_dir(job.id) / "figure-1.png").write_bytes(b"\x89PNG fake")
     return job
@@ -131,7 +132,7 @@ def test_view_links_are_signed_per_job_and_user(client, job, alice, bob, tmp_pat
     assert response.status_code == 200
     assert response["Content-Security-Policy"].startswith("sandbox")
     assert response["X-Frame-Options"] == "SAMEORIGIN"
-    other = services.job_create(owner=alice, upload=text_pdf(tmp_path / "b.pdf"), enqueue=False)
+    other = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "b.pdf"))
     user_part, _, signed = token.partition(".")
     forged = [
         token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
@@ -285,7 +286,7 @@ def test_api_delete_removes_every_file(job, alice):
 def test_purge_expired_deletes_old_jobs_and_their_files(job, alice, settings, tmp_path):
     from django.core.management import call_command
 
-    fresh = services.job_create(owner=alice, upload=text_pdf(tmp_path / "f.pdf"), enqueue=False)
+    fresh = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "f.pdf"))
     Job.objects.filter(pk=job.id).update(created_at=timezone.now() - timedelta(days=31))
     settings.AXIYA_RETENTION_DAYS = 30
     call_command("purge_expired")
@@ -300,4 +301,7 @@ def test_retention_runs_periodically():
     from axiya.celery import app
 
     tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
-    assert {"conversion.tasks.purge_expired_task", "conversion.tasks.jobs_recover_task"} <= tasks
+    assert {
+        "conversion.dispatch.tasks.purge_expired_task",
+        "conversion.dispatch.tasks.jobs_recover_task",
+    } <= tasks
