@@ -155,7 +155,12 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     text = rb.text.strip()
     if rb.kind in ("page_header", "page_footer"):
-        return "page_number" if PAGE_NUMBER.match(text) else rb.kind
+        if PAGE_NUMBER.match(text):
+            return "page_number"
+        if body_size and (rb.font_size or 0) >= 1.4 * body_size:
+            # Running headers are small print: display type at the top is the page's title.
+            return "heading" if real_words(rb.words, text) else "paragraph"
+        return rb.kind
     if rb.kind != "paragraph":
         return rb.kind
     band = _in_band(rb, reading)
