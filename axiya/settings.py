@@ -1,4 +1,5 @@
-"""Django settings. Every value comes from the environment, read here and only here.
+"""Django settings. Every value comes from the environment, read here and only here; the
+conversion reads its own (AXIYA_*) through one typed object, axiya.config.config().
 
 The variables are listed in the README's configuration table.
 """
@@ -114,6 +115,8 @@ LOGIN_REDIRECT_URL = "/"
 
 # --- Conversion -----------------------------------------------------------------------------
 AXIYA_DEFAULT_ENGINE = env_str("AXIYA_ENGINE", "ocr")
+# The engine a worker process builds (and warms) when it starts, not on its first page.
+AXIYA_WORKER_ENGINE = env_optional("AXIYA_WORKER_ENGINE")
 AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
 # The gemma engine: answer length per page, image tokens per page (70/140/280/560/1120), pages
 # per generate call (an upper bound: out-of-memory halves it), an optional KV-cache budget that

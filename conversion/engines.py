@@ -12,8 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
-
+from axiya.config import config
 from conversion.pipeline.errors import EngineUnavailable
 from models.engine import PageEngine
 
@@ -37,7 +36,7 @@ def _build_ocr() -> PageEngine:
     from models.ocr import TesseractEngine  # tesserocr is a heavy native import
 
     try:
-        return TesseractEngine(languages=settings.AXIYA_OCR_LANGUAGES)
+        return TesseractEngine(languages=config().ocr_languages)
     except RuntimeError as exc:
         raise EngineUnavailable(str(exc)) from exc
 
@@ -53,7 +52,7 @@ def _ocr_unavailable() -> str | None:
         return str(exc)
     missing = [
         lang
-        for lang in settings.AXIYA_OCR_LANGUAGES.split("+")
+        for lang in config().ocr_languages.split("+")
         if not Path(tessdata, f"{lang}.traineddata").exists()
     ]
     if missing:
@@ -62,7 +61,7 @@ def _ocr_unavailable() -> str | None:
 
 
 def _gemma_unavailable() -> str | None:
-    model_dir = settings.AXIYA_MODEL_DIR
+    model_dir = config().gemma.model_dir
     if not model_dir:
         return "The gemma engine needs a model package: set AXIYA_MODEL_DIR to its folder."
     if not (Path(model_dir) / "manifest.json").is_file():
@@ -82,13 +81,13 @@ def _build_gemma() -> PageEngine:
         raise EngineUnavailable(f"The gemma engine cannot load: {exc}.") from exc
     try:
         return GemmaPageEngine.from_package(
-            settings.AXIYA_MODEL_DIR,
-            max_new_tokens=settings.AXIYA_GEMMA_MAX_NEW_TOKENS,
-            max_soft_tokens=settings.AXIYA_GEMMA_MAX_SOFT_TOKENS,
-            batch_size=settings.AXIYA_GEMMA_BATCH,
-            kv_budget_gb=settings.AXIYA_GEMMA_KV_BUDGET_GB,
-            device_id=settings.AXIYA_GEMMA_DEVICE_ID,
-            continuous=settings.AXIYA_GEMMA_CONTINUOUS,
+            config().gemma.model_dir,
+            max_new_tokens=config().gemma.max_new_tokens,
+            max_soft_tokens=config().gemma.max_soft_tokens,
+            batch_size=config().batching.batch,
+            kv_budget_gb=config().gemma.kv_budget_gb,
+            device_id=config().gemma.device_id,
+            continuous=config().batching.continuous,
         )
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise EngineUnavailable(str(exc)) from exc
@@ -115,7 +114,7 @@ def engine_label(name: str) -> str:
 
 def engine_spec(name: str | None = None) -> EngineSpec:
     """The registry entry of `name` (the server's default engine when None)."""
-    name = name or settings.AXIYA_DEFAULT_ENGINE
+    name = name or config().default_engine
     spec = REGISTRY.get(name)
     if spec is None:
         raise EngineUnavailable(f"Unknown engine {name!r}: choose one of {', '.join(ENGINES)}.")

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
+from axiya.config import config
 from conversion.api.exceptions import error_body
 from conversion.api.throttles import upload_allowed
 
@@ -33,13 +33,13 @@ SITE_UPLOAD_VIEWS = {"home"}  # url names whose POST is an upload
 
 
 def max_request_bytes() -> int:
-    return settings.AXIYA_MAX_REQUEST_MB * 1024 * 1024
+    return config().limits.max_request_mb * 1024 * 1024
 
 
 def too_large_message() -> str:
     return (
-        f"The request is larger than this server accepts ({settings.AXIYA_MAX_REQUEST_MB} MiB "
-        f"in all; each PDF at most {settings.AXIYA_MAX_UPLOAD_MB} MiB). Send fewer or smaller "
+        f"The request is larger than this server accepts ({config().limits.max_request_mb} MiB "
+        f"in all; each PDF at most {config().limits.max_upload_mb} MiB). Send fewer or smaller "
         "files at a time."
     )
 

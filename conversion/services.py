@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from axiya.config import config
 from conversion import storage
 from conversion.models import Batch, Job, JobStatus, Page, PageStatus
 from conversion.pipeline.document import open_findings
@@ -94,7 +95,7 @@ def page_rasterized(*, job_id, number: int, dpi: int, timings: dict, text_layer)
 def job_check_deadline(*, job_id) -> None:
     """Raise JobTimeout once a job has run longer than AXIYA_JOB_TIMEOUT_S since it started."""
     started = Job.objects.values_list("started_at", flat=True).get(pk=job_id)
-    limit = settings.AXIYA_JOB_TIMEOUT_S
+    limit = config().timeouts.job_s
     if started is not None and timezone.now() - started > timedelta(seconds=limit):
         raise JobTimeout(f"The conversion ran longer than {limit} s, this server's limit.")
 
@@ -254,8 +255,8 @@ def jobs_recover(*, now=None) -> dict[str, list[str]]:
     "prepare": [...], "pages": [...], "finish": [...]}.
     """
     now = now or timezone.now()
-    stale = now - timedelta(seconds=settings.AXIYA_RECOVER_AFTER_S)
-    deadline = now - timedelta(seconds=settings.AXIYA_JOB_TIMEOUT_S)
+    stale = now - timedelta(seconds=config().timeouts.recover_after_s)
+    deadline = now - timedelta(seconds=config().timeouts.job_s)
     done: dict[str, list[str]] = {"failed": [], "prepare": [], "pages": [], "finish": []}
     active = Job.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
     for job in active.filter(started_at__lt=deadline):
@@ -280,7 +281,7 @@ def jobs_recover(*, now=None) -> dict[str, list[str]]:
 def purge_expired(*, now=None, days: int | None = None) -> list[str]:
     """Delete jobs (rows and every file) older than the retention period; 0 days keeps all.
     Also removes upload leftovers in incoming/ older than a day. Returns the deleted job ids."""
-    days = settings.AXIYA_RETENTION_DAYS if days is None else days
+    days = config().retention_days if days is None else days
     now = now or timezone.now()
     deleted: list[str] = []
     if days > 0:

@@ -30,6 +30,7 @@ from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
 from conversion.pipeline.errors import ConversionError, error_class
 from conversion.request_limits import throttled_response
+from conversion.runner import jobs as runner
 
 # Results never run script in the site's origin, whatever a scan says.
 RESULT_CSP = (
@@ -98,12 +99,14 @@ def _create_jobs(
             try:
                 with transaction.atomic():
                     jobs.append(
-                        dispatch.job_submit(
-                            owner=request.user,
-                            upload=upload,
-                            engine=form.cleaned_data["engine"] or None,
-                            language=form.cleaned_data["language"] or None,
-                            batch=batch,
+                        dispatch.submit(
+                            runner.job_create(
+                                owner=request.user,
+                                upload=upload,
+                                engine=form.cleaned_data["engine"] or None,
+                                language=form.cleaned_data["language"] or None,
+                                batch=batch,
+                            )
                         )
                     )
             except ConversionError as exc:

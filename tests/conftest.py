@@ -18,6 +18,18 @@ CORPUS = RESOURCES / "corpus"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_convert(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """`manage.py convert --no-progress ARGS` in its own process, with these variables set."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "convert", "--no-progress", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1", **env},
+    )
+
+
 def wait_job(job_id, timeout: float = 120):
     """Poll a job until it finishes (done, needs_review or failed)."""
     from conversion.models import Job
@@ -73,7 +85,7 @@ def phototest_pdf(tmp_path_factory) -> Path:
 @pytest.fixture
 def browser():
     """Debian's Chromium through Playwright, one per test (no browser can be downloaded here)."""
-    from conversion.pipeline.accessibility.axe import CHROMIUM, CHROMIUM_ARGS
+    from tests.axe import CHROMIUM, CHROMIUM_ARGS
 
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed")

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT
-
-
-def _convert(*args: str):
-    return subprocess.run(
-        [sys.executable, "manage.py", "convert", "--no-progress", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+from tests.conftest import CORPUS, run_convert
 
 
 def test_converts_a_scan(tmp_path):
-    proc = _convert(str(CORPUS / "linn.pdf"), "--out", str(tmp_path))
+    proc = run_convert(str(CORPUS / "linn.pdf"), "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "linn.html").exists()
     report = json.loads((tmp_path / "linn.report.json").read_text())
@@ -37,7 +25,7 @@ def test_converts_a_scan(tmp_path):
     [("invalid.pdf", "PDF_DAMAGED"), ("hugemono.pdf", "PAGE_TOO_LARGE")],
 )
 def test_bad_file_gives_a_code_and_writes_nothing(tmp_path, name, code):
-    proc = _convert(str(CORPUS / "bad" / name), "--out", str(tmp_path))
+    proc = run_convert(str(CORPUS / "bad" / name), "--out", str(tmp_path))
     assert proc.returncode != 0
     assert f"error {code}:" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -45,7 +33,7 @@ def test_bad_file_gives_a_code_and_writes_nothing(tmp_path, name, code):
 
 
 def test_not_a_pdf(tmp_path):
-    proc = _convert(str(CORPUS / "typewriter.png"), "--out", str(tmp_path))
+    proc = run_convert(str(CORPUS / "typewriter.png"), "--out", str(tmp_path))
     assert proc.returncode == 2
     assert "error NOT_A_PDF:" in proc.stderr
     assert list(tmp_path.iterdir()) == []
@@ -55,7 +43,7 @@ def test_not_a_pdf(tmp_path):
 def test_every_other_bad_file_converts_with_a_code(tmp_path):
     names = ["blank.pdf", "no_contents.pdf", "kcs.pdf", "negzero.pdf", "2400dpi.pdf",
              "enormous.pdf"]  # fmt: skip
-    proc = _convert(*[str(CORPUS / "bad" / n) for n in names], "--out", str(tmp_path))
+    proc = run_convert(*[str(CORPUS / "bad" / n) for n in names], "--out", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "warning BLANK_DOCUMENT" in proc.stdout

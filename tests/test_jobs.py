@@ -106,7 +106,7 @@ def test_job_create_refuses_bad_input(user):
 
 @pytest.mark.slow
 def test_celery_worker_converts_end_to_end(celery_worker_process, user):
-    job = dispatch.job_submit(owner=user, upload=CORPUS / "linn.pdf")
+    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
     job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert storage.html_path(job.id).exists()
@@ -126,7 +126,7 @@ def test_celery_worker_finishes_a_long_born_digital_job(celery_worker_process, u
     for n in range(pages):
         doc.new_page().insert_text((72, 72), f"Section {n + 1}: the ferry leaves at nine.")
     doc.save(tmp_path / "digital.pdf")
-    job = dispatch.job_submit(owner=user, upload=tmp_path / "digital.pdf")
+    job = dispatch.submit(runner.job_create(owner=user, upload=tmp_path / "digital.pdf"))
     job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.pages_done == pages

@@ -34,6 +34,7 @@ from conversion.api.serializers import (
 from conversion.api.throttles import UploadRateThrottle, charge_uploads
 from conversion.models import Batch, Job, JobStatus
 from conversion.pipeline.errors import ConversionError
+from conversion.runner import jobs as runner
 
 _ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="No or a wrong token."),
@@ -133,11 +134,13 @@ class JobViewSet(
         data = form.validated_data
         _charge(request, files=1)
         with transaction.atomic():
-            job = dispatch.job_submit(
-                owner=request.user,
-                upload=data["file"],
-                engine=data.get("engine"),
-                language=data.get("language") or None,
+            job = dispatch.submit(
+                runner.job_create(
+                    owner=request.user,
+                    upload=data["file"],
+                    engine=data.get("engine"),
+                    language=data.get("language") or None,
+                )
             )
         return Response(job_created(job, request), status=status.HTTP_202_ACCEPTED)
 
@@ -273,12 +276,14 @@ class BatchViewSet(
             for upload in data["files"]:
                 try:
                     with transaction.atomic():
-                        job = dispatch.job_submit(
-                            owner=request.user,
-                            upload=upload,
-                            engine=data.get("engine"),
-                            language=data.get("language") or None,
-                            batch=batch,
+                        job = dispatch.submit(
+                            runner.job_create(
+                                owner=request.user,
+                                upload=upload,
+                                engine=data.get("engine"),
+                                language=data.get("language") or None,
+                                batch=batch,
+                            )
                         )
                 except ConversionError as exc:
                     first_error = first_error or exc

@@ -8,16 +8,14 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files.uploadedfile import UploadedFile
 from django.db import close_old_connections, transaction
 
+from axiya.config import config
 from conversion import selectors, services
 from conversion.dispatch import tasks
-from conversion.models import Batch, Job, Page
+from conversion.models import Job, Page
 from conversion.review import ReviewError
 from conversion.runner import jobs
 
@@ -27,17 +25,8 @@ HOUSEKEEPING_EVERY_S = 3600.0
 _housekeeping_last = 0.0
 
 
-def job_submit(
-    *,
-    owner: AbstractBaseUser | None,
-    upload: UploadedFile | Path,
-    engine: str | None = None,
-    language: str | None = None,
-    batch: Batch | None = None,
-) -> Job:
-    """Validate and store one PDF (runner.job_create), and queue it once the transaction
-    commits. Bad input raises ConversionError, leaving no job and no file behind."""
-    job = jobs.job_create(owner=owner, upload=upload, engine=engine, language=language, batch=batch)
+def submit(job: Job) -> Job:
+    """Queue a job runner.job_create stored, once the transaction that stored it commits."""
     transaction.on_commit(lambda: enqueue_job(job.id))
     return job
 
@@ -59,7 +48,7 @@ def _with_connections(fn, *args) -> None:
 
 
 def enqueue_job(job_id) -> None:
-    if settings.AXIYA_INLINE_WORKER:
+    if config().inline_worker:
         _inline(_run_job, job_id)
         return
     try:
@@ -72,7 +61,7 @@ def enqueue_pages(engine: str, page_ids: list[int]) -> None:
     """Queue page reads again. Inline: the job's run reads every unread page."""
     if not page_ids:
         return
-    if settings.AXIYA_INLINE_WORKER:
+    if config().inline_worker:
         for job_id in set(Page.objects.filter(pk__in=page_ids).values_list("job_id", flat=True)):
             enqueue_job(job_id)
         return
@@ -80,7 +69,7 @@ def enqueue_pages(engine: str, page_ids: list[int]) -> None:
 
 
 def enqueue_finish(job_id) -> None:
-    if settings.AXIYA_INLINE_WORKER:
+    if config().inline_worker:
         enqueue_job(job_id)
         return
     tasks.send_finish(job_id)
@@ -92,7 +81,7 @@ def enqueue_rerun(*, job: Job, number: int, actor: AbstractBaseUser | None) -> N
     if not job.is_finished or not selectors.page_has_scan(job_id=job.id, number=number):
         raise ReviewError(f"Page {number} has no scan to read again.")
     actor_id = actor.pk if actor is not None and actor.is_authenticated else None
-    if settings.AXIYA_INLINE_WORKER:
+    if config().inline_worker:
         _inline(_run_rerun, job.id, number, actor_id)
         return
     tasks.send_rerun(job.engine, job.id, number, actor_id)
@@ -101,7 +90,7 @@ def enqueue_rerun(*, job: Job, number: int, actor: AbstractBaseUser | None) -> N
 def recover() -> dict[str, list[str]]:
     """Queue stalled work again and fail jobs past their deadline (services.jobs_recover)."""
     plan = services.jobs_recover()
-    if settings.AXIYA_INLINE_WORKER:
+    if config().inline_worker:
         for job_id in plan["prepare"] + plan["pages"] + plan["finish"]:
             enqueue_job(job_id)  # the inline run does whatever the job still needs
     else:
@@ -114,7 +103,7 @@ def housekeeping_due() -> None:
     queues the retention purge and the stalled-job sweep on the inline thread."""
     global _housekeeping_last
     now = time.monotonic()
-    if not (settings.AXIYA_INLINE_WORKER and settings.AXIYA_INLINE_HOUSEKEEPING) or (
+    if not (config().inline_worker and config().inline_housekeeping) or (
         _housekeeping_last and now - _housekeeping_last < HOUSEKEEPING_EVERY_S
     ):
         return

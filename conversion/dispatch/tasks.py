@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 
+from axiya.config import config
 from conversion import selectors, services
 from conversion.engines import engine_spec
 from conversion.models import Job, Page
@@ -17,8 +17,8 @@ from conversion.runner import batch, jobs
 
 # Prefork pools enforce these (the solo pool cannot): the soft limit raises in the task, the hard
 # one replaces the pool process; page_read's own timer covers the engine call in any pool.
-PAGE_SOFT_LIMIT_S = settings.AXIYA_PAGE_TIMEOUT_S + 30
-PAGE_HARD_LIMIT_S = settings.AXIYA_PAGE_TIMEOUT_S + 90
+PAGE_SOFT_LIMIT_S = config().timeouts.page_s + 30
+PAGE_HARD_LIMIT_S = config().timeouts.page_s + 90
 # Pages per rasterization task: small enough that reading starts early and several cpu workers
 # share a long document, large enough that the task overhead stays negligible.
 RASTER_CHUNK_PAGES = 8
@@ -121,18 +121,18 @@ def page_read_task(page_id: int) -> None:
     reject_on_worker_lost=True,
     max_retries=None,
     # A call drains the queue for up to AXIYA_GEMMA_DRAIN_S, then finishes what it holds.
-    soft_time_limit=PAGE_SOFT_LIMIT_S + settings.AXIYA_GEMMA_DRAIN_S,
-    time_limit=PAGE_HARD_LIMIT_S + settings.AXIYA_GEMMA_DRAIN_S,
+    soft_time_limit=PAGE_SOFT_LIMIT_S + config().batching.drain_s,
+    time_limit=PAGE_HARD_LIMIT_S + config().batching.drain_s,
 )
 def page_read_batch_task(self, page_id: int) -> None:
     """Read this page together with other queued pages (see conversion.runner.batch)."""
     try:
         result = batch.page_read_batched(
             page_id=page_id,
-            limit=settings.AXIYA_GEMMA_BATCH,
-            wait_s=settings.AXIYA_GEMMA_BATCH_WAIT_S,
-            drain_s=settings.AXIYA_GEMMA_DRAIN_S,
-            first_batch=settings.AXIYA_GEMMA_FIRST_BATCH,
+            limit=config().batching.batch,
+            wait_s=config().batching.wait_s,
+            drain_s=config().batching.drain_s,
+            first_batch=config().batching.first_batch,
         )
     except ConversionError as exc:
         attempts = Page.objects.values_list("attempts", flat=True).get(pk=page_id)

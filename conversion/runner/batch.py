@@ -44,6 +44,7 @@ from django.db import connections
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from axiya.config import config
 from conversion import services, storage
 from conversion.engines import get_engine
 from conversion.models import Job, JobStatus, Page, PageStatus
@@ -59,7 +60,7 @@ BUSY_RETRY_S = 30  # when another worker holds the page: look again this much la
 @worker_process_init.connect
 def load_engine_once(**_: object) -> None:
     """Build the worker's engine (and its sessions) once, when the pool process starts."""
-    name = os.environ.get("AXIYA_WORKER_ENGINE")
+    name = config().worker_engine
     if not name:
         return
     started = time.perf_counter()

@@ -22,6 +22,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 
+from axiya.config import config
 from conversion import engines, review, selectors, services, storage
 from conversion.engines import engine_spec, get_engine
 from conversion.languages import clean_language
@@ -163,7 +164,7 @@ def read_with_timeout(
     """flow.read, waiting at most AXIYA_PAGE_TIMEOUT_S. A C library call cannot be interrupted,
     so a page over time is abandoned to its thread, and the engine instance goes with it: the
     next page builds a fresh one instead of sharing a busy one."""
-    timeout_s = settings.AXIYA_PAGE_TIMEOUT_S
+    timeout_s = config().timeouts.page_s
     outcome: dict = {}
 
     def work() -> None:
@@ -238,9 +239,9 @@ def job_run_inline(*, job_id) -> None:
             for page_id in page_ids:
                 page_read_batched(
                     page_id=page_id,
-                    limit=settings.AXIYA_GEMMA_BATCH,
-                    drain_s=settings.AXIYA_GEMMA_DRAIN_S,
-                    first_batch=settings.AXIYA_GEMMA_FIRST_BATCH,
+                    limit=config().batching.batch,
+                    drain_s=config().batching.drain_s,
+                    first_batch=config().batching.first_batch,
                 )
         else:
             for page_id in page_ids:

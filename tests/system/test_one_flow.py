@@ -3,10 +3,7 @@ write the same bytes for the same PDF, and every path contains a hostile PDF the
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,7 +14,7 @@ from conversion import dispatch, downloads, storage
 from conversion.models import Job, ReviewEvent
 from conversion.pipeline.errors import ConversionError
 from conversion.runner import jobs as runner
-from tests.conftest import CORPUS, ROOT, create_reviewer, wait_job
+from tests.conftest import CORPUS, create_reviewer, run_convert, wait_job
 
 # ../shared/corpus/ocrmypdf, as copied into tests/resources/corpus (PROVENANCE.md there).
 OCRMYPDF = ("linn.pdf", "skew.pdf", "multipage.pdf", "c02-22.pdf", "francais.pdf")
@@ -51,9 +48,15 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
         assert (out / f"{stem}.report.html").exists()
 
     settings.AXIYA_INLINE_WORKER = True  # the in-process runner
-    inline = {name: dispatch.job_submit(owner=None, upload=pdf) for name, pdf in sources.items()}
+    inline = {
+        name: dispatch.submit(runner.job_create(owner=None, upload=pdf))
+        for name, pdf in sources.items()
+    }
     settings.AXIYA_INLINE_WORKER = False  # Celery workers (celery_worker_process)
-    queued = {name: dispatch.job_submit(owner=None, upload=pdf) for name, pdf in sources.items()}
+    queued = {
+        name: dispatch.submit(runner.job_create(owner=None, upload=pdf))
+        for name, pdf in sources.items()
+    }
     for paths in (inline, queued):
         for name, job in paths.items():
             job = wait_job(job.id, timeout=300)
@@ -72,17 +75,6 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
         assert response.status_code == 302
         _wait_event(job, ReviewEvent.Action.RERUN_PAGE)
         assert _site_outputs(job) == expected[name], name
-
-
-def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "manage.py", "convert", "--no-progress", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "OMP_THREAD_LIMIT": "1", **env},
-    )
 
 
 # A page whose rendering needs more memory than a MuPDF child may take: only a capped child
@@ -105,7 +97,7 @@ def test_a_hostile_pdf_is_contained_on_the_command_line_as_on_the_site(settings,
     assert site_code  # the site refused it, with a code
 
     good = shutil.copy(CORPUS / "linn.pdf", tmp_path / "linn.pdf")
-    proc = _cli(str(hostile), str(good), "--out", str(tmp_path / "out"), **HOSTILE_ENV)
+    proc = run_convert(str(hostile), str(good), "--out", str(tmp_path / "out"), **HOSTILE_ENV)
     assert proc.returncode != 0
     assert f"enormous.pdf: error {site_code}:" in proc.stderr  # the same code as the site
     assert (tmp_path / "out" / "linn.html").exists()  # the process survived and went on
