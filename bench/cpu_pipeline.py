@@ -26,7 +26,8 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import django  # noqa: E402
 
-django.setup()
+if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
+    django.setup()
 
 from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
 from bench.quality import cer, iter_main_text  # noqa: E402
