@@ -23,7 +23,8 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import django  # noqa: E402
 
-django.setup()
+if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
+    django.setup()
 
 import pymupdf  # noqa: E402
 

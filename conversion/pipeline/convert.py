@@ -12,6 +12,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from PIL import Image
+
 from conversion.pipeline import flow
 from conversion.pipeline.document import Document
 from conversion.pipeline.flow import ConvertOptions
@@ -37,10 +39,16 @@ def read_pages(
     page_count: int,
     on_page: Callable[[int, int], None] | None = None,
 ) -> tuple[list[PageReading], dict]:
-    """Rasterize (isolated) and read every page. Returns the readings in page order, timings."""
+    """Rasterize (isolated) and read every page. Returns the readings in page order, timings.
+    Page images stay in memory; a page that holds figures is kept in pages_dir for finish."""
     timings = {"rasterize_s": 0.0, "engine_s": 0.0, "text_layer_pages": 0, "engine_pages": 0}
     readings: list[PageReading] = []
     done = 0
+
+    def keep_if_figures(reading: PageReading, image: Image.Image) -> None:
+        if any(b.kind == "figure" for b in reading.blocks):
+            pages_dir.mkdir(parents=True, exist_ok=True)
+            image.save(flow.page_file(pages_dir, reading.page_number), compress_level=1)
 
     def page_done() -> None:
         nonlocal done
@@ -55,36 +63,44 @@ def read_pages(
         finally:
             timings["engine_s"] += time.perf_counter() - started
 
-    def collect(pending: Future | None) -> None:
+    def collect(pending: tuple[Future, list[PageImage]] | None) -> None:
         if pending is None:
             return
-        read = pending.result()  # the engine's error, if any, is raised here
+        future, pages = pending
+        read = future.result()  # the engine's error, if any, is raised here
         readings.extend(read)
         timings["engine_pages"] += len(read)
-        for _ in read:
+        # The layout model's share of the engine's time (models.layout), for bench/cpu_pipeline.
+        timings["layout_s"] = timings.get("layout_s", 0.0) + sum(
+            r.timings.get("layout_s", 0.0) for r in read
+        )
+        for page, reading in zip(pages, read, strict=True):
+            keep_if_figures(reading, page.image)
             page_done()
 
     # The engine reads a batch in its own thread while this one has the next page rasterized (in
     # a child process): Tesseract releases the GIL, so on two cores rasterizing costs no time
     # beside the engine; at most two batches of page images are alive at once.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-engine") as pool:
-        pending: Future | None = None
-        submitted: Future | None = None
+        pending: tuple[Future, list[PageImage]] | None = None
+        submitted: tuple[Future, list[PageImage]] | None = None
         batch: list[PageImage] = []
         try:
             for number in range(1, page_count + 1):
                 started = time.perf_counter()
-                rendered = flow.rasterize(pdf_path, number, opts, pages_dir)
+                rendered, image = flow.rasterize_in_memory(pdf_path, number, opts)
                 layer = flow.text_layer(rendered)
-                if layer is None:
-                    batch.append(flow.page_input(pages_dir, number, rendered.dpi))
                 timings["rasterize_s"] += time.perf_counter() - started
-                if layer is not None:
+                if layer is None:
+                    batch.append(flow.engine_input(image, number, rendered.dpi))
+                else:
                     readings.append(layer)
+                    keep_if_figures(layer, flow.engine_input(image, number, rendered.dpi).image)
                     timings["text_layer_pages"] += 1
                     page_done()
+                del image
                 if batch and (len(batch) >= opts.batch_size or number == page_count):
-                    submitted = pool.submit(timed_read, batch)
+                    submitted = (pool.submit(timed_read, batch), batch)
                     collect(pending)  # the batch before, while the engine reads this one
                     pending, batch = submitted, []
             collect(pending)
@@ -92,7 +108,7 @@ def read_pages(
             # A failed page (or an interrupt) stops the reading: nothing more is started.
             for outstanding in (pending, submitted):
                 if outstanding is not None:
-                    outstanding.cancel()
+                    outstanding[0].cancel()
             raise
     readings.sort(key=lambda r: r.page_number)
     return readings, timings

@@ -29,7 +29,12 @@ from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
 from conversion.pipeline.isolate import run_isolated
-from conversion.pipeline.rasterize import RasterOptions, RenderedPage, render_page_file
+from conversion.pipeline.rasterize import (
+    RasterOptions,
+    RenderedPage,
+    render_page_file,
+    render_page_pixels,
+)
 from conversion.pipeline.render import RenderOptions, render_document
 from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.validate import Limits, ValidatedPdf, sniff_pdf, validate_pdf
@@ -108,6 +113,21 @@ def rasterize(pdf_path: Path, number: int, opts: ConvertOptions, pages_dir: Path
     )
 
 
+def rasterize_in_memory(
+    pdf_path: Path, number: int, opts: ConvertOptions
+) -> tuple[RenderedPage, Image.Image]:
+    """rasterize, the page image kept in memory (no PNG written): the command line's."""
+    rendered = run_isolated(
+        render_page_pixels,
+        Path(pdf_path),
+        number - 1,
+        opts.raster,
+        timeout_s=opts.isolation.timeout_s,
+        memory_mb=opts.isolation.memory_mb,
+    )
+    return rendered.page, rendered.image()
+
+
 def text_layer(rendered: RenderedPage) -> PageReading | None:
     """The page's trusted text layer as a reading; None when an engine must read the page."""
     return reading_from_json(rendered.text_reading) if rendered.text_reading else None
@@ -116,7 +136,12 @@ def text_layer(rendered: RenderedPage) -> PageReading | None:
 def page_input(pages_dir: Path, number: int, dpi: int) -> PageImage:
     """A rasterized page as an engine reads it (FileNotFoundError when it has no image)."""
     with Image.open(page_file(pages_dir, number)) as image:
-        return PageImage(image=image.convert("RGB"), page_number=number, dpi=dpi or 300)
+        return engine_input(image, number, dpi)
+
+
+def engine_input(image: Image.Image, number: int, dpi: int) -> PageImage:
+    """What every engine is given: the page as RGB (the same pixels on every path)."""
+    return PageImage(image=image.convert("RGB"), page_number=number, dpi=dpi or 300)
 
 
 def page_image(pages_dir: Path, number: int) -> Image.Image | None:
