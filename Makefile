@@ -17,19 +17,21 @@ demo: setup
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py convert $(SAMPLE) --out out/
-	$(PY) manage.py create_local_user --keep-password
+	$(PY) manage.py create_local_user --keep-password --reviewer
 	@echo "Sample converted: out/linn.html. Site: http://$(HOST):$(PORT)/  (sign in: see above)"
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
 
 serve:
 	$(PY) manage.py migrate --noinput -v0
-	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT) --workers 2 --timeout 300
+	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT)  # gunicorn.conf.py: gthread, 2 x 8
 
+# The architecture contracts (pyproject.toml [tool.importlinter], docs/DESIGN.md) first, then the suite.
 test: setup-dev
+	.venv/bin/lint-imports
 	OMP_THREAD_LIMIT=1 $(PY) -m pytest
 
 lint:
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports
 
 format:
 	.venv/bin/ruff check --fix . && .venv/bin/ruff format .

@@ -8,5 +8,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
 
 app = Celery("axiya")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.conf.task_routes = {"conversion.tasks.page_read_gpu": {"queue": "gpu"}}
-app.autodiscover_tasks()
+# Every task names its queue when it is sent (conversion.dispatch.tasks); they live there.
+app.autodiscover_tasks(["conversion.dispatch"])

@@ -1,7 +1,9 @@
 """System checks that refuse to run a production deployment with development settings.
 
-"Production" is any deployment that serves HTTPS or answers on a host other than loopback: there
-the development secret key would let anyone forge sessions and signed /view/ links.
+The public development key is refused whenever DEBUG is off (issue 17: a proxy forwarding
+`Host: 127.0.0.1` passed a loopback-only test); without AXIYA_SECRET_KEY each installation makes
+its own key. "Production" is any deployment that serves HTTPS or answers on a host other than
+loopback: there a weak key or DEBUG is refused too.
 """
 
 from __future__ import annotations
@@ -20,10 +22,22 @@ def is_production() -> bool:
 
 @checks.register(TAG, checks.Tags.security)
 def check_secret_key(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    key = settings.SECRET_KEY
+    if key == settings.DEV_SECRET_KEY and not settings.DEBUG:
+        # Whatever ALLOWED_HOSTS says: a proxy forwarding `Host: 127.0.0.1` looks loopback-only.
+        return [
+            checks.Error(
+                "AXIYA_SECRET_KEY is the public development key and AXIYA_DEBUG is off: anyone "
+                "could forge sessions and signed links.",
+                hint="Unset AXIYA_SECRET_KEY (this installation then makes its own key in its "
+                'data folder) or set it to 50+ random characters: python -c "import secrets; '
+                'print(secrets.token_urlsafe(50))".',
+                id="axiya.E001",
+            )
+        ]
     if not is_production():
         return []
-    key = settings.SECRET_KEY
-    if key == settings.DEV_SECRET_KEY or len(key) < 50 or len(set(key)) < 5:
+    if len(key) < 50 or len(set(key)) < 5:
         return [
             checks.Error(
                 "AXIYA_SECRET_KEY is unset or weak, and this deployment is not loopback-only.",

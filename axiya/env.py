@@ -6,6 +6,8 @@ Each reader names the variable in its error, so a bad deployment says exactly wh
 from __future__ import annotations
 
 import os
+import secrets
+import time
 from pathlib import Path
 
 
@@ -72,3 +74,25 @@ def env_list(name: str, default: list[str]) -> list[str]:
 def env_path(name: str, default: Path) -> Path:
     raw = os.environ.get(name)
     return Path(raw).expanduser().resolve() if raw else default
+
+
+def install_secret(path: Path) -> str:
+    """This installation's own secret key, made once (50 random characters, readable by the
+    owner only) and kept in `path`: a deployment that sets no key still never shares one."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # made earlier, or by another process starting at the same time
+        return _read_secret(path)
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(fd, "w", encoding="ascii") as fh:
+        fh.write(key)
+    return key
+
+
+def _read_secret(path: Path) -> str:
+    for _ in range(50):
+        key = path.read_text(encoding="ascii").strip()
+        if key:
+            return key
+        time.sleep(0.1)  # the process that made it is still writing it
+    raise ImproperlyConfiguredEnv(f"{path} is empty: delete it or set AXIYA_SECRET_KEY.")

@@ -1,10 +1,12 @@
-"""Django settings. Every value comes from the environment, read here and only here.
+"""Django settings. Every value comes from the environment, read here and only here; the
+conversion reads its own (AXIYA_*) through one typed object, axiya.config.config().
 
 The variables are listed in the README's configuration table.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -17,14 +19,14 @@ from axiya.env import (
     env_optional,
     env_path,
     env_str,
+    install_secret,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = env_bool("AXIYA_DEBUG", False)
-# Development keeps working without a key; production must set one (checked in axiya/checks.py).
+# The key of the old development default: public, so refused unless DEBUG is on (axiya/checks.py).
 DEV_SECRET_KEY = "insecure-dev-key-set-AXIYA_SECRET_KEY-in-production"
-SECRET_KEY = env_str("AXIYA_SECRET_KEY", DEV_SECRET_KEY)
 ALLOWED_HOSTS = env_list("AXIYA_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("AXIYA_CSRF_TRUSTED_ORIGINS", [])
 
@@ -38,20 +40,26 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "conversion",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "conversion.api.middleware.ApiJsonErrorsMiddleware",
+    "conversion.request_limits.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "conversion.middleware.PrivateCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "conversion.request_limits.UploadThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "conversion.middleware.InlineHousekeepingMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "axiya.urls"
@@ -74,6 +82,9 @@ TEMPLATES = [
 
 DATA_DIR = env_path("AXIYA_DATA_DIR", BASE_DIR / "var")
 DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Without AXIYA_SECRET_KEY, this installation makes its own key once, in the data folder
+# (several processes on one machine share it); a cluster sets one key for every host.
+SECRET_KEY = env_str("AXIYA_SECRET_KEY", "") or install_secret(DATA_DIR / "secret_key")
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'axiya.sqlite3'}"), conn_max_age=60
@@ -104,6 +115,8 @@ LOGIN_REDIRECT_URL = "/"
 
 # --- Conversion -----------------------------------------------------------------------------
 AXIYA_DEFAULT_ENGINE = env_str("AXIYA_ENGINE", "ocr")
+# The engine a worker process builds (and warms) when it starts, not on its first page.
+AXIYA_WORKER_ENGINE = env_optional("AXIYA_WORKER_ENGINE")
 AXIYA_MODEL_DIR = env_optional("AXIYA_MODEL_DIR")
 # The gemma engine: answer length per page, image tokens per page (70/140/280/560/1120), pages
 # per generate call (an upper bound: out-of-memory halves it), an optional KV-cache budget that
@@ -130,6 +143,16 @@ AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
 AXIYA_GEMMA_CONTINUOUS = env_bool("AXIYA_GEMMA_CONTINUOUS", False)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
+# The whole request (a site form or an API batch of several files), refused from its
+# Content-Length before the body is read (conversion/request_limits.py).
+AXIYA_MAX_REQUEST_MB = env_int(
+    "AXIYA_MAX_REQUEST_MB", max(256, AXIYA_MAX_UPLOAD_MB + 1), minimum=AXIYA_MAX_UPLOAD_MB + 1
+)
+FILE_UPLOAD_HANDLERS = [
+    "conversion.request_limits.RequestCapUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 AXIYA_MAX_PAGES = env_int("AXIYA_MAX_PAGES", 500, minimum=1)
 AXIYA_DPI = env_int("AXIYA_DPI", 300, minimum=72)
 AXIYA_MAX_DPI = env_int("AXIYA_MAX_DPI", 240, minimum=72)
@@ -152,6 +175,14 @@ AXIYA_INLINE_HOUSEKEEPING = env_bool("AXIYA_INLINE_HOUSEKEEPING", True)
 CELERY_BROKER_URL = env_optional("AXIYA_BROKER_URL")
 AXIYA_INLINE_WORKER = CELERY_BROKER_URL is None
 CELERY_RESULT_BACKEND = None
+# One cache for every process (throttles, sign-in lockouts): Redis when a broker is configured
+# (keys under their own prefix), else this process's memory (one web process: make demo).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": CELERY_BROKER_URL, "KEY_PREFIX": "axiya-cache"}
+    if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}  # fmt: skip
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -186,14 +217,14 @@ if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
         store_processed=False,
     )
 CELERY_BEAT_SCHEDULE = {
-    "jobs-recover": {"task": "conversion.tasks.jobs_recover_task", "schedule": 60.0},
-    "purge-expired": {"task": "conversion.tasks.purge_expired_task", "schedule": 3600.0},
+    "jobs-recover": {"task": "conversion.dispatch.tasks.jobs_recover_task", "schedule": 60.0},
+    "purge-expired": {"task": "conversion.dispatch.tasks.purge_expired_task", "schedule": 3600.0},
 }
 
 # --- API ----------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "conversion.api.authentication.LockoutTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -223,6 +254,35 @@ if AXIYA_HTTPS:
     SECURE_HSTS_SECONDS = 31536000
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+
+# Sign-in lockout (django-axes): after AXIYA_LOGIN_FAILURES wrong passwords for one user name
+# from one address, that pair is refused for AXIYA_LOGIN_LOCKOUT_MIN minutes (a page says so,
+# HTTP 429). API tokens: conversion/api/authentication.py, the same numbers per address.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXIYA_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXIYA_LOGIN_LOCKOUT_MIN", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+
+# Content-Security-Policy of the app's own pages (django-csp). Results carry their own, stricter
+# sandbox policy (conversion/views.py RESULT_CSP), which the middleware leaves in place.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "frame-src": ["'self'"],
+        "frame-ancestors": ["'self'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'none'"],
+        "object-src": ["'none'"],
+    }
+}
 
 LOGGING = {
     "version": 1,

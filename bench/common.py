@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pymupdf
 
-from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from tests.conftest import image_to_pdf
 

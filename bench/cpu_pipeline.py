@@ -25,11 +25,13 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import django  # noqa: E402
 
-django.setup()
+if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
+    django.setup()
 
 from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
-from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
-from conversion.pipeline.quality import cer  # noqa: E402
+from bench.quality import cer, iter_main_text  # noqa: E402
+from conversion.pipeline.convert import convert_pdf  # noqa: E402
+from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 
 RUNS = 3
@@ -47,10 +49,10 @@ def main() -> None:
             # Shared 2-core machines are noisy: each figure is the median of RUNS runs.
             runs = [convert_pdf(pdf, tmpdir / "out", engine, ConvertOptions()) for _ in range(RUNS)]
             result = runs[-1]
-            pages = result.report["timings"]["pages"]
+            pages = result.timings["pages"]
 
             def per_page(key: str, runs=runs, pages=pages) -> float:
-                return statistics.median(r.report["timings"][key] for r in runs) / pages
+                return statistics.median(r.timings[key] for r in runs) / pages
 
             text = "\n".join(iter_main_text(result.html_path.read_text()))
             plain = [plain_tesseract_pages(pdf, tmpdir) for _ in range(RUNS)]

@@ -41,7 +41,7 @@ import django  # noqa: E402
 django.setup()
 
 from conversion.pipeline.accessibility import check_document, check_html  # noqa: E402
-from conversion.pipeline.convert import (  # noqa: E402
+from conversion.pipeline.flow import (  # noqa: E402
     build_document,
     make_report,
     render_and_check,
@@ -204,7 +204,6 @@ def run_finish(
         document=document,
         findings=findings,
         engine={"engine": "gemma", "package": "synthetic"},
-        timings={"pages": len(stored)},
         source="synthetic.pdf",
     )
     timed("write_outputs", write_outputs, workdir / "out", STEM, html, report, staged)

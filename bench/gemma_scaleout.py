@@ -40,7 +40,7 @@ from bench.processes import free_port, stop_process, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-READ_LINE = re.compile(r"read (\d+) pages in ([\d.]+) s")  # conversion.worker's log line
+READ_LINE = re.compile(r"read (\d+) pages in ([\d.]+) s")  # conversion.runner.batch's log line
 RASTER_DPI = 240  # the rasterizer keeps a scan's own resolution up to 240 DPI: no resize
 
 
@@ -180,14 +180,13 @@ class Stack:
 
 def run_job(pdf: Path, timeout: float) -> dict:
     """Submit one job (engine gemma) and wait for it; the numbers come from the database."""
-    from conversion import services
+    from conversion.dispatch import enqueue_job
     from conversion.models import JobStatus, Page
+    from conversion.runner.jobs import job_create
     from models.engine import reading_from_json
 
     t0 = time.perf_counter()
-    job = services.job_create(owner=None, upload=pdf, engine="gemma", enqueue=False)
-    from conversion.dispatch import enqueue_job
-
+    job = job_create(owner=None, upload=pdf, engine="gemma")
     enqueue_job(job.id)
     deadline = time.time() + timeout
     while time.time() < deadline:

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,19 @@ def page_size(soft_tokens: int, patch: int = 16, pool: int = 3) -> tuple[int, in
     return cols * side, rows * side
 
 
+MIXED_LENGTHS = "lognormal(median 600, sigma 0.5) tokens, clipped to 150-1,500 (mean ~680)"
+
+
+def answer_lengths(n: int, *, seed: int = 0) -> list[int]:
+    """Answer lengths of n document pages, for random weights that never stop: a log-normal
+    around 600 tokens (a short letter page ~150-300, a dense text page 600-900, a table or a
+    two-column page up to 1,500), clipped to 150-1,500 (`MIXED_LENGTHS`)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return [int(x) for x in np.clip(np.round(rng.lognormal(np.log(600), 0.5, n)), 150, 1500)]
+
+
 def decode_step_bytes(man: dict[str, Any], pkg: Path, batch: int, mean_ctx: float) -> dict:
     """Bytes a decode step must read at least: every decoder weight once (the LM head included;
     the embedding/PLE rows of B tokens are negligible) + each attention layer's valid KV."""
@@ -152,8 +166,11 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         imgs = synthetic_pages(8, w, h)
         prompt = "Transcribe this page in reading order as Markdown with HTML tables."
         reqs = [PageRequest(prompt, imgs[i % len(imgs)]) for i in range(a.pages)]
+        # Each page's answer length (mixed), or --new-tokens for all.
+        limits = answer_lengths(a.pages) if a.lengths == "mixed" else [a.new_tokens] * a.pages
+        a.new_tokens = max(limits)
         if a.continuous:
-            cont = _run_continuous(eng, reqs, a)
+            cont = _run_continuous(eng, reqs, limits, a)
             peak_gb = poll.peak_mib * 2**20 / 1e9
             return {**cont, "load_s": load_s, "peak_gpu_mem_gb": peak_gb, "package": str(pkg),
                     "dtype": man["dtype"], "page_image_size": [w, h]}  # fmt: skip
@@ -169,7 +186,9 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         # Timed: every page through preprocessing, vision, prefill and decode.
         tm = {"preprocess_s": 0.0, "vision_s": 0.0, "prefill_s": 0.0, "decode_s": 0.0}
         prompt_tokens = new_tokens = steps = iters = 0
-        batches = [reqs[r0 : r0 + a.batch] for r0 in range(0, a.pages, a.batch)]
+        starts = range(0, a.pages, a.batch)
+        batches = [reqs[r0 : r0 + a.batch] for r0 in starts]
+        batch_limits = [limits[r0 : r0 + a.batch] for r0 in starts]
         t0 = time.perf_counter()
         # The next batch's preprocessing + vision runs on a thread while this batch decodes.
         from concurrent.futures import ThreadPoolExecutor
@@ -180,17 +199,20 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
             prompts, pt = nxt.result()
             if k + 1 < len(batches):
                 nxt = ahead.submit(eng.prepare, batches[k + 1])
-            gens = eng.generate_prompts(prompts, max_new_tokens=a.new_tokens, ignore_stop=True,
+            # A batch decodes until its longest answer is done (finished rows ride along).
+            lim = batch_limits[k]
+            prompts = [replace(p, max_new_tokens=n) for p, n in zip(prompts, lim, strict=True)]
+            gens = eng.generate_prompts(prompts, max_new_tokens=max(lim), ignore_stop=True,
                                         length=length)  # fmt: skip
-            for k in ("preprocess_s", "vision_s"):
-                tm[k] += pt[k]
+            for key in ("preprocess_s", "vision_s"):
+                tm[key] += pt[key]
             tm["prefill_s"] += gens[0].timings["prefill_s"]
             tm["decode_s"] += gens[0].timings["decode_s"]
-            steps += int(gens[0].timings["decode_steps"]) * len(gens)
             iters += int(gens[0].timings["decode_steps"])
             prompt_tokens += sum(g.prompt_tokens for g in gens)
             new_tokens += sum(len(g.token_ids) for g in gens)
-            assert all(len(g.token_ids) == a.new_tokens for g in gens)
+            steps += sum(len(g.token_ids) - 1 for g in gens)  # tokens the steps made for pages
+            assert [len(g.token_ids) for g in gens] == lim
         total_s = time.perf_counter() - t0
         sample = gens[0].token_ids[:16]
     mean_prompt = prompt_tokens / a.pages
@@ -209,7 +231,8 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         "image_tokens_per_page": a.soft_tokens,
         "page_image_size": [w, h],
         "prompt_tokens_mean": mean_prompt,
-        "new_tokens_per_page": a.new_tokens,
+        "new_tokens_per_page": new_tokens / a.pages,
+        "answer_lengths": MIXED_LENGTHS if a.lengths == "mixed" else "fixed",
         "cache_length": length,
         "load_s": load_s,
         "warmup_s": warm_s,
@@ -231,7 +254,8 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _run_continuous(eng: Any, reqs: list[Any], a: argparse.Namespace) -> dict[str, Any]:
+def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
+                    a: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
     """Continuous batching (`FastGemma.decode_continuous`, `a.batch` rows): a thread prepares
     the pages `a.chunk` at a time (preprocessing, vision) and each free row takes the next
     prepared page, as the GPU worker does with AXIYA_GEMMA_CONTINUOUS. Decode and vision
@@ -242,6 +266,8 @@ def _run_continuous(eng: Any, reqs: list[Any], a: argparse.Namespace) -> dict[st
 
     def prepare(feed: PromptFeed, batch: list[Any], first: int) -> None:
         prompts, _ = eng.prepare(batch)
+        lim = limits[first : first + len(prompts)]
+        prompts = [replace(p, max_new_tokens=n) for p, n in zip(prompts, lim, strict=True)]
         feed.put(list(enumerate(prompts, start=first)))
 
     width = max(len(p.ids) for p in eng.prepare(reqs[:1])[0])
@@ -266,7 +292,7 @@ def _run_continuous(eng: Any, reqs: list[Any], a: argparse.Namespace) -> dict[st
                                      max_prompt=width, ignore_stop=True))  # fmt: skip
     total_s = time.perf_counter() - t0
     assert sorted(got) == list(range(len(reqs)))
-    assert all(len(g.token_ids) == a.new_tokens for g in got.values())
+    assert [len(got[k].token_ids) for k in range(len(reqs))] == limits
     new_tokens = sum(len(g.token_ids) for g in got.values())
     return {
         "engine": f"models.gemma.fast continuous (onnxruntime {eng.ort.__version__}, "
@@ -277,7 +303,8 @@ def _run_continuous(eng: Any, reqs: list[Any], a: argparse.Namespace) -> dict[st
         "prefill_chunk": a.prefill_chunk,
         "image_tokens_per_page": a.soft_tokens,
         "prompt_tokens_mean": sum(g.prompt_tokens for g in got.values()) / len(got),
-        "new_tokens_per_page": a.new_tokens,
+        "new_tokens_per_page": new_tokens / len(reqs),
+        "answer_lengths": MIXED_LENGTHS if a.lengths == "mixed" else "fixed",
         "warmup_s": warm_s,
         "total_s": total_s,
         "pages_per_s": len(reqs) / total_s,
@@ -302,37 +329,48 @@ def run_hf(a: argparse.Namespace, prompt_len: int) -> dict[str, Any]:
         )
     model.eval()
     init_s = time.perf_counter() - t
-    g = torch.Generator(device="cuda").manual_seed(0)
-    ids = torch.randint(3, 250_000, (a.hf_batch, prompt_len), device="cuda", generator=g)
-    mask = torch.ones_like(ids)
     kw = dict(do_sample=False, pad_token_id=0)
+    new = a.hf_new_tokens or a.new_tokens
 
-    def gen(n: int) -> float:
+    def gen(ids: Any, n: int) -> float:
         torch.cuda.synchronize()
         t = time.perf_counter()
         with torch.no_grad():
-            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n,
-                                 min_new_tokens=n, **kw)  # fmt: skip
+            out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                                 max_new_tokens=n, min_new_tokens=n, **kw)  # fmt: skip
         torch.cuda.synchronize()
         assert out.shape[1] == prompt_len + n, out.shape
         return time.perf_counter() - t
 
-    gen(2)  # warm-up
-    t1 = gen(1)  # prefill + first token
-    tn = gen(a.new_tokens)
-    return {
-        "engine": f"transformers {transformers.__version__} eager generate, "
-        f"torch {torch.__version__}",
-        "dtype": "bf16",
-        "batch_size": a.hf_batch,
-        "prompt_tokens": prompt_len,
-        "new_tokens": a.new_tokens,
-        "init_s": init_s,
-        "prefill_s": t1,
-        "total_s": tn,
-        "decode_tokens_per_s": a.hf_batch * (a.new_tokens - 1) / (tn - t1),
-        "peak_torch_mem_gb": torch.cuda.max_memory_allocated() / 1e9,
-    }
+    # The largest batch of --hf-batch that fits (tried largest first; out of memory: next).
+    tried = {}
+    for batch in sorted((int(x) for x in str(a.hf_batch).split(",")), reverse=True):
+        g = torch.Generator(device="cuda").manual_seed(0)
+        ids = torch.randint(3, 250_000, (batch, prompt_len), device="cuda", generator=g)
+        try:
+            gen(ids, 2)  # warm-up
+            t1 = gen(ids, 1)  # prefill + first token
+            tn = gen(ids, new)
+        except torch.cuda.OutOfMemoryError as exc:
+            tried[batch] = f"out of memory: {str(exc)[:120]}"
+            del ids
+            torch.cuda.empty_cache()
+            continue
+        return {
+            "engine": f"transformers {transformers.__version__} eager generate, "
+            f"torch {torch.__version__}",
+            "dtype": "bf16",
+            "batch_size": batch,
+            "larger_batches_tried": tried,
+            "prompt_tokens": prompt_len,
+            "new_tokens": new,
+            "init_s": init_s,
+            "prefill_s": t1,
+            "total_s": tn,
+            "decode_tokens_per_s": batch * (new - 1) / (tn - t1),
+            "peak_torch_mem_gb": torch.cuda.max_memory_allocated() / 1e9,
+        }
+    raise SystemExit(f"transformers: no batch of {a.hf_batch} fits ({tried})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,7 +383,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prefill-chunk", type=int, default=32)
     ap.add_argument("--soft-tokens", type=int, default=1120)
     ap.add_argument("--new-tokens", type=int, default=768)
-    ap.add_argument("--hf-batch", type=int, default=64)
+    ap.add_argument(
+        "--hf-batch",
+        default="64",
+        help="transformers batch; several (512,256): the largest that fits",
+    )
+    ap.add_argument(
+        "--hf-new-tokens",
+        type=int,
+        default=0,
+        help="tokens transformers generates (0: --new-tokens; fewer = a shorter "
+        "context, so a faster baseline)",
+    )
+    ap.add_argument(
+        "--lengths",
+        choices=["fixed", "mixed"],
+        default="fixed",
+        help="fixed: --new-tokens per page; mixed: answer_lengths() per page",
+    )
+    ap.add_argument("--tag", default="", help="suffix of the result file name")
     ap.add_argument("--hf-prompt", type=int, default=0, help="HF prompt length (0: ours' mean)")
     ap.add_argument("--no-cuda-graph", action="store_true")
     ap.add_argument(
@@ -380,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     base = [sys.executable, str(Path(__file__).resolve()), "--package", str(a.package),
             "--pages", str(a.pages), "--batch", str(a.batch), "--soft-tokens", str(a.soft_tokens),
             "--new-tokens", str(a.new_tokens), "--hf-batch", str(a.hf_batch),
-            "--prefill-chunk", str(a.prefill_chunk), "--chunk", str(a.chunk)] + (
+            "--prefill-chunk", str(a.prefill_chunk), "--chunk", str(a.chunk),
+            "--hf-new-tokens", str(a.hf_new_tokens), "--lengths", a.lengths] + (
                 ["--no-cuda-graph"] if a.no_cuda_graph else []) + (
                 ["--continuous"] if a.continuous else [])  # fmt: skip
     ours_json = tmp / "gemma_ours.json"
@@ -394,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     ours = json.loads(ours_json.read_text())
     plen = a.hf_prompt or round(ours["prompt_tokens_mean"])
     hf_json = tmp / "gemma_hf.json"
-    hf: dict[str, Any] = {"skipped": "continuous run: the baseline is the batch run's"}
-    if not a.continuous:
+    hf: dict[str, Any] = {"skipped": "continuous or mixed-length run: see the batch run's"}
+    if not a.continuous and a.lengths == "fixed" and a.hf_batch != "0":
         r = subprocess.run([*base, "--part", "hf", "--hf-prompt", str(plen), "--json",
                             str(hf_json)], cwd=ROOT)  # fmt: skip
         hf = (
@@ -421,14 +478,18 @@ def main(argv: list[str] | None = None) -> int:
         "speedup_vs_hf_decode": ours["decode_tokens_per_s"] / base_tps if base_tps else None,
         "roofline": ours.get("roofline"),
         "roofline_fraction": ours.get("roofline_fraction"),
-        "targets": {"pages_per_s": 25, "decode_tokens_per_s": 20000, "speedup_vs_hf": 10},
+        "image_tokens_per_page": a.soft_tokens,
+        "new_tokens_per_page": ours["new_tokens_per_page"],
+        "answer_lengths": ours["answer_lengths"],
+        "targets": {"pages_per_s": 15, "decode_tokens_per_s": 40000, "speedup_vs_hf": 25},
         "ours": ours,
         "hf": hf,
     }
     a.out.mkdir(parents=True, exist_ok=True)
     tag = "h200" if "H200" in gpu else gpu.lower().replace(" ", "-") or "gpu"
     mode = "-continuous" if a.continuous else ""
-    path = a.out / f"gemma-{time.strftime('%Y-%m-%d')}-{tag}{mode}.json"
+    mode += f"-{a.lengths}" if a.lengths != "fixed" else ""
+    path = a.out / f"gemma-{time.strftime('%Y-%m-%d')}-{tag}{mode}{a.tag}.json"
     path.write_text(json.dumps(row, indent=1))
     print(json.dumps({k: v for k, v in row.items() if k not in ("ours", "hf", "roofline")},
                      indent=1))  # fmt: skip

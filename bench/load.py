@@ -9,6 +9,14 @@ p95/max latency of status reads and uploads, and RSS of the web and worker proce
 every second (first vs last third: flat or not).
 
     python -m bench.load --jobs 200 --clients 20     # writes bench/results/load-<date>.json
+
+`--inline` runs the single-machine default instead: no broker, one gunicorn worker with 8
+threads, conversions on the web process's own runner thread, so uploads validate PDFs in
+isolated children while other threads of that process are busy (the stress test of issue 17:
+a child forked from a busy multithreaded process could hang). It also counts hangs (jobs not
+finished in time) and PAGE_TIMEOUT failures, both 0 when isolation is sound:
+
+    python -m bench.load --inline --jobs 200 --clients 8   # writes load-inline-<date>.json
 """
 
 from __future__ import annotations
@@ -128,16 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=540)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--inline", action="store_true", help="single-machine default, no broker")
     args = parser.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="axiya-load-"))
     redis_port, web_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("AXIYA_")}
     env.update(
-        AXIYA_DATA_DIR=str(tmp), AXIYA_BROKER_URL=f"redis://127.0.0.1:{redis_port}/0",
-        AXIYA_UPLOAD_RATE="100000/hour", DJANGO_SETTINGS_MODULE="axiya.settings",
-        OMP_THREAD_LIMIT="1",
+        AXIYA_DATA_DIR=str(tmp), AXIYA_UPLOAD_RATE="100000/hour",
+        DJANGO_SETTINGS_MODULE="axiya.settings", OMP_THREAD_LIMIT="1",
     )  # fmt: skip
+    if not args.inline:
+        env["AXIYA_BROKER_URL"] = f"redis://127.0.0.1:{redis_port}/0"
     procs: list[subprocess.Popen] = []
     logs = tmp / "logs"
     logs.mkdir()
@@ -149,21 +159,25 @@ def main(argv: list[str] | None = None) -> int:
         return proc
 
     try:
-        redis = [shutil.which("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1",
-                 "--appendonly", "yes", "--save", "", "--dir", str(tmp)]  # fmt: skip
-        start("redis", redis)
-        wait_port(redis_port)
+        if not args.inline:
+            redis = [shutil.which("redis-server"), "--port", str(redis_port), "--bind",
+                     "127.0.0.1", "--appendonly", "yes", "--save", "",
+                     "--dir", str(tmp)]  # fmt: skip
+            start("redis", redis)
+            wait_port(redis_port)
         subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env,
                        check=True)  # fmt: skip
         token = subprocess.run(
             [PY, "manage.py", "create_api_token", "loadtest"], cwd=ROOT, env=env, check=True,
             capture_output=True, text=True,
         ).stdout.strip().splitlines()[-1]  # fmt: skip
+        web_shape = ["--workers", "1", "--threads", "8"] if args.inline else [
+            "--workers", "2", "--threads", "4"]  # fmt: skip
         web = start("web", [PY, "-m", "gunicorn", "axiya.wsgi", "--bind",
-                            f"127.0.0.1:{web_port}", "--workers", "2", "--threads", "4",
-                            "--timeout", "120"])  # fmt: skip
-        worker = start("worker", [PY, "-m", "celery", "-A", "axiya", "worker", "-Q", "cpu,gpu",
-                                  "-c", "2", "-l", "warning"])  # fmt: skip
+                            f"127.0.0.1:{web_port}", *web_shape, "--timeout", "600"])  # fmt: skip
+        worker = web if args.inline else start(
+            "worker", [PY, "-m", "celery", "-A", "axiya", "worker", "-Q", "cpu,gpu", "-c", "2",
+                       "-l", "warning"])  # fmt: skip
         wait_port(web_port)
         base = f"http://127.0.0.1:{web_port}"
 
@@ -213,8 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     upload_ms = [x for c in clients for x in c.upload_ms]
     errors = [e for c in clients for e in c.errors]
     by_status: dict[str, int] = {}
+    error_codes: dict[str, int] = {}
     for job in finished.values():
         by_status[job["status"]] = by_status.get(job["status"], 0) + 1
+        if job.get("error"):
+            code = job["error"]["code"]
+            error_codes[code] = error_codes.get(code, 0) + 1
+    hangs = sum("not finished in time" in e for e in errors)
+    failures = [f"{j['error']['code']}: {j['error']['message']}" for j in finished.values()
+                if j.get("error")]  # fmt: skip
     ids = [j["id"] for j in listed]
     third = max(1, len(samples) // 3)
 
@@ -223,15 +244,21 @@ def main(argv: list[str] | None = None) -> int:
 
     result = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": f"python -m bench.load --jobs {args.jobs} --clients {args.clients}",
+        "command": f"python -m bench.load{' --inline' if args.inline else ''} --jobs {args.jobs} "
+        f"--clients {args.clients}",
         "machine": {
             "cpus": os.cpu_count(),
             "memory_gb": round(psutil.virtual_memory().total / 2**30),
         },
-        "stack": "gunicorn 2x4 threads, celery prefork -c 2, redis appendonly, SQLite",
+        "stack": "gunicorn 1x8 threads, inline runner thread (no broker), SQLite"
+        if args.inline
+        else "gunicorn 2x4 threads, celery prefork -c 2, redis appendonly, SQLite",
         "jobs_posted": args.jobs,
         "jobs_finished": len(finished),
         "by_status": by_status,
+        "error_codes": error_codes,
+        "hangs": hangs,
+        "page_timeouts": error_codes.get("PAGE_TIMEOUT", 0),
         "jobs_listed_by_server": len(ids),
         "duplicates_listed": len(ids) - len(set(ids)),
         "lost": args.jobs - len(finished),
@@ -239,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             j["progress"]["pages_done"] == j["progress"]["pages_total"] for j in finished.values()
         ),
         "errors": errors[:20],
+        "failures": failures[:20],
         "elapsed_s": round(elapsed, 1),
         "jobs_per_min": round(len(finished) / elapsed * 60, 1),
         "status_reads": len(status_ms),
@@ -262,12 +290,17 @@ def main(argv: list[str] | None = None) -> int:
         },
         "rss_samples": samples[:: max(1, len(samples) // 60)],
     }
-    shutil.rmtree(tmp, ignore_errors=True)
-    out = args.out or ROOT / "bench" / "results" / f"load-{dt.date.today().isoformat()}.json"
+    kind = "load-inline" if args.inline else "load"
+    out = args.out or ROOT / "bench" / "results" / f"{kind}-{dt.date.today().isoformat()}.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "rss_samples"}, indent=2))
     print(f"wrote {out}")
     ok = not errors and len(finished) == args.jobs and len(ids) == len(set(ids)) == args.jobs
+    ok = ok and not error_codes
+    if ok:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"kept the server logs for a look: {logs}")
     return 0 if ok else 1
 
 

@@ -24,13 +24,19 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import django  # noqa: E402
 
-django.setup()
+if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
+    django.setup()
 
 from rapidfuzz.distance import Levenshtein  # noqa: E402
 
 from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
-from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
-from conversion.pipeline.quality import cer, normalize_text  # noqa: E402
+from bench.quality import (  # noqa: E402
+    cer,
+    iter_main_text,  # noqa: E402
+    normalize_text,
+)
+from conversion.pipeline.convert import convert_pdf  # noqa: E402
+from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 
 

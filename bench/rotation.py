@@ -23,13 +23,15 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import django  # noqa: E402
 
-django.setup()
+if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
+    django.setup()
 
 import pymupdf  # noqa: E402
 
 from bench.common import DOCS, RESOURCES, as_pdf, warm_up  # noqa: E402
-from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text  # noqa: E402
-from conversion.pipeline.quality import cer  # noqa: E402
+from bench.quality import cer, iter_main_text  # noqa: E402
+from conversion.pipeline.convert import convert_pdf  # noqa: E402
+from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 
 DOCUMENTS = ["linn.pdf", "multipage.pdf", "c02-22.pdf", "eurotext.tif"]
@@ -58,7 +60,7 @@ def main() -> None:
                 result = convert_pdf(turned(pdf, angle, tmpdir), tmpdir / "out", engine,
                                      ConvertOptions())  # fmt: skip
                 text = "\n".join(iter_main_text(result.html_path.read_text()))
-                timings = result.report["timings"]
+                timings = result.timings
                 rows.append(
                     {
                         "document": name,

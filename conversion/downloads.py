@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import unicodedata
 import zipfile
-from pathlib import Path
 from typing import IO
 from urllib.parse import quote
 
@@ -23,11 +23,35 @@ from conversion.models import Job
 from conversion.pipeline.report_html import render_report
 
 _FILES_LINK = re.compile(rf'(\b(?:src|href)=")({re.escape(storage.OUTPUT_STEM)}_files/)')
+STEM_MAX = 120
+# Characters no file system takes in a name (Windows' set; "/" and NUL everywhere).
+_UNSAFE_IN_NAME = re.compile(r'[<>:"/\\|?*]')
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL"} | {
+    f"{port}{n}" for port in ("COM", "LPT") for n in range(10)
+}
 
 
 def download_stem(job: Job) -> str:
-    """The name every download of this job starts with: the upload's name without `.pdf`."""
-    return Path(job.original_name).stem.strip() or "document"
+    """The name every download of this job starts with: the upload's name without `.pdf`,
+    made safe for any file system and unzip tool. The upload name is the uploader's: no folder
+    part, drive letter, control or format character, reserved character, or leading and
+    trailing dot or space survives; a dots-only or empty name becomes "document"; a Windows
+    device name (CON, LPT1...) gets a "_" (issue 17: "...pdf" unzipped to "../document.html",
+    "C:evil.pdf" to "C:evil/...")."""
+    name = re.split(r"[/\\]", job.original_name or "")[-1]
+    name = _DRIVE.sub("", name)
+    if name.lower().endswith(".pdf"):
+        name = name[:-4]
+    name = unicodedata.normalize("NFC", name)
+    name = "".join(c for c in name if not unicodedata.category(c).startswith("C"))
+    name = _UNSAFE_IN_NAME.sub("_", name)
+    name = " ".join(name.split())[:STEM_MAX].strip(" .")
+    if not name:
+        return "document"
+    if name.split(".")[0].upper() in _WINDOWS_DEVICES:
+        name = f"_{name}"
+    return name
 
 
 def html_name(job: Job) -> str:

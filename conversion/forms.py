@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 
+from axiya.config import config
 from conversion import selectors
 from conversion.engines import ENGINES, engine_label
 from conversion.languages import clean_language
@@ -22,7 +22,7 @@ class MultipleFileField(forms.FileField):
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
-        """Every chosen file, each checked later on its own (services.job_create): an empty or
+        """Every chosen file, each checked later on its own (runner.job_create): an empty or
         broken file is reported by name beside the others, never instead of them."""
         files = [d for d in (data if isinstance(data, list | tuple) else [data]) if d]
         if not files:
@@ -58,7 +58,7 @@ class UploadForm(forms.Form):
     def files_help(self) -> str:
         return (
             "Choose one or more scanned PDFs, or drop them on this box. "
-            f"Up to {settings.AXIYA_MAX_UPLOAD_MB} MiB and {settings.AXIYA_MAX_PAGES} pages each."
+            f"Up to {config().limits.max_upload_mb} MiB and {config().limits.max_pages} pages each."
         )
 
 

@@ -51,6 +51,9 @@ class Job(models.Model):
     engine = models.CharField(max_length=16)
     engine_info = models.JSONField(default=dict, blank=True)  # package name, sha256, version
     language = models.CharField(max_length=35, blank=True)  # forced by the user, or detected
+    # What the user asked for ("" = detect): a re-run assembles the document as the first run did.
+    requested_language = models.CharField(max_length=35, blank=True)
+    repaired = models.BooleanField(default=False)  # MuPDF rebuilt the upload's broken structure
     title = models.CharField(max_length=255, blank=True)
     pages_total = models.PositiveIntegerField(default=0)
     pages_done = models.PositiveIntegerField(default=0)
@@ -64,13 +67,12 @@ class Job(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # Reviewers (the group conversion.roles.REVIEWERS holds it) see every job and correct
+        # results; staff status alone (the admin site) does not grant it.
+        permissions = [("review_job", "Can review and correct any converted document")]
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.status})"
-
-    @property
-    def stem(self) -> str:
-        return "document"
 
     @property
     def engine_label(self) -> str:
@@ -140,7 +142,13 @@ class ReviewEvent(models.Model):
         APPROVE = "approve", "Approved document"
         REJECT = "reject", "Rejected document"
 
-    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="review_events")
+    # The trail outlives its job: deleting the job leaves job empty, job_ref and job_name say
+    # which document it was.
+    job = models.ForeignKey(
+        Job, on_delete=models.SET_NULL, null=True, blank=True, related_name="review_events"
+    )
+    job_ref = models.UUIDField(null=True, db_index=True)
+    job_name = models.CharField(max_length=255, blank=True)
     page = models.PositiveIntegerField(null=True, blank=True)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
@@ -156,4 +164,4 @@ class ReviewEvent(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.get_action_display()} on {self.job_id} by {self.actor_id}"
+        return f"{self.get_action_display()} on {self.job_ref} by {self.actor_id}"

@@ -1,28 +1,27 @@
-"""ConvertOptions from Django settings: the one bridge from settings to the pipeline."""
+"""ConvertOptions from the settings (axiya.config): the one bridge from settings to the flow."""
 
 from __future__ import annotations
 
-from django.conf import settings
-
-from conversion.pipeline.convert import ConvertOptions
+from axiya.config import config
+from conversion.engines import engine_spec
+from conversion.pipeline.flow import ConvertOptions, Isolation
 from conversion.pipeline.rasterize import RasterOptions
 from conversion.pipeline.validate import Limits
 
 
 def convert_options(*, language: str | None = None, engine: str | None = None) -> ConvertOptions:
-    # The model reads pages in batches (one generate for several pages); Tesseract one by one.
-    batch = settings.AXIYA_GEMMA_BATCH if engine == "gemma" else 1
+    c = config()
     return ConvertOptions(
-        batch_size=batch,
+        # A batched engine (the model) reads several pages in one call; Tesseract one by one.
+        batch_size=c.batching.batch if engine and engine_spec(engine).batched else 1,
         limits=Limits(
-            max_bytes=settings.AXIYA_MAX_UPLOAD_MB * 1024 * 1024,
-            max_pages=settings.AXIYA_MAX_PAGES,
-            max_image_megapixels=settings.AXIYA_MAX_IMAGE_MEGAPIXELS,
+            max_bytes=c.limits.max_bytes,
+            max_pages=c.limits.max_pages,
+            max_image_megapixels=c.limits.max_image_megapixels,
         ),
         raster=RasterOptions(
-            dpi=settings.AXIYA_DPI,
-            max_dpi=settings.AXIYA_MAX_DPI,
-            max_megapixels=settings.AXIYA_MAX_PAGE_MEGAPIXELS,
+            dpi=c.raster.dpi, max_dpi=c.raster.max_dpi, max_megapixels=c.raster.max_page_megapixels
         ),
+        isolation=Isolation(timeout_s=c.timeouts.page_s, memory_mb=c.raster.memory_mb),
         language=language,
     )

@@ -3,7 +3,7 @@
 audit trail (ReviewEvent) and into the output files, so every download carries it.
 
 The output document is the source of truth: a page is the run of `<main>`'s children between its
-`doc-pagebreak` marker and the next one (render.py writes them that way).
+`doc-pagebreak` marker and the next one (conversion.pipeline.output_format).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,7 +20,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from conversion import services, storage
-from conversion.engines import get_engine
 from conversion.models import (
     Job,
     JobReview,
@@ -30,21 +28,17 @@ from conversion.models import (
     ReviewEvent,
     ReviewState,
 )
+from conversion.pipeline import flow, output_format
 from conversion.pipeline.accessibility import check_html
-from conversion.pipeline.convert import (
-    build_document,
-    render_and_check,
-    run_engine,
-)
 from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.report_html import render_report
 from conversion.pipeline.sanitize import sanitize_fragment
-from conversion.review_rebuild import rebuild_derived
-from models.engine import reading_from_json, reading_to_json
+from conversion.review_rebuild import keep_edits, rebuilt
+from models.engine import PageReading, reading_from_json
 
 Action = ReviewEvent.Action
-# render.py writes role="doc-pagebreak separator" (the fallback role satisfies axe).
-_PAGEBREAK = {"role": re.compile(r"\bdoc-pagebreak\b")}
+_PAGEBREAK = {"role": output_format.PAGEBREAK_ROLE_RE}
 
 
 class ReviewError(ConversionError):
@@ -88,7 +82,7 @@ def _page_nodes(soup: BeautifulSoup, number: int) -> tuple[Tag, list]:
         raise ReviewError(f"The document has no page {number}.")
     nodes = []
     for sibling in marker.next_siblings:
-        if isinstance(sibling, Tag) and "doc-pagebreak" in (sibling.get("role") or ""):
+        if isinstance(sibling, Tag) and _PAGEBREAK["role"].search(sibling.get("role") or ""):
             break
         nodes.append(sibling)
     return marker, nodes
@@ -113,10 +107,16 @@ def page_figures(*, job: Job, number: int) -> list[dict]:
         for fig in figures:
             img = fig.find("img")
             alt = img.get("alt", "") if img else fig.get("aria-label", "")
+            src = img.get("src", "") if img else ""
+            folder, _, name = src.partition("/")
             out.append(
                 {
                     "id": fig.get("id", ""),
-                    "src": img.get("src", "") if img else "",
+                    "src": src,
+                    # The figure's own file, when src names one (an edit may have left any src).
+                    "file": name
+                    if folder == storage.files_dir(job.id).name and "/" not in name
+                    else "",
                     "alt": alt,
                     "needs_alt": fig.get("data-review") == "alt-missing",
                 }
@@ -145,34 +145,37 @@ def _finding_key(f: dict) -> tuple:
     return (f.get("code"), f.get("element"), f.get("page"), f.get("message"))
 
 
-def _write(
-    job: Job, *, old_html: str, soup: BeautifulSoup, drop_page: int | None = None,
-    extra_findings: list[dict] | None = None,
+def _write(job: Job, *, old_html: str, soup: BeautifulSoup) -> None:
+    """Write the edited document (navigation and title rebuilt) and a report re-checked against
+    it, atomically."""
+    new_html, title = rebuilt(soup)
+    _write_html(job, old_html=old_html, new_html=new_html, title=title)
+
+
+def _write_html(
+    job: Job, *, old_html: str, new_html: str, title: str,
+    reread: tuple[int, list[dict]] | None = None,
 ) -> None:  # fmt: skip
-    """Write the edited document, with its table of contents, page list and title rebuilt, and
-    a report re-checked against it, atomically. The job's status follows the new evidence
-    (unless a reviewer has approved the document)."""
-    title = rebuild_derived(soup)
-    new_html = str(soup)
-    if not new_html.lstrip().lower().startswith("<!doctype"):
-        new_html = "<!DOCTYPE html>\n" + new_html
+    """Write new_html and a report re-checked against it, atomically. `reread`: (page number,
+    the reading findings of the document read again): they replace that page's and the
+    document-wide ones. The job's status follows the new evidence (unless a reviewer has
+    approved the document)."""
     report_path = storage.report_path(job.id)
     report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
     pages = report.get("pages") or job.pages_total or None
     old_checks = {_finding_key(f.as_dict()) for f in check_html(old_html, expected_pages=pages)}
     # Findings of the reading itself (engine notes, blank pages) stay; the HTML checks are redone.
-    kept = [
-        f
-        for f in report.get("findings", [])
-        if _finding_key(f) not in old_checks and (drop_page is None or f.get("page") != drop_page)
-    ]
-    findings = kept + (extra_findings or [])
-    findings += [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
-    report["findings"] = findings
-    report["summary"] = summarize(findings)
+    kept = [f for f in report.get("findings", []) if _finding_key(f) not in old_checks]
+    if reread is not None:
+        number, fresh = reread
+        kept = [f for f in kept if f.get("page") not in (None, number)]
+        kept += [f for f in fresh if f.get("page") in (None, number)]
+    checks = [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
+    report["findings"] = flow.in_page_order(kept + checks)
+    report["summary"] = summarize(report["findings"])
     report["title"] = title
     _atomic_write(storage.html_path(job.id), new_html)
-    _atomic_write(report_path, json.dumps(report, indent=2))
+    _write_report(job, report)
     update = {"summary": report["summary"], "title": title[:255]}
     approved = JobReview.objects.filter(job=job, state=ReviewState.APPROVED).exists()
     if job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW) and not approved:
@@ -180,6 +183,15 @@ def _write(
     Job.objects.filter(pk=job.pk).update(**update)
     for field, value in update.items():
         setattr(job, field, value)
+
+
+def _write_report(job: Job, report: dict) -> None:
+    """report.json and the report.html beside it (as flow.finish writes them)."""
+    html_path = storage.html_path(job.id)
+    _atomic_write(storage.report_path(job.id), json.dumps(report, indent=2))
+    _atomic_write(
+        storage.report_html_path(job.id), render_report(report, document_href=html_path.name)
+    )
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -198,6 +210,8 @@ def _record(
 ) -> ReviewEvent:  # fmt: skip
     return ReviewEvent.objects.create(
         job=job,
+        job_ref=job.id,
+        job_name=job.original_name,
         actor=actor if actor is not None and actor.is_authenticated else None,
         action=action,
         page=page,
@@ -240,10 +254,12 @@ def review_edit_alt(
         )  # fmt: skip
 
 
-def _clean_page_html(html: str) -> str:
+def _clean_page_html(job: Job, html: str) -> str:
     """Sanitize a reviewer's page HTML, and keep it inside its page: no page markers of its own,
-    no second <main>, navigation or header."""
-    clean = BeautifulSoup(sanitize_fragment(html), "html.parser")
+    no second <main>, navigation or header, no image but the document's own figure files."""
+    files = storage.files_dir(job.id)
+    images = {f"{files.name}/{p.name}" for p in files.iterdir()} if files.is_dir() else set()
+    clean = BeautifulSoup(sanitize_fragment(html, images=images), "html.parser")
     for el in clean.find_all(attrs=_PAGEBREAK):
         el.decompose()
     for el in clean.find_all(["main", "header", "nav"]):
@@ -257,7 +273,7 @@ def review_edit_page_html(
     old_html, soup = _soup(job)
     marker, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
-    after = _clean_page_html(html)
+    after = _clean_page_html(job, html)
     if after == before:
         return None
     _replace_nodes(marker, nodes, after)
@@ -370,55 +386,54 @@ def review_set_job_state(
                 "note": note,
                 "open_findings_overridden": open_count if state == ReviewState.APPROVED else 0,
             }
-            _atomic_write(report_path, json.dumps(report, indent=2))
+            _write_report(job, report)
         action = Action.APPROVE if state == ReviewState.APPROVED else Action.REJECT
         return _record(job=job, actor=actor, action=action, before=before, after=state, note=note)
 
 
-def review_rerun_page(*, job: Job, number: int, actor: AbstractBaseUser | None) -> ReviewEvent:
-    """Read one page again with the job's engine and put the new reading in place of that page's
-    HTML (edits on other pages stay)."""
+def review_apply_rerun(
+    *, job: Job, number: int, reading: PageReading, actor: AbstractBaseUser | None
+) -> ReviewEvent:
+    """Put a new reading of one page in place of that page (conversion.runner read it; edits on
+    other pages stay). The document is finished again from the stored readings with this one
+    replaced, as flow.finish does; a page a reviewer changed keeps its edited text (and the
+    navigation is then rebuilt), so a document nobody edited elsewhere comes out byte for byte
+    as a fresh conversion would."""
     old_html, soup = _soup(job)
-    page = Page.objects.filter(job=job, number=number).first()
-    image_path = storage.page_image(job.id, number)
-    if page is None or not image_path.exists():
-        raise ReviewError(f"Page {number} has no scan to read again.")
-    engine = get_engine(job.engine)
-    (reading,) = run_engine(engine, [storage.engine_input(page)])
-    pages = list(Page.objects.filter(job=job).order_by("number"))
+    _, nodes = _page_nodes(soup, number)
+    before = "".join(str(n) for n in nodes).strip()
     readings = [
         reading if p.number == number else reading_from_json(p.reading)
-        for p in pages
+        for p in Page.objects.filter(job=job).order_by("number")
         if p.reading or p.number == number
     ]
-    load_image = functools.partial(storage.read_page_image, job.id)
     stem = storage.OUTPUT_STEM
     with tempfile.TemporaryDirectory(prefix="axiya-rerun-") as tmp:
         staged = Path(tmp) / "files"
-        document = build_document(
-            readings, load_image, title=job.title or Path(job.original_name).stem,
-            language=job.language or None, files_dir=staged,
+        document = flow.build_document(
+            readings, functools.partial(storage.read_page_image, job.id),
+            title=flow.document_title(job.original_name),
+            language=job.requested_language or None, files_dir=staged,
         )  # fmt: skip
-        html, findings = render_and_check(document, files_dir_name=f"{stem}_files")
-        fresh = BeautifulSoup(html, "html.parser")
-        _, fresh_nodes = _page_nodes(fresh, number)
-        new_fragment = "".join(str(n) for n in fresh_nodes).strip()
+        fresh_html, _ = flow.render_and_check(document, files_dir_name=f"{stem}_files")
         files = storage.files_dir(job.id)
         if staged.exists():
             for figure in staged.glob(f"figure-*-p{number}.png"):
                 files.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(figure, files / figure.name)
-    marker, nodes = _page_nodes(soup, number)
-    before = "".join(str(n) for n in nodes).strip()
-    _replace_nodes(marker, nodes, new_fragment)
-    reading_findings = [f.as_dict() for f in document.findings if f.page == number]
+    new_html, title = keep_edits(old_html, fresh_html, number, document.title)
+    fresh_findings = [f.as_dict() for f in flow.reading_findings(document, repaired=job.repaired)]
     with transaction.atomic():
-        Page.objects.filter(pk=page.pk).update(reading=reading_to_json(reading))
-        _write(job, old_html=old_html, soup=soup, drop_page=number, extra_findings=reading_findings)
+        services.page_reading_set(job_id=job.id, number=number, reading=reading)
+        _write_html(
+            job, old_html=old_html, new_html=new_html, title=title,
+            reread=(number, fresh_findings),
+        )  # fmt: skip
         cleared = _clear_page_state(job, number)
         return _record(
             job=job, actor=actor, action=Action.RERUN_PAGE, page=number,
-            target=f"#page-{number}", before=before, after=new_fragment,
+            target=f"#page-{number}", before=before,
+            after=output_format.page_text(new_html, number).strip(),
             note=f"engine {job.engine}" + (f"; its earlier decision ({cleared}) was cleared"
                                            if cleared else ""),
         )  # fmt: skip

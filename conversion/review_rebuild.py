@@ -5,6 +5,8 @@ built again from the edited document, as the renderer builds it from a fresh rea
 - the page list (from the page-break markers),
 - `<title>` (the first heading's text; the old title stays when no heading is left),
 - the title `<h1>` the renderer puts in a `<header>` when the text has no heading of its own.
+
+And what a re-read page keeps of the document it replaces a page of (keep_edits).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 
 from bs4 import BeautifulSoup, Tag
 
+from conversion.pipeline import output_format
 from conversion.pipeline.render import navigation_html
 
 _HEADING = re.compile(r"^h[1-6]$")
@@ -76,3 +79,34 @@ def rebuild_derived(soup: BeautifulSoup) -> str:
     if soup.title is not None:
         soup.title.string = title
     return title
+
+
+def rebuilt(soup: BeautifulSoup) -> tuple[str, str]:
+    """The edited document with its table of contents, page list and title rebuilt: (HTML,
+    title)."""
+    title = rebuild_derived(soup)
+    html = str(soup)
+    if not html.lstrip().lower().startswith("<!doctype"):
+        html = "<!DOCTYPE html>\n" + html
+    return html, title
+
+
+def _same_markup(a: str, b: str) -> bool:
+    return str(BeautifulSoup(a, "html.parser")) == str(BeautifulSoup(b, "html.parser"))
+
+
+def keep_edits(current: str, fresh: str, number: int, title: str) -> tuple[str, str]:
+    """The freshly rendered document, with every page other than `number` whose text a reviewer
+    changed taken from the current one. Returns (HTML, title)."""
+    edited = False
+    for other in output_format.page_numbers(fresh):
+        if other == number:
+            continue
+        try:
+            text = output_format.page_text(current, other)
+        except output_format.NoSuchPage:
+            continue
+        if not _same_markup(text, output_format.page_text(fresh, other)):
+            fresh = output_format.replace_page(fresh, other, text)
+            edited = True
+    return rebuilt(BeautifulSoup(fresh, "html.parser")) if edited else (fresh, title)

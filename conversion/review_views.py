@@ -3,6 +3,7 @@ Thin, like views.py: writes go through conversion.review."""
 
 from __future__ import annotations
 
+import re
 from functools import wraps
 
 from django.contrib import messages
@@ -14,29 +15,30 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from conversion import downloads, review, selectors, storage
+from conversion import dispatch, downloads, review, selectors, storage
 from conversion.findings import present as present_findings
 from conversion.forms import AltTextForm, DecisionForm, PageHtmlForm, ReviewFilterForm
 from conversion.models import Job, JobReview, ReviewState
 from conversion.pipeline.document import OPEN_LEVELS
 from conversion.pipeline.errors import ConversionError
+from conversion.roles import can_review
 from conversion.views import view_token
 
 QUEUE_PAGE_SIZE = 50
 
 
-def staff_required(view):
+def reviewer_required(view):
     @wraps(view)
     @login_required
     def wrapper(request: HttpRequest, *args, **kwargs):
-        if not request.user.is_staff:
-            raise PermissionDenied("The review dashboard is for staff.")
+        if not can_review(request.user):
+            raise PermissionDenied("The review dashboard is for reviewers.")
         return view(request, *args, **kwargs)
 
     return wrapper
 
 
-@staff_required
+@reviewer_required
 def review_queue(request: HttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET or None)
     page = Paginator(form.queue(), QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
@@ -53,12 +55,12 @@ def _review_job(job_id) -> Job:
     return job
 
 
-@staff_required
+@reviewer_required
 def review_job(request: HttpRequest, job_id) -> HttpResponse:
     return redirect("review-page", job_id=_review_job(job_id).id, number=1)
 
 
-@staff_required
+@reviewer_required
 def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
     job = _review_job(job_id)
     if not 1 <= number <= max(job.pages_total, 1):
@@ -73,7 +75,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
     findings = [f for f in report.get("findings", []) if f.get("page") in (None, number)]
     output = storage.html_path(job.id)
     html = output.read_text(encoding="utf-8") if output.exists() else None
-    token = view_token(job)
+    token = view_token(job, user=request.user)
     job_review = JobReview.objects.filter(job=job).first()
     page_state = (job_review.page_states or {}).get(str(number), "") if job_review else ""
     context = {
@@ -103,7 +105,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
     return render(request, "conversion/review_page.html", context)
 
 
-@staff_required
+@reviewer_required
 def review_scan(request: HttpRequest, job_id, number: int) -> FileResponse:
     job = _review_job(job_id)
     path = storage.page_image(job.id, number)
@@ -118,7 +120,7 @@ def _back(job: Job, number: int | None) -> HttpResponse:
     return redirect("review-page", job_id=job.id, number=number)
 
 
-@staff_required
+@reviewer_required
 @require_POST
 def review_alt(request: HttpRequest, job_id, number: int) -> HttpResponse:
     job = _review_job(job_id)
@@ -138,7 +140,7 @@ def review_alt(request: HttpRequest, job_id, number: int) -> HttpResponse:
     return _back(job, number)
 
 
-@staff_required
+@reviewer_required
 @require_POST
 def review_html(request: HttpRequest, job_id, number: int) -> HttpResponse:
     job = _review_job(job_id)
@@ -157,7 +159,7 @@ def review_html(request: HttpRequest, job_id, number: int) -> HttpResponse:
     return _back(job, number)
 
 
-@staff_required
+@reviewer_required
 @require_POST
 def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpResponse:
     job = _review_job(job_id)
@@ -168,8 +170,10 @@ def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpRespo
     decision, note = form.cleaned_data["decision"], form.cleaned_data["note"]
     try:
         if decision == "rerun":
-            review.review_rerun_page(job=job, number=number, actor=request.user)
-            messages.success(request, f"Page {number} was read again.")
+            dispatch.enqueue_rerun(job=job, number=number, actor=request.user)
+            messages.success(
+                request, f"Page {number} is being read again: reload this page in a moment."
+            )
         else:
             state = ReviewState.APPROVED if decision == "approve" else ReviewState.REJECTED
             review.review_set_page_state(
@@ -184,13 +188,14 @@ def review_page_decision(request: HttpRequest, job_id, number: int) -> HttpRespo
     return _back(job, number)
 
 
-@staff_required
+@reviewer_required
 @require_POST
 def review_job_decision(request: HttpRequest, job_id) -> HttpResponse:
     job = _review_job(job_id)
     form = DecisionForm(request.POST)
-    number = request.POST.get("page")
-    back_to = int(number) if number and number.isdigit() else None
+    number = request.POST.get("page") or ""
+    # ASCII digits only: "²".isdigit() is true and int("²") fails.
+    back_to = int(number) if re.fullmatch(r"[0-9]{1,6}", number) else None
     if not form.is_valid() or form.cleaned_data["decision"] == "rerun":
         messages.error(request, "Choose approve or reject.")
         return _back(job, back_to)

@@ -1,4 +1,4 @@
-"""Reads. A user sees only their own jobs; staff see all."""
+"""Reads. A user sees only their own jobs and batches; reviewers see all (conversion.roles)."""
 
 from __future__ import annotations
 
@@ -7,22 +7,24 @@ from django.db.models import F, IntegerField, Q, QuerySet
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 
-from conversion.models import Job, JobStatus
+from conversion import storage
+from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.roles import can_review
 
 
 def jobs_for_user(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Job]:
-    qs = Job.objects.all() if user.is_staff else Job.objects.filter(owner=user)
+    qs = Job.objects.all() if can_review(user) else Job.objects.filter(owner=user)
     if status:
         qs = qs.filter(status=status)
     return qs
 
 
+def batches_for_user(*, user: AbstractBaseUser) -> QuerySet[Batch]:
+    return Batch.objects.all() if can_review(user) else Batch.objects.filter(owner=user)
+
+
 def job_get_for_user(*, user: AbstractBaseUser, job_id) -> Job | None:
     return jobs_for_user(user=user).filter(pk=job_id).first()
-
-
-def jobs_for_review() -> QuerySet[Job]:
-    return Job.objects.filter(status=JobStatus.NEEDS_REVIEW)
 
 
 def queue_position(*, job: Job) -> int | None:
@@ -76,3 +78,26 @@ def review_queue(
 
 def review_events(*, job: Job) -> QuerySet:
     return job.review_events.select_related("actor")
+
+
+def pages_to_read(*, job_id) -> list[int]:
+    """Ids of the job's pages that are not done, in page order (none once the job ended)."""
+    if Job.objects.get(pk=job_id).is_finished:
+        return []
+    return list(
+        Page.objects.filter(job_id=job_id)
+        .exclude(status=PageStatus.DONE)
+        .order_by("number")
+        .values_list("id", flat=True)
+    )
+
+
+def job_all_pages_done(*, job_id) -> bool:
+    total = Job.objects.values_list("pages_total", flat=True).get(pk=job_id)
+    return Page.objects.filter(job_id=job_id, status=PageStatus.DONE).count() == total
+
+
+def page_has_scan(*, job_id, number: int) -> bool:
+    """The page exists and its rasterized image is on disk (it can be read again)."""
+    exists = Page.objects.filter(job_id=job_id, number=number).exists()
+    return exists and storage.page_image(job_id, number).exists()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from PIL import Image
 
+from conversion.pipeline import flow
 from models.engine import PageImage
 
 if TYPE_CHECKING:
@@ -24,23 +25,22 @@ def source_pdf(job_id) -> Path:
     return job_dir(job_id) / "source.pdf"
 
 
+def pages_dir(job_id) -> Path:
+    return job_dir(job_id) / "pages"
+
+
 def page_image(job_id, number: int) -> Path:
-    return job_dir(job_id) / "pages" / f"{number}.png"
+    return flow.page_file(pages_dir(job_id), number)
 
 
 def read_page_image(job_id, number: int) -> Image.Image | None:
     """A rasterized page as RGB; None when it was never rasterized (or its file is gone)."""
-    path = page_image(job_id, number)
-    if not path.exists():
-        return None
-    with Image.open(path) as img:
-        return img.convert("RGB")
+    return flow.page_image(pages_dir(job_id), number)
 
 
 def engine_input(page: Page) -> PageImage:
     """A rasterized page as an engine reads it (FileNotFoundError when it has no image)."""
-    with Image.open(page_image(page.job_id, page.number)) as img:
-        return PageImage(image=img.convert("RGB"), page_number=page.number, dpi=page.dpi or 300)
+    return flow.page_input(pages_dir(page.job_id), page.number, page.dpi)
 
 
 def out_dir(job_id) -> Path:
@@ -48,12 +48,16 @@ def out_dir(job_id) -> Path:
 
 
 def html_path(job_id) -> Path:
-    return out_dir(job_id) / f"{OUTPUT_STEM}.html"
-
-
-def report_path(job_id) -> Path:
-    return out_dir(job_id) / f"{OUTPUT_STEM}.report.json"
+    return flow.output_paths(out_dir(job_id), OUTPUT_STEM)[0]
 
 
 def files_dir(job_id) -> Path:
-    return out_dir(job_id) / f"{OUTPUT_STEM}_files"
+    return flow.output_paths(out_dir(job_id), OUTPUT_STEM)[1]
+
+
+def report_path(job_id) -> Path:
+    return flow.output_paths(out_dir(job_id), OUTPUT_STEM)[2]
+
+
+def report_html_path(job_id) -> Path:
+    return flow.output_paths(out_dir(job_id), OUTPUT_STEM)[3]

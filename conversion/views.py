@@ -8,10 +8,13 @@ no session cookie with its image requests; the signature is what authorizes them
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
 from django.core.paginator import Page, Paginator
 from django.db import transaction
@@ -21,11 +24,13 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods
 
-from conversion import downloads, review, selectors, services, storage
-from conversion.api.throttles import UploadRateThrottle
+from conversion import dispatch, downloads, review, selectors, services, storage
+from conversion.api.throttles import charge_uploads
 from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
 from conversion.pipeline.errors import ConversionError, error_class
+from conversion.request_limits import throttled_response
+from conversion.runner import jobs as runner
 
 # Results never run script in the site's origin, whatever a scan says.
 RESULT_CSP = (
@@ -33,8 +38,9 @@ RESULT_CSP = (
     "frame-ancestors 'self'; form-action 'none'; base-uri 'none'"
 )
 HOME_PAGE_SIZE = 25
+_FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 VIEW_SALT = "axiya.view"
-VIEW_MAX_AGE = 12 * 3600
+VIEW_MAX_AGE = 3600  # the page that frames a result makes a fresh link each time it is shown
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -50,14 +56,10 @@ def home(request: HttpRequest) -> HttpResponse:
         files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
     form = UploadForm(request.POST if bound else None, files)
     if bound:
-        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file.
-        if not UploadRateThrottle().allow_request(request, None):
-            message = "Too many uploads in a short time: wait a while and try again (THROTTLED)."
-            if _wants_json(request):
-                return JsonResponse({"errors": [message]}, status=429)
-            messages.error(request, message)
-            context = {"form": UploadForm(), "jobs": _home_jobs(request)}
-            return render(request, "conversion/home.html", context, status=429)
+        # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file:
+        # UploadThrottleMiddleware refused an exhausted budget before the body was read.
+        if form.is_valid() and charge_uploads(request.user, len(form.cleaned_data["files"])):
+            return throttled_response(request)
         if form.is_valid():
             jobs, errors, batch = _create_jobs(request, form)
             if jobs:
@@ -97,12 +99,14 @@ def _create_jobs(
             try:
                 with transaction.atomic():
                     jobs.append(
-                        services.job_create(
-                            owner=request.user,
-                            upload=upload,
-                            engine=form.cleaned_data["engine"] or None,
-                            language=form.cleaned_data["language"] or None,
-                            batch=batch,
+                        dispatch.submit(
+                            runner.job_create(
+                                owner=request.user,
+                                upload=upload,
+                                engine=form.cleaned_data["engine"] or None,
+                                language=form.cleaned_data["language"] or None,
+                                batch=batch,
+                            )
                         )
                     )
             except ConversionError as exc:
@@ -119,16 +123,29 @@ def _own_job(request: HttpRequest, job_id) -> Job:
     return job
 
 
-def view_token(job: Job) -> str:
-    return signing.dumps(str(job.id), salt=VIEW_SALT)
+def view_token(job: Job, *, user: AbstractBaseUser) -> str:
+    """A short-lived link to a result for one user: `<user id>.<signature>`. The signature
+    covers the job and is keyed on the user's session hash (from their password hash), so it
+    dies with a password change, and even the secret key alone cannot mint one; the link only
+    opens what that user may still see."""
+    return f"{user.pk}.{signing.dumps(str(job.id), salt=_view_salt(user))}"
+
+
+def _view_salt(user: AbstractBaseUser) -> str:
+    return f"{VIEW_SALT}:{user.pk}:{user.get_session_auth_hash()}"
 
 
 def _job_from_token(token: str) -> Job:
+    user_pk, _, signed = token.partition(".")
+    users = get_user_model().objects.filter(is_active=True)
+    user = users.filter(pk=int(user_pk)).first() if user_pk.isdigit() else None
+    if user is None:
+        raise Http404("No such link.")
     try:
-        job_id = signing.loads(token, salt=VIEW_SALT, max_age=VIEW_MAX_AGE)
+        job_id = signing.loads(signed, salt=_view_salt(user), max_age=VIEW_MAX_AGE)
     except signing.BadSignature as exc:
         raise Http404("This link has expired: open the document from its job page again.") from exc
-    job = Job.objects.filter(pk=job_id).first()
+    job = selectors.job_get_for_user(user=user, job_id=job_id)
     if job is None:
         raise Http404("No such job.")
     return job
@@ -137,7 +154,7 @@ def _job_from_token(token: str) -> Job:
 @login_required
 def job_detail(request: HttpRequest, job_id) -> HttpResponse:
     job = _own_job(request, job_id)
-    token = view_token(job) if storage.html_path(job.id).exists() else None
+    token = view_token(job, user=request.user) if storage.html_path(job.id).exists() else None
     return render(
         request,
         "conversion/job.html",
@@ -182,8 +199,7 @@ def job_status(request: HttpRequest, job_id) -> JsonResponse:
 
 @login_required
 def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
-    qs = Batch.objects.all() if request.user.is_staff else Batch.objects.filter(owner=request.user)
-    batch = qs.filter(pk=batch_id).first()
+    batch = selectors.batches_for_user(user=request.user).filter(pk=batch_id).first()
     if batch is None:
         raise Http404("No such batch.")
     jobs = list(batch.jobs.order_by("created_at"))
@@ -214,6 +230,10 @@ def job_file(request: HttpRequest, job_id, name: str) -> FileResponse:
 
 
 def _figure_file(job: Job, name: str) -> FileResponse:
+    # Figure files are named by the pipeline (figure-3-p2.png): anything else (a NUL byte, a
+    # separator, dots) names no file.
+    if not _FIGURE_NAME.fullmatch(name):
+        raise Http404("No such file.")
     base = storage.files_dir(job.id).resolve()
     path = (base / name).resolve()
     if base not in path.parents or not path.is_file():

@@ -6,6 +6,7 @@ only `predict_batch`; loading is lazy and happens once per process (see `convers
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -25,6 +26,12 @@ BlockKind = Literal[
     "page_number",
 ]
 
+# A printed page number as a `page_number` block holds it ("12", "iv", "Page 3 of 9"): what an
+# engine may call a page number and what the assembler takes as the page's label.
+PAGE_NUMBER = re.compile(
+    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
+)
+
 # (x0, y0, x1, y1) in pixels of the page image the engine was given.
 BBox = tuple[float, float, float, float]
 
@@ -36,8 +43,6 @@ class PageImage:
     image: Image.Image
     page_number: int  # 1-based
     dpi: int
-    # The text layer of the PDF page, when the PDF has one (born-digital or earlier OCR).
-    text_layer: str | None = None
 
 
 @dataclass
@@ -46,6 +51,7 @@ class Word:
     confidence: float  # 0..100; 100 when the engine gives none
     bbox: BBox | None = None
     lang: str | None = None  # BCP 47, when the word's line is in another language than the page
+    known: bool | None = None  # a dictionary word, when the engine can tell (Tesseract)
 
 
 @dataclass
@@ -67,6 +73,7 @@ class ReadBlock:
     font_size: float | None = None  # median text height in px, for heading levels across pages
     bold: bool = False
     ink: float | None = None  # share of dark pixels in the text's box: bold text scores higher
+    layout: str | None = None  # the layout model's class of the block's region ("title", ...)
 
 
 @dataclass

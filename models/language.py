@@ -5,6 +5,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+# The shape of a BCP 47 tag as Axiya writes it into `lang` (primary language, then subtags): what
+# render writes and what the checks accept. The site validates what people type against the IANA
+# registry (conversion.languages); a model's answer is only cased (bcp47_case) and shape-checked.
+BCP47 = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
+
+
+def bcp47_case(value: str) -> str:
+    """Canonical case: language lower, script title, region upper (pt_br -> pt-BR)."""
+    first, *rest = value.replace("_", "-").split("-")
+    tags = [first.lower()]
+    for part in rest:
+        if len(part) == 4 and part.isalpha():
+            tags.append(part.title())
+        elif len(part) == 2 or (len(part) == 3 and part.isdigit()):
+            tags.append(part.upper())
+        else:
+            tags.append(part.lower())
+    return "-".join(tags)
+
+
 # The most frequent short words of each language. Words shared by several languages ("a",
 # "de", "en") count for each: a vote needs more than one of them to lean.
 _STOPWORDS = {

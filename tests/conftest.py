@@ -18,6 +18,18 @@ CORPUS = RESOURCES / "corpus"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_convert(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """`manage.py convert --no-progress ARGS` in its own process, with these variables set."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "convert", "--no-progress", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1", **env},
+    )
+
+
 def wait_job(job_id, timeout: float = 120):
     """Poll a job until it finishes (done, needs_review or failed)."""
     from conversion.models import Job
@@ -73,7 +85,7 @@ def phototest_pdf(tmp_path_factory) -> Path:
 @pytest.fixture
 def browser():
     """Debian's Chromium through Playwright, one per test (no browser can be downloaded here)."""
-    from conversion.pipeline.accessibility.axe import CHROMIUM, CHROMIUM_ARGS
+    from tests.axe import CHROMIUM, CHROMIUM_ARGS
 
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed")
@@ -171,13 +183,14 @@ def _converted(django_db_setup, django_db_blocker):
     """c02-22.pdf (a page with a figure) converted once for the module, synchronously."""
     from django.contrib.auth import get_user_model
 
-    from conversion import services, storage
+    from conversion import storage
     from conversion.models import Job
+    from conversion.runner import jobs as runner
 
     with django_db_blocker.unblock():
         owner = get_user_model().objects.create_user("olive", password="pw-olive-123")
-        job = services.job_create(owner=owner, upload=CORPUS / "c02-22.pdf", enqueue=False)
-        services.job_run_inline(job_id=job.id)
+        job = runner.job_create(owner=owner, upload=CORPUS / "c02-22.pdf")
+        runner.job_run_inline(job_id=job.id)
         job.refresh_from_db()
         pristine = {p: p.read_bytes() for p in storage.out_dir(job.id).rglob("*") if p.is_file()}
     yield job.id, pristine
@@ -211,11 +224,20 @@ def job(_converted, db):
     return job
 
 
-@pytest.fixture
-def reviewer(db):
+def create_reviewer(username: str = "rita", password: str = "pw-rita-123"):
+    """A user in the Reviewers group (conversion.roles), with no other role."""
     from django.contrib.auth import get_user_model
 
-    return get_user_model().objects.create_user("rita", password="pw-rita-123", is_staff=True)
+    from conversion.roles import user_set_roles
+
+    user = get_user_model().objects.create_user(username, password=password)
+    user_set_roles(user=user, reviewer=True)
+    return user
+
+
+@pytest.fixture
+def reviewer(db):
+    return create_reviewer()
 
 
 @pytest.fixture

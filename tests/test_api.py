@@ -15,9 +15,10 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from conversion import services, storage
+from conversion import storage
 from conversion.models import Job, JobStatus
-from tests.conftest import CORPUS, wait_job
+from conversion.runner import jobs as runner
+from tests.conftest import CORPUS, create_reviewer, wait_job
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
 
@@ -50,7 +51,7 @@ def _clear_throttle_cache():
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("sam", password="pw-sam-123", is_staff=True)
+    return create_reviewer("sam", "pw-sam-123")
 
 
 # --- authentication ---------------------------------------------------------------
@@ -203,7 +204,7 @@ def test_job_lifecycle(alice):
 
 
 def test_downloads_of_an_unfinished_job_say_not_ready(alice):
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     client = api_for(alice)
     for kind in ("html", "zip", "report"):
         response = client.get(f"/api/v1/jobs/{job.id}/{kind}")
@@ -212,7 +213,7 @@ def test_downloads_of_an_unfinished_job_say_not_ready(alice):
 
 
 def test_404_for_another_users_job_and_staff_see_all(alice, bob, staff):
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     client = api_for(bob)
     for path in ("", "/html", "/zip", "/report"):
         response = client.get(f"/api/v1/jobs/{job.id}{path}")

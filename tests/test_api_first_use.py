@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversion import services
 from conversion.models import Job, JobStatus
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
 from tests.test_api import _clear_throttle_cache, api_for, error_of, pdf_upload  # noqa: F401
 
@@ -73,8 +73,8 @@ def test_every_bad_file_of_a_batch_is_rejected_on_its_own(alice):
 
 @pytest.mark.slow
 def test_status_open_findings_and_report_html_in_the_api(alice):
-    job = services.job_create(owner=alice, upload=CORPUS / "c02-22.pdf", enqueue=False)
-    services.job_run_inline(job_id=job.id)
+    job = runner.job_create(owner=alice, upload=CORPUS / "c02-22.pdf")
+    runner.job_run_inline(job_id=job.id)
     client = api_for(alice)
     detail = client.get(f"/api/v1/jobs/{job.id}").json()
     assert detail["status"] == JobStatus.NEEDS_REVIEW  # a figure and uncertain lines

@@ -16,6 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from conversion import services, storage
 from conversion.models import Job, JobStatus
 from conversion.pipeline.errors import EncryptedPdf, EngineFailed
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
 
 
@@ -129,10 +130,10 @@ def test_engine_names_and_statuses_are_readable(client, alice):
 
 @pytest.mark.slow
 def test_report_html_beside_the_html_and_the_same_names_everywhere(client, alice):
-    job = services.job_create(
-        owner=alice, upload=CORPUS / "c02-22.pdf", original_name="My scan 2024.pdf", enqueue=False
+    job = runner.job_create(
+        owner=alice, upload=CORPUS / "c02-22.pdf", original_name="My scan 2024.pdf"
     )
-    services.job_run_inline(job_id=job.id)
+    runner.job_run_inline(job_id=job.id)
     client.force_login(alice)
     page = client.get(f"/jobs/{job.id}/")
     links = {a.get_text(): a["href"] for a in

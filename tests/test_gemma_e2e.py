@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from conversion import engines, services, storage, worker
+from conversion import engines, services, storage
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.accessibility import check_html
+from conversion.runner import batch
+from conversion.runner import jobs as runner
 from models.engine import reading_from_json
 from models.gemma.package import sha256_file
 from tests.conftest import CORPUS, ROOT
@@ -77,7 +79,7 @@ def gemma_settings(settings, gemma_tiny_package: Path):
 
 
 def _finish_and_check(job_id) -> Job:
-    job = services.job_finish(job_id=job_id)
+    job = runner.job_finish(job_id=job_id)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.summary["errors"] == 0
     assert_valid_output(storage.html_path(job.id).read_text(), job.pages_total)
@@ -86,12 +88,12 @@ def _finish_and_check(job_id) -> Job:
 
 @pytest.mark.django_db
 def test_job_page_by_page(gemma_settings, tmp_path: Path) -> None:
-    job = services.job_create(
-        owner=None, upload=two_page_pdf(tmp_path / "report.pdf"), engine="gemma", enqueue=False
+    job = runner.job_create(
+        owner=None, upload=two_page_pdf(tmp_path / "report.pdf"), engine="gemma"
     )
-    page_ids = services.job_prepare(job_id=job.id)
+    page_ids = runner.job_prepare(job_id=job.id)
     assert len(page_ids) == 2
-    finished = [services.page_read(page_id=pid) for pid in page_ids]
+    finished = [runner.page_read(page_id=pid) for pid in page_ids]
     assert finished == [False, True]
     job = _finish_and_check(job.id)
     assert job.engine_info == engines.get_engine("gemma").describe()
@@ -108,19 +110,17 @@ def test_job_page_by_page(gemma_settings, tmp_path: Path) -> None:
 @pytest.mark.django_db
 def test_pages_of_several_jobs_are_read_in_one_batch(gemma_settings, tmp_path: Path) -> None:
     jobs = [
-        services.job_create(
-            owner=None, upload=two_page_pdf(tmp_path / "a.pdf"), engine="gemma", enqueue=False
-        ),
-        services.job_create(owner=None, upload=CORPUS / "linn.pdf", engine="gemma", enqueue=False),
+        runner.job_create(owner=None, upload=two_page_pdf(tmp_path / "a.pdf"), engine="gemma"),
+        runner.job_create(owner=None, upload=CORPUS / "linn.pdf", engine="gemma"),
     ]
-    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
+    ids = [pid for job in jobs for pid in runner.job_prepare(job_id=job.id)]
     assert len(ids) == 3
-    result = worker.page_read_batched(page_id=ids[0], limit=8)
+    result = batch.page_read_batched(page_id=ids[0], limit=8)
     assert not result.busy
     assert sorted(result.pages) == sorted(ids)
     assert sorted(result.finished_jobs) == sorted(str(j.id) for j in jobs)
     for pid in ids[1:]:  # the other pages' own task messages are now no-ops
-        again = worker.page_read_batched(page_id=pid, limit=8)
+        again = batch.page_read_batched(page_id=pid, limit=8)
         assert again.pages == [] and not again.busy
     for job in jobs:
         job = _finish_and_check(job.id)
@@ -133,21 +133,19 @@ def test_pages_of_several_jobs_are_read_in_one_batch(gemma_settings, tmp_path: P
 def test_claims_respect_other_workers_and_take_over_dead_ones(
     gemma_settings, tmp_path: Path
 ) -> None:
-    job = services.job_create(
-        owner=None, upload=two_page_pdf(tmp_path / "c.pdf"), engine="gemma", enqueue=False
-    )
-    first, second = services.job_prepare(job_id=job.id)
+    job = runner.job_create(owner=None, upload=two_page_pdf(tmp_path / "c.pdf"), engine="gemma")
+    first, second = runner.job_prepare(job_id=job.id)
     # Another (live) worker holds page 1: its task waits instead of reading it twice.
     Page.objects.filter(pk=first).update(status=PageStatus.RUNNING, updated_at=timezone.now())
-    claimed, busy = worker.claim_pages(page_id=first, limit=8)
+    claimed, busy = batch.claim_pages(page_id=first, limit=8)
     assert (claimed, busy) == ([], True)
     # The claim limit holds: only page 2 is taken by a task for page 2 with limit 1.
-    claimed, busy = worker.claim_pages(page_id=second, limit=1)
+    claimed, busy = batch.claim_pages(page_id=second, limit=1)
     assert (claimed, busy) == ([second], False)
     # That worker died long ago: its claim is taken over.
-    stale = timezone.now() - timedelta(seconds=worker.CLAIM_LEASE_S + 1)
+    stale = timezone.now() - timedelta(seconds=batch.CLAIM_LEASE_S + 1)
     Page.objects.filter(pk=first).update(updated_at=stale)
-    claimed, busy = worker.claim_pages(page_id=first, limit=8)
+    claimed, busy = batch.claim_pages(page_id=first, limit=8)
     assert (claimed, busy) == ([first], False)
     assert Page.objects.get(pk=first).attempts == 1
 
@@ -161,25 +159,23 @@ def test_a_short_batch_waits_for_pages_still_rasterizing(gemma_settings, tmp_pat
 
     from django.db import connection
 
-    job = services.job_create(
-        owner=None, upload=two_page_pdf(tmp_path / "w.pdf"), engine="gemma", enqueue=False
-    )
+    job = runner.job_create(owner=None, upload=two_page_pdf(tmp_path / "w.pdf"), engine="gemma")
     numbers = services.job_start(job_id=job.id)
     assert numbers == [1, 2]
-    (first,) = services.pages_rasterize(job_id=job.id, numbers=[1])
+    (first,) = runner.pages_rasterize(job_id=job.id, numbers=[1])
     # Nothing else is ready and no wait: a batch of one.
-    assert worker.claim_pages(page_id=first, limit=8) == ([first], False)
+    assert batch.claim_pages(page_id=first, limit=8) == ([first], False)
     Page.objects.filter(pk=first).update(status=PageStatus.QUEUED)
 
     def rasterize_later() -> None:
         time.sleep(0.6)
-        services.pages_rasterize(job_id=job.id, numbers=[2])
+        runner.pages_rasterize(job_id=job.id, numbers=[2])
         connection.close()
 
     helper = threading.Thread(target=rasterize_later)
     helper.start()
     started = time.monotonic()
-    claimed, busy = worker.claim_pages(page_id=first, limit=8, wait_s=20)
+    claimed, busy = batch.claim_pages(page_id=first, limit=8, wait_s=20)
     helper.join()
     assert not busy and len(claimed) == 2
     assert time.monotonic() - started < 10  # it stopped once nothing more was coming
@@ -188,12 +184,10 @@ def test_a_short_batch_waits_for_pages_still_rasterizing(gemma_settings, tmp_pat
 def _prepared_jobs(tmp_path: Path, count: int) -> tuple[list[Job], list[int]]:
     """`count` two-page gemma jobs, rasterized and queued: (jobs, their page ids in order)."""
     jobs = [
-        services.job_create(
-            owner=None, upload=two_page_pdf(tmp_path / f"j{k}.pdf"), engine="gemma", enqueue=False
-        )
+        runner.job_create(owner=None, upload=two_page_pdf(tmp_path / f"j{k}.pdf"), engine="gemma")
         for k in range(count)
     ]
-    ids = [pid for job in jobs for pid in services.job_prepare(job_id=job.id)]
+    ids = [pid for job in jobs for pid in runner.job_prepare(job_id=job.id)]
     assert len(ids) == 2 * count
     return jobs, ids
 
@@ -203,10 +197,10 @@ def test_a_worker_drains_the_queue_batch_by_batch(gemma_settings, tmp_path: Path
     """One task keeps claiming the next batch while pages are queued (so its GPU never idles
     between batches); without a drain budget it reads only its own batch."""
     jobs, ids = _prepared_jobs(tmp_path, 2)
-    alone = worker.page_read_batched(page_id=ids[0], limit=1)
+    alone = batch.page_read_batched(page_id=ids[0], limit=1)
     assert alone.pages == [ids[0]] and alone.finished_jobs == []
     # A first batch of one, then batches twice as large (up to the limit).
-    drained = worker.page_read_batched(page_id=ids[1], limit=2, drain_s=60, first_batch=1)
+    drained = batch.page_read_batched(page_id=ids[1], limit=2, drain_s=60, first_batch=1)
     assert drained.pages == ids[1:]
     assert sorted(drained.finished_jobs) == sorted(str(j.id) for j in jobs)
     assert [Page.objects.get(pk=pid).timings["batch"] for pid in ids] == [1.0, 1.0, 2.0, 2.0]
@@ -224,24 +218,24 @@ def test_a_drain_leaves_half_the_queue_to_a_busy_peer(gemma_settings, tmp_path: 
     )
     # Only our own claim is out: nobody else reads, take what the batch allows.
     Page.objects.filter(pk=theirs).update(status=PageStatus.QUEUED)
-    alone = worker.claim_next(engine="gemma", limit=8, holding=[mine])
+    alone = batch.claim_next(engine="gemma", limit=8, holding=[mine])
     assert len(alone) == 5
     Page.objects.filter(pk__in=alone).update(status=PageStatus.QUEUED)
     # A peer holds a page: half of the 4 queued pages.
     Page.objects.filter(pk=theirs).update(status=PageStatus.RUNNING, updated_at=timezone.now())
-    shared = worker.claim_next(engine="gemma", limit=8, holding=[mine])
+    shared = batch.claim_next(engine="gemma", limit=8, holding=[mine])
     assert len(shared) == 2
     # Never below the floor (a task's first batch).
     Page.objects.filter(pk__in=shared).update(status=PageStatus.QUEUED)
-    assert len(worker.claim_next(engine="gemma", limit=8, holding=[mine], floor=3)) == 3
+    assert len(batch.claim_next(engine="gemma", limit=8, holding=[mine], floor=3)) == 3
 
 
 @pytest.mark.django_db
 def test_inline_worker_reads_gemma_pages_in_batches(gemma_settings, tmp_path: Path) -> None:
-    job = services.job_create(
-        owner=None, upload=two_page_pdf(tmp_path / "inline.pdf"), engine="gemma", enqueue=False
+    job = runner.job_create(
+        owner=None, upload=two_page_pdf(tmp_path / "inline.pdf"), engine="gemma"
     )
-    services.job_run_inline(job_id=job.id)
+    runner.job_run_inline(job_id=job.id)
     job = Job.objects.get(pk=job.id)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert [p.timings.get("batch") for p in Page.objects.filter(job=job)] == [2.0, 2.0]

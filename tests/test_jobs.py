@@ -6,9 +6,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversion import services, storage
+from conversion import dispatch, services, storage
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.errors import ConversionError
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS, wait_job
 
 
@@ -49,7 +50,7 @@ def test_bad_upload_leaves_nothing(client, user):
 
 @pytest.mark.django_db(transaction=True)
 def test_other_users_cannot_see_a_job(client, user):
-    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf", enqueue=False)
+    job = runner.job_create(owner=user, upload=CORPUS / "linn.pdf")
     bob = get_user_model().objects.create_user("bob", password="pw-bob-123")
     client.force_login(bob)
     assert client.get(f"/jobs/{job.id}/").status_code == 404
@@ -58,11 +59,11 @@ def test_other_users_cannot_see_a_job(client, user):
 
 @pytest.mark.django_db(transaction=True)
 def test_finished_pages_are_not_read_again(user):
-    job = services.job_create(owner=user, upload=CORPUS / "multipage.pdf", enqueue=False)
-    page_ids = services.job_prepare(job_id=job.id)
-    services.page_read(page_id=page_ids[0])
+    job = runner.job_create(owner=user, upload=CORPUS / "multipage.pdf")
+    page_ids = runner.job_prepare(job_id=job.id)
+    runner.page_read(page_id=page_ids[0])
     # A restart: prepare again, only the unread pages come back.
-    again = services.job_prepare(job_id=job.id)
+    again = runner.job_prepare(job_id=job.id)
     assert page_ids[0] not in again and len(again) == job.pages_total - 1
     assert Page.objects.filter(job=job, status=PageStatus.DONE).count() == 1
 
@@ -74,11 +75,8 @@ def test_a_batch_of_pages_is_recorded_once(user):
     whose last page the batch wrote come back (each once)."""
     from models.engine import PageReading
 
-    jobs = [
-        services.job_create(owner=user, upload=CORPUS / "multipage.pdf", enqueue=False)
-        for _ in range(3)
-    ]
-    pages = {job.id: services.job_prepare(job_id=job.id) for job in jobs}
+    jobs = [runner.job_create(owner=user, upload=CORPUS / "multipage.pdf") for _ in range(3)]
+    pages = {job.id: runner.job_prepare(job_id=job.id) for job in jobs}
     first, second, gone = jobs
     services.job_delete(job=Job.objects.get(pk=gone.id))
     info = {"engine": "gemma", "package": "test"}
@@ -101,14 +99,14 @@ def test_a_batch_of_pages_is_recorded_once(user):
 @pytest.mark.django_db(transaction=True)
 def test_job_create_refuses_bad_input(user):
     with pytest.raises(ConversionError) as info:
-        services.job_create(owner=user, upload=CORPUS / "bad" / "hugemono.pdf", enqueue=False)
+        runner.job_create(owner=user, upload=CORPUS / "bad" / "hugemono.pdf")
     assert info.value.code == "PAGE_TOO_LARGE"
     assert Job.objects.count() == 0
 
 
 @pytest.mark.slow
 def test_celery_worker_converts_end_to_end(celery_worker_process, user):
-    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
+    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
     job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert storage.html_path(job.id).exists()
@@ -121,14 +119,14 @@ def test_celery_worker_finishes_a_long_born_digital_job(celery_worker_process, u
     nothing to read, so the chunk that stores the last page finishes the job."""
     import pymupdf
 
-    from conversion.tasks import RASTER_CHUNK_PAGES
+    from conversion.dispatch.tasks import RASTER_CHUNK_PAGES
 
     doc = pymupdf.open()
     pages = RASTER_CHUNK_PAGES + 3
     for n in range(pages):
         doc.new_page().insert_text((72, 72), f"Section {n + 1}: the ferry leaves at nine.")
     doc.save(tmp_path / "digital.pdf")
-    job = services.job_create(owner=user, upload=tmp_path / "digital.pdf")
+    job = dispatch.submit(runner.job_create(owner=user, upload=tmp_path / "digital.pdf"))
     job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.pages_done == pages

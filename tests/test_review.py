@@ -7,7 +7,7 @@ import io
 import json
 import zipfile
 
-from conversion import review, storage
+from conversion import review, services, storage
 from conversion.models import JobStatus, ReviewEvent
 from tests.test_api import api_for
 
@@ -91,15 +91,10 @@ def test_page_html_edit_is_sanitized_again(reviewer_client, reviewer, job):
     assert b"Edited page HTML" in page.content and b"rita" in page.content
 
 
-def test_page_decisions_rerun_and_reject(reviewer_client, job):
-    original = review.page_fragment(job=job, number=1)
+def test_page_decisions_and_reject(reviewer_client, job):
+    # "rerun" is queued: tests/system/test_one_flow.py and tests/dispatch/test_rerun.py.
     reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": "<p>Temporary edit</p>"})
     assert "Temporary edit" in storage.html_path(job.id).read_text()
-    response = reviewer_client.post(f"/review/{job.id}/pages/1/decision", {"decision": "rerun"})
-    assert response.status_code == 302
-    html = storage.html_path(job.id).read_text()
-    assert "Temporary edit" not in html
-    assert review.page_fragment(job=job, number=1) == original  # the engine's reading again
     reviewer_client.post(
         f"/review/{job.id}/pages/1/decision", {"decision": "approve", "confirm": "on"}
     )
@@ -110,7 +105,7 @@ def test_page_decisions_rerun_and_reject(reviewer_client, job):
     assert job.review.page_states == {"1": "approved"}
     assert job.review.state == "rejected" and job.review.note == "Columns are mixed up"
     actions = list(ReviewEvent.objects.filter(job=job).values_list("action", flat=True))
-    assert set(actions) == {"edit_html", "rerun_page", "approve_page", "reject"}
+    assert set(actions) == {"edit_html", "approve_page", "reject"}
     # The owner sees the verdict on the job page.
     reviewer_client.force_login(job.owner)
     assert b"Columns are mixed up" in reviewer_client.get(f"/jobs/{job.id}/").content
@@ -126,3 +121,14 @@ def test_review_frames_use_signed_links(reviewer_client, client, job):
     figure = review.page_figures(job=job, number=1)[0]["src"].split("/")[-1]
     assert client.get(f"/view/{token}/document_files/{figure}").status_code == 200
     assert client.get(f"/view/{token}/document_files/..%2Fdocument.html").status_code == 404
+
+
+def test_the_audit_trail_outlives_its_job(reviewer_client, reviewer, job):
+    reviewer_client.post(
+        f"/review/{job.id}/decision", {"decision": "reject", "note": "Columns are mixed up"}
+    )
+    job_id, name = job.id, job.original_name
+    services.job_delete(job=job)
+    (event,) = ReviewEvent.objects.filter(job_ref=job_id)
+    assert event.job is None and event.job_name == name
+    assert (event.action, event.actor, event.note) == ("reject", reviewer, "Columns are mixed up")

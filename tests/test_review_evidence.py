@@ -13,6 +13,7 @@ from bs4 import BeautifulSoup
 from conversion import review, services, storage
 from conversion.findings import present
 from conversion.models import Job, JobReview, JobStatus, ReviewEvent
+from conversion.runner import jobs as runner
 
 
 @pytest.mark.parametrize(
@@ -110,9 +111,11 @@ def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
 
     # Fewer than three headings: no table of contents, and an edit that adds a problem back
     # puts the job back in the queue.
+    figure = next(storage.files_dir(job.id).glob("*.png"))  # an image must exist to be kept
+    img = f'<img src="{storage.files_dir(job.id).name}/{figure.name}" alt="image">'
     reviewer_client.post(
         f"/review/{job.id}/pages/1/html",
-        {"html": '<h1>Only one</h1><p>Text</p><figure><img src="x.png" alt="image"></figure>'},
+        {"html": f"<h1>Only one</h1><p>Text</p><figure>{img}</figure>"},
     )
     after = BeautifulSoup(storage.html_path(job.id).read_text(), "html.parser")
     assert after.select("nav.toc") == [] and after.title.get_text() == "Only one"
@@ -159,7 +162,7 @@ def test_approving_with_open_findings_asks_and_records_the_override(reviewer_cli
 def test_reading_a_page_again_clears_its_approval(reviewer, job):
     review.review_set_page_state(job=job, number=1, state="approved", actor=reviewer, override=True)
     assert JobReview.objects.get(job=job).page_states == {"1": "approved"}
-    event = review.review_rerun_page(job=job, number=1, actor=reviewer)
+    event = runner.page_rerun(job_id=job.id, number=1, actor_id=reviewer.pk)
     assert JobReview.objects.get(job=job).page_states == {}
     assert "earlier decision (approved) was cleared" in event.note
     job.refresh_from_db()

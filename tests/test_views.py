@@ -9,6 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from conversion import services
 from conversion.models import Batch, Job
+from conversion.roles import user_set_roles
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
 
 
@@ -61,8 +63,8 @@ def test_one_file_goes_to_its_job_page_and_xhr_gets_json(client, alice):
 
 @pytest.mark.django_db(transaction=True)
 def test_job_page_shows_result_frame_and_downloads(client, alice):
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
-    services.job_run_inline(job_id=job.id)
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    runner.job_run_inline(job_id=job.id)
     client.force_login(alice)
     html = client.get(f"/jobs/{job.id}/").content.decode()
     assert "<iframe" in html and " sandbox " in html and 'title="Converted document' in html
@@ -78,7 +80,7 @@ def test_job_page_shows_result_frame_and_downloads(client, alice):
 
 
 def test_a_user_sees_only_their_own_jobs_and_staff_see_all(client, alice, bob):
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     batch = services.batch_create(owner=alice)
     client.force_login(bob)
     assert b"linn.pdf" not in client.get("/").content
@@ -88,8 +90,7 @@ def test_a_user_sees_only_their_own_jobs_and_staff_see_all(client, alice, bob):
         assert client.get(url).status_code == 404, url
     assert client.post(f"/jobs/{job.id}/delete").status_code == 404
     assert Job.objects.filter(pk=job.id).exists()
-    bob.is_staff = True
-    bob.save()
+    user_set_roles(user=bob, reviewer=True)
     assert b"linn.pdf" in client.get("/").content
     assert client.get(f"/jobs/{job.id}/").status_code == 200
     assert client.get(f"/batches/{batch.id}/").status_code == 200
@@ -98,12 +99,12 @@ def test_a_user_sees_only_their_own_jobs_and_staff_see_all(client, alice, bob):
 def test_create_local_user_can_sign_in(client, db, capsys):
     from django.core.management import call_command
 
-    call_command("create_local_user", "--password", "local-pass-123")
+    call_command("create_local_user", "--password", "local-pass-123", "--reviewer")
     out = capsys.readouterr().out
-    assert "User:      axiya (created, staff)" in out and "API token:" in out
+    assert "User:      axiya (created; reviewer)" in out and "API token:" in out
     assert client.login(username="axiya", password="local-pass-123")
     assert client.get("/review/").status_code == 200
-    call_command("create_local_user", "--keep-password")
+    call_command("create_local_user", "--keep-password", "--reviewer")
     assert "Password" not in capsys.readouterr().out
     assert client.login(username="axiya", password="local-pass-123")
 

@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import logging
 
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.conf import settings
+from django.core.exceptions import (
+    PermissionDenied as DjangoPermissionDenied,
+)
+from django.core.exceptions import (
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from conversion.api.authentication import TokenLockedOut
 from conversion.pipeline.errors import ConversionError
 
 log = logging.getLogger(__name__)
 
 _CODES: dict[type, str] = {
+    TokenLockedOut: "LOCKED_OUT",  # before Throttled, its base
     exceptions.NotAuthenticated: "NOT_AUTHENTICATED",
     exceptions.AuthenticationFailed: "AUTHENTICATION_FAILED",
     exceptions.PermissionDenied: "PERMISSION_DENIED",
@@ -51,9 +61,33 @@ def _flatten(detail) -> str:
     return str(detail)
 
 
+def _refused_request(exc: Exception) -> Response | None:
+    """Django's own refusals of a request body (over a limit of settings.py) in the API shape:
+    they are the client's doing, never a 500."""
+    if isinstance(exc, RequestDataTooBig):
+        message = (
+            "The request's fields are larger than this server accepts "
+            f"({settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 2**20} MiB without the files): send "
+            "the PDF as a multipart file."
+        )
+        return Response(error_body("REQUEST_TOO_LARGE", message), status=413)
+    if isinstance(exc, TooManyFilesSent):
+        message = f"Too many files: send at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} at once."
+        return Response(error_body("TOO_MANY_FILES", message), status=400)
+    if isinstance(exc, TooManyFieldsSent):
+        message = (
+            f"Too many form fields: at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} are read."
+        )
+        return Response(error_body("TOO_MANY_FIELDS", message), status=400)
+    return None
+
+
 def api_exception_handler(exc: Exception, context: dict) -> Response:
     if isinstance(exc, ConversionError):
         return Response(error_body(exc.code, exc.message), status=exc.http_status)
+    refused = _refused_request(exc)
+    if refused is not None:
+        return refused
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -70,7 +104,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response:
         str(getattr(exc, "default_code", "error")).upper(),
     )
     message = _MESSAGES.get(type(exc)) or _flatten(getattr(exc, "detail", str(exc)))
-    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+    if isinstance(exc, exceptions.Throttled) and not isinstance(exc, TokenLockedOut) and exc.wait:
         message = f"Too many uploads: wait {int(exc.wait) + 1} s and retry (see Retry-After)."
     response.data = error_body(code, message)
     return response

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -171,8 +170,3 @@ class BatchSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.BooleanField())
     def get_finished(self, batch: Batch) -> bool:
         return all(job.is_finished for job in self._jobs(batch))
-
-
-def max_request_bytes(files: int = 1) -> int:
-    """The largest request body worth reading: the files plus room for the form's other parts."""
-    return settings.AXIYA_MAX_UPLOAD_MB * 1024 * 1024 * files + 1024 * 1024

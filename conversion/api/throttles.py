@@ -1,7 +1,15 @@
-"""Uploads are throttled per user, one unit per file (a batch of 20 files counts 20)."""
+"""Uploads are throttled per user, one unit per file (a batch of 20 files counts 20), for the API
+and the site alike (AXIYA_UPLOAD_RATE).
+
+The decision comes before the body is parsed (issue 17: the throttle parsed every file first):
+UploadRateThrottle (the API) and the site's early check refuse a user with no budget left from
+the history alone; once the request is parsed, charge_uploads() books one unit per file and
+refuses the request if they do not all fit.
+"""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AbstractBaseUser
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
@@ -13,22 +21,45 @@ class UploadRateThrottle(UserRateThrottle):
         # Read at request time, so a changed setting (tests, reload) takes effect.
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
-    def allow_request(self, request, view) -> bool:
+    def load_history(self, user: AbstractBaseUser) -> bool:
+        """Read the user's history; False when uploads are not throttled."""
         self.rate = self.get_rate()
-        if self.rate is None:
-            return True
+        if self.rate is None or not user.is_authenticated:
+            return False
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        self.key = self.get_cache_key(request, view)
-        if self.key is None:
-            return True
-        files = len(request.FILES.getlist("files")) or 1
+        self.key = self.cache_format % {"scope": self.scope, "ident": user.pk}
         self.history = self.cache.get(self.key, [])
         self.now = self.timer()
         while self.history and self.history[-1] <= self.now - self.duration:
             self.history.pop()
+        return True
+
+    def allow_request(self, request, view) -> bool:
+        """Room for one more file? Decided from the history: the body is not parsed."""
+        if not self.load_history(request.user):
+            return True
+        return len(self.history) < self.num_requests or self.throttle_failure()
+
+    def charge(self, user: AbstractBaseUser, files: int) -> bool:
+        """Book `files` units; False (nothing booked) when they do not all fit."""
+        if not self.load_history(user):
+            return True
         if len(self.history) + files > self.num_requests:
-            return self.throttle_failure()
-        for _ in range(files):
-            self.history.insert(0, self.now)
+            return False
+        self.history[:0] = [self.now] * files
         self.cache.set(self.key, self.history, self.duration)
         return True
+
+
+def upload_allowed(user: AbstractBaseUser) -> bool:
+    """The site's early check: room for at least one more file."""
+    throttle = UploadRateThrottle()
+    return not throttle.load_history(user) or len(throttle.history) < throttle.num_requests
+
+
+def charge_uploads(user: AbstractBaseUser, files: int) -> int | None:
+    """Book the files of a parsed request. None when booked; else seconds to wait."""
+    throttle = UploadRateThrottle()
+    if throttle.charge(user, files):
+        return None
+    return max(1, int(throttle.wait() or 1))

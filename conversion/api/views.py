@@ -12,14 +12,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from conversion import downloads, review, selectors, services, storage
+from conversion import dispatch, downloads, review, selectors, services, storage
 from conversion.api.exceptions import api_exception_handler
 from conversion.api.serializers import (
     BatchCreatedSerializer,
@@ -30,11 +30,11 @@ from conversion.api.serializers import (
     JobCreateSerializer,
     JobSerializer,
     job_created,
-    max_request_bytes,
 )
-from conversion.api.throttles import UploadRateThrottle
+from conversion.api.throttles import UploadRateThrottle, charge_uploads
 from conversion.models import Batch, Job, JobStatus
-from conversion.pipeline.errors import ConversionError, FileTooLarge
+from conversion.pipeline.errors import ConversionError
+from conversion.runner import jobs as runner
 
 _ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="No or a wrong token."),
@@ -81,17 +81,12 @@ class ApiMixin:
             return [UploadRateThrottle()]
         return []
 
-    def check_request_size(self, request: Request, *, files: int = 1) -> None:
-        """Refuse an oversized upload from its Content-Length, before reading the body."""
-        try:
-            length = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
-        if length > max_request_bytes(files):
-            raise FileTooLarge(
-                "The upload is larger than this server accepts "
-                f"({max_request_bytes(files) // 2**20} MiB). Split the PDF into smaller files."
-            )
+
+def _charge(request: Request, *, files: int) -> None:
+    """The throttle let the request in (room for one file); book every file it holds."""
+    wait = charge_uploads(request.user, files)
+    if wait is not None:
+        raise Throttled(wait=wait)
 
 
 @extend_schema(tags=["jobs"])
@@ -134,16 +129,18 @@ class JobViewSet(
         responses={202: JobCreatedSerializer, **_UPLOAD_ERRORS},
     )
     def create(self, request: Request) -> Response:
-        self.check_request_size(request)
         form = JobCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
+        _charge(request, files=1)
         with transaction.atomic():
-            job = services.job_create(
-                owner=request.user,
-                upload=data["file"],
-                engine=data.get("engine"),
-                language=data.get("language") or None,
+            job = dispatch.submit(
+                runner.job_create(
+                    owner=request.user,
+                    upload=data["file"],
+                    engine=data.get("engine"),
+                    language=data.get("language") or None,
+                )
             )
         return Response(job_created(job, request), status=status.HTTP_202_ACCEPTED)
 
@@ -239,8 +236,7 @@ class BatchViewSet(
     serializer_class = BatchSerializer
 
     def get_queryset(self):
-        user = self.request.user
-        return Batch.objects.all() if user.is_staff else Batch.objects.filter(owner=user)
+        return selectors.batches_for_user(user=self.request.user)
 
     def get_object(self) -> Batch:
         batch = self.get_queryset().filter(pk=self.kwargs["pk"]).first()
@@ -270,24 +266,24 @@ class BatchViewSet(
         responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS},
     )
     def create(self, request: Request) -> Response:
-        from conversion.api.serializers import MAX_BATCH_FILES
-
-        self.check_request_size(request, files=MAX_BATCH_FILES)
         form = BatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
+        _charge(request, files=len(data["files"]))
         jobs, rejected, first_error = [], [], None
         with transaction.atomic():
             batch = services.batch_create(owner=request.user)
             for upload in data["files"]:
                 try:
                     with transaction.atomic():
-                        job = services.job_create(
-                            owner=request.user,
-                            upload=upload,
-                            engine=data.get("engine"),
-                            language=data.get("language") or None,
-                            batch=batch,
+                        job = dispatch.submit(
+                            runner.job_create(
+                                owner=request.user,
+                                upload=upload,
+                                engine=data.get("engine"),
+                                language=data.get("language") or None,
+                                batch=batch,
+                            )
                         )
                 except ConversionError as exc:
                     first_error = first_error or exc

@@ -19,15 +19,19 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
-from models.engine import PageReading, ReadBlock, Word
+from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
+from models.structure import real_words
 
 LOW_CONFIDENCE = 60.0
-_PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
-)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
+# Stamps that libraries and publishers print on a page: never part of the text.
+_STAMP = re.compile(
+    r"^(?:this content )?downloaded (?:from|by)\b|\ball use subject to\b|"
+    r"^for personal use only\b|^provided by\b.{0,80}\blibrary\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             rotation=reading.rotation,
         )
         blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
-        blocks = _merge_broken_paragraphs(_attach_captions(blocks))
+        blocks = _merge_broken_paragraphs(_attach_table_captions(_attach_captions(blocks)))
         pending_items: list[ReadBlock] = []
         blocks = _dash_continuations(blocks)
         for rb in blocks:
@@ -64,7 +68,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                 pending_items = []
             kind = _classify(rb, reading, body_size, body_ink, repeated)
             if kind == "page_number":
-                number = _PAGE_NUMBER.match(rb.text.strip())
+                number = PAGE_NUMBER.match(rb.text.strip())
                 if number:
                     page.label = number.group(1)
                     continue
@@ -92,6 +96,8 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             )
         pages.append(page)
 
+    for page in pages:
+        page.blocks = _joined_headings(page.blocks)
     _assign_heading_levels(pages)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)
@@ -146,17 +152,74 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 
 # -- per block ------------------------------------------------------------------------------------
 def _classify(rb, reading, body_size, body_ink, repeated) -> str:
+    text = rb.text.strip()
+    if rb.kind in ("page_header", "page_footer"):
+        return "page_number" if PAGE_NUMBER.match(text) else rb.kind
     if rb.kind != "paragraph":
         return rb.kind
-    text = rb.text.strip()
     band = _in_band(rb, reading)
-    if band and _PAGE_NUMBER.match(text):
+    if band and PAGE_NUMBER.match(text):
         return "page_number"
-    if band and _furniture_key(text) in repeated:
+    if band and (_furniture_key(text) in repeated or _STAMP.search(text)
+                 or _small_margin_note(rb, body_size)):  # fmt: skip
         return "page_header" if band == "top" else "page_footer"
-    if _looks_like_heading(rb, body_size, body_ink):
+    if _STAMP.search(text) and len(text) < 200:
+        return "page_footer"  # a download stamp anywhere on the page (often along a side)
+    if rb.layout is None and _looks_like_heading(rb, body_size, body_ink):
+        # Engines without a layout model (or blocks outside every region): size and weight.
         return "heading"
+    if rb.layout == "text" and _display_size(rb, body_size):
+        return "heading"  # display type the layout model took for text (a paper's title)
     return "paragraph"
+
+
+def _display_size(rb: ReadBlock, body_size: float) -> bool:
+    """Much larger than the body, short, real words: display type, i.e. a title."""
+    text = rb.text.strip()
+    size = rb.font_size or 0.0
+    return (
+        bool(body_size)
+        and size >= 1.5 * body_size
+        and len(text) <= 200
+        and (rb.bbox is None or rb.bbox[3] - rb.bbox[1] <= 3.5 * size)
+        and real_words(rb.words, text)
+    )
+
+
+def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
+    """A short line in smaller print than the body, in the top or bottom margin: a running
+    header or footer even on a single page."""
+    size = rb.font_size or 0.0
+    return bool(body_size) and 0 < size <= 0.9 * body_size and len(rb.text.strip()) <= 100
+
+
+def _joined_headings(blocks: list[Block]) -> list[Block]:
+    """A heading set on two lines (an article title the layout model cut in two) is one
+    heading: consecutive headings of one size, the second right under the first. A heading
+    that reads "Table 3 ..." or "Figure 2 ..." is a caption, not a section."""
+    out: list[Block] = []
+    for block in blocks:
+        if block.kind == "heading" and (_TABLE_CAPTION.match(block.text) or
+                                        _CAPTION.match(block.text) and any(
+                                            c.isdigit() for c in block.text[:12])):  # fmt: skip
+            block.kind = "paragraph"
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == block.kind == "heading"
+            and prev.bbox
+            and block.bbox
+            and abs(getattr(prev, "font_key", 0) - getattr(block, "font_key", 0))
+            <= 0.1 * max(getattr(prev, "font_key", 0), 1)
+            and 0 <= block.bbox[1] - prev.bbox[3] <= 0.8 * getattr(block, "font_key", 0)
+            and not prev.text.strip().endswith((".", "!", "?"))
+        ):
+            prev.spans = prev.spans + [Span(text=" ")] + block.spans
+            prev.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],
+                         max(prev.bbox[2], block.bbox[2]), block.bbox[3])  # fmt: skip
+            continue
+        out.append(block)
+    return out
 
 
 def _looks_like_heading(rb: ReadBlock, body_size: float, body_ink: float) -> bool:
@@ -202,6 +265,31 @@ def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
             taken.add(best)
             fig.text = blocks[best].text.strip()
     return [b for i, b in enumerate(blocks) if i not in taken]
+
+
+# "Table 2", "Table IV", "Table S1" (not "Table of contents").
+_TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]\d)")
+
+
+def _attach_table_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A caption right before or after a table ("Table 2. Budget", or a block the layout model
+    calls a caption) becomes the table's <caption>."""
+    out = list(blocks)
+    for table in [b for b in blocks if b.kind == "table" and not b.text]:
+        i = out.index(table)
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(out):
+                continue
+            other = out[j]
+            text = other.text.strip()
+            is_caption = other.kind == "caption" or (
+                other.kind == "paragraph" and _TABLE_CAPTION.match(text)
+            )
+            if is_caption and 0 < len(text) <= 300:
+                table.text = text
+                del out[j]
+                break
+    return out
 
 
 def _dash_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
@@ -317,6 +405,7 @@ def _block(rb: ReadBlock, kind: str, body_size: float) -> Block:
         # Provisional: a size rank, repaired into a clean outline in _assign_heading_levels.
         block.level = rb.level or 0
         block.font_key = rb.font_size or body_size  # type: ignore[attr-defined]
+        block.is_title = rb.layout == "title"  # type: ignore[attr-defined]
     return block
 
 
@@ -343,18 +432,33 @@ def _list_block(items: list[ReadBlock]) -> Block:
     return Block(kind="list", ordered=ordered, items=root, bbox=(x0, 0, 0, 0))
 
 
+SIZE_STEP = 1.15  # heading sizes within this ratio of each other are one level
+
+
 def _assign_heading_levels(pages: list[Page]) -> None:
-    """Heading levels from text size, consistent across pages: the largest size is level 1."""
+    """Heading levels from text size, one scale for the whole document: sizes are clustered
+    (a cluster holds sizes within SIZE_STEP of its largest), the largest cluster is level 1 or,
+    when the layout model marked a title, level 2 under it. Sections of one size keep one
+    level on every page."""
     headings = [b for p in pages for b in p.blocks if b.kind == "heading"]
     if not headings:
         return
-    explicit = all(b.level for b in headings)
-    if explicit:
-        return
-    sizes = sorted({round(getattr(b, "font_key", 0) / 4) for b in headings}, reverse=True)
-    rank = {size: i + 1 for i, size in enumerate(sizes)}
-    for b in headings:
-        b.level = min(rank[round(getattr(b, "font_key", 0) / 4)], 6)
+    if all(b.level for b in headings):
+        return  # the engine gave the levels (the model engine)
+    titles = [b for b in headings if getattr(b, "is_title", False)]
+    sections = [b for b in headings if b not in titles]
+    sizes = sorted({getattr(b, "font_key", 0.0) or 0.0 for b in sections}, reverse=True)
+    rank: dict[float, int] = {}
+    level, top = 0, None
+    for size in sizes:
+        if top is None or size * SIZE_STEP < top:
+            level += 1
+            top = size
+        rank[size] = level
+    for b in titles:
+        b.level = 1
+    for b in sections:
+        b.level = min(rank[getattr(b, "font_key", 0.0) or 0.0] + (1 if titles else 0), 6)
 
 
 def _trusted(block: Block) -> bool:
@@ -364,15 +468,41 @@ def _trusted(block: Block) -> bool:
     return bool(text) and doubtful <= 0.3 * len(text)
 
 
+# Section names that open many documents: never the document's title.
+_GENERIC = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?"
+    r"(abstract|contents|table of contents|references|bibliography|introduction|appendix"
+    r"|summary|preface|foreword|acknowledge?ments?|index|notes|chapter \w+)\W*$",
+    re.IGNORECASE,
+)
+
+
 def _title(pages: list[Page]) -> str | None:
-    """The first trusted heading, else the start of the first trusted paragraph (the caller
-    falls back to the file name)."""
-    for kind, limit in (("heading", 200), ("paragraph", 80)):
-        for page in pages:
-            for block in page.blocks:
-                if block.kind == kind and _trusted(block):
-                    text = " ".join(block.text.split())
-                    if len(text) <= limit:
-                        return text
-                    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    """The real title: what the layout model marked as the title on the first pages, else the
+    top-level heading of the first page with a heading, else the first trusted heading, else
+    the start of the first trusted paragraph (the caller falls back to the file name). Generic
+    section names ("References", "Contents") are never the title."""
+
+    def clip(text: str, limit: int) -> str:
+        text = " ".join(text.split())
+        if len(text) <= limit:
+            return text
+        return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+    headings = [
+        b for p in pages for b in p.blocks
+        if b.kind == "heading" and _trusted(b) and not _GENERIC.match(b.text.strip())
+    ]  # fmt: skip
+    early = [b for p in pages[:2] for b in p.blocks if b in headings]
+    for pick in (
+        [b for b in early if getattr(b, "is_title", False)],
+        [b for b in early if b.level == 1],
+        headings,
+    ):
+        if pick:
+            return clip(pick[0].text, 200)
+    for page in pages:
+        for block in page.blocks:
+            if block.kind == "paragraph" and _trusted(block):
+                return clip(block.text, 80)
     return None

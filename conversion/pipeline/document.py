@@ -122,32 +122,7 @@ class Document:
     lang: str
     pages: list[Page]
     findings: list[Finding] = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
 
     def blocks(self):
         for page in self.pages:
             yield from page.blocks
-
-    def main_text(self) -> str:
-        """The reading text: what a screen reader reads, furniture excluded."""
-        parts: list[str] = []
-        for block in self.blocks():
-            if block.kind in ("page_header", "page_footer"):
-                continue
-            if block.kind == "list":
-                parts.extend(_item_texts(block.items))
-            elif block.kind == "table":
-                parts.extend(" ".join(c.text for c in row) for row in block.rows)
-            elif block.kind == "figure":
-                continue
-            else:
-                parts.append(block.text)
-        return "\n".join(p for p in parts if p)
-
-
-def _item_texts(items: list[ListItem]) -> list[str]:
-    out: list[str] = []
-    for item in items:
-        out.append("".join(s.text for s in item.spans))
-        out.extend(_item_texts(item.children))
-    return out

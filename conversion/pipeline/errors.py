@@ -155,6 +155,28 @@ class DecompressionBomb(ConversionError):
     )
 
 
+class PageTooComplex(ConversionError):
+    code = "PAGE_TOO_COMPLEX"
+    caused_by_file = True
+    exit_code = 2
+    http_status = 422
+    default_message = (
+        "A page draws far more nested graphics than any real document; it was refused."
+    )
+
+
+class ServerFault(ConversionError):
+    """A failure of this server, not of the file (a reader process that could not start, a
+    module that would not load): reported as such, never as a damaged PDF."""
+
+    code = "SERVER_ERROR"
+    exit_code = 19
+    http_status = 503
+    default_message = (
+        "The server failed while reading this file; the file is not at fault. Try again later."
+    )
+
+
 def error_class(code: str) -> type[ConversionError]:
     """The error class of a stored error code; ConversionError itself for an unknown code (an
     INTERNAL_ERROR, say), which is never blamed on the file."""

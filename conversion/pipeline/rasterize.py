@@ -12,6 +12,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
+from conversion.pipeline.validate import Limits, check_form_draws
 from models.engine import PageImage
 
 
@@ -73,8 +74,7 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
         image = rgb.convert("L")
     else:
         image = Image.frombytes("RGB", size, pix.samples)
-    text_layer = page.get_text("text") or None
-    return PageImage(image=image, page_number=index + 1, dpi=dpi, text_layer=text_layer)
+    return PageImage(image=image, page_number=index + 1, dpi=dpi)
 
 
 @dataclass(frozen=True)
@@ -83,21 +83,53 @@ class RenderedPage:
     text_reading: dict | None  # models.engine.PageReading as JSON, when the text layer is usable
 
 
-def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path) -> RenderedPage:
-    """Rasterize one page of a PDF file into a PNG (atomically) and read its text layer. Made
-    to run in an isolated child process (conversion.pipeline.isolate): file in, file out."""
+def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage, dict | None]:
+    """One page's image and its text layer (a PageReading as JSON, or None)."""
     from conversion.pipeline.textlayer import text_layer_reading
     from models.engine import reading_to_json
 
     with pymupdf.open(pdf_path, filetype="pdf") as doc:
         if doc.needs_pass:
             doc.authenticate("")
+        check_form_draws(doc, doc[index], budget=Limits().max_form_draws)  # before drawing
         image = rasterize_page(doc, index, opts)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_suffix(".tmp.png")
-        image.image.save(tmp, format="PNG", compress_level=1)
-        os.replace(tmp, out)
-        layer = text_layer_reading(doc[index], page_number=index + 1, dpi=image.dpi)
-    return RenderedPage(
-        dpi=image.dpi, text_reading=reading_to_json(layer) if layer is not None else None
+        layer = text_layer_reading(
+            doc[index], page_number=index + 1, dpi=image.dpi, image=image.image
+        )
+    return image, reading_to_json(layer) if layer is not None else None
+
+
+def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path) -> RenderedPage:
+    """Rasterize one page of a PDF file into a PNG (atomically) and read its text layer. Made
+    to run in an isolated child process (conversion.pipeline.isolate): file in, file out."""
+    image, text_reading = _render(pdf_path, index, opts)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.png")
+    image.image.save(tmp, format="PNG", compress_level=1)
+    os.replace(tmp, out)
+    return RenderedPage(dpi=image.dpi, text_reading=text_reading)
+
+
+@dataclass(frozen=True)
+class RenderedPixels:
+    """A rendered page as raw pixels (what a PNG of it would hold, without encoding one)."""
+
+    page: RenderedPage
+    mode: str
+    size: tuple[int, int]
+    pixels: bytes
+
+    def image(self) -> Image.Image:
+        return Image.frombytes(self.mode, self.size, self.pixels)
+
+
+def render_page_pixels(pdf_path: Path, index: int, opts: RasterOptions) -> RenderedPixels:
+    """render_page_file for a caller that keeps the page in memory (the command line): the
+    pixels travel back from the isolated child instead of through a PNG file."""
+    image, text_reading = _render(pdf_path, index, opts)
+    return RenderedPixels(
+        RenderedPage(dpi=image.dpi, text_reading=text_reading),
+        image.image.mode,
+        image.image.size,
+        image.image.tobytes(),
     )

@@ -9,21 +9,16 @@ with captions and header associations, footnotes linked both ways, furniture out
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Span
+from conversion.pipeline.output_format import page_marker
+from models.language import BCP47
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
-# BCP 47, loosely: a primary subtag and optional subtags. Anything else is dropped, not emitted.
-_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
-# Page-break markers: `doc-pagebreak` first (what browsers and AT use); `separator`, its ARIA
-# superclass, as the fallback token, because axe-core ignores DPUB roles in its
-# aria-prohibited-attr check and would call the page number's aria-label prohibited.
-PAGEBREAK_ROLE = "doc-pagebreak separator"
 
 
 @dataclass(frozen=True)
@@ -48,7 +43,7 @@ def esc(text: str) -> str:
 
 
 def valid_lang(lang: str | None) -> str | None:
-    return lang if lang and _LANG.match(lang) else None
+    return lang if lang and BCP47.match(lang) else None
 
 
 def repair_heading_levels(levels: list[int]) -> list[int]:
@@ -85,10 +80,7 @@ def render_document(doc: Document, opts: RenderOptions) -> str:
     body: list[str] = []
     for page in doc.pages:
         label = page.label or str(page.number)
-        body.append(
-            f'<span class="pagebreak" role="{PAGEBREAK_ROLE}" id="page-{page.number}" '
-            f'aria-label="{esc(label)}"></span>'
-        )
+        body.append(page_marker(page.number, label))
         for block in page.blocks:
             body.append(_block_html(block, page.number, state, opts))
     # Footnotes link back only to references that exist; rendered after the text is known.

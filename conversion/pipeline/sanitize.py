@@ -6,7 +6,10 @@ whatever it says, only these tags and attributes survive, and links can only poi
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import nh3
+from bs4 import BeautifulSoup
 
 _MATHML = {
     "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace",
@@ -51,8 +54,10 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
     return value
 
 
-def sanitize_fragment(html: str) -> str:
-    return nh3.clean(
+def sanitize_fragment(html: str, *, images: Collection[str] | None = None) -> str:
+    """The allowlisted HTML. With `images` (the src of every figure file the document has), an
+    <img> pointing anywhere else is dropped: a reviewer's edit cannot add a broken image."""
+    clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
@@ -61,3 +66,12 @@ def sanitize_fragment(html: str) -> str:
         strip_comments=True,
         url_schemes=set(),
     )
+    if images is None:
+        return clean
+    soup = BeautifulSoup(clean, "html.parser")
+    missing = [img for img in soup.find_all("img") if img.get("src") not in images]
+    if not missing:
+        return clean
+    for img in missing:
+        img.decompose()
+    return str(soup)

@@ -1,6 +1,9 @@
 """Pages that already carry text (born-digital, or exported from a word processor): read the text
-layer instead of OCR when it is trustworthy - exact and much faster. An invisible OCR layer
-(an earlier OCR run) is not trusted: those pages are read again.
+layer instead of OCR when it is trustworthy - exact and much faster. Trust is decided by
+evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is not
+trusted and the page is read again; nor is text that is not language (shifted font encodings,
+private-use glyphs). The layout model then gives the blocks their kinds (models.structure), and
+formulas are rebuilt as TeX from their glyphs where they can be (math_text).
 """
 
 from __future__ import annotations
@@ -9,8 +12,13 @@ import re
 import statistics
 
 import pymupdf
+from PIL import Image
 
-from models.engine import PageReading, ReadBlock
+from conversion.pipeline.math_text import Glyph, tex_from_glyphs
+from models.engine import PageReading, ReadBlock, Word
+from models.language import language_scores
+from models.layout import page_regions
+from models.structure import apply_layout
 
 MIN_CHARS = 40
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
@@ -29,32 +37,99 @@ def _visible_text_fraction(page: pymupdf.Page) -> float:
     return visible / total if total else 0.0
 
 
-def _looks_like_text(text: str) -> bool:
-    """Garbage text layers (broken font encodings) are full of symbols and replacement marks."""
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
+_VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
+
+
+def looks_like_language(text: str) -> bool:
+    """Text a reader can use, not glyph codes: no replacement marks or private-use glyphs,
+    mostly letters, words of two letters or more, and letters in the proportions of a
+    language (a shifted font encoding, "Opnbddchmfr ne sgd", has few vowels and none of the
+    short common words)."""
     if "\ufffd" in text or "(cid:" in text:
         return False
-    letters = sum(c.isalpha() for c in text)
-    printable = sum(not c.isspace() for c in text) or 1
+    visible = sum(not c.isspace() for c in text) or 1
+    if len(_PRIVATE_USE.findall(text)) > 0.01 * visible:
+        return False
+    letters = [c for c in text.lower() if c.isalpha()]
+    digits = sum(c.isdigit() for c in text)
     words = re.findall(r"[^\W\d_]{2,}", text)
-    return letters / printable > 0.6 and len(words) >= 5
+    # A financial statement is half figures: letters and digits together make the text.
+    if (len(letters) + digits) / visible <= 0.6 or len(letters) / visible <= 0.25:
+        return False
+    if len(words) < 5:
+        return False
+    latin = [c for c in letters if c.isascii() or c in _VOWELS]
+    if len(latin) >= 0.8 * len(letters) and len(latin) >= 40:
+        vowels = sum(c in _VOWELS for c in latin) / len(latin)
+        if not 0.25 <= vowels <= 0.6:
+            return False
+        if len(words) >= 30 and max(language_scores(text).values()) < 0.03 * len(words):
+            return False  # hardly a "the", "de" or "und" in thirty words: not a language
+    return True
 
 
-def text_layer_reading(page: pymupdf.Page, *, page_number: int, dpi: int) -> PageReading | None:
-    """A PageReading from the page's own text, or None when OCR must read it."""
+def _under_page_image(page: pymupdf.Page) -> bool:
+    """An image covering nearly the whole page: the page is a scan, and any text on it is an
+    earlier OCR run's layer (visible or not, it may be drawn under the image)."""
+    area = abs(page.rect) or 1.0
+    for info in page.get_image_info():
+        if abs(pymupdf.Rect(info["bbox"]) & page.rect) >= 0.8 * area:
+            return True
+    return False
+
+
+def _ink_meter(image: Image.Image | None):
+    """Share of dark pixels in a box of the page image (figures must hold an image)."""
+    if image is None:
+        return lambda box: 0.5
+    gray = image.convert("L")
+
+    def ink(box) -> float:
+        hist = gray.crop(tuple(int(v) for v in box)).histogram()
+        return sum(hist[:160]) / (sum(hist) or 1)
+
+    return ink
+
+
+def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
+    glyphs = []
+    for block in page.get_text("rawdict", clip=clip)["blocks"]:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                for char in span["chars"]:
+                    glyphs.append(Glyph(char["c"], span["size"], char["origin"][0],
+                                        char["origin"][1], tuple(char["bbox"])))  # fmt: skip
+    return glyphs
+
+
+def text_layer_reading(
+    page: pymupdf.Page, *, page_number: int, dpi: int, image: Image.Image | None = None
+) -> PageReading | None:
+    """A PageReading from the page's own text, or None when OCR must read it. `image` (the
+    page rendered at `dpi`) lets figures be checked for content."""
     raw = page.get_text("text")
-    if len(raw.strip()) < MIN_CHARS or not _looks_like_text(raw):
+    if len(raw.strip()) < MIN_CHARS or not looks_like_language(raw):
         return None
-    if _visible_text_fraction(page) < 0.9:
+    if _visible_text_fraction(page) < 0.9 or _under_page_image(page):
         return None
     scale = dpi / 72
     rot = page.rotation_matrix
     data = page.get_text("dict", sort=False)
+    words_in: dict[int, list[Word]] = {}
+    for x0, y0, x1, y1, text, block_no, *_ in page.get_text("words", sort=False):
+        box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
+        words_in.setdefault(block_no, []).append(
+            Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1))
+        )
     blocks: list[ReadBlock] = []
-    for block in data["blocks"]:
+    for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
         box = (bbox.x0, bbox.y0, bbox.x1, bbox.y1)
         if block["type"] == 1:
-            blocks.append(ReadBlock(kind="figure", bbox=box))
+            figure = ReadBlock(kind="figure", bbox=box)
+            figure.order = (number,)  # type: ignore[attr-defined]
+            blocks.append(figure)
             continue
         lines, sizes, bold_chars, chars = [], [], 0, 0
         for line in block["lines"]:
@@ -75,20 +150,32 @@ def text_layer_reading(page: pymupdf.Page, *, page_number: int, dpi: int) -> Pag
                 text = text[:-1] + line
             else:
                 text += " " + line
-        blocks.append(
-            ReadBlock(
-                kind="paragraph",
-                text=text,
-                bbox=box,
-                font_size=statistics.median(sizes) if sizes else None,
-                bold=chars > 0 and bold_chars / chars > 0.6,
-            )
+        read = ReadBlock(
+            kind="paragraph",
+            text=text,
+            bbox=box,
+            words=words_in.get(block.get("number", number), []),
+            font_size=statistics.median(sizes) if sizes else None,
+            bold=chars > 0 and bold_chars / chars > 0.6,
         )
+        read.order = (number,)  # type: ignore[attr-defined]
+        blocks.append(read)
     rect = page.rect * scale
+    findings: list[dict] = []
+    if page.rotation == 0:
+        # (The layout model reads an unrotated page; a turned one keeps the text's own blocks.)
+        regions = page_regions(page, scale=scale)
+
+        def transcribe(box) -> str | None:
+            return tex_from_glyphs(_glyphs(page, pymupdf.Rect(box) / scale))
+
+        blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
+                                        ink=_ink_meter(image), transcribe=transcribe)  # fmt: skip
     return PageReading(
         page_number=page_number,
         blocks=blocks,
         width=int(rect.width),
         height=int(rect.height),
         source="text_layer",
+        findings=findings,
     )

@@ -6,6 +6,7 @@ nothing behind.
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from conversion.pipeline.errors import (
     FileTooLarge,
     NoPages,
     NotAPdf,
+    PageTooComplex,
     PageTooLarge,
     TooManyPages,
 )
@@ -32,6 +34,8 @@ class Limits:
     max_image_megapixels: float = 300.0  # any single embedded image, decoded
     # Any other Flate stream (page contents, fonts, forms), inflated: real ones are a few MiB.
     max_stream_mb: float = 64.0
+    # Form XObjects one page draws, nesting multiplied out (see form_draws).
+    max_form_draws: int = 100_000
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ def validate_pdf(path: Path, limits: Limits) -> ValidatedPdf:
                 raise DamagedPdf(
                     f"Page {index + 1} is damaged and cannot be read.", page=index + 1
                 ) from None
+            check_form_draws(doc, page, budget=limits.max_form_draws)
             for img in images:
                 width, height = img[2], img[3]
                 megapixels = width * height / 1e6
@@ -157,3 +162,55 @@ def _inflated_size(raw: bytes, *, cap: int) -> int:
     except zlib.error:
         pass  # broken data: MuPDF decides what it can read
     return total
+
+
+_DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do\b")
+
+
+def check_form_draws(doc: pymupdf.Document, page: pymupdf.Page, *, budget: int) -> None:
+    """Refuse a page whose drawing runs more than `budget` Form XObjects, nesting multiplied out.
+
+    MuPDF runs a form each time it is drawn, so 9 levels of forms each drawing the next 10 times
+    is 10**9 runs from a 4 KB file (issue 17: it held the only worker for the whole page time
+    limit). Counted from the content streams' `Do` operators, in milliseconds, before anything
+    is drawn; a form that draws itself counts as over budget.
+    """
+    children: dict[int, dict[str, int]] = {}
+    try:
+        for xref, name, invoker, _bbox in page.get_xobjects():
+            children.setdefault(invoker, {})[name] = xref
+        top = _DO.findall(page.read_contents())
+    except Exception:
+        return  # unreadable resources: rasterizing reports the damage
+    runs: dict[int, int] = {}
+
+    def cost(xref: int, path: frozenset[int]) -> int:
+        if xref in runs:
+            return runs[xref]
+        if xref in path:
+            return budget + 1  # a cycle
+        try:
+            names = _DO.findall(doc.xref_stream(xref) or b"")
+        except Exception:
+            names = []
+        total = 1
+        for name in names:
+            child = children.get(xref, {}).get(name.decode("latin-1"))
+            if child is not None:
+                total += cost(child, path | {xref})
+                if total > budget:
+                    break
+        runs[xref] = total
+        return total
+
+    total = 0
+    for name in top:
+        child = children.get(0, {}).get(name.decode("latin-1"))
+        if child is not None:
+            total += cost(child, frozenset())
+            if total > budget:
+                raise PageTooComplex(
+                    f"Page {page.number + 1} draws more than {budget:,} nested graphics "
+                    "(Form XObjects); no real document needs that many, so the file was refused.",
+                    page=page.number + 1,
+                )

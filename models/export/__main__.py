@@ -11,7 +11,9 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.export", description=__doc__)
-    ap.add_argument("kind", choices=["tiny-random", "e2b-random", "checkpoint"])
+    ap.add_argument("kind", choices=["tiny-random", "e2b-random", "checkpoint", "fast"],
+                    help="fast: write the fast graphs of the package OUT again (its weights "
+                    "stay; --prefill-attention)")  # fmt: skip
     ap.add_argument("out", type=Path, help="package directory to write (replaced)")
     ap.add_argument("--checkpoint", type=Path, help="transformers checkpoint dir (kind checkpoint)")
     ap.add_argument("--dtype", choices=["fp32", "fp16"], default="fp32")
@@ -42,6 +44,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="tiny-random via the graph-by-graph route e2b-random always uses",
     )
+    ap.add_argument(
+        "--clip-bounds",
+        choices=["random", "none"],
+        default="random",
+        help="random-weight kinds, lean route: the vision clamps' bounds; none = -inf/+inf "
+        "(no-op clamps, dropped from the fast vision graph)",
+    )
+    ap.add_argument(
+        "--prefill-attention",
+        choices=["mha", "matmul"],
+        default="mha",
+        help="--fast prefill graph: MultiHeadAttention (default) or MatMul/Softmax/MatMul",
+    )
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -51,10 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     if a.ple is None:
         a.ple = "external" if a.kind == "e2b-random" else "graph"
-    opts = dict(
-        dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format, fast=a.fast
-    )
-    if a.kind == "checkpoint":
+    opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format,
+                fast=a.fast, prefill_attention=a.prefill_attention)  # fmt: skip
+    if a.kind == "fast":
+        from models.export.build import rebuild_fast
+
+        rebuild_fast(a.out, prefill_attention=a.prefill_attention)
+    elif a.kind == "checkpoint":
         if a.checkpoint is None:
             ap.error("kind checkpoint needs --checkpoint DIR")
         build_package(a.checkpoint, a.out, **opts, source={"checkpoint": str(a.checkpoint)})
@@ -63,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         from models.export.lean import build_random_lean
 
         kind = "e2b" if a.kind == "e2b-random" else "tiny"
-        build_random_lean(
-            kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, seed=a.seed, fast=a.fast
-        )
+        build_random_lean(kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep,
+                          seed=a.seed, fast=a.fast, clip_bounds=a.clip_bounds,
+                          prefill_attention=a.prefill_attention)  # fmt: skip
     else:
         kind = "tiny"
         with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:

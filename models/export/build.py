@@ -359,6 +359,7 @@ def build_package(
     ple_format: str = "ggml-q4_0",
     source: dict[str, Any] | None = None,
     fast: bool = False,
+    prefill_attention: str = "mha",
 ) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
@@ -412,11 +413,14 @@ def build_package(
         int4=int4,
         ple=ple_info,
         source=source or {"checkpoint": str(ckpt)},
-        extra=fast_graphs(out, cfg, fast=fast, ep=ep, ple=ple),
+        extra=fast_graphs(
+            out, cfg, fast=fast, ep=ep, ple=ple, prefill_attention=prefill_attention
+        ),  # fmt: skip
     )
 
 
-def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str) -> dict:
+def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str,
+                prefill_attention: str = "mha") -> dict:  # fmt: skip
     """Static-KV-cache prefill/step graphs (models.export.fast) when asked for."""
     if not fast:
         return {}
@@ -424,4 +428,23 @@ def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str
         raise ValueError("--fast needs --ep default (ONNX Attention nodes) and --ple graph")
     from models.export.fast import build_fast
 
-    return {"fast": build_fast(out, cfg)}
+    return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention)}
+
+
+def rebuild_fast(out: Path, *, prefill_attention: str = "mha") -> dict[str, Any]:
+    """Write the fast graphs of an existing package again (another prefill attention, or after
+    a change of models.export.fast) without rebuilding its weights: the graphs, the manifest's
+    "fast" section and their file entries. Returns the manifest."""
+    from models.export.fast import build_fast
+
+    man = json.loads((out / MANIFEST).read_text())
+    if not man.get("fast"):
+        raise ValueError(f"{out}: no fast graphs to rebuild (build it with --fast)")
+    fast = build_fast(out, man["config"], prefill_attention=prefill_attention)
+    man["fast"] = fast
+    files = man["files"]
+    for rel in (fast["prefill"], fast["step"], fast["vision"]):
+        files[rel] = {"sha256": sha256_file(out / rel), "size": (out / rel).stat().st_size}
+    man["files"] = files  # last, as write_manifest orders it
+    (out / MANIFEST).write_text(json.dumps(man, indent=1))
+    return man

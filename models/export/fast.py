@@ -36,42 +36,15 @@ from typing import Any
 
 import numpy as np
 
+from models.export.fast_vision import build_fast_vision
+from models.export.graph_edit import Builder, remove_unused, scalar
+
 log = logging.getLogger(__name__)
 
 PREFILL_FILE = "decoder/prefill.onnx"
 STEP_FILE = "decoder/step.onnx"
 FAST_FORMAT = 1
-
-
-class _Builder:
-    """Appends nodes / constants to an onnx_ir graph."""
-
-    def __init__(self, graph: Any, prefix: str) -> None:
-        import onnx_ir as ir
-
-        self.ir, self.g, self.prefix, self.n = ir, graph, prefix, 0
-        self.consts: dict[tuple, Any] = {}
-
-    def const(self, value: Any, dtype: Any = np.int64) -> Any:
-        arr = np.asarray(value, dtype=dtype)
-        key = (arr.dtype.str, arr.shape, arr.tobytes())
-        if key not in self.consts:
-            self.n += 1
-            v = self.ir.Value(name=f"{self.prefix}c{self.n}", const_value=self.ir.tensor(arr))
-            self.g.initializers.add(v)
-            self.consts[key] = v
-        return self.consts[key]
-
-    def op(self, op_type: str, *inputs: Any, domain: str = "", outputs: int = 1,
-           **attrs: Any) -> Any:  # fmt: skip
-        self.n += 1
-        node = self.ir.node(op_type, list(inputs), attributes=attrs, domain=domain,
-                            num_outputs=outputs,
-                            name=f"{self.prefix}{op_type}_{self.n}")  # fmt: skip
-        for k, o in enumerate(node.outputs):
-            o.name = f"{self.prefix}{op_type}_{self.n}_{k}"
-        self.g.append(node)
-        return node.outputs[0] if outputs == 1 else node.outputs
+PREFILL_ATTENTION = ("mha", "matmul")
 
 
 def _layer_of(name: str) -> int:
@@ -100,7 +73,7 @@ def _np_float(dtype: Any) -> Any:
     return np.float16 if dtype == ir.DataType.FLOAT16 else np.float32
 
 
-def _last_token_head(b: _Builder, g: Any, *, raw_argmax: bool = False) -> tuple[Any, Any]:
+def _last_token_head(b: Builder, g: Any, *, raw_argmax: bool = False) -> tuple[Any, Any]:
     """LM head on the last position: norm output [B,S,H] -> Gather(-1) -> [B,H] -> head -> softcap.
     Returns (logits [B,V], next_token [B]); the old logits/next_token nodes are left dead.
     raw_argmax: next_token = ArgMax of the head's own output (the softcap is monotonic, so the
@@ -128,7 +101,7 @@ def _last_token_head(b: _Builder, g: Any, *, raw_argmax: bool = False) -> tuple[
     return logits, nxt
 
 
-def _next_input(b: _Builder, nxt: Any, cfg: dict[str, Any]) -> Any:
+def _next_input(b: Builder, nxt: Any, cfg: dict[str, Any]) -> Any:
     """The id the embedding should see for a generated token: multimodal ids (image, audio,
     video) become pad, as transformers embeds such ids when they carry no features."""
     ids = cfg["ids"]
@@ -176,32 +149,27 @@ def _finish(g: Any, outputs: list[Any]) -> None:
     g.outputs.clear()
     g.outputs.extend(outputs)
     # Drop the old KV inputs and whatever fed only the replaced attention.
-    _remove_unused(g)
+    remove_unused(g)
     for v in list(g.inputs):
         if not v.uses():
             g.inputs.remove(v)
     g.sort()
 
 
-def _remove_unused(g: Any) -> None:
-    outs = set(id(o) for o in g.outputs)
-    changed = True
-    while changed:
-        changed = False
-        for n in reversed(list(g)):
-            if any(o.uses() or id(o) in outs for o in n.outputs):
-                continue
-            g.remove(n, safe=True)
-            changed = True
-    for name in [k for k, v in g.initializers.items() if not v.uses()]:
-        del g.initializers[name]
-
-
-def _attn(b: _Builder, q: Any, k3: Any, v3: Any, bias: Any, *, heads: int, hd: int,
-          prefill: bool, shapes: tuple[Any, Any] | None = None) -> Any:  # fmt: skip
+def _attn(b: Builder, q: Any, k3: Any, v3: Any, bias: Any, *, heads: int, hd: int,
+          prefill: bool, shapes: tuple[Any, Any] | None = None,
+          fused: bool = False) -> Any:  # fmt: skip
     """One KV head, `heads` query heads. prefill: q [B,S,heads*hd], k3/v3 [B,S,hd],
-    bias [B,1,S,S], shapes (to [B,heads,S,S], back to [B,heads*S,S]); step: q [B,1,heads*hd],
-    k3/v3 [B,L,hd] (the cache), bias [B,1,L]."""
+    bias [B,1,S,S], shapes (to [B,heads,S,S], back to [B,heads*S,S]), `fused`: one
+    MultiHeadAttention instead of MatMul/Softmax/MatMul; step: q [B,1,heads*hd], k3/v3 [B,L,hd]
+    (the cache), bias [B,1,L]."""
+    if prefill and fused:
+        # com.microsoft MultiHeadAttention over the row's own keys: the bias [B,1,S,S]
+        # broadcasts over the heads and the scores never reach device memory (CUDA: memory-
+        # efficient / cuDNN kernels). Its heads each need a key: tile the one KV head.
+        kt, vt = (b.op("Tile", x, b.const([1, 1, heads])) for x in (k3, v3))
+        return b.op("MultiHeadAttention", q, kt, vt, None, None, bias, domain="com.microsoft",
+                    num_heads=heads, scale=1.0)  # fmt: skip
     if prefill:
         assert shapes is not None
         q4 = b.op("Transpose", b.op("Reshape", q, b.const([0, 0, heads, hd])), perm=[0, 2, 1, 3])
@@ -221,6 +189,39 @@ def _attn(b: _Builder, q: Any, k3: Any, v3: Any, bias: Any, *, heads: int, hd: i
     return b.op("Reshape", o, b.const([0, 1, heads * hd]))
 
 
+def fold_weightless_rms(b: Builder, g: Any, npf: Any) -> int:
+    """x / Sqrt(ReduceMean(x * x, -1) + eps) (how mobius writes the weightless v_norm: five
+    kernels, each a pass over x) -> one RMSNormalization with scale 1 (the same function).
+    Returns how many were folded."""
+    count = 0
+    for rm in [n for n in g if n.op_type == "ReduceMean"]:
+        sq = rm.inputs[0].producer()
+        axes = scalar(rm.inputs[1]) if len(rm.inputs) > 1 else None
+        attrs = {k: v.value for k, v in rm.attributes.items()}
+        if sq is None or sq.op_type != "Mul" or sq.inputs[0] is not sq.inputs[1]:
+            continue
+        if axes != -1 or attrs.get("keepdims", 1) != 1:
+            continue
+        x = sq.inputs[0]
+        chain = [rm]
+        for op in ("Add", "Sqrt", "Div"):
+            users = [u for u, _ in chain[-1].outputs[0].uses()]
+            if len(users) != 1 or users[0].op_type != op:
+                break
+            chain.append(users[0])
+        if len(chain) != 4:
+            continue
+        _, add, _, div = chain
+        eps = scalar(add.inputs[1])
+        width = x.shape[-1] if x.shape is not None else None
+        if eps is None or div.inputs[0] is not x or not isinstance(width, int):
+            continue
+        y = b.op("RMSNormalization", x, b.const(np.ones(width), npf), axis=-1, epsilon=eps)
+        div.outputs[0].replace_all_uses_with(y)
+        count += 1
+    return count
+
+
 def _check_attention(node: Any) -> None:
     a = {k: v.value for k, v in node.attributes.items()}
     if a.get("kv_num_heads") != 1 or float(a.get("scale", 1.0)) != 1.0 or a.get("softcap", 0):
@@ -234,14 +235,19 @@ def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str) -> tuple:
     t = cfg["text"]
     npf = _np_float(_float_dtype(g))
     neg = float(np.finfo(npf).min) / 2
-    b = _Builder(g, prefix)
+    b = Builder(g, prefix)
+    fold_weightless_rms(b, g, npf)
     attn = _attention_nodes(g)
     caches = _cache_inputs(g, cfg, batch="batch", ring=True)
     return g, t, t["num_attention_heads"], t["sliding_window"], npf, neg, b, attn, caches
 
 
-def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
+def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> Any:
+    """attention: "mha" (one MultiHeadAttention per layer) or "matmul" (scores in memory)."""
     import onnx_ir as ir
+
+    if attention not in PREFILL_ATTENTION:
+        raise ValueError(f"prefill attention {attention!r}: one of {PREFILL_ATTENTION}")
 
     g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastp/")
     mask = next(i for i in g.inputs if i.name == "attention_mask")
@@ -292,7 +298,8 @@ def make_prefill(model: Any, cfg: dict[str, Any]) -> Any:
                     tail = b.op("Slice", x4, b.const([-W]), b.const([2**62]), b.const([2]))
                     out = b.op("TensorScatter", c, tail, ring_at, axis=2, mode="circular")
                 outputs.append(_rename(out, f"cache_out.{i}.{kind}", list(c.shape), c.dtype))
-        y = _attn(b, q, k3, v3, bias[ltype], heads=heads, hd=hd, prefill=True, shapes=shapes)
+        y = _attn(b, q, k3, v3, bias[ltype], heads=heads, hd=hd, prefill=True, shapes=shapes,
+                  fused=attention == "mha")  # fmt: skip
         node.outputs[0].replace_all_uses_with(y)
     logits, nxt = _last_token_head(b, g)
     _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
@@ -372,73 +379,32 @@ def _kv_dims(out: Path, layers: list[int]) -> list[int]:
     return [int(dims[f"past_key_values.{i}.key"]) for i in layers]
 
 
-def build_fast(out: Path, cfg: dict[str, Any]) -> dict[str, Any]:
+def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha") -> dict:
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
     weights file). Returns the manifest's "fast" section."""
     import onnx_ir as ir
 
     dec = out / "decoder" / "model.onnx"
-    for rel, make in ((PREFILL_FILE, make_prefill), (STEP_FILE, make_step)):
+    makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=prefill_attention)),
+              (STEP_FILE, lambda m: make_step(m, cfg)))  # fmt: skip
+    for rel, make in makers:
         model = ir.load(dec)
-        make(model, cfg)
+        make(model)
         ir.save(model, out / rel)  # external tensors keep pointing at model.onnx.data
         log.info("fast graph %s: %d nodes", rel, len(list(model.graph)))
         del model
     t = cfg["text"]
+    vision, clips = build_fast_vision(out)
     return {
         "format": FAST_FORMAT,
         "prefill": PREFILL_FILE,
         "step": STEP_FILE,
-        "vision": build_fast_vision(out),
+        "vision": vision,
+        "vision_clips_dropped": clips,
         "vision_input": "unpadded",
+        "prefill_attention": prefill_attention,
         "kv_layers": t["kv_layers"],
         "kv_head_dims": _kv_dims(out, t["kv_layers"]),
         "ring": t["sliding_window"],
         "padding": "left",
     }
-
-
-VISION_FILE = "vision_encoder/fast.onnx"
-
-
-def make_vision(model: Any) -> int:
-    """Vision attention (MatMul + mask + Softmax + MatMul over [B, heads, P, P]) -> one
-    com.microsoft MultiHeadAttention per layer (flash / memory-efficient kernels on CUDA; the
-    P x P scores never reach device memory). The padding mask is dropped: feed UNPADDED patches
-    (only the valid ones) - their features are identical, padding only ever masked out."""
-    g = model.graph
-    b = _Builder(g, "fastv/")
-    count = 0
-    for sm in [n for n in g if n.op_type == "Softmax"]:
-        add = sm.inputs[0].producer()
-        qk = add.inputs[0].producer() if add is not None and add.op_type == "Add" else None
-        users = [u for u, _ in sm.outputs[0].uses()]
-        if qk is None or qk.op_type != "MatMul" or len(users) != 1 or users[0].op_type != "MatMul":
-            raise ValueError(f"unexpected vision attention around {sm.name}")
-        pv = users[0]
-        tr = [u for u, _ in pv.outputs[0].uses()][0]
-        out = [u for u, _ in tr.outputs[0].uses()][0]
-        if tr.op_type != "Transpose" or out.op_type != "Reshape":
-            raise ValueError(f"unexpected vision attention output at {pv.name}")
-        q4 = qk.inputs[0].producer().inputs[0]  # [B,P,N,H] (Transpose -> BNSH before)
-        k4 = qk.inputs[1].producer().inputs[0].producer().inputs[0]
-        v4 = pv.inputs[1].producer().inputs[0]
-        heads = q4.shape[2]
-        flat = [b.op("Reshape", x, b.const([0, 0, -1])) for x in (q4, k4, v4)]
-        y = b.op("MultiHeadAttention", *flat, domain="com.microsoft", num_heads=int(heads),
-                 scale=1.0)  # fmt: skip
-        out.outputs[0].replace_all_uses_with(y)
-        count += 1
-    _remove_unused(g)
-    g.sort()
-    return count
-
-
-def build_fast_vision(out: Path) -> str:
-    import onnx_ir as ir
-
-    model = ir.load(out / "vision_encoder" / "model.onnx")
-    n = make_vision(model)
-    ir.save(model, out / VISION_FILE)
-    log.info("fast vision graph: %d MultiHeadAttention", n)
-    return VISION_FILE

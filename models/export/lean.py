@@ -61,20 +61,33 @@ def build_random_lean(
     ep: str = "default",
     seed: int = 0,
     fast: bool = False,
+    clip_bounds: str = "random",
+    prefill_attention: str = "mha",
 ) -> dict[str, Any]:
-    """Write a random-weight package of `kind` ("tiny" or "e2b") to `out`; returns the manifest."""
+    """Write a random-weight package of `kind` ("tiny" or "e2b") to `out`; returns the manifest.
+    clip_bounds "none": the vision tower's clippable linears get bounds of -inf/+inf (clamps
+    that clamp nothing, as transformers initializes them) instead of random finite ones, for
+    speed runs shaped like a checkpoint whose clamps are no-ops (issue 18)."""
+    if clip_bounds not in ("random", "none"):
+        raise ValueError(f"clip_bounds {clip_bounds!r}: random or none")
 
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="axiya-cfg-") as tmp:
-        return _build(
-            kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed, fast=fast
-        )
+        return _build(kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed,
+                      fast=fast, clip_bounds=clip_bounds,
+                      prefill_attention=prefill_attention)  # fmt: skip
+
+
+def _unbounded(name: str, value: Any) -> Any:
+    """A clip bound of -inf/+inf in place of `value` (same shape and dtype)."""
+    return value.fill_(float("-inf") if name.endswith("_min") else float("inf"))
 
 
 def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, ep: str,
-           seed: int, fast: bool = False) -> dict[str, Any]:  # fmt: skip
+           seed: int, fast: bool = False, clip_bounds: str = "random",
+           prefill_attention: str = "mha") -> dict[str, Any]:  # fmt: skip
     import torch
     from transformers import Gemma4ForConditionalGeneration
 
@@ -97,6 +110,9 @@ def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, 
                     "scale_in_graph": True, "pad_remap": "caller"}  # fmt: skip
     for comp in ("vision_encoder", "embedding", "decoder"):
         state = {k: random_value(k, s, seed=seed) for k, s in shapes.items() if comp in _group(k)}
+        if clip_bounds == "none":
+            bounds = ("input_min", "input_max", "output_min", "output_max")
+            state = {k: _unbounded(k, v) if k.endswith(bounds) else v for k, v in state.items()}
         if dtype == "fp16":
             state = {k: v.half() for k, v in state.items()}
         weights = mod.preprocess_weights(state)
@@ -120,7 +136,8 @@ def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, 
     )
     manifest = B.write_manifest(out, ckpt=ck, dtype=dtype, ep=ep, int4=int4, ple=ple_info,
                                 source={"random": kind, "seed": seed, "weights": "random",
-                                        "route": "lean"},
-                                extra=B.fast_graphs(out, cfg, fast=fast, ep=ep,
-                                                    ple=ple))  # fmt: skip
+                                        "route": "lean", "clip_bounds": clip_bounds},
+                                extra=B.fast_graphs(
+                                    out, cfg, fast=fast, ep=ep, ple=ple,
+                                    prefill_attention=prefill_attention))  # fmt: skip
     return manifest

@@ -1,8 +1,8 @@
 """GemmaPageEngine: page images -> `PageReading`s with Gemma 4 on onnxruntime.
 
-One engine per process (see `conversion.engines` and `conversion.worker`). `predict_batch` builds
-one request per page (page image + the page prompt), generates them together in batches of at
-most `batch_size` pages, and parses each answer with `models.gemma.parse`. An out-of-memory error
+One engine per process (see `conversion.engines` and `conversion.runner.batch`). `predict_batch`
+builds one request per page (page image + the page prompt), generates them together in batches of
+at most `batch_size` pages, and parses each answer with `models.gemma.parse`. An out-of-memory error
 halves the batch and retries the same pages; the smaller size is kept for later calls.
 """
 

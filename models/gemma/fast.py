@@ -58,6 +58,7 @@ class Prompt:
 
     ids: np.ndarray
     features: Any = None
+    max_new_tokens: int | None = None  # this page's own limit, if lower than the call's
 
 
 @dataclass
@@ -429,7 +430,7 @@ class FastGemma:
             self._generation(
                 [first[b], *hist[b]],
                 prompt_tokens=len(p.ids),
-                max_new_tokens=max_new_tokens,
+                max_new_tokens=min(max_new_tokens, p.max_new_tokens or max_new_tokens),
                 ignore_stop=ignore_stop,
                 timings=dict(timings),
             )
@@ -554,12 +555,13 @@ class FastGemma:
         firsts = [row.first for _, row in live]
         stopped = np.isin(window, stops).any(axis=1) | np.isin(firsts, stops)
         for (r, row), stop in zip(live, stopped, strict=True):
-            if (ignore_stop or not stop) and 1 + row.steps < max_new_tokens:
+            limit = min(max_new_tokens, row.prompt.max_new_tokens or max_new_tokens)
+            if (ignore_stop or not stop) and 1 + row.steps < limit:
                 continue
             active[r] = None
             ids = [row.first, *hist[r, row.start + 1 : row.start + 1 + row.steps]]
             yield row.tag, self._generation(
-                ids, prompt_tokens=row.prompt_tokens, max_new_tokens=max_new_tokens,
+                ids, prompt_tokens=row.prompt_tokens, max_new_tokens=limit,
                 ignore_stop=ignore_stop,
                 timings={"prefill_s": row.prefill_s, "decode_s": now - row.joined,
                          "decode_steps": float(row.steps)})  # fmt: skip

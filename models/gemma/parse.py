@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from models.engine import ReadBlock
+from models.engine import PAGE_NUMBER, ReadBlock
 from models.gemma.page_prompt import BOX_SCALE
+from models.language import BCP47, bcp47_case
 
 # Finding codes (engine-level notes; they reach the job report).
 TRUNCATED = "MODEL_OUTPUT_TRUNCATED"
@@ -36,7 +37,6 @@ _FM_KEY = re.compile(
     r"is_table|is_diagram)\s*:\s*(.*?)\s*$",
     re.IGNORECASE,
 )
-_LANG = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 _TAGS = {
     "header": "page_header",
     "footer": "page_footer",
@@ -52,10 +52,6 @@ _FIGURE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\((?P<dest>[^)]*)\)\s*(?P<rest>.*)$"
 _NUM = r"([-\d.]+)"
 _BOX = re.compile(rf"^\s*<?\s*box\s*:?\s*\[?\s*{_NUM}[\s,]+{_NUM}[\s,]+{_NUM}[\s,]+{_NUM}")
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$\n]+?)(?<!\\)\$")
-# The same printed page numbers `conversion.pipeline.assemble` accepts ("12", "iv", "Page 3 of 9").
-_PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?(\d{1,4}|[ivxlcdm]{1,6})(?:\s*(?:/|of)\s*\d{1,4})?$", re.IGNORECASE
-)
 _FORMATTING = {
     "b", "strong", "i", "em", "u", "sup", "sub", "span", "small", "big", "mark", "code", "a",
     "font", "s", "del", "ins", "abbr", "p", "div",
@@ -227,8 +223,9 @@ def _front_matter(text: str, findings: list[dict[str, str]]) -> tuple[dict[str, 
     for key, value in pairs:
         low = value.lower()
         if key in ("primary_language", "language"):
-            if _LANG.match(value) and low not in ("none", "null", "und"):
-                meta["language"] = _bcp47(value)
+            tag = bcp47_case(value)
+            if BCP47.match(tag) and low not in ("none", "null", "und"):
+                meta["language"] = tag
         elif key in ("rotation", "rotation_correction"):
             try:
                 rot = int(float(value))
@@ -243,20 +240,6 @@ def _front_matter(text: str, findings: list[dict[str, str]]) -> tuple[dict[str, 
         elif key == "is_blank":
             meta["blank"] = low in ("true", "yes", "1")
     return meta, "\n".join(lines[i:])
-
-
-def _bcp47(value: str) -> str:
-    """Canonical case: language lower, script title, region upper (pt_br -> pt-BR)."""
-    first, *rest = value.replace("_", "-").split("-")
-    tags = [first.lower()]
-    for part in rest:
-        if len(part) == 4 and part.isalpha():
-            tags.append(part.title())
-        elif len(part) == 2 or (len(part) == 3 and part.isdigit()):
-            tags.append(part.upper())
-        else:
-            tags.append(part.lower())
-    return "-".join(tags)
 
 
 # -- body: tagged segments first, Markdown for the rest ----------------------------------------
@@ -392,7 +375,7 @@ def _special(s: str) -> bool:
 
 
 def _tagged(kind: str, text: str) -> ReadBlock:
-    if kind == "page_number" and not _PAGE_NUMBER.match(text.strip()):
+    if kind == "page_number" and not PAGE_NUMBER.match(text.strip()):
         kind = "page_footer"  # not a number assemble can use as a page label: keep it as text
     return ReadBlock(kind=kind, text=text)  # type: ignore[arg-type]
 

@@ -359,16 +359,4 @@ class GemmaRuntime:
         return new, mask
 
 
-def describe(runtime: GemmaRuntime) -> dict[str, Any]:
-    """Provenance for job records: package name, digest, provider."""
-    m = runtime.package.manifest
-    return {
-        "package": str(runtime.package.root),
-        "model": m.get("model"),
-        "sha256": runtime.package.sha256,
-        "dtype": m.get("dtype"),
-        "provider": runtime.provider,
-    }
-
-
-__all__ = ["GemmaRuntime", "Generation", "PackageError", "PageRequest", "describe"]
+__all__ = ["GemmaRuntime", "Generation", "PackageError", "PageRequest"]

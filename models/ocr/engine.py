@@ -20,8 +20,10 @@ from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_scores
+from models.layout import ocr_layer_regions
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
+from models.structure import apply_layout
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,14 @@ SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one befor
 # score PROBE_MARGIN times the other to decide.
 PROBE_LINES = 3
 PROBE_MARGIN = 2.0
+UNREADABLE_FINDING = {
+    "code": "UNREADABLE",
+    "level": "needs_review",
+    "message": "Handwriting or illegible text: needs a human transcription or the GPU engine.",
+}
+CAP_HEIGHT = 0.72  # cap height / font size of most text faces: pixels of cap height -> font size
+# An image region this share of the page or more is read again as text (see _text_in_images).
+TEXT_IMAGE_SHARE = 0.04
 
 
 def find_tessdata() -> str:
@@ -138,16 +148,16 @@ class TesseractEngine:
         for para in paragraphs:
             for line in para:
                 k += 1
-                if len(line.words) < 4:
+                if not _long_prose(texts[k]):
                     continue
                 lang = detect_language(texts[k], default=None)
                 if not lang or lang == page_lang:
                     continue
-                # A few words can lean the wrong way ("I fell over a root and made a noise."
-                # has two Portuguese "a"): with the lines around it, the page's language must
-                # not win.
-                around = language_scores(" ".join(texts[max(0, k - 1) : k + 2]))
-                if around[lang] < around.get(page_lang, 0.0):
+                # A voice switch needs clear evidence: several of the language's own short
+                # words, far more than of the page's language or of any other.
+                scores = language_scores(texts[k])
+                runner_up = max(v for key, v in scores.items() if key != lang)
+                if scores[lang] < 3 or scores[lang] < 2 * runner_up:
                     continue
                 for word in line.words:
                     word.lang = lang
@@ -172,6 +182,52 @@ class TesseractEngine:
                             w.bbox = (w.bbox[0] + box[0], w.bbox[1] + box[1],
                                       w.bbox[2] + box[0], w.bbox[3] + box[1])  # fmt: skip
                     line.words = words
+
+    def _text_in_images(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
+        """Tesseract takes text on a dark or mottled page (an old book's scan) for images and
+        does not read it. A large "image" is read again as one block of text; when that reads
+        as text (confident dictionary words), it is text and not a figure."""
+        kept, read_as_text = [], []
+        # Largest first: an image region inside one read as text is text too (read once).
+        for figure in sorted(figures, key=lambda f: -_area(f.bbox)):
+            x0, y0, x1, y1 = (int(v) for v in figure.bbox)  # type: ignore[union-attr]
+            if any(_inside_share(figure.bbox, box) >= 0.8 for box in read_as_text):
+                continue
+            if (x1 - x0) * (y1 - y0) < TEXT_IMAGE_SHARE * gray.width * gray.height:
+                kept.append(figure)
+                continue
+            api = self._recognize(
+                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
+                gray.crop((x0, y0, x1, y1)),
+                dpi,
+            )
+            found = _paragraphs(self._tesserocr, api, dpi)
+            words = [w for para in found for line in para for w in line.words]
+            known = [w.known for w in words if len(w.text) >= 3]
+            if (
+                len(words) < 8
+                or statistics.mean(w.confidence for w in words) < 65
+                or sum(known) < 0.6 * max(len(known), 1)
+            ):
+                if len(words) >= 20 and sum(known) >= 0.25 * len(known):
+                    # Words, some real, but not read well: text Tesseract cannot read.
+                    figure.illegible_text = True  # type: ignore[attr-defined]
+                kept.append(figure)
+                continue
+            for k, para in enumerate(found):
+                for line in para:
+                    line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
+                                 line.bbox[3] + y0)  # fmt: skip
+                    for w in line.words:
+                        w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0,
+                                  w.bbox[3] + y0)  # fmt: skip
+                para.order = (figure.order[0], k)  # type: ignore[attr-defined]
+                paragraphs.append(para)
+            read_as_text.append(figure.bbox)
+        kept = [f for f in kept if not any(_inside_share(f.bbox, b) >= 0.8 for b in read_as_text)]
+        kept.sort(key=lambda f: f.order)  # type: ignore[attr-defined]
+        paragraphs.sort(key=lambda para: para.order)
+        return kept, paragraphs
 
     # -- one page ------------------------------------------------------------------------------
     def _orientation(self, gray: Image.Image) -> int:
@@ -243,7 +299,7 @@ class TesseractEngine:
                 api.SetSourceResolution(page.dpi)
             prepare_s += time.perf_counter() - started_osd
         api.Recognize()
-        paragraphs = _paragraphs(tess, api)
+        paragraphs = _paragraphs(tess, api, page.dpi)
         if self.detect_rotation and not _reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
             # for OSD (and a second read when the page turns out to be upside down, or the
@@ -258,7 +314,7 @@ class TesseractEngine:
                 )
                 prepare_s += time.perf_counter() - started_osd
                 alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
-                alt_paragraphs = _paragraphs(tess, alt_api)
+                alt_paragraphs = _paragraphs(tess, alt_api, page.dpi)
                 alt_score, score = _read_score(alt_paragraphs), _read_score(paragraphs)
                 # The guessed orientation is kept unless the other read is clearly better.
                 if (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score):
@@ -273,12 +329,14 @@ class TesseractEngine:
         if page_lang and page_lang != self.primary and self._available(page_lang):
             # The whole page is in another language: read it again with that language first.
             api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), gray, page.dpi)
-            paragraphs = _paragraphs(tess, api)
+            paragraphs = _paragraphs(tess, api, page.dpi)
             language = page_lang
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api)
+        figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         paragraphs = _without_noise(_outside_figures(paragraphs, figures))
+        paragraphs, unreadable = _without_illegible(paragraphs, figures, gray)
         # Our own threshold: Tesseract erases ruling lines from its binarized page.
         tables, paragraphs = _tables(gray, paragraphs, ink)
         blocks = (
@@ -286,7 +344,14 @@ class TesseractEngine:
             + tables
             + [block for lines in paragraphs for block in _blocks_from_lines(lines, ink)]
         )
-        blocks.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
+        started_layout = time.perf_counter()
+        regions = ocr_layer_regions(gray, page.dpi, [w for b in blocks for w in b.words])
+        blocks, findings = apply_layout(
+            blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size
+        )
+        if unreadable:
+            findings.append(dict(UNREADABLE_FINDING))
+        layout_s = time.perf_counter() - started_layout
         blocks = _join_list_continuations(blocks)
         elapsed = time.perf_counter() - started
         return PageReading(
@@ -298,18 +363,24 @@ class TesseractEngine:
             skew=skew,
             language=language,
             source="ocr",
-            timings={"prepare_s": prepare_s, "ocr_s": elapsed - prepare_s},
+            findings=findings,
+            timings={
+                "prepare_s": prepare_s,
+                "ocr_s": elapsed - prepare_s - layout_s,
+                "layout_s": layout_s,
+            },  # fmt: skip
         )
 
 
 # -- helpers over Tesseract's iterator ------------------------------------------------------------
 class _Line:
-    __slots__ = ("words", "bbox", "ink")
+    __slots__ = ("words", "bbox", "ink", "size")
 
     def __init__(self, words: list[Word], bbox, ink: float) -> None:
         self.words = words
         self.bbox = bbox
         self.ink = ink
+        self.size = 0.0  # text size in pixels, when Tesseract gives one
 
     @property
     def text(self) -> str:
@@ -335,8 +406,40 @@ class _InkMeter:
         return sum(hist[:128]) / total
 
 
+def _area(bbox) -> float:
+    return max(0.0, bbox[2] - bbox[0]) * max(0.0, bbox[3] - bbox[1])
+
+
+def _inside_share(inner, outer) -> float:
+    """Share of `inner`'s area that lies inside `outer`."""
+    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    return w * h / (_area(inner) or 1.0)
+
+
 def _f(bbox) -> tuple[float, float, float, float]:
     return tuple(float(v) for v in bbox)  # type: ignore[return-value]
+
+
+_DESCENDERS = set("gjpqy,;()[]{}|/$@")
+
+
+def _words_size(words: list[Word]) -> float | None:
+    """Text size in pixels from the height of the words that reach the cap height and do not
+    descend ("Income", not "by"): steady for one style of heading however its letters fall."""
+    heights = [
+        w.bbox[3] - w.bbox[1]
+        for w in words
+        if w.bbox
+        and not _DESCENDERS & set(w.text)
+        and any(c.isupper() or c.isdigit() or c in "bdfhklt" for c in w.text)
+    ]
+    return statistics.median(heights) / CAP_HEIGHT if heights else None
+
+
+def _text_size(line: _Line) -> float:
+    """The line's text size in pixels (_words_size; else Tesseract's estimate, or the box)."""
+    return _words_size(line.words) or line.size or line.height
 
 
 def _read_score(paragraphs: list[_ParaLines]) -> float:
@@ -400,7 +503,7 @@ def _figures(tess, api) -> list[ReadBlock]:
     return figures
 
 
-def _paragraphs(tess, api) -> list[list[_Line]]:
+def _paragraphs(tess, api, dpi: int = 300) -> list[list[_Line]]:
     """One pass over every word: paragraphs of lines of words, in Tesseract's reading order."""
     ril = tess.RIL
     it = api.GetIterator()
@@ -418,6 +521,10 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
         if it.IsAtBeginningOf(ril.TEXTLINE) or not paragraphs[-1]:
             bbox = it.BoundingBox(ril.TEXTLINE)
             paragraphs[-1].append(_Line([], bbox, 0.0))
+            # Tesseract's size of the line's text (from its x-height, in points at the source
+            # resolution): steadier than the line's box, which grows with ascenders.
+            attributes = it.WordFontAttributes() or {}
+            paragraphs[-1][-1].size = float(attributes.get("pointsize") or 0) * dpi / 72
         try:
             text = it.GetUTF8Text(ril.WORD)
         except RuntimeError:  # an empty element
@@ -428,6 +535,7 @@ def _paragraphs(tess, api) -> list[list[_Line]]:
                     text=text.strip(),
                     confidence=float(it.Confidence(ril.WORD)),
                     bbox=_f(it.BoundingBox(ril.WORD)),
+                    known=bool(it.WordIsFromDictionary()),
                 )
             )
         if not it.Next(ril.WORD):
@@ -452,24 +560,77 @@ def _tables(binary, paragraphs: list[_ParaLines], ink) -> tuple[list[ReadBlock],
     tables: list[ReadBlock] = []
     for grid in grids:
         x0, y0, x1, y1 = grid.bbox
-        taken: list[Word] = []
+        taken: list[tuple[_Line, list[Word]]] = []
         orders = []
         for para in paragraphs:
             for line in para:
                 inside = [w for w in line.words if w.bbox and x0 <= (w.bbox[0] + w.bbox[2]) / 2
                           <= x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1]  # fmt: skip
                 if inside:
-                    taken.extend(inside)
+                    taken.append((line, inside))
                     orders.append(para.order)
-                    line.words = [w for w in line.words if w not in inside]
-        if not taken:
+        words = [w for _, inside in taken for w in inside]
+        if not words:
             continue
-        table = table_block(grid, taken, ink)
+        table = table_block(grid, words, ink)
+        cells = [c for row in table.rows or [] for c in row]
+        if sum(bool(c["text"].strip()) for c in cells) < 0.4 * len(cells):
+            continue  # mostly empty cells: the rules of a frame or a form; the words stay text
+        for line, inside in taken:
+            line.words = [w for w in line.words if w not in inside]
+        table.words = words  # the layout step may rebuild the table from them
         table.order = min(orders)  # type: ignore[attr-defined]
         tables.append(table)
     if not tables:
         return [], paragraphs
     return tables, _keep_lines(paragraphs, lambda line: bool(line.words))
+
+
+_REFERENCE = re.compile(r"\bet al\b|\bpp?\.\s*\d|\(\d{4}\)|\b(19|20)\d\d\b|https?:|doi|www\.", re.I)
+
+
+def _long_prose(text: str) -> bool:
+    """Enough running words to tell a language by: eight words or more, mostly letters, not a
+    reference, a list of names or a row of figures."""
+    words = text.split()
+    letters = sum(c.isalpha() for c in text)
+    capitalised = sum(w[:1].isupper() for w in words)
+    return (
+        len(words) >= 8
+        and letters >= 40
+        and letters >= 0.75 * sum(not c.isspace() for c in text)
+        and capitalised <= 0.5 * len(words)
+        and not _REFERENCE.search(text)
+    )
+
+
+def _illegible(line: _Line) -> bool:
+    """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
+    are mostly not in its dictionary."""
+    words = line.words
+    confidence = sum(w.confidence for w in words) / max(len(words), 1)
+    longer = [w for w in words if len(w.text) >= 3]
+    known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
+    return confidence < 45 or (confidence < 70 and known < 0.4)
+
+
+def _without_illegible(paragraphs: list[_ParaLines], figures: list[ReadBlock], gray: Image.Image):
+    """Illegible lines leave the text (confident nonsense is worse than nothing); the page is
+    unreadable when they are a good share of what it holds, or when its ink is all "images"
+    and no text was read (a handwritten letter, a page Tesseract takes for a picture)."""
+    lines = [line for para in paragraphs for line in para]
+    chars = sum(len(line.text) for line in lines)
+    bad = [line for line in lines if _illegible(line)]
+    bad_chars = sum(len(line.text) for line in bad)
+    unreadable = len(bad) >= 3 and bad_chars >= 0.25 * max(chars, 1)
+    pictured = sum(_area(f.bbox) for f in figures if f.bbox) / (gray.width * gray.height or 1)
+    if chars - bad_chars < 200 and pictured >= 0.3:
+        unreadable = True
+    if any(getattr(f, "illegible_text", False) for f in figures):
+        unreadable = True
+    if not bad:
+        return paragraphs, unreadable
+    return _keep_lines(paragraphs, lambda line: not _illegible(line)), unreadable
 
 
 def _without_noise(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
@@ -566,7 +727,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
             text=text,
             bbox=(float(x0), float(y0), float(x1), float(y1)),
             words=words,
-            font_size=statistics.median(line.height for line in group),
+            font_size=statistics.median(_text_size(line) for line in group),
         )
         block.ink = statistics.median(line.ink for line in group)
         bullet = _BULLET.match(text)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conversion.pipeline.accessibility.axe import CHROMIUM, AxeRunner
+from tests.axe import CHROMIUM, AxeRunner
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conversion.pipeline.accessibility.axe import EXPERIMENTAL_RULES
 from conversion.pipeline.report_html import write_report_html
+from tests.axe import EXPERIMENTAL_RULES
 from tests.browser.corpus import CORPUS, IMAGES, PDFS, image_to_pdf
 from tests.resources.documents.handmade import DOCUMENTS, render_to
 

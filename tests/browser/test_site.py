@@ -10,8 +10,8 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import services
-from tests.conftest import CORPUS
+from conversion.runner import jobs as runner
+from tests.conftest import CORPUS, create_reviewer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API in the test
@@ -44,7 +44,7 @@ def sign_in(page, base: str, username: str, password: str) -> None:
 def test_upload_progress_result_and_axe(live_server, browser):
     users = get_user_model().objects
     users.create_user("alice", password="pw-alice-123")
-    users.create_user("rita", password="pw-rita-123", is_staff=True)
+    create_reviewer()
     base = live_server.url
 
     page = browser.new_page()
@@ -81,8 +81,8 @@ def test_upload_progress_result_and_axe(live_server, browser):
     assert_axe_clean(page, "job page")
 
     # The review page, as staff, on a document with a figure: the frame shows it (signed URL).
-    job = services.job_create(owner=None, upload=CORPUS / "c02-22.pdf", enqueue=False)
-    services.job_run_inline(job_id=job.id)
+    job = runner.job_create(owner=None, upload=CORPUS / "c02-22.pdf")
+    runner.job_run_inline(job_id=job.id)
     reviewer = browser.new_page()
     sign_in(reviewer, base, "rita", "pw-rita-123")
     reviewer.goto(f"{base}/review/{job.id}/pages/1/")

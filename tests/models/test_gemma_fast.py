@@ -4,6 +4,7 @@ sliding-window ring, KV sharing, prefill in chunks, multimodal-id remap)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,81 @@ def test_fast_graphs_in_manifest(tiny_pkg_fast: Path) -> None:
     for rel in (fast["prefill"], fast["step"], fast["vision"]):
         assert rel in pkg.manifest["files"]
     assert fast["ring"] == pkg.config["text"]["sliding_window"]
+
+
+def test_fast_graphs_fuse_what_they_can(tiny_pkg_fast: Path) -> None:
+    """Prefill attention is one MultiHeadAttention per layer; the weightless v_norm is one
+    RMSNormalization (no ReduceMean left); the tiny package's finite clamps all stay."""
+    import onnx
+
+    pkg = tiny_pkg_fast
+    man = json.loads((pkg / "manifest.json").read_text())
+    fast = man["fast"]
+    assert fast["prefill_attention"] == "mha"
+    assert fast["vision_clips_dropped"] == 0
+    ops = {}
+    for rel in (fast["prefill"], fast["step"], fast["vision"], "vision_encoder/model.onnx"):
+        graph = onnx.load(str(pkg / rel), load_external_data=False).graph
+        ops[rel] = [n.op_type for n in graph.node]
+    layers = len(man["config"]["text"]["layer_types"])
+    assert ops[fast["prefill"]].count("MultiHeadAttention") == layers
+    assert "Softmax" not in ops[fast["prefill"]]
+    for rel in (fast["prefill"], fast["step"]):
+        assert "ReduceMean" not in ops[rel]
+    assert ops[fast["vision"]].count("Clip") == ops["vision_encoder/model.onnx"].count("Clip")
+
+
+def test_fast_graphs_rebuilt_in_place(tmp_path: Path, tiny_ckpt: Path) -> None:
+    """`python -m models.export fast PKG --prefill-attention matmul` writes the fast graphs of a
+    package again: the manifest says which prefill it has, every file still checks out, and the
+    MatMul prefill reads the same tokens."""
+    from models.export.build import build_package, rebuild_fast
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    pkg = tmp_path / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True)
+    reqs = [PageRequest("Read this page.", _page(np.random.default_rng(4), 120, 160))]
+    want = FastGemma(pkg, max_soft_tokens=70).generate(reqs, max_new_tokens=8, ignore_stop=True)
+    man = rebuild_fast(pkg, prefill_attention="matmul")
+    assert man["fast"]["prefill_attention"] == "matmul"
+    got = FastGemma(pkg, max_soft_tokens=70).generate(reqs, max_new_tokens=8, ignore_stop=True)
+    assert got[0].token_ids == want[0].token_ids
+
+
+def test_fast_vision_drops_unbounded_clamps_only(tmp_path: Path) -> None:
+    """A checkpoint whose clamps have infinite bounds (as transformers initializes them): the
+    fast vision graph drops them and gives the reference graph's features; one clamp made
+    finite again stays."""
+    import onnx_ir as ir
+    import onnxruntime as ort
+
+    from models.export.fast_vision import drop_unbounded_clips
+    from models.export.lean import build_random_lean
+    from models.gemma.image import preprocess
+
+    pkg = tmp_path / "pkg"
+    man = build_random_lean("tiny", pkg, ple="graph", fast=True, clip_bounds="none")
+    linears = man["fast"]["vision_clips_dropped"]
+    assert linears > 0
+    vis = man["config"]["vision"]
+    pre = preprocess(_page(np.random.default_rng(3), 120, 160), max_soft_tokens=70,
+                     patch_size=vis["patch_size"], pooling=vis["pooling_kernel_size"])  # fmt: skip
+    n = int((pre.position_ids[:, 0] >= 0).sum())
+    feeds = {"pixel_values": pre.pixel_values[None, :n],
+             "pixel_position_ids": pre.position_ids[None, :n]}  # fmt: skip
+
+    def features(rel: str) -> np.ndarray:
+        s = ort.InferenceSession(str(pkg / rel), providers=["CPUExecutionProvider"])
+        return s.run(["image_features"], feeds)[0]
+
+    want = features("vision_encoder/model.onnx")
+    got = features(man["fast"]["vision"])
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+    model = ir.load(pkg / "vision_encoder" / "model.onnx")
+    bound = next(v for k, v in model.graph.initializers.items() if k.endswith("output_max"))
+    bound.const_value = ir.tensor(np.full(bound.shape.numpy(), 0.5, np.float32))
+    assert drop_unbounded_clips(model.graph) == linears - 1
 
 
 def test_fast_matches_runtime(tiny_pkg_fast: Path) -> None:
@@ -318,6 +394,35 @@ def test_continuous_row_past_its_limit_ends_on_length(tiny_pkg_fast: Path) -> No
     ((_, gen),) = fast.decode_continuous(feed, rows=1, max_new_tokens=6,
                                          max_prompt=len(prompts[0].ids), check_every=4)  # fmt: skip
     assert gen.token_ids == long[:6] and gen.finish_reason == "length"
+
+
+def test_a_page_limit_below_the_call_ends_its_row(tiny_pkg_fast: Path) -> None:
+    """A prompt's own max_new_tokens (the throughput bench's stand-in for answers of different
+    lengths): its row ends there, in batches and in continuous decoding, the others go on."""
+    from dataclasses import replace
+
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    rng = np.random.default_rng(13)
+    reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(3)]
+    full = [g.token_ids for g in fast.generate(reqs, max_new_tokens=12, ignore_stop=True)]
+    limits = [5, None, 9]
+    prepared, _ = fast.prepare(reqs)
+    prompts = [replace(p, max_new_tokens=n) for p, n in zip(prepared, limits, strict=True)]
+    want = [ids[:n] for ids, n in zip(full, (5, 12, 9), strict=True)]
+    got = fast.generate_prompts(prompts, max_new_tokens=12, ignore_stop=True)
+    assert [g.token_ids for g in got] == want
+    todo = list(enumerate(prompts))
+
+    def feed(free: int, wait: bool):
+        return [todo.pop(0)] if todo else None
+
+    out = dict(fast.decode_continuous(feed, rows=2, max_new_tokens=12, check_every=4,
+                                      max_prompt=max(len(p.ids) for p in prompts),
+                                      ignore_stop=True))  # fmt: skip
+    assert [out[k].token_ids for k in range(3)] == want
 
 
 def test_streams_end_with_the_source_error_after_earlier_batches(tiny_pkg_fast: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from conversion.pipeline.convert import build_document, render_and_check
+from conversion.pipeline.flow import build_document, render_and_check
 from models.engine import PageReading
 from models.gemma.page_prompt import PAGE_PROMPT
 from models.gemma.parse import (

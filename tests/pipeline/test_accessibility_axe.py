@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conversion.pipeline.accessibility.axe import AXE_OPTIONS, EXPERIMENTAL_RULES, AxeResult
+from tests.axe import AXE_OPTIONS, EXPERIMENTAL_RULES, AxeResult
 
 
 def test_options_run_the_target_tags_and_the_experimental_rules():

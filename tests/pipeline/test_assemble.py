@@ -54,3 +54,86 @@ def test_foreign_words_become_a_lang_span():
     doc = _doc([_para("Le chien sleeps", (100, 100, 900, 150), words=words)])
     spans = doc.pages[0].blocks[0].spans
     assert [(s.text.strip(), s.lang) for s in spans] == [("Le chien", "fr"), ("sleeps", None)]
+
+
+def test_furniture_is_found_on_a_single_page():
+    body = _para("The text of the only page, long enough to be the body. " * 4,
+                 (200, 400, 1800, 1400))  # fmt: skip
+    stamp = _para("Downloaded from https://archive.example.org on 12 March 2026",
+                  (100, 2900, 1200, 2940), size=28)  # fmt: skip
+    running = _para("Journal of Local Studies 14", (1400, 2900, 1900, 2940), size=28)
+    side_stamp = _para("This content downloaded from 10.0.0.1 on Mon, 1 Jan 2024",
+                       (20, 800, 60, 2200), size=28)  # fmt: skip
+    number = ReadBlock(kind="page_footer", text="Page 3", bbox=(1700, 2950, 1900, 2990))
+    doc = _doc([body, stamp, running, side_stamp, number])
+    page = doc.pages[0]
+    assert [b.kind for b in page.blocks] == ["paragraph", "page_footer", "page_footer",
+                                             "page_footer"]  # fmt: skip
+    assert page.label == "3"
+
+
+def _heading(text, y, size, layout="section-header"):
+    return ReadBlock(kind="heading", text=text, bbox=(200, y, 1200, y + size), font_size=size,
+                     layout=layout)  # fmt: skip
+
+
+def test_heading_levels_are_one_scale_for_the_document():
+    body = _para("Body text. " * 20, (200, 1500, 1800, 2000))
+    pages = [
+        [_heading("Annual Review of Services", 300, 90, "title"), _heading("Introduction", 600, 60),
+         _heading("Scope", 900, 48), body],
+        [_heading("Main Findings", 300, 62), _heading("Housing", 600, 47), body],
+        [_heading("Next Steps", 300, 58), _heading("Energy", 600, 49), body],
+    ]  # fmt: skip
+    readings = [PageReading(page_number=n, blocks=blocks, width=2000, height=3000)
+                for n, blocks in enumerate(pages, start=1)]  # fmt: skip
+    doc = assemble(readings, AssembleOptions())
+    levels = [(b.text, b.level) for b in doc.blocks() if b.kind == "heading"]
+    assert levels == [
+        ("Annual Review of Services", 1), ("Introduction", 2), ("Scope", 3), ("Main Findings", 2),
+        ("Housing", 3), ("Next Steps", 2), ("Energy", 3),
+    ]  # fmt: skip
+    assert doc.title == "Annual Review of Services"
+
+
+def test_a_generic_section_name_is_never_the_title():
+    blocks = [_heading("References", 300, 60), _heading("Rivers and Towns in Change", 600, 60),
+              _para("Body text. " * 20, (200, 1500, 1800, 2000))]  # fmt: skip
+    assert _doc(blocks).title == "Rivers and Towns in Change"
+
+
+def test_a_caption_next_to_a_table_becomes_its_caption():
+    caption = _para("Table 2. Budget in thousands", (200, 400, 900, 440))
+    table = ReadBlock(kind="table", bbox=(200, 450, 1500, 900),
+                      rows=[[{"text": "Item", "header": True}, {"text": "Budget", "header": True}],
+                            [{"text": "Staff"}, {"text": "812"}]])  # fmt: skip
+    blocks = _doc([caption, table]).pages[0].blocks
+    assert [b.kind for b in blocks] == ["table"]
+    assert blocks[0].caption == "Table 2. Budget in thousands"
+
+
+def test_a_title_set_on_two_lines_is_one_heading_and_a_table_label_is_no_heading():
+    blocks = [
+        _heading("Non-thermal polyimidization reaction using base-ionic liquid", 300, 60),
+        _heading("as a dual catalyst-solvent", 370, 60),
+        _heading("Table S1 Chemicals and reagents", 600, 45),
+        _para("Body text. " * 20, (200, 1500, 1800, 2000)),
+    ]
+    doc = _doc(blocks)
+    headings = [b.text for b in doc.blocks() if b.kind == "heading"]
+    assert headings == [
+        "Non-thermal polyimidization reaction using base-ionic liquid as a dual catalyst-solvent"
+    ]
+
+
+def test_display_type_the_layout_called_text_is_the_title():
+    text = "Accelerating the Science of Language Models"
+    title_words = [Word(w, 95.0, (0, 0, 10, 10), known=True) for w in text.split(" ")]
+    title = ReadBlock(kind="paragraph", text=text,
+                      bbox=(300, 200, 1700, 280), font_size=80, layout="text",
+                      words=title_words)  # fmt: skip
+    body = _para("Body text of the paper goes on. " * 20, (200, 500, 1800, 1400), size=40)
+    body.layout = "text"
+    doc = _doc([title, body])
+    assert [b.kind for b in doc.pages[0].blocks] == ["heading", "paragraph"]
+    assert doc.title == "Accelerating the Science of Language Models"

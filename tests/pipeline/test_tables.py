@@ -6,7 +6,8 @@ import pymupdf
 import pytest
 from bs4 import BeautifulSoup
 
-from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.flow import ConvertOptions
 from models.ocr import TesseractEngine
 
 

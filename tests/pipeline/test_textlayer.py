@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pymupdf
 
-from conversion.pipeline.convert import ConvertOptions, convert_pdf, iter_main_text
+from bench.quality import iter_main_text
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.flow import ConvertOptions
+from conversion.pipeline.textlayer import looks_like_language
 from models.ocr import TesseractEngine
 
 BODY = (
@@ -43,3 +46,65 @@ def test_invisible_ocr_layer_is_not_trusted(tmp_path):
     engine = TesseractEngine(detect_rotation=False)
     result = convert_pdf(_ocr_layer(tmp_path / "ocrd.pdf"), tmp_path, engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "ocr"}
+
+
+def _shift(text: str, by: int) -> str:
+    return "".join(
+        chr((ord(c) - base + by) % 26 + base) if c.isascii() and c.isalpha() else c
+        for c in text
+        for base in [ord("a") if c.islower() else ord("A")]
+    )
+
+
+def _typed(path, text: str):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 500), text, fontsize=11, fontname="helv")
+    doc.save(path)
+    return path
+
+
+def test_text_layer_judged_by_its_letters():
+    # A shifted font encoding ("Opnbddchmfr ne sgd"), private-use glyphs: not language.
+    assert looks_like_language(BODY * 3)
+    assert not looks_like_language(_shift(BODY * 3, -1))
+    assert not looks_like_language("\ue020\ue021 \ue022" * 20 + BODY)
+    # A financial statement is mostly figures, and still a text to read.
+    statement = "Revenue 12,400 11,250 Cost of sales (7,310) (6,980) Gross profit 5,090 4,270 " * 3
+    assert looks_like_language("Statement of income for the year " + statement)
+
+
+def test_shifted_encoding_is_read_again(tmp_path):
+    engine = TesseractEngine(detect_rotation=False)
+    pdf = _typed(tmp_path / "shifted.pdf", _shift(BODY * 2, -1))
+    result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "ocr"}
+
+
+def test_text_under_a_page_image_is_an_ocr_layer(tmp_path):
+    """Visible text hidden under a full-page scan: an earlier OCR run, read again."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 300), "wrong words " * 30, fontsize=11)
+    scan = pymupdf.open(_born_digital(tmp_path / "source.pdf"))[0].get_pixmap(dpi=200)
+    page.insert_image(page.rect, pixmap=scan)  # drawn over the text
+    doc.save(tmp_path / "layered.pdf")
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(tmp_path / "layered.pdf", tmp_path / "out", engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "ocr"}
+    text = " ".join(iter_main_text(result.html_path.read_text()))
+    assert "wrong words" not in text and "Accessible documents" in text
+
+
+def test_an_isolated_reader_reads_the_layout_too(tmp_path):
+    """Jobs read pages in a child forked from a server that keeps the layout model out of its
+    own process: the child loads it for itself, and the blocks carry their layout classes."""
+    from conversion.pipeline.isolate import run_isolated
+    from conversion.pipeline.rasterize import RasterOptions, render_page_file
+
+    pdf = _born_digital(tmp_path / "typed.pdf")
+    rendered = run_isolated(render_page_file, pdf, 0, RasterOptions(), tmp_path / "p.png",
+                            timeout_s=120, memory_mb=4096)  # fmt: skip
+    blocks = rendered.text_reading["blocks"]
+    assert ("heading", "Annual Report") in {(b["kind"], b["text"]) for b in blocks}
+    assert all(b["layout"] for b in blocks)

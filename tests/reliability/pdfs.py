@@ -63,3 +63,27 @@ def broken_xref_pdf(source: Path, path: Path) -> Path:
     at = data.rindex(b"startxref")
     path.write_bytes(data[:at] + b"startxref\n999999\n%%EOF\n")
     return path
+
+
+def nested_forms_pdf(path: Path, *, levels: int = 9, fanout: int = 10) -> Path:
+    """A page of nested Form XObjects, each level drawing the next `fanout` times: the page
+    draws fanout**levels forms (10**9 by default) from a file of a few KB (issue 17)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=200, height=200)
+    child = None
+    for _ in range(levels):
+        xref = doc.get_new_xref()
+        resources = "<<>>" if child is None else f"<</XObject <</F {child} 0 R>>>>"
+        doc.update_object(
+            xref, f"<</Type/XObject/Subtype/Form/BBox[0 0 200 200]/Resources {resources}>>"
+        )
+        body = b"0 0 m 10 10 l S" if child is None else b" ".join([b"q /F Do Q"] * fanout)
+        doc.update_stream(xref, body)
+        child = xref
+    doc.xref_set_key(page.xref, "Resources", f"<</XObject <</F {child} 0 R>>>>")
+    contents = doc.get_new_xref()
+    doc.update_object(contents, "<<>>")
+    doc.update_stream(contents, b"q /F Do Q")
+    doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
+    doc.save(path, garbage=1, deflate=True)
+    return path

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.cache import cache
@@ -17,10 +19,11 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from conversion import services, storage
+from conversion import services, storage, views
 from conversion.models import Job
+from conversion.runner import jobs as runner
 from conversion.views import VIEW_SALT, view_token
-from tests.conftest import ROOT
+from tests.conftest import ROOT, create_reviewer
 from tests.reliability.pdfs import text_pdf
 
 User = get_user_model()
@@ -43,10 +46,10 @@ def bob(db):
 
 @pytest.fixture
 def job(alice, tmp_path) -> Job:
-    job = services.job_create(owner=alice, upload=text_pdf(tmp_path / "a.pdf"), enqueue=False)
-    for page_id in services.job_prepare(job_id=job.id):
-        services.page_read(page_id=page_id)
-    job = services.job_finish(job_id=job.id)
+    job = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "a.pdf"))
+    for page_id in runner.job_prepare(job_id=job.id):
+        runner.page_read(page_id=page_id)
+    job = runner.job_finish(job_id=job.id)
     storage.files_dir(job.id).mkdir(parents=True, exist_ok=True)
     (storage.files_dir(job.id) / "figure-1.png").write_bytes(b"\x89PNG fake")
     return job
@@ -107,8 +110,9 @@ def test_anonymous_gets_nothing(job):
         assert APIClient().get(url).status_code == 401, url
 
 
-def test_review_is_staff_only(client, job, alice, bob):
-    for user in (alice, bob):  # the owner is no reviewer either
+def test_review_is_for_reviewers_only(client, job, alice, bob):
+    admin = User.objects.create_user("adam", password="pw-adam-123", is_staff=True)
+    for user in (alice, bob, admin):  # the owner is no reviewer, nor is staff status one
         client.force_login(user)
         for url in review_urls(job):
             assert client.get(url).status_code == 403, url
@@ -117,28 +121,43 @@ def test_review_is_staff_only(client, job, alice, bob):
                            ("pages/1/alt", {"figure": "f", "alt": "x"}),
                            ("pages/1/decision", {"decision": "approve"})]:  # fmt: skip
             assert client.post(f"/review/{job.id}/{path}", data).status_code == 403, path
-    staff = User.objects.create_user("rita", password="pw-rita-123", is_staff=True)
-    client.force_login(staff)
+    client.force_login(create_reviewer())
     for url in review_urls(job):
         assert client.get(url).status_code in (200, 302), url  # the job page redirects to page 1
 
 
-def test_view_links_are_signed_per_job(client, job, alice, tmp_path):
-    token = view_token(job)
+def test_view_links_are_signed_per_job_and_user(client, job, alice, bob, tmp_path, monkeypatch):
+    token = view_token(job, user=alice)
     response = Client().get(f"/view/{token}/document.html")  # the sandboxed frame: no cookies
     assert response.status_code == 200
     assert response["Content-Security-Policy"].startswith("sandbox")
     assert response["X-Frame-Options"] == "SAMEORIGIN"
-    other = services.job_create(owner=alice, upload=text_pdf(tmp_path / "b.pdf"), enqueue=False)
+    other = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "b.pdf"))
+    user_part, _, signed = token.partition(".")
     forged = [
         token[:-2] + ("AA" if not token.endswith("AA") else "BB"),
-        signing.dumps(str(other.id), salt="another-salt"),
-        signing.dumps(str(job.id), salt=VIEW_SALT, key="not-the-secret-key"),
+        f"{user_part}.{signing.dumps(str(other.id), salt='another-salt')}",
+        f"{user_part}.{signing.dumps(str(job.id), salt=VIEW_SALT, key='not-the-secret-key')}",
+        # The secret key alone (the issue-17 probe's forgery) no longer mints a link:
+        f"{user_part}.{signing.dumps(str(job.id), salt=VIEW_SALT)}",
+        f"{user_part}.{signing.dumps(str(job.id), salt=f'{VIEW_SALT}:{alice.pk}:')}",
+        f"{bob.pk}.{signed}",  # alice's signature under bob's id
+        view_token(job, user=bob),  # bob's own link to alice's job
+        signed,
     ]
     for bad in forged:
-        assert Client().get(f"/view/{bad}/document.html").status_code == 404
+        assert Client().get(f"/view/{bad}/document.html").status_code == 404, bad
+    alice.set_password("a-new-password-123")
+    alice.save()
+    assert Client().get(f"/view/{token}/document.html").status_code == 404  # dies with it
+    fresh = view_token(job, user=alice)
+    monkeypatch.setattr(views, "VIEW_MAX_AGE", 1)
+    time.sleep(2.1)
+    assert Client().get(f"/view/{fresh}/document.html").status_code == 404  # expired
+    monkeypatch.undo()
+    fresh = view_token(job, user=alice)
     services.job_delete(job=job)
-    assert Client().get(f"/view/{token}/document.html").status_code == 404
+    assert Client().get(f"/view/{fresh}/document.html").status_code == 404
 
 
 def test_site_forms_need_the_csrf_token(job, alice):
@@ -147,8 +166,7 @@ def test_site_forms_need_the_csrf_token(job, alice):
     with open(text_pdf(storage.job_dir(job.id) / "up.pdf"), "rb") as fh:
         assert client.post("/", {"files": fh}).status_code == 403
     assert client.post(f"/jobs/{job.id}/delete").status_code == 403
-    staff = User.objects.create_user("rita", password="pw-rita-123", is_staff=True)
-    client.force_login(staff)
+    client.force_login(create_reviewer())
     assert client.post(f"/review/{job.id}/decision", {"decision": "approve"}).status_code == 403
     assert Job.objects.filter(pk=job.id).exists()
     login = Client(enforce_csrf_checks=True)
@@ -190,7 +208,8 @@ def test_site_uploads_are_throttled(client, alice, settings, tmp_path):
 
 def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("AXIYA_", "DJANGO_"))}
-    full.update(AXIYA_DATA_DIR=str(ROOT / "var" / "check-deploy"), **env)
+    full.update(AXIYA_DATA_DIR=str(ROOT / "var" / "check-deploy"))
+    full.update(env)
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
 
@@ -206,11 +225,31 @@ def test_check_deploy_is_clean_in_production_mode():
 
 
 @pytest.mark.slow
-def test_production_refuses_the_development_key():
-    result = _manage("check", AXIYA_HTTPS="true", AXIYA_ALLOWED_HOSTS="axiya.example.org")
-    assert result.returncode != 0 and "axiya.E001" in result.stderr
-    result = _manage("check")  # loopback development keeps working without a key
+def test_the_development_key_is_refused_whenever_debug_is_off():
+    dev_key = settings.DEV_SECRET_KEY
+    for env in ({}, {"AXIYA_HTTPS": "true", "AXIYA_ALLOWED_HOSTS": "axiya.example.org"}):
+        # loopback-only hosts too: a proxy can forward `Host: 127.0.0.1`
+        result = _manage("check", AXIYA_SECRET_KEY=dev_key, **env)
+        assert result.returncode != 0 and "axiya.E001" in result.stderr, env
+    result = _manage("check", AXIYA_SECRET_KEY=dev_key, AXIYA_DEBUG="true")
     assert result.returncode == 0, result.stderr
+    weak = _manage("check", AXIYA_SECRET_KEY="short", AXIYA_HTTPS="true")
+    assert weak.returncode != 0 and "axiya.E001" in weak.stderr
+
+
+@pytest.mark.slow
+def test_without_a_key_each_installation_makes_its_own(tmp_path):
+    first = _manage("shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)",
+                    AXIYA_DATA_DIR=str(tmp_path / "a"))  # fmt: skip
+    again = _manage("shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)",
+                    AXIYA_DATA_DIR=str(tmp_path / "a"))  # fmt: skip
+    other = _manage("shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)",
+                    AXIYA_DATA_DIR=str(tmp_path / "b"))  # fmt: skip
+    key = first.stdout.strip()
+    assert len(key) >= 50 and key == again.stdout.strip() != other.stdout.strip()
+    assert key != settings.DEV_SECRET_KEY
+    assert (tmp_path / "a" / "secret_key").stat().st_mode & 0o077 == 0  # the owner's only
+    assert _manage("check", AXIYA_DATA_DIR=str(tmp_path / "a")).returncode == 0
 
 
 def test_no_secrets_in_the_repository():
@@ -247,7 +286,7 @@ def test_api_delete_removes_every_file(job, alice):
 def test_purge_expired_deletes_old_jobs_and_their_files(job, alice, settings, tmp_path):
     from django.core.management import call_command
 
-    fresh = services.job_create(owner=alice, upload=text_pdf(tmp_path / "f.pdf"), enqueue=False)
+    fresh = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "f.pdf"))
     Job.objects.filter(pk=job.id).update(created_at=timezone.now() - timedelta(days=31))
     settings.AXIYA_RETENTION_DAYS = 30
     call_command("purge_expired")
@@ -262,4 +301,7 @@ def test_retention_runs_periodically():
     from axiya.celery import app
 
     tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
-    assert {"conversion.tasks.purge_expired_task", "conversion.tasks.jobs_recover_task"} <= tasks
+    assert {
+        "conversion.dispatch.tasks.purge_expired_task",
+        "conversion.dispatch.tasks.jobs_recover_task",
+    } <= tasks

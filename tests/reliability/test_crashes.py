@@ -16,8 +16,9 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import services
+from conversion import dispatch, services
 from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.slow
@@ -47,7 +48,7 @@ def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, u
     # A short visibility timeout: the killed worker's unacknowledged message comes back quickly.
     workers = workers_on(redis_url)
     first = workers.start(AXIYA_BROKER_VISIBILITY_TIMEOUT_S="5")
-    job = services.job_create(owner=user, upload=CORPUS / "multipage.pdf")
+    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
     _wait(lambda: Job.objects.get(pk=job.id).pages_done >= 2, timeout=240,
           what="two pages read", workers=workers)  # fmt: skip
     first.send_signal(signal.SIGKILL)
@@ -70,20 +71,22 @@ def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, u
 def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings):
     workers = workers_on(persistent_redis.url)
     workers.start()
-    jobs = [services.job_create(owner=user, upload=CORPUS / "linn.pdf") for _ in range(3)]
+    jobs = [
+        dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf")) for _ in range(3)
+    ]
     _wait(lambda: Job.objects.filter(status=JobStatus.RUNNING).exists()
           or Job.objects.filter(pages_done__gt=0).exists(), timeout=120, what="a running job",
           workers=workers)  # fmt: skip
     persistent_redis.stop()  # SIGTERM: queued messages are in the append-only file
     # A job uploaded while the broker is down is accepted, and stays queued.
-    late = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
+    late = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
     assert Job.objects.get(pk=late.id).status == JobStatus.QUEUED
     time.sleep(2)
     persistent_redis.start()
     # The periodic sweep (beat runs it every minute) sends what the broker never got.
     settings.AXIYA_RECOVER_AFTER_S = 1
     time.sleep(1.5)
-    recovered = services.jobs_recover()
+    recovered = dispatch.recover()
     assert str(late.id) in recovered["prepare"]
     for job in [*jobs, late]:
         job = _wait(lambda j=job: _finished(j.id), timeout=240, what="every job", workers=workers)
@@ -95,7 +98,7 @@ def test_a_page_that_always_crashes_the_engine_fails_visibly(workers_on, redis_u
     workers = workers_on(redis_url)
     # prefork: the engine kills the pool process; the worker replaces it and lives on.
     worker = workers.start(fault="crash", pool="prefork")
-    job = services.job_create(owner=user, upload=CORPUS / "linn.pdf")
+    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
     job = _wait(lambda: _finished(job.id), timeout=180, what="the job", workers=workers)
     assert (job.status, job.error_code) == (JobStatus.FAILED, "ENGINE_CRASHED")
     assert "Page 1" in job.error_message

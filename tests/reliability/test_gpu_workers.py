@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import services
+from conversion import dispatch
 from conversion.models import Job, JobStatus, Page, PageStatus
+from conversion.runner import jobs as runner
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +52,9 @@ def test_two_gpu_workers_share_one_long_job(
     workers.start(queues="cpu", **gemma)
     for _ in range(2):
         workers.start(queues="gpu", AXIYA_WORKER_ENGINE="gemma", **gemma)
-    job = services.job_create(owner=user, upload=_scan(tmp_path / "long.pdf", 20), engine="gemma")
+    job = dispatch.submit(
+        runner.job_create(owner=user, upload=_scan(tmp_path / "long.pdf", 20), engine="gemma")
+    )
     deadline = time.time() + 300
     while not (job := Job.objects.get(pk=job.id)).is_finished:
         assert time.time() < deadline, f"the job did not finish\n{workers.log_text()}"

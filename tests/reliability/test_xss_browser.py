@@ -15,9 +15,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from conversion import services, storage
+from conversion.runner import jobs as runner
 from models.engine import PageReading, ReadBlock
 from tests.browser.test_site import sign_in
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, create_reviewer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -86,13 +87,13 @@ class Watch:
 def test_hostile_page_text_never_executes(live_server, browser, tmp_path):
     users = get_user_model().objects
     alice = users.create_user("alice", password="pw-alice-123")
-    users.create_user("rita", password="pw-rita-123", is_staff=True)
-    job = services.job_create(owner=alice, upload=CORPUS / "linn.pdf", enqueue=False)
-    (page_id,) = services.job_prepare(job_id=job.id)
+    create_reviewer()
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    (page_id,) = runner.job_prepare(job_id=job.id)
     assert services.page_record(
         page_id=page_id, reading=hostile_reading(1), engine_info={"name": "hostile"}, timings={}
     )
-    job = services.job_finish(job_id=job.id)
+    job = runner.job_finish(job_id=job.id)
     assert_inert(storage.html_path(job.id).read_text())
     base = live_server.url
 

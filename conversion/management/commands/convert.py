@@ -1,7 +1,9 @@
 """python manage.py convert IN.pdf [IN2.pdf ...] --out DIR [--engine ocr|gemma]
 
-No server, no database: the pipeline runs in this process. Exit 0 when every document
-converted; otherwise the exit code of the first failure and one line per failed document.
+No server, no database: the conversion flow (conversion.pipeline.flow) runs in this process, the
+PDF opened only in isolated children as on the site. Writes DIR/<stem>.html, <stem>_files/,
+<stem>.report.json and <stem>.report.html. Exit 0 when every document converted; otherwise the
+exit code of the first failure and one line per failed document.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
 from conversion.engines import ENGINES, get_engine
+from conversion.languages import clean_language
 from conversion.options import convert_options
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.errors import ConversionError
@@ -36,11 +39,12 @@ class Command(BaseCommand):
         out_dir: Path = options["out"]
         first_failure = 0
         try:
+            language = clean_language(options["language"])  # as the site checks it
             engine = get_engine(options["engine"])
         except ConversionError as exc:
             self.stderr.write(f"error {exc.code}: {exc.message}")
             sys.exit(exc.exit_code)
-        opts = convert_options(language=options["language"], engine=engine.name)
+        opts = convert_options(language=language, engine=engine.name)
         for pdf in options["pdfs"]:
             bar = None
             if not options["no_progress"]:

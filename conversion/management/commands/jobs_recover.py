@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from conversion.services import jobs_recover
+from conversion.dispatch import recover
 
 
 class Command(BaseCommand):
     help = "Re-queue work that stalled (lost messages, dead workers); fail jobs past the deadline."
 
     def handle(self, *args, **options) -> None:
-        for kind, ids in jobs_recover().items():
+        for kind, ids in recover().items():
             self.stdout.write(f"{kind}: {len(ids)}")

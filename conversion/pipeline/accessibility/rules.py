@@ -14,12 +14,13 @@ from itertools import pairwise
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 from conversion.pipeline.document import Block, Document, Finding, FindingLevel
+from conversion.pipeline.output_format import PAGEBREAK_ROLE_RE
+from models.language import BCP47
 
-_LANG = re.compile(r"^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{1,8})*$")
 _HEADING = re.compile(r"^h[1-6]$")
 _FILE_NAME = re.compile(r"\.(png|jpe?g|gif|tiff?|webp|bmp|svg)$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’»…]\s*$")
-PAGEBREAK = {"role": re.compile(r"(^|\s)doc-pagebreak(\s|$)")}
+PAGEBREAK = {"role": PAGEBREAK_ROLE_RE}
 TEXT_AS_IMAGE_COVERAGE = 0.5  # a figure over half the page ...
 TEXT_AS_IMAGE_MAX_CHARS = 40  # ... on a page with hardly any real text
 ORDER_JUMP = 0.05  # of the page height: how far back up a block may start in the same column
@@ -164,10 +165,10 @@ def _document_rules(tree: _Tree, add: Add) -> None:
     soup = tree.soup
     root = soup.find("html")
     lang = root.get("lang", "") if root else ""
-    if not lang or not _LANG.match(lang):
+    if not lang or not BCP47.match(lang):
         add("LANG_MISSING", "error", "The document has no valid language (lang).", "3.1.1")
     for el in tree.tags:  # body [lang]
-        if "lang" in el.attrs and tree.inside(el, "body") and not _LANG.match(el.get("lang", "")):
+        if "lang" in el.attrs and tree.inside(el, "body") and not BCP47.match(el.get("lang", "")):
             add("LANG_INVALID", "error", f"Invalid lang {el.get('lang')!r}.", "3.1.2", el)
     title = soup.find("title")
     if not title or not title.get_text(strip=True):

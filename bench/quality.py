@@ -1,10 +1,12 @@
-"""Text quality measures shared by tests and bench/: character error rate on normalized text."""
+"""Text quality measures shared by tests and bench/: the reading text of an output document and
+its character error rate on normalized text."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
+from bs4 import BeautifulSoup
 from rapidfuzz.distance import Levenshtein
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "—": "-", "–": "-", "ﬁ": "fi",
@@ -33,3 +35,29 @@ def cer(hypothesis: str, reference: str) -> float:
     if not ref:
         return 0.0 if not hyp else 1.0
     return Levenshtein.distance(hyp, ref) / len(ref)
+
+
+def iter_main_text(html: str) -> list[str]:
+    """The reading text of an output document: <main>, furniture and markers excluded."""
+    soup = BeautifulSoup(html, "html.parser")
+    main = soup.find("main")
+    if main is None:
+        return []
+    for el in main.select(".furniture"):
+        el.decompose()
+    blocks = main.find_all(
+        ["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption"]
+    )
+    out = []
+    for el in blocks:
+        if el.name == "li":
+            # The item's own text, not its nested list's.
+            text = "".join(
+                t if isinstance(t, str) else t.get_text()
+                for t in el.contents
+                if isinstance(t, str) or t.name not in ("ul", "ol")
+            )
+        else:
+            text = el.get_text()
+        out.append(" ".join(text.split()))
+    return out

@@ -1,4 +1,5 @@
 """axe-core in headless Chromium: the WCAG 2.2 AA rule set run against a rendered output file.
+Tests only (the product never runs a browser): tests/browser and tests/pipeline use it.
 
 One browser per process (launching Chromium costs ~1 s); each check gets a fresh context so pages
 never share state. axe's `violations` become errors and its `incomplete` results needs-review

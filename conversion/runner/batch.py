@@ -1,4 +1,5 @@
-"""The GPU worker: one engine per process, pages from several jobs read in one batch.
+"""Batched reading (the GPU worker): one engine per process, pages from several jobs read in one
+batch. A batched engine (conversion.engines: `batched`) reads its pages through here.
 
 Run one worker per GPU, each pinned to its card and consuming queue `gpu` one task at a time:
 
@@ -30,6 +31,7 @@ import contextlib
 import functools
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -38,14 +40,16 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from celery.signals import worker_process_init
+from django.db import connections
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from axiya.config import config
 from conversion import services, storage
 from conversion.engines import get_engine
 from conversion.models import Job, JobStatus, Page, PageStatus
-from conversion.pipeline.convert import run_engine_stream
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.flow import read_stream
 from models.engine import PageImage
 
 log = logging.getLogger(__name__)
@@ -56,7 +60,7 @@ BUSY_RETRY_S = 30  # when another worker holds the page: look again this much la
 @worker_process_init.connect
 def load_engine_once(**_: object) -> None:
     """Build the worker's engine (and its sessions) once, when the pool process starts."""
-    name = os.environ.get("AXIYA_WORKER_ENGINE")
+    name = config().worker_engine
     if not name:
         return
     started = time.perf_counter()
@@ -179,8 +183,18 @@ def read_claimed(
     limit = max(limit, len(page_ids))
     deadline = time.monotonic() + drain_s
     pending: deque[list[Page]] = deque()  # claimed and handed to the engine, not yet recorded
+    worker_thread = threading.current_thread()
 
     def batches() -> Iterator[list[PageImage]]:
+        try:
+            yield from claimed_batches()
+        finally:
+            # A streaming engine pulls batches (and so runs these claims) on a thread of its
+            # own: that thread's database connections end with it, never left open.
+            if threading.current_thread() is not worker_thread:
+                connections.close_all()
+
+    def claimed_batches() -> Iterator[list[PageImage]]:
         pages, size = first, len(first)
         while pages:
             # PNG decoding releases the GIL: a few hundred page images load in parallel.
@@ -207,7 +221,7 @@ def read_claimed(
     result = BatchResult()
     started = time.perf_counter()
     try:
-        with contextlib.closing(run_engine_stream(engine, batches())) as stream:
+        with contextlib.closing(read_stream(engine, batches())) as stream:
             for readings in stream:
                 pages = pending.popleft()
                 took = time.perf_counter() - started

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The H200 runs of docs/gemma-runtime.md, on the device tool's machine (CUDA image, Python 3.12,
+# torch; no package index; each call carries < 64 MiB). bench/h200_pack.sh makes the carried
+# folders here first: .ort/a (onnxruntime-gpu, part 1), .ort/b (its part 2, the app's and the
+# exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
+# warm only 30 s):
+#   carry .ort/a:  bash bench/h200.sh stage
+#   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120 tp1120c hf ...
+#   carry .ort/c:  bash bench/h200.sh stage pymupdf scalec test ...
+# (`test` collects tests/models, whose parser tests import PyMuPDF: run it after `pymupdf`.)
+# If the machine goes back between two calls (30 s idle), everything starts again at .ort/a.
+# Each step logs to /tmp/logs/<step>.log (its tail is printed); $OUT gets the result JSONs and
+# a tarball of the logs (the tool returns at most 8 files).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-/tmp/out}
+STAGE=/tmp/stage SITE=/tmp/site PKG=/tmp/e2b RES=/tmp/results LOGS=/tmp/logs
+mkdir -p "$OUT" "$STAGE" "$SITE" "$RES" "$LOGS"
+export PYTHONPATH="$SITE:$ROOT" PYTHONUNBUFFERED=1 OMP_THREAD_LIMIT=1
+PY=python3
+
+step() {  # step NAME TIMEOUT CMD...: run, log, report; never stop the steps after it
+  local name=$1 limit=$2
+  shift 2
+  local t0=$SECONDS
+  echo "== $name ($(date -u +%T))"
+  timeout "$limit" "$@" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  echo "== $name rc=$rc in $((SECONDS - t0)) s"
+  grep -v '^INFO\|it/s\]$' "$LOGS/$name.log" | tail -n 22
+  cp bench/results/*"$(date -u +%F)"*.json "$RES"/ 2>/dev/null
+  return $rc
+}
+
+throughput() {  # throughput TAG ARGS...: bench/gemma_throughput.py on the package
+  local tag=$1
+  shift
+  step "tp$tag" 420 $PY bench/gemma_throughput.py --package "$PKG" --prefill-chunk 32 "$@"
+}
+
+for what in "$@"; do
+  case $what in
+  stage) cp -f .ort/*/* "$STAGE"/ && ls -la "$STAGE" | tail -n +2 | wc -l ;;
+  install)
+    cat "$STAGE"/ort.tar.xz.part-* | xz -dc | tar -C "$SITE" -xf -
+    $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target "$SITE" "$STAGE"/*.whl 2>&1 | tail -3
+    mkdir -p /tmp/redis && for f in "$STAGE"/*.deb; do dpkg -x "$f" /tmp/redis; done
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=/tmp/redis/usr/lib/x86_64-linux-gnu exec /tmp/redis/usr/bin/redis-server "$@"\n' >/tmp/redis/run
+    chmod +x /tmp/redis/run
+    $PY -c "import onnxruntime as o; o.preload_dlls(); print(o.__version__, o.get_available_providers())"
+    nvidia-smi --query-gpu=name,memory.used,memory.total,clocks.sm --format=csv
+    ;;
+  pymupdf) xz -dc "$STAGE"/pymupdf.tar.xz | tar -C "$SITE" -xf - && $PY -c "import pymupdf; print(pymupdf.__version__)" ;;
+  build) step build 400 $PY -m models.export e2b-random "$PKG" --dtype fp16 --ple graph --fast --clip-bounds none ;;
+  test) step gputest 300 $PY -m pytest tests/models -m gpu -q -x ;;
+  smoke)  # two E2B pages through the fast graphs; if the MHA prefill fails: the MatMul one
+    step smoke 240 $PY -c "from bench.gemma_throughput import page_size, synthetic_pages
+from models.gemma.fast import FastGemma
+from models.gemma.runtime import PageRequest
+e = FastGemma('$PKG', verify=False, prefill_chunk=32)
+reqs = [PageRequest('Transcribe.', i) for i in synthetic_pages(2, *page_size(1120))]
+print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)])" ||
+      step refast 240 $PY -m models.export fast "$PKG" --prefill-attention matmul
+    ;;
+  # --hf-batch 0: no baseline in the same process tree (the hf step runs it once).
+  tp1120) throughput 1120 --hf-batch 0 --pages 1024 --batch 512 ;;
+  tp1120c) throughput 1120c --continuous --pages 1024 --batch 512 --chunk 64 ;;
+  hf) throughput hf --part hf --hf-batch 512,256 --hf-new-tokens 128 --hf-prompt 1198 \
+    --json "$RES/gemma-hf-h200.json" ;;
+  tp560) throughput 560 --hf-batch 0 --soft-tokens 560 --pages 1024 --batch 512 --tag -560 ;;
+  tp280) throughput 280 --hf-batch 0 --soft-tokens 280 --pages 1024 --batch 512 --tag -280 ;;
+  mixed) throughput mixed --hf-batch 0 --lengths mixed --pages 1024 --batch 512 ;;
+  mixedc) throughput mixedc --continuous --lengths mixed --pages 1024 --batch 512 --chunk 64 ;;
+  scale | scalec | scalebest)
+    mode=$what
+    if [ "$what" = scalebest ]; then  # the faster of the two 1120/768 throughput runs
+      mode=$($PY -c "import json, os, time
+d = time.strftime('%Y-%m-%d')
+r = {m: json.load(open(f))['pages_per_s'] for m, f in
+     (('b', f'$RES/gemma-{d}-h200.json'), ('c', f'$RES/gemma-{d}-h200-continuous.json'))
+     if os.path.exists(f)}
+print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/stderr | cut -d' ' -f1)
+    fi
+    flag=$([ "$mode" = scalec ] && echo --continuous)
+    step "$mode" 560 $PY -m bench.gemma_scaleout --package "$PKG" --pages 2048 --workers 1 \
+      --batch 512 --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag
+    ;;
+  *) echo "unknown step $what" ;;
+  esac
+done
+tar -czf "$OUT/logs.tgz" -C / tmp/logs tmp/results 2>/dev/null
+ls "$OUT"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Makes the folders bench/h200.sh carries to the device machine (run here, in the repo root;
+# .ort/ is ignored by git): .ort/a and .ort/b hold onnxruntime-gpu (its CUDA provider cut to
+# sm_90 code by bench/fatbin_keep.py, then tar.xz split in two), .ort/b also the exporter's and
+# the app's wheels and Debian 12's Redis .debs, .ort/c PyMuPDF (unpacked, tar.xz: its wheel is
+# 69 MB). Each stays under the 64 MiB a call carries, with the working tree.
+set -euo pipefail
+PY=${PY:-.venv/bin/python}
+W=$(mktemp -d)
+get() { $PY -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+  --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+  --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$@"; }
+rm -rf .ort && mkdir -p .ort/a .ort/b .ort/c "$W/ort" "$W/pym"
+get "$W" onnxruntime-gpu==1.31.1 PyMuPDF==2.0
+(cd "$W/ort" && unzip -q "$W"/onnxruntime_gpu-*.whl)
+lib=$W/ort/onnxruntime/capi/libonnxruntime_providers_cuda.so
+$PY bench/fatbin_keep.py "$lib" "$lib" --arch 90
+rm -f "$W"/ort/onnxruntime/capi/libonnxruntime_providers_tensorrt.so
+tar -C "$W/ort" -cf - . | xz -T2 -9e >"$W/ort.tar.xz"
+split -b 60000000 "$W/ort.tar.xz" .ort/a/ort.tar.xz.part-
+mv .ort/a/ort.tar.xz.part-a[b-z] .ort/b/
+(cd "$W/pym" && unzip -q "$W"/pymupdf-*.whl)
+tar -C "$W/pym" -cf - . | xz -T2 -9 >.ort/c/pymupdf.tar.xz
+# The exporter (the device image has torch, onnx, onnxscript, older transformers/onnx-ir) and
+# the app (web, Celery workers) for bench/gemma_scaleout.py; the image has lxml, PyYAML, click.
+get .ort/b mobius-onnx==0.1.0 onnx-ir==1.1.0 onnx-shape-inference==0.4.0 transformers==5.23.0 \
+  tokenizers==0.23.3 pytest-django==4.14.0 Django==5.2.19 djangorestframework==3.18.3 \
+  drf-spectacular==0.30.0 celery==5.7.0 kombu==5.7.0 redis==8.1.0 dj-database-url==3.1.2 \
+  whitenoise==6.12.0 beautifulsoup4==4.15.0 nh3==0.3.8 latex2mathml==3.81.1 RapidFuzz==3.14.6 \
+  asgiref sqlparse billiard vine amqp click-didyoumean click-repl click-plugins prompt-toolkit \
+  wcwidth tzdata tzlocal uritemplate inflection jsonschema jsonschema-specifications \
+  referencing rpds-py soupsieve
+(cd .ort/b && apt-get download redis-server redis-tools libjemalloc2 liblzf1 liblua5.1-0 libatomic1)
+rm -rf "$W"
+du -sh .ort/*

@@ -1,0 +1,130 @@
+"""Where work runs, and the only code that queues it: Celery workers when a broker is configured
+(conversion.dispatch.tasks), else a thread of this process (one person on one machine needs
+nothing else). Views, the API and management commands call these; these call conversion.runner.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import close_old_connections, transaction
+
+from axiya.config import config
+from conversion import selectors, services
+from conversion.dispatch import tasks
+from conversion.models import Job, Page
+from conversion.review import ReviewError
+from conversion.runner import jobs
+
+log = logging.getLogger(__name__)
+_inline_pool: ThreadPoolExecutor | None = None
+HOUSEKEEPING_EVERY_S = 3600.0
+_housekeeping_last = 0.0
+
+
+def submit(job: Job) -> Job:
+    """Queue a job runner.job_create stored, once the transaction that stored it commits."""
+    transaction.on_commit(lambda: enqueue_job(job.id))
+    return job
+
+
+def _inline(fn, *args) -> None:
+    global _inline_pool
+    if _inline_pool is None:
+        _inline_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-inline")
+    _inline_pool.submit(_with_connections, fn, *args)
+
+
+def _with_connections(fn, *args) -> None:
+    """A thread's database connections are its own: closed when stale and when it is done."""
+    close_old_connections()
+    try:
+        fn(*args)
+    finally:
+        close_old_connections()
+
+
+def enqueue_job(job_id) -> None:
+    if config().inline_worker:
+        _inline(_run_job, job_id)
+        return
+    try:
+        tasks.send_job(job_id)
+    except Exception:  # the broker is down: the job stays queued and jobs_recover sends it later
+        log.warning("could not queue job %s now; jobs_recover will", job_id, exc_info=True)
+
+
+def enqueue_pages(engine: str, page_ids: list[int]) -> None:
+    """Queue page reads again. Inline: the job's run reads every unread page."""
+    if not page_ids:
+        return
+    if config().inline_worker:
+        for job_id in set(Page.objects.filter(pk__in=page_ids).values_list("job_id", flat=True)):
+            enqueue_job(job_id)
+        return
+    tasks.send_pages(engine, page_ids)
+
+
+def enqueue_finish(job_id) -> None:
+    if config().inline_worker:
+        enqueue_job(job_id)
+        return
+    tasks.send_finish(job_id)
+
+
+def enqueue_rerun(*, job: Job, number: int, actor: AbstractBaseUser | None) -> None:
+    """A reviewer's "read this page again": queued on the engine's own queue, like any page
+    read (the engine never runs inside a web request)."""
+    if not job.is_finished or not selectors.page_has_scan(job_id=job.id, number=number):
+        raise ReviewError(f"Page {number} has no scan to read again.")
+    actor_id = actor.pk if actor is not None and actor.is_authenticated else None
+    if config().inline_worker:
+        _inline(_run_rerun, job.id, number, actor_id)
+        return
+    tasks.send_rerun(job.engine, job.id, number, actor_id)
+
+
+def recover() -> dict[str, list[str]]:
+    """Queue stalled work again and fail jobs past their deadline (services.jobs_recover)."""
+    plan = services.jobs_recover()
+    if config().inline_worker:
+        for job_id in plan["prepare"] + plan["pages"] + plan["finish"]:
+            enqueue_job(job_id)  # the inline run does whatever the job still needs
+    else:
+        tasks.send_recovery(plan)
+    return plan
+
+
+def housekeeping_due() -> None:
+    """Inline mode has no Celery beat: the first request after start-up, and then one an hour,
+    queues the retention purge and the stalled-job sweep on the inline thread."""
+    global _housekeeping_last
+    now = time.monotonic()
+    if not (config().inline_worker and config().inline_housekeeping) or (
+        _housekeeping_last and now - _housekeeping_last < HOUSEKEEPING_EVERY_S
+    ):
+        return
+    _housekeeping_last = now
+    _inline(_housekeeping)
+
+
+def _housekeeping() -> None:
+    try:
+        services.purge_expired()
+        recover()
+    except Exception:  # the inline thread must survive a failed sweep
+        log.exception("housekeeping failed")
+
+
+def _run_job(job_id) -> None:
+    jobs.job_run_inline(job_id=job_id)  # idempotent: it does what the job still needs
+
+
+def _run_rerun(job_id, number: int, actor_id: int | None) -> None:
+    try:
+        jobs.page_rerun(job_id=job_id, number=number, actor_id=actor_id)
+    except Exception:  # the inline thread must survive; the page keeps its reading
+        log.exception("re-run of page %s of job %s failed", number, job_id)

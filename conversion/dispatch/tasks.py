@@ -1,0 +1,176 @@
+"""Celery tasks: thin, ids only (JSON), each runs one step of conversion.runner. Rasterization
+fans out in chunks of pages on queue `cpu`; each rasterized page's read is queued at once on its
+engine's queue (conversion.engines), through the batching task for a batched engine; the last page
+to finish queues job_finish. The send_* functions are how conversion.dispatch queues them."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+
+from axiya.config import config
+from conversion import selectors, services
+from conversion.engines import engine_spec
+from conversion.models import Job, Page
+from conversion.pipeline.errors import ConversionError, PageTimeout
+from conversion.runner import batch, jobs
+
+# Prefork pools enforce these (the solo pool cannot): the soft limit raises in the task, the hard
+# one replaces the pool process; page_read's own timer covers the engine call in any pool.
+PAGE_SOFT_LIMIT_S = config().timeouts.page_s + 30
+PAGE_HARD_LIMIT_S = config().timeouts.page_s + 90
+# Pages per rasterization task: small enough that reading starts early and several cpu workers
+# share a long document, large enough that the task overhead stays negligible.
+RASTER_CHUNK_PAGES = 8
+
+
+def send_job(job_id) -> None:
+    job_prepare_task.apply_async(
+        args=[str(job_id)], queue="cpu", retry=True, retry_policy={"max_retries": 3}
+    )
+
+
+def send_pages(engine: str, page_ids: list[int]) -> None:
+    spec = engine_spec(engine)
+    # A batched engine's pages go to the batching task: one model call reads pages of many jobs.
+    task = page_read_batch_task if spec.batched else page_read_task
+    for page_id in page_ids:
+        task.apply_async(args=[page_id], queue=spec.queue)
+
+
+def send_finish(job_id) -> None:
+    job_finish_task.apply_async(args=[str(job_id)], queue="cpu")
+
+
+def send_rerun(engine: str, job_id, number: int, actor_id: int | None) -> None:
+    page_rerun_task.apply_async(
+        args=[str(job_id), number, actor_id], queue=engine_spec(engine).queue
+    )
+
+
+def send_recovery(plan: dict[str, list[str]]) -> None:
+    """Queue what services.jobs_recover found stalled."""
+    for job_id in plan["prepare"]:
+        send_job(job_id)
+    for job_id in plan["finish"]:
+        send_finish(job_id)
+    for job_id in plan["pages"]:
+        engine = Job.objects.values_list("engine", flat=True).get(pk=job_id)
+        send_pages(engine, selectors.pages_to_read(job_id=job_id))
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def job_prepare_task(job_id: str) -> None:
+    """Create the job's pages and fan their rasterization out in chunks over the cpu workers:
+    the first pages are read while later ones are still being rasterized."""
+    try:
+        numbers = services.job_start(job_id=job_id)
+    except ConversionError as exc:
+        services.job_mark_failed(job_id=job_id, error=exc)
+        return
+    if not numbers:  # everything rasterized already (a recovery run): read what is left
+        _queue_reads(job_id, selectors.pages_to_read(job_id=job_id))
+        return
+    for first in range(0, len(numbers), RASTER_CHUNK_PAGES):
+        pages_rasterize_task.apply_async(
+            args=[job_id, numbers[first : first + RASTER_CHUNK_PAGES]], queue="cpu"
+        )
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def pages_rasterize_task(job_id: str, numbers: list[int]) -> None:
+    try:
+        page_ids = jobs.pages_rasterize(job_id=job_id, numbers=numbers)
+    except ConversionError as exc:
+        services.job_mark_failed(job_id=job_id, error=exc)
+        return
+    _queue_reads(job_id, page_ids)
+
+
+def _queue_reads(job_id: str, page_ids: list[int]) -> None:
+    if not page_ids:
+        # Text-layer pages are recorded while rasterizing: this chunk may have been the last.
+        if selectors.job_all_pages_done(job_id=job_id):
+            send_finish(job_id)
+        return
+    send_pages(Job.objects.values_list("engine", flat=True).get(pk=job_id), page_ids)
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(ConversionError,),
+    max_retries=services.MAX_PAGE_ATTEMPTS - 1,
+    retry_backoff=2,
+    soft_time_limit=PAGE_SOFT_LIMIT_S,
+    time_limit=PAGE_HARD_LIMIT_S,
+)
+def page_read_task(page_id: int) -> None:
+    try:
+        finished = jobs.page_read(page_id=page_id)
+    except SoftTimeLimitExceeded:
+        services.page_read_failed(page_id=page_id, error=PageTimeout())
+        raise PageTimeout() from None
+    if finished:
+        send_finish(Page.objects.values_list("job_id", flat=True).get(pk=page_id))
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+    # A call drains the queue for up to AXIYA_GEMMA_DRAIN_S, then finishes what it holds.
+    soft_time_limit=PAGE_SOFT_LIMIT_S + config().batching.drain_s,
+    time_limit=PAGE_HARD_LIMIT_S + config().batching.drain_s,
+)
+def page_read_batch_task(self, page_id: int) -> None:
+    """Read this page together with other queued pages (see conversion.runner.batch)."""
+    try:
+        result = batch.page_read_batched(
+            page_id=page_id,
+            limit=config().batching.batch,
+            wait_s=config().batching.wait_s,
+            drain_s=config().batching.drain_s,
+            first_batch=config().batching.first_batch,
+        )
+    except ConversionError as exc:
+        attempts = Page.objects.values_list("attempts", flat=True).get(pk=page_id)
+        if attempts >= services.MAX_PAGE_ATTEMPTS:
+            return  # the page and its job are marked failed
+        raise self.retry(exc=exc, countdown=2**attempts) from exc
+    if result.busy:  # another worker holds this page: check again after it should be done
+        raise self.retry(countdown=batch.BUSY_RETRY_S)
+    for job_id in result.finished_jobs:
+        send_finish(job_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def job_finish_task(job_id: str) -> None:
+    try:
+        jobs.job_finish(job_id=job_id)
+    except ConversionError:
+        pass  # job_finish already marked the job failed with the error
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=PAGE_SOFT_LIMIT_S,
+    time_limit=PAGE_HARD_LIMIT_S,
+)
+def page_rerun_task(job_id: str, number: int, actor_id: int | None) -> None:
+    """A reviewer's "read this page again", on the engine's own queue and worker."""
+    jobs.page_rerun(job_id=job_id, number=number, actor_id=actor_id)
+
+
+@shared_task
+def jobs_recover_task() -> None:
+    """Beat, every minute: queue stalled work again, fail jobs past their deadline."""
+    send_recovery(services.jobs_recover())
+
+
+@shared_task
+def purge_expired_task() -> None:
+    """Beat, hourly: delete jobs and files older than AXIYA_RETENTION_DAYS."""
+    services.purge_expired()

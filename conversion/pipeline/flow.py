@@ -1,0 +1,370 @@
+"""The conversion flow, as plain functions every entry point composes: prepare -> read -> finish.
+
+- prepare: sniff and validate the PDF, then rasterize each page into `<pages_dir>/<n>.png` and
+  read its text layer. MuPDF on the untrusted file always runs in an isolated child
+  (conversion.pipeline.isolate), whoever calls: the command line, a Celery task, the inline runner.
+- read: the engine turns page images (always loaded from those PNGs, as RGB) into readings.
+- finish: assemble the readings, crop figures, render, check, and write the outputs (HTML, its
+  files folder, report.json, report.html) atomically.
+
+The command line (pipeline/convert.py) runs the three in one process; the site runs prepare per
+page chunk, read per page or batch, and finish in tasks (conversion/runner). Same functions, same
+inputs, so the same outputs byte for byte. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PIL import Image
+
+from conversion.pipeline.accessibility import check_document, check_html
+from conversion.pipeline.assemble import AssembleOptions, assemble
+from conversion.pipeline.document import Document, Finding, summarize
+from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
+from conversion.pipeline.isolate import run_isolated
+from conversion.pipeline.rasterize import (
+    RasterOptions,
+    RenderedPage,
+    render_page_file,
+    render_page_pixels,
+)
+from conversion.pipeline.render import RenderOptions, render_document
+from conversion.pipeline.report_html import write_report_html
+from conversion.pipeline.validate import Limits, ValidatedPdf, sniff_pdf, validate_pdf
+from models.engine import PageEngine, PageImage, PageReading, reading_from_json
+
+REPORT_VERSION = 1
+UNTITLED = "Untitled document"
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Bounds on every child process that opens the untrusted PDF."""
+
+    timeout_s: float = 300.0
+    memory_mb: int = 4096
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    limits: Limits = field(default_factory=Limits)
+    raster: RasterOptions = field(default_factory=RasterOptions)
+    isolation: Isolation = field(default_factory=Isolation)
+    language: str | None = None  # BCP 47, forced; None: detected
+    batch_size: int = 1
+
+
+@dataclass
+class Finished:
+    """What finish wrote, and the document it wrote it from."""
+
+    html_path: Path
+    files_dir: Path
+    report_path: Path
+    report_html_path: Path
+    document: Document
+    report: dict
+
+
+def document_title(name: str) -> str:
+    """A document's title before its reading names one: the uploaded file's name."""
+    return Path(name).stem or UNTITLED
+
+
+# --- prepare ------------------------------------------------------------------------------------
+
+
+def prepare(pdf_path: Path, opts: ConvertOptions) -> ValidatedPdf:
+    """Refuse what is not a PDF we can take (a coded ConversionError), in an isolated child."""
+    if Path(pdf_path).stat().st_size == 0:
+        raise EmptyFile()
+    with open(pdf_path, "rb") as fh:
+        sniff_pdf(fh.read(1024))
+    return run_isolated(
+        validate_pdf,
+        Path(pdf_path),
+        opts.limits,
+        timeout_s=opts.isolation.timeout_s,
+        memory_mb=opts.isolation.memory_mb,
+    )
+
+
+def page_file(pages_dir: Path, number: int) -> Path:
+    return pages_dir / f"{number}.png"
+
+
+def rasterize(pdf_path: Path, number: int, opts: ConvertOptions, pages_dir: Path) -> RenderedPage:
+    """Rasterize page `number` (1-based) into its PNG and read its text layer, isolated."""
+    return run_isolated(
+        render_page_file,
+        Path(pdf_path),
+        number - 1,
+        opts.raster,
+        page_file(pages_dir, number),
+        timeout_s=opts.isolation.timeout_s,
+        memory_mb=opts.isolation.memory_mb,
+    )
+
+
+def rasterize_in_memory(
+    pdf_path: Path, number: int, opts: ConvertOptions
+) -> tuple[RenderedPage, Image.Image]:
+    """rasterize, the page image kept in memory (no PNG written): the command line's."""
+    rendered = run_isolated(
+        render_page_pixels,
+        Path(pdf_path),
+        number - 1,
+        opts.raster,
+        timeout_s=opts.isolation.timeout_s,
+        memory_mb=opts.isolation.memory_mb,
+    )
+    return rendered.page, rendered.image()
+
+
+def text_layer(rendered: RenderedPage) -> PageReading | None:
+    """The page's trusted text layer as a reading; None when an engine must read the page."""
+    return reading_from_json(rendered.text_reading) if rendered.text_reading else None
+
+
+def page_input(pages_dir: Path, number: int, dpi: int) -> PageImage:
+    """A rasterized page as an engine reads it (FileNotFoundError when it has no image)."""
+    with Image.open(page_file(pages_dir, number)) as image:
+        return engine_input(image, number, dpi)
+
+
+def engine_input(image: Image.Image, number: int, dpi: int) -> PageImage:
+    """What every engine is given: the page as RGB (the same pixels on every path)."""
+    return PageImage(image=image.convert("RGB"), page_number=number, dpi=dpi or 300)
+
+
+def page_image(pages_dir: Path, number: int) -> Image.Image | None:
+    """A rasterized page as RGB, for cropping figures; None when it has no image."""
+    path = page_file(pages_dir, number)
+    if not path.exists():
+        return None
+    with Image.open(path) as image:
+        return image.convert("RGB")
+
+
+# --- read ---------------------------------------------------------------------------------------
+
+
+def read(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
+    """Read a batch of pages; an engine's own error becomes EngineFailed (it names the page)."""
+    try:
+        readings = engine.predict_batch(pages)
+    except ConversionError:
+        raise
+    except Exception as exc:
+        raise EngineFailed(
+            f"The {engine.name} engine failed on page {pages[0].page_number}: {exc}",
+            page=pages[0].page_number,
+        ) from exc
+    for page, reading in zip(pages, readings, strict=True):
+        reading.page_number = page.page_number
+    return readings
+
+
+def read_stream(
+    engine: PageEngine, batches: Iterable[list[PageImage]]
+) -> Iterator[list[PageReading]]:
+    """Read batches in order, one reading list per batch. An engine with `predict_stream`
+    (the gemma engine) works on the next batch while it finishes this one; any other engine
+    reads batch by batch. Engine errors become EngineFailed, as in read."""
+    stream = getattr(engine, "predict_stream", None)
+    if stream is None:
+        for pages in batches:
+            yield read(engine, pages)
+        return
+    readings_of = iter(stream(batches))
+    while True:
+        try:
+            readings = next(readings_of)
+        except StopIteration:
+            return
+        except ConversionError:
+            raise
+        except Exception as exc:
+            raise EngineFailed(f"The {engine.name} engine failed: {exc}") from exc
+        yield readings
+
+
+# --- finish -------------------------------------------------------------------------------------
+
+
+def upright(image: Image.Image, reading: PageReading) -> Image.Image:
+    """The page image in the frame the engine's boxes refer to (turned, then deskewed)."""
+    if reading.rotation:
+        image = image.rotate(-reading.rotation, expand=True)
+    if reading.skew:
+        image = image.rotate(reading.skew, expand=True, fillcolor="white")
+    return image
+
+
+def build_document(
+    readings: list[PageReading],
+    page_images: Callable[[int], Image.Image | None],
+    *,
+    title: str,
+    language: str | None,
+    files_dir: Path,
+) -> Document:
+    """Assemble the tree and crop each figure's region into files_dir."""
+    document = assemble(readings, AssembleOptions(default_title=title, language=language))
+    by_number = {r.page_number: r for r in readings}
+    count = 0
+    for page in document.pages:
+        figures = [b for b in page.blocks if b.kind == "figure" and b.bbox]
+        if not figures:
+            continue
+        image = page_images(page.number)
+        if image is None:
+            continue
+        image = upright(image, by_number[page.number])
+        for block in figures:
+            count += 1
+            x0, y0, x1, y1 = (int(v) for v in block.bbox)  # type: ignore[misc]
+            box = (max(0, x0), max(0, y0), min(image.width, x1), min(image.height, y1))
+            if box[2] - box[0] < 8 or box[3] - box[1] < 8:
+                continue
+            name = f"figure-{count}-p{page.number}.png"
+            files_dir.mkdir(parents=True, exist_ok=True)
+            crop = image.crop(box)
+            crop.thumbnail((1600, 1600))
+            crop.save(files_dir / name, compress_level=6)
+            block.image = name
+    return document
+
+
+def reading_findings(document: Document, *, repaired: bool = False) -> list[Finding]:
+    """What the reading and the document tree say, before the HTML is checked."""
+    findings = list(document.findings)
+    if repaired:
+        findings.append(
+            Finding(
+                code="PDF_REPAIRED",
+                level="warning",
+                message="The PDF's structure was damaged and has been repaired; check the result.",
+            )
+        )
+    if not any(page.blocks for page in document.pages):
+        findings.append(
+            Finding(
+                code="BLANK_DOCUMENT",
+                level="warning",
+                message="No text or figure was found on any page: is this a blank scan?",
+            )
+        )
+    return findings + check_document(document)
+
+
+def render_and_check(
+    document: Document, *, files_dir_name: str, repaired: bool = False
+) -> tuple[str, list[Finding]]:
+    html = render_document(document, RenderOptions(files_dir=files_dir_name))
+    findings = reading_findings(document, repaired=repaired)
+    return html, findings + check_html(html, expected_pages=len(document.pages))
+
+
+def in_page_order(findings: list[dict]) -> list[dict]:
+    """Findings in page order, document-wide ones first; a page's in the order they were found.
+    One order for every writer of a report, so the same findings give the same bytes."""
+    return sorted(findings, key=lambda f: f.get("page") or 0)
+
+
+def make_report(*, document: Document, findings: list[Finding], engine: dict, source: str) -> dict:
+    """report.json: what was read and what was found. It describes the document, not the run:
+    the same PDF gives the same report by any path (run timings live on the job)."""
+    as_dicts = in_page_order([f.as_dict() for f in findings])
+    return {
+        "version": REPORT_VERSION,
+        "source": source,
+        "title": document.title,
+        "language": document.lang,
+        "pages": len(document.pages),
+        "engine": engine,
+        "summary": summarize(as_dicts),
+        "findings": as_dicts,
+        "page_sources": {str(p.number): p.source for p in document.pages},
+    }
+
+
+def output_paths(out_dir: Path, stem: str) -> tuple[Path, Path, Path, Path]:
+    """(HTML, its files folder, report.json, report.html) of the document `stem` in out_dir."""
+    return (
+        out_dir / f"{stem}.html",
+        out_dir / f"{stem}_files",
+        out_dir / f"{stem}.report.json",
+        out_dir / f"{stem}.report.html",
+    )
+
+
+def write_outputs(
+    out_dir: Path, stem: str, html: str, report: dict, staged_files: Path | None
+) -> tuple[Path, Path, Path, Path]:
+    """Move the finished outputs into out_dir; on failure nothing of this document remains.
+    Returns output_paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = html_path, files_dir, report_path, report_html = output_paths(out_dir, stem)
+    stage = Path(tempfile.mkdtemp(prefix=f".{stem}.", dir=out_dir))
+    try:
+        (stage / html_path.name).write_text(html, encoding="utf-8")
+        (stage / report_path.name).write_text(json.dumps(report, indent=2), encoding="utf-8")
+        write_report_html(report, stage / report_html.name, document_href=html_path.name)
+        if staged_files is not None and staged_files.exists() and any(staged_files.iterdir()):
+            shutil.copytree(staged_files, stage / files_dir.name)
+        if files_dir.exists():
+            shutil.rmtree(files_dir)
+        if (stage / files_dir.name).exists():
+            os.replace(stage / files_dir.name, files_dir)
+        os.replace(stage / report_path.name, report_path)
+        os.replace(stage / report_html.name, report_html)
+        os.replace(stage / html_path.name, html_path)
+    except OSError as exc:
+        raise OutputFailed(f"Could not write the result to {out_dir}: {exc.strerror}.") from exc
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return paths
+
+
+def finish(
+    readings: list[PageReading],
+    *,
+    pages_dir: Path,
+    out_dir: Path,
+    stem: str,
+    title: str,
+    language: str | None,
+    repaired: bool,
+    engine_info: dict,
+    source: str,
+) -> Finished:
+    """Assemble, crop figures from the page images in pages_dir, render, check, and write
+    `<stem>.html`, `<stem>_files/`, `<stem>.report.json` and `<stem>.report.html` into out_dir."""
+    readings = sorted(readings, key=lambda r: r.page_number)
+    with tempfile.TemporaryDirectory(prefix="axiya-finish-") as tmp:
+        staged = Path(tmp) / "files"
+        document = build_document(
+            readings,
+            lambda number: page_image(pages_dir, number),
+            title=title,
+            language=language,
+            files_dir=staged,
+        )
+        html, findings = render_and_check(
+            document, files_dir_name=f"{stem}_files", repaired=repaired
+        )
+        report = make_report(
+            document=document, findings=findings, engine=engine_info, source=source
+        )
+        html_path, files_dir, report_path, report_html = write_outputs(
+            out_dir, stem, html, report, staged
+        )
+    return Finished(html_path, files_dir, report_path, report_html, document, report)

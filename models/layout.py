@@ -1,0 +1,138 @@
+"""Page layout from PyMuPDF's own layout engine (`pymupdf.layout`, PyMuPDF 2.0: a graph network
+over the page's text boxes plus image features, ONNX models bundled in the wheel, CPU, nothing
+downloaded): regions of a page with a class (title, section-header, text, list-item, table,
+picture, formula, caption, footnote, page-header, page-footer).
+
+Born-digital pages are analysed as they are. A scan has no text boxes, so the engine's words are
+written as an invisible text layer over a small copy of the scan (`ocr_layer_page`), which is
+what the model expects from an OCR'd page.
+
+MuPDF is not thread-safe: every call into it from more than one thread holds MUPDF_LOCK.
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+import sys
+import threading
+from dataclasses import dataclass
+
+import pymupdf
+from PIL import Image
+
+from models.engine import BBox, Word
+
+MUPDF_LOCK = threading.RLock()
+# The model sees the page image through a small CNN: a copy this size is plenty, and cheap.
+IMAGE_SIDE = 1000
+
+# Layout classes, and what a reader makes of them.
+HEADING_CLASSES = ("title", "section-header")
+FURNITURE_CLASSES = ("page-header", "page-footer")
+
+
+@dataclass
+class Region:
+    kind: str  # the layout class
+    bbox: BBox  # in the caller's coordinates (pixels of the page image)
+
+    def contains(self, box: BBox, *, slack: float = 0.0) -> bool:
+        """The centre of `box` lies inside this region (grown by `slack` on every side)."""
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        x0, y0, x1, y1 = self.bbox
+        return x0 - slack <= cx <= x1 + slack and y0 - slack <= cy <= y1 + slack
+
+    @property
+    def area(self) -> float:
+        return max(0.0, self.bbox[2] - self.bbox[0]) * max(0.0, self.bbox[3] - self.bbox[1])
+
+
+_MODEL_READY = False
+
+
+def _activate() -> None:
+    """Load the layout model once per process (importing pymupdf.layout installs it).
+
+    The isolated readers' fork server keeps pymupdf.layout out of its own process on purpose
+    (conversion.pipeline.reader_process: onnxruntime's threads must not exist at a fork); a
+    reader forked from it is single-threaded and may load the model for itself (~0.7 s)."""
+    global _MODEL_READY
+    if not _MODEL_READY:
+        if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
+            del sys.modules["pymupdf.layout"]  # the fork server's block, in a forked reader
+        import pymupdf.layout  # noqa: F401 - registers pymupdf._get_layout
+
+        _MODEL_READY = True
+
+
+def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
+    """The layout model's regions of `page`, boxes multiplied by `scale` (points -> pixels)."""
+    with MUPDF_LOCK:
+        _activate()
+        groups = pymupdf._get_layout(page, return_raw=True) or []
+    regions = []
+    for group in groups:
+        x0, y0, x1, y1 = group["group_bbox"][:4]
+        if x1 - x0 <= 1 or y1 - y0 <= 1:
+            continue
+        regions.append(Region(group["class_name"], (x0 * scale, y0 * scale, x1 * scale,
+                                                    y1 * scale)))  # fmt: skip
+    return regions
+
+
+_FONT: pymupdf.Font | None = None
+
+
+def _lines(words: list[Word]) -> list[list[Word]]:
+    """Words (in reading order) cut into lines: a line ends where the next word starts left of
+    the previous one or off its row."""
+    lines: list[list[Word]] = []
+    for word in words:
+        if lines:
+            last = lines[-1][-1].bbox
+            middle = (word.bbox[1] + word.bbox[3]) / 2  # type: ignore[index]
+            if word.bbox[0] > last[0] and last[1] <= middle <= last[3]:  # type: ignore[index]
+                lines[-1].append(word)
+                continue
+        lines.append([word])
+    return lines
+
+
+def ocr_layer_regions(image: Image.Image, dpi: int, words: list[Word]) -> list[Region]:
+    """Regions of a scanned page: its words (pixel boxes) as an invisible text layer over a small
+    copy of the scan, analysed like an OCR'd PDF page. Boxes come back in pixels."""
+    global _FONT
+    boxed = [w for w in words if w.bbox and w.text.strip()]
+    if not boxed:
+        return []
+    scale = 72 / dpi
+    with MUPDF_LOCK:
+        if _FONT is None:
+            _FONT = pymupdf.Font("helv")
+        doc = pymupdf.open()
+        try:
+            page = doc.new_page(width=image.width * scale, height=image.height * scale)
+            small = image.convert("L")
+            small.thumbnail((IMAGE_SIDE, IMAGE_SIDE))
+            buf = io.BytesIO()
+            small.save(buf, "JPEG", quality=75)
+            page.insert_image(page.rect, stream=buf.getvalue())
+            writer = pymupdf.TextWriter(page.rect)
+            for line in _lines(boxed):
+                boxes = [[v * scale for v in w.bbox] for w in line]  # type: ignore[union-attr]
+                height = statistics.median(b[3] - b[1] for b in boxes)
+                # One size and one baseline per line, so MuPDF sees one line (as in an OCR'd
+                # PDF) and not a box per word: as tall as the line's words, but no word wider
+                # than its own box (words must not overlap).
+                size = min([height] + [
+                    (b[2] - b[0]) / (_FONT.text_length(w.text, fontsize=1) or 1.0)
+                    for w, b in zip(line, boxes, strict=True)
+                ])  # fmt: skip
+                baseline = statistics.median(b[3] for b in boxes) - 0.15 * height
+                for word, box in zip(line, boxes, strict=True):
+                    writer.append((box[0], baseline), word.text, font=_FONT, fontsize=max(size, 1))
+            writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
+            return page_regions(page, scale=1 / scale)
+        finally:
+            doc.close()

@@ -1,0 +1,78 @@
+"""Reading order of a page's regions from their boxes: full-width regions (a title, a wide
+figure or table, a footer) cut the page into bands; inside a band the regions are read column
+by column (columns are separated by vertical gaps no region crosses), each column top down.
+
+Why not the engine's order: Tesseract sometimes reads two columns line by line, and the layout
+model's own sorter reads rows across columns; a band-and-column order is what a reader does.
+"""
+
+from __future__ import annotations
+
+from models.engine import BBox
+
+SPANNING = 0.6  # a region this share of the content width (or crossing a gutter) spans columns
+
+
+def _columns(boxes: list[tuple[int, BBox]], min_gap: float) -> list[list[tuple[int, BBox]]]:
+    """Boxes split at vertical gaps (at least min_gap wide) no box crosses, left to right."""
+    columns: list[list[tuple[int, BBox]]] = []
+    right = float("-inf")
+    for item in sorted(boxes, key=lambda item: item[1][0]):
+        if columns and item[1][0] < right + min_gap:
+            columns[-1].append(item)
+            right = max(right, item[1][2])
+        else:
+            columns.append([item])
+            right = item[1][2]
+    return columns
+
+
+def _side_by_side(columns: list[list[tuple[int, BBox]]]) -> bool:
+    """Columns are real when boxes of two of them share some height (text side by side); a
+    centred title above a left-aligned heading is not two columns."""
+    for a, b in zip(columns, columns[1:], strict=False):
+        if any(min(x[3], y[3]) > max(x[1], y[1]) for _, x in a for _, y in b):
+            return True
+    return False
+
+
+def reading_order(boxes: list[BBox], *, min_gap: float) -> list[int]:
+    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns."""
+    if len(boxes) < 2:
+        return list(range(len(boxes)))
+    left = min(b[0] for b in boxes)
+    right = max(b[2] for b in boxes)
+    width = max(right - left, 1.0)
+    items = list(enumerate(boxes))
+    narrow = [it for it in items if it[1][2] - it[1][0] < SPANNING * width]
+    # Gutters: vertical gaps between the narrow regions (those of one column).
+    columns = _columns(narrow, min_gap)
+    gutters = [
+        (max(b[2] for _, b in a), min(b[0] for _, b in c))
+        for a, c in zip(columns, columns[1:], strict=False)
+    ]
+
+    def spans(box: BBox) -> bool:
+        if box[2] - box[0] >= SPANNING * width:
+            return True
+        return any(box[0] < g0 - min_gap and box[2] > g1 + min_gap for g0, g1 in gutters)
+
+    order: list[int] = []
+    band: list[tuple[int, BBox]] = []
+
+    def flush() -> None:
+        columns = _columns(band, min_gap)
+        if not _side_by_side(columns):
+            columns = [band]  # boxes that merely sit left or right, one above the other
+        for column in columns:
+            order.extend(i for i, _ in sorted(column, key=lambda item: item[1][1]))
+        band.clear()
+
+    for i, box in sorted(items, key=lambda item: item[1][1]):
+        if spans(box):
+            flush()
+            order.append(i)
+        else:
+            band.append((i, box))
+    flush()
+    return order

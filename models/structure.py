@@ -1,0 +1,328 @@
+"""Blocks read from a page + the layout model's regions -> blocks with their true kinds.
+
+One set of rules for every page with words in boxes (OCR or a text layer): a block is cut where
+its words cross from one region into another; a title or section-header region makes a heading
+only when its text is real words; page-header/page-footer regions are furniture; a table region
+is rebuilt from word positions; a formula region that could not be transcribed is kept as an
+image with a finding; pictures must be big enough and hold an image, not a speck.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable
+
+from models.engine import BBox, ReadBlock, Word
+from models.layout import Region
+from models.reading_order import reading_order
+from models.word_tables import table_from_words
+
+# A figure smaller than this share of the page width (or height) is a speck, a rule or an
+# initial, not an illustration; it must also hold ink that varies (an image, not a blank box).
+FIGURE_MIN_SIDE = 0.06
+FIGURE_MIN_AREA = 0.006
+FORMULA_FINDING = {
+    "code": "FORMULA_NOT_TRANSCRIBED",
+    "level": "needs_review",
+    "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
+}
+_LIST_MARKER = re.compile(
+    r"^(?:[•·●▪■◦‣⁃∙]\s*|(?:[*–—-]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+)"
+)
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_KIND = {
+    "title": "heading",
+    "section-header": "heading",
+    "page-header": "page_header",
+    "page-footer": "page_footer",
+    "list-item": "list_item",
+    "caption": "caption",
+    "footnote": "footnote",
+    "text": "paragraph",
+}
+
+
+def real_words(words: list[Word], text: str) -> bool:
+    """Text a heading can be made of: mostly letters in words of two or more, read with
+    confidence (OCR) and, where the engine knows, mostly dictionary words."""
+    letters = sum(c.isalpha() for c in text)
+    visible = sum(not c.isspace() for c in text) or 1
+    tokens = _WORD.findall(text)
+    if letters / visible < 0.6 or not tokens or max(len(t) for t in tokens) < 3:
+        return False
+    if any(t.isupper() for t in tokens) and not any(len(t) >= 4 for t in tokens):
+        return False  # "PERS A" or "ST": scraps of capitals
+    if words:
+        confidence = statistics.mean(w.confidence for w in words)
+        known = [w.known for w in words if w.known is not None and len(w.text) >= 3]
+        if confidence < 75:
+            return False
+        if known and sum(known) < 0.6 * len(known):
+            return False
+    return True
+
+
+def _region_of(box: BBox, regions: list[Region]) -> int | None:
+    """The smallest region holding the centre of `box`."""
+    best = None
+    for i, region in enumerate(regions):
+        if region.contains(box) and (best is None or region.area < regions[best].area):
+            best = i
+    return best
+
+
+def _join(words: list[Word]) -> str:
+    text = ""
+    for word in words:
+        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and word.text[:1].islower():
+            text = text[:-1] + word.text
+        else:
+            text = f"{text} {word.text}" if text else word.text
+    return text
+
+
+def _bbox(words: list[Word]) -> BBox:
+    boxes = [w.bbox for w in words if w.bbox]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+            max(b[3] for b in boxes))  # fmt: skip
+
+
+def _split(
+    block: ReadBlock, regions: list[Region], text_size=None
+) -> list[tuple[ReadBlock, int | None]]:
+    """The block cut where its words move into another region; each part with its region (and
+    its own text size, when `text_size` can tell it from the words)."""
+    if not block.words or any(w.bbox is None for w in block.words):
+        return [(block, _region_of(block.bbox, regions) if block.bbox else None)]
+    owners = [_region_of(w.bbox, regions) for w in block.words]  # type: ignore[arg-type]
+    runs: list[tuple[int | None, list[Word]]] = []
+    for owner, word in zip(owners, block.words, strict=True):
+        if runs and (owner == runs[-1][0] or owner is None):
+            runs[-1][1].append(word)
+        elif runs and runs[-1][0] is None:
+            runs[-1] = (owner, runs[-1][1] + [word])
+        else:
+            runs.append((owner, [word]))
+    if len(runs) == 1:
+        return [(block, runs[0][0])]
+    # Runs of one region are one part, at the place of the first: a block the engine read
+    # across two columns line by line (A B A B) comes apart into its two columns (A, B).
+    grouped: dict[int | None, list[Word]] = {}
+    for owner, words in runs:
+        key = owner if owner is not None else -len(grouped) - 1  # no region: a part of its own
+        grouped.setdefault(key, []).extend(words)
+    parts = []
+    for k, (key, words) in enumerate(grouped.items()):
+        owner = key if key is not None and key >= 0 else None
+        size = (text_size(words) if text_size else None) or block.font_size
+        part = ReadBlock(kind="paragraph", text=_join(words), bbox=_bbox(words), words=words,
+                         font_size=size, bold=block.bold, ink=block.ink,
+                         lang=block.lang)  # fmt: skip
+        part.order = (*block.order, k)  # type: ignore[attr-defined]
+        parts.append((part, owner))
+    return parts
+
+
+def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
+    block.layout = region.kind if region else None
+    if region is None or block.kind not in ("paragraph", "list_item"):
+        return block
+    kind = _KIND.get(region.kind)
+    if kind == "heading" and not real_words(block.words, block.text):
+        kind = "paragraph"
+    if kind == "list_item" and block.kind == "paragraph":
+        marker = _LIST_MARKER.match(block.text)
+        if marker:
+            block.marker = marker.group(0).strip()
+            block.ordered = block.marker[:1].isdigit() or block.marker[:1] == "("
+            block.text = block.text[marker.end() :]
+            block.words = block.words[1:] if len(block.words) > 1 else block.words
+        else:
+            kind = "paragraph"  # an item without a marker reads as its own paragraph
+    if kind == "paragraph" and block.kind == "list_item":
+        kind = "list_item"  # a bullet the engine saw stays a list item
+    if kind:
+        block.kind = kind  # type: ignore[assignment]
+    return block
+
+
+def figure_worthy(bbox: BBox, width: float, height: float, ink: Callable[[BBox], float]) -> bool:
+    """Big enough to be an illustration, and holding ink (not a blank box, not a full black
+    bar): specks, rules and drop caps are not figures."""
+    w, h = bbox[2] - bbox[0], bbox[3] - bbox[1]
+    if w < FIGURE_MIN_SIDE * width or h < FIGURE_MIN_SIDE * height / 2:
+        return False
+    if w * h < FIGURE_MIN_AREA * width * height:
+        return False
+    dark = ink(bbox)
+    return 0.01 <= dark <= 0.97
+
+
+def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
+    """A place in the reading order for a region that holds no words: before the first block
+    below its top in the same column, else at the end."""
+    following = [
+        b for b in blocks
+        if b.bbox and b.bbox[1] >= bbox[1] - 5 and b.bbox[0] < bbox[2] and b.bbox[2] > bbox[0]
+    ]  # fmt: skip
+    if not following:
+        return (float("inf"),)
+    first = min(following, key=lambda b: b.order)  # type: ignore[attr-defined]
+    return (*first.order[:-1], first.order[-1] - 0.5)  # type: ignore[attr-defined]
+
+
+def apply_layout(
+    blocks: list[ReadBlock],
+    regions: list[Region],
+    *,
+    width: float,
+    height: float,
+    ink: Callable[[BBox], float],
+    transcribe: Callable[[BBox], str | None] | None = None,
+    text_size: Callable[[list[Word]], float | None] | None = None,
+) -> tuple[list[ReadBlock], list[dict]]:
+    """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
+    positions, pictures and formulas as figures; with the page's findings. Every block carries
+    `.order` (a sortable tuple); the result is in that order."""
+    findings: list[dict] = []
+    taken_regions = []
+    for region in (r for r in regions if r.kind == "table"):
+        grids = [
+            b for b in blocks if b.kind == "table" and b.bbox and _overlap(b.bbox, region.bbox)
+        ]
+        if len(grids) == 1 and _covered(region.bbox, grids[0].bbox) >= 0.7:  # type: ignore[arg-type]
+            taken_regions.append(region)  # the printed grid is the table: keep it
+            continue
+        for grid in grids:
+            # Several grids (or one far off) in one table: rules the grid finder read apart.
+            # The table is rebuilt from its words, which go back to the text for now.
+            blocks = [b for b in blocks if b is not grid]
+            if grid.words:
+                text = ReadBlock(kind="paragraph", text=_join(grid.words), bbox=grid.bbox,
+                                 words=list(grid.words))  # fmt: skip
+                text.order = grid.order  # type: ignore[attr-defined]
+                blocks.append(text)
+    out: list[ReadBlock] = []
+    owner: dict[int, int] = {}  # id(block) -> its region
+    for block in blocks:
+        if block.kind not in ("paragraph", "list_item"):
+            out.append(block)
+            continue
+        for part, i in _split(block, regions, text_size):
+            out.append(_labelled(part, regions[i] if i is not None else None))
+            if i is not None:
+                owner[id(part)] = i
+    _read_in_order(out, regions, owner, width)
+    for region in regions:
+        if region in taken_regions:
+            continue
+        if region.kind == "table":
+            out = _table(region, out)
+        elif region.kind in ("picture", "formula"):
+            out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
+                           transcribe=transcribe)  # fmt: skip
+    figures = [b for b in out if b.kind == "figure"]
+    for figure in figures:
+        if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
+            out.remove(figure)
+    out.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
+    return out, findings
+
+
+def _covered(inner: BBox, outer: BBox) -> float:
+    """Share of `inner`'s area inside `outer`."""
+    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    area = (inner[2] - inner[0]) * (inner[3] - inner[1])
+    return w * h / area if area > 0 else 0.0
+
+
+def _read_in_order(
+    blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
+) -> None:
+    """Blocks sorted in the reading order of their regions (bands and columns, see
+    models.reading_order); a region's blocks keep the engine's order among themselves, and a
+    block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
+    units: dict[object, list[ReadBlock]] = {}
+    boxes: dict[object, BBox] = {}
+    for block in sorted(blocks, key=lambda b: b.order):  # type: ignore[attr-defined]
+        key: object = ("region", owner[id(block)]) if id(block) in owner else ("block", id(block))
+        units.setdefault(key, []).append(block)
+        if key[0] == "region":  # type: ignore[index]
+            boxes[key] = regions[owner[id(block)]].bbox
+        elif block.bbox is not None:
+            boxes[key] = block.bbox
+    placed = [key for key in units if key in boxes]
+    ranked = reading_order([boxes[key] for key in placed], min_gap=0.01 * width)
+    sequence = [placed[i] for i in ranked] + [key for key in units if key not in boxes]
+    rank = 0
+    for key in sequence:
+        for block in units[key]:
+            block.order = (rank,)  # type: ignore[attr-defined]
+            rank += 1
+
+
+def _overlap(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _inside(region: Region, block: ReadBlock) -> list[Word]:
+    return [w for w in block.words if w.bbox and region.contains(w.bbox, slack=2)]
+
+
+def _take(region: Region, blocks: list[ReadBlock]) -> tuple[list[Word], list, list[ReadBlock]]:
+    """The words of text blocks inside `region`, their blocks' orders, and the blocks left."""
+    taken: list[Word] = []
+    orders = []
+    kept: list[ReadBlock] = []
+    for block in blocks:
+        inside = _inside(region, block) if block.kind not in ("table", "figure") else []
+        if not inside:
+            kept.append(block)
+            continue
+        taken.extend(inside)
+        orders.append(block.order)  # type: ignore[attr-defined]
+        rest = [w for w in block.words if w not in inside]
+        if rest:
+            block.words = rest
+            block.text = _join(rest)
+            block.bbox = _bbox(rest)
+            kept.append(block)
+    return taken, orders, kept
+
+
+def _table(region: Region, blocks: list[ReadBlock]) -> list[ReadBlock]:
+    inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
+    table = table_from_words(inside, region.bbox)
+    if table is None:
+        return blocks  # no grid in the words: they stay text
+    _, orders, kept = _take(region, blocks)
+    table.order = min(orders)  # type: ignore[attr-defined]
+    table.layout = "table"
+    return kept + [table]
+
+
+def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> list[ReadBlock]:
+    if any(b.kind == "figure" and b.bbox and _overlap(b.bbox, region.bbox) for b in blocks):
+        return blocks  # the engine found this image already
+    formula = region.kind == "formula"
+    if not formula and not figure_worthy(region.bbox, width, height, ink):
+        return blocks
+    inside = [w for b in blocks for w in (_inside(region, b) if b.kind != "table" else [])]
+    text = " ".join(w.text for w in inside)
+    if not formula and inside and real_words(inside, text) and len(inside) >= 8:
+        return blocks  # a "picture" full of readable text is text: keep it as such
+    order = _order_before(region.bbox, blocks)
+    _, orders, kept = _take(region, blocks)
+    figure = ReadBlock(kind="figure", bbox=region.bbox)
+    tex = transcribe(region.bbox) if formula and transcribe else None
+    if tex:
+        figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
+    elif formula:
+        figure.alt = "Formula, not transcribed: see the image"
+        if FORMULA_FINDING not in findings:
+            findings.append(dict(FORMULA_FINDING))
+    figure.order = min(orders) if orders else order  # type: ignore[attr-defined]
+    figure.layout = region.kind
+    return kept + [figure]

@@ -1,0 +1,262 @@
+"""Tables from word positions alone (ruled or not): rows from the words' lines, columns from the
+vertical gaps that run through the body rows, spans where a phrase crosses a gap, header cells
+from the top rows and a text-only first column.
+
+Used for a table region the layout model found, on scans (OCR words) and on born-digital pages
+(text-layer words) alike; ruled scans are read from their printed grid first (models.ocr.tables).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from models.engine import BBox, ReadBlock, Word
+
+_NUMBER = re.compile(r"^[\s\-+−–(]*[$€£¥]?\s*[\d.,]+\s*%?\)?[*†]?$")
+MIN_ROWS = 2
+MIN_COLS = 2
+
+
+def _rows(words: list[Word]) -> list[list[Word]]:
+    """Words grouped into text rows (vertical overlap with the row's median line), top down."""
+    rows: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: (w.bbox[1] + w.bbox[3]) / 2):  # type: ignore[index]
+        cy = (word.bbox[1] + word.bbox[3]) / 2  # type: ignore[index]
+        if rows:
+            top = statistics.median(w.bbox[1] for w in rows[-1])  # type: ignore[index]
+            bottom = statistics.median(w.bbox[3] for w in rows[-1])  # type: ignore[index]
+            if top <= cy <= bottom:
+                rows[-1].append(word)
+                continue
+        rows.append([word])
+    return [sorted(r, key=lambda w: w.bbox[0]) for r in rows]  # type: ignore[index]
+
+
+def _phrases(row: list[Word], gap: float) -> list[list[Word]]:
+    """A row's words joined into phrases: words closer than `gap` belong to one cell."""
+    out: list[list[Word]] = []
+    for word in row:
+        if out and word.bbox[0] - out[-1][-1].bbox[2] < gap:  # type: ignore[index]
+            out[-1].append(word)
+        else:
+            out.append([word])
+    return out
+
+
+def _box(words: list[Word]) -> BBox:
+    return (min(w.bbox[0] for w in words), min(w.bbox[1] for w in words),  # type: ignore[index]
+            max(w.bbox[2] for w in words), max(w.bbox[3] for w in words))  # type: ignore[index]  # fmt: skip
+
+
+def _gaps(phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: float) -> list[float]:
+    """Column boundaries: x positions no phrase covers in (nearly) every row. A spanning
+    header phrase may cover a gap; one row in five may."""
+    width = int(x1 - x0) + 1
+    cover = [0] * width
+    for phrases in phrase_rows:
+        for phrase in phrases:
+            a, _, b, _ = _box(phrase)
+            for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
+                cover[x] += 1
+    allowed = len(phrase_rows) // 5
+    cuts: list[float] = []
+    start = None
+    for x in range(width + 1):
+        free = x < width and cover[x] <= allowed
+        if free and start is None:
+            start = x
+        elif not free and start is not None:
+            if x - start >= min_gap and start > 0 and x < width:
+                cuts.append(x0 + _least_covered_middle(cover, start, x))
+            start = None
+    return cuts
+
+
+def _least_covered_middle(cover: list[int], start: int, end: int) -> float:
+    """The middle of the widest stretch of [start, end) that the fewest phrases cover: a cut
+    between two header words, not through one."""
+    low = min(cover[start:end])
+    best, run_start, best_span = (start + end) / 2, None, -1
+    for x in range(start, end + 1):
+        if x < end and cover[x] == low:
+            run_start = x if run_start is None else run_start
+        elif run_start is not None:
+            if x - run_start > best_span:
+                best, best_span = (run_start + x) / 2, x - run_start
+            run_start = None
+    return best
+
+
+_RULE_GLYPHS = "|[]!¦"
+
+
+def _without_rules(word: Word) -> Word:
+    """A ruling line read as a glyph ("|", "[") is no text: stripped from the word."""
+    text = word.text.strip(_RULE_GLYPHS)
+    if text == word.text:
+        return word
+    return Word(text=text, confidence=word.confidence, bbox=word.bbox, lang=word.lang,
+                known=word.known)  # fmt: skip
+
+
+def _is_number(text: str) -> bool:
+    return bool(_NUMBER.match(text))
+
+
+def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
+    """A table block from the words inside a table region, or None when they do not line up
+    into at least MIN_ROWS rows of MIN_COLS columns."""
+    words = [_without_rules(w) for w in words if w.bbox and w.text.strip()]
+    words = [w for w in words if w.text]
+    if len(words) < MIN_ROWS * MIN_COLS:
+        return None
+    height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
+    rows = _rows(words)
+    phrase_rows = [_phrases(row, 0.9 * height) for row in rows]
+    cuts = _gaps(phrase_rows, bbox[0], bbox[2], 0.6 * height)
+    bounds = [float("-inf"), *cuts, float("inf")]
+    n_cols = len(bounds) - 1
+    if n_cols < MIN_COLS or len(rows) < MIN_ROWS:
+        return None
+
+    def columns_of(phrase: list[Word]) -> tuple[int, int]:
+        a, _, b, _ = _box(phrase)
+        first = next(i for i in range(n_cols) if a < bounds[i + 1])
+        last = next(i for i in range(n_cols) if b <= bounds[i + 1] or i == n_cols - 1)
+        return first, max(first, last)
+
+    grid: list[list[dict | None]] = []
+    for phrases in phrase_rows:
+        slots: list[dict | None] = [None] * n_cols
+        for phrase in phrases:
+            first, last = columns_of(phrase)
+            text = " ".join(w.text for w in phrase)
+            cell = slots[first]
+            if cell is not None:
+                cell["text"] += " " + text
+                cell["colspan"] = max(cell["colspan"], last - first + 1)
+            else:
+                slots[first] = {"text": text, "header": False, "rowspan": 1,
+                                "colspan": last - first + 1}  # fmt: skip
+        grid.append(slots)
+    grid = _join_wrapped_rows(_lift_middle_rows(grid))
+    if len(grid) < MIN_ROWS:
+        return None
+    _mark_headers(grid)
+    rows_out = []
+    for r, slots in enumerate(grid):
+        row = []
+        c = 0
+        while c < n_cols:
+            cell = slots[c]
+            if cell is None:
+                if not any(_covers(grid, rr, c) for rr in range(r)):
+                    row.append({"text": "", "header": False, "rowspan": 1, "colspan": 1})
+                c += 1
+                continue
+            # A span never hides a cell read beside it.
+            span = 1
+            while span < cell["colspan"] and c + span < n_cols and slots[c + span] is None:
+                span += 1
+            cell["colspan"] = span
+            row.append(cell)
+            c += span
+        rows_out.append(row)
+    return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text="")
+
+
+def _covers(grid: list[list[dict | None]], r: int, c: int) -> bool:
+    """A cell of row r spans down over column c of a later row."""
+    for cc in range(c + 1):
+        cell = grid[r][cc]
+        if cell is not None and cc + cell["colspan"] > c and cell.get("rowspan", 1) > 1:
+            return True
+    return False
+
+
+def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
+    """A row holding only cells whose columns are empty just above and below is a cell centred
+    on two rows (a header spanning its row and the next): it joins the row above, spanning
+    two rows."""
+    out = list(grid)
+    r = 1
+    while r < len(out) - 1:
+        filled = [c for c, cell in enumerate(out[r]) if cell is not None]
+        if filled and all(out[r - 1][c] is None and out[r + 1][c] is None for c in filled):
+            for c in filled:
+                cell = out[r][c]
+                cell["rowspan"] = 2  # type: ignore[index]
+                out[r - 1][c] = cell
+            del out[r]
+            continue
+        r += 1
+    return out
+
+
+def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
+    """A row with an empty first column and fewer cells than its neighbour above continues
+    that row's cells (text wrapped inside the cells)."""
+    out: list[list[dict | None]] = []
+    for slots in grid:
+        filled = sum(s is not None for s in slots)
+        if (
+            out
+            and slots[0] is None
+            and filled < sum(s is not None for s in out[-1])
+            and not any(s and _is_number(s["text"]) for s in slots)
+            and len(out) > 1  # the header rows below a spanning header are rows of their own
+        ):
+            for c, cell in enumerate(slots):
+                if cell is None:
+                    continue
+                above = out[-1][c]
+                if above is None:
+                    out[-1][c] = cell
+                else:
+                    above["text"] += " " + cell["text"]
+            continue
+        out.append(slots)
+    return out
+
+
+def _mark_headers(grid: list[list[dict | None]]) -> None:
+    """The first row is a header row; a row under a spanning header cell is one too (and a
+    header cell above an empty slot of it spans both rows). A first column of text beside
+    numbers holds row headers."""
+    n_cols = len(grid[0])
+    head = 1
+    if len(grid) > 2:
+        # A group label over several columns of the row below (printed left-aligned): it spans
+        # the empty slots after it that the row below fills.
+        top, below = grid[0], grid[1]
+        for c in range(1, n_cols):
+            left = next((k for k in range(c - 1, -1, -1) if top[k] is not None), None)
+            if (
+                top[c] is None
+                and below[c] is not None
+                and left is not None
+                and left > 0
+                and left + top[left]["colspan"] == c  # type: ignore[index]
+            ):
+                top[left]["colspan"] += 1  # type: ignore[index]
+    if len(grid) > 2 and any(c and c["colspan"] > 1 for c in grid[0]):
+        head = 2
+        for c, cell in enumerate(grid[0]):
+            if cell is not None and cell["colspan"] == 1 and grid[1][c] is None:
+                cell["rowspan"] = 2
+    for r in range(min(head, len(grid) - 1)):
+        for cell in grid[r]:
+            if cell is not None:
+                cell["header"] = True
+    body = grid[head:]
+    first = [row[0] for row in body if row[0] is not None]
+    numbers = [c for row in body for c in row[1:] if c is not None and _is_number(c["text"])]
+    if (
+        n_cols > 1
+        and first
+        and not any(_is_number(c["text"]) for c in first)
+        and len(numbers) >= len(body)
+    ):
+        for c in first:
+            c["header"] = True

@@ -1,0 +1,39 @@
+"""Real-world pages nobody tuned to (tests/resources/corpus/realworld, see PROVENANCE.md):
+what cannot be read is flagged at page level, and a text layer that is not language is not
+trusted."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from models.ocr import TesseractEngine
+from tests.conftest import CORPUS
+
+REALWORLD = CORPUS / "realworld"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return TesseractEngine()
+
+
+@pytest.mark.slow
+def test_handwriting_is_flagged_per_page_and_invents_no_structure(engine, tmp_path):
+    result = convert_pdf(REALWORLD / "handwriting_bad_ocr.pdf", tmp_path, engine,
+                         ConvertOptions())  # fmt: skip
+    unreadable = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
+    assert sorted(f["page"] for f in unreadable) == [1, 2]
+    assert all(f["level"] == "needs_review" for f in unreadable)
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    assert main.find(["h1", "h2", "h3", "h4", "h5", "h6"]) is None  # no nonsense headings
+
+
+@pytest.mark.slow
+def test_shifted_font_encoding_is_read_again_and_the_title_is_no_section_name(engine, tmp_path):
+    result = convert_pdf(REALWORLD / "olmo-page-1.pdf", tmp_path, engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "ocr"}
+    assert "Accelerating the Science of Language Models" in result.document.title
+    text = result.html_path.read_text()
+    assert "Opnbddchmfr" not in text
