@@ -24,7 +24,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from axiya.config import config
 from conversion import engines, review, selectors, services, storage
-from conversion.engines import engine_spec, get_engine
+from conversion.engines import engine_spec, get_engine, require_available
 from conversion.languages import clean_language
 from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
@@ -47,7 +47,7 @@ def job_create(
 ) -> Job:
     """Validate and store one PDF (the caller queues it: conversion.dispatch). Bad input raises
     ConversionError, leaving no job and no file behind."""
-    spec = engine_spec(engine)
+    spec = require_available(engine)
     language = clean_language(language)
     opts = convert_options(language=language)
     name = original_name or upload.name
