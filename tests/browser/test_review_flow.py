@@ -164,3 +164,7 @@ def test_batch_progress_is_announced_in_a_live_region(live_server, browser):
     assert announced[-1].endswith("2 of 2 documents finished."), announced
     assert any("1 of 2 documents finished." in text for text in announced), announced
     check_page(page, "finished batch page")
+    page.goto(f"{base}/")
+    check_page(page, "upload page with the list of documents")
+    page.goto(f"{base}/api/v1/docs")
+    check_page(page, "API reference")
