@@ -24,7 +24,7 @@ from django.db import transaction
 
 from axiya.config import config
 from conversion import engines, review, selectors, services, storage
-from conversion.engines import engine_spec, get_engine
+from conversion.engines import engine_spec, get_engine, require_available
 from conversion.languages import clean_language
 from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
@@ -53,7 +53,7 @@ def job_create(
     killed mid-upload left folders with no row): until then it waits in incoming/ under the
     job's id, and a rolled-back row leaves only that, which the sweep removes
     (services.purge_expired)."""
-    spec = engine_spec(engine)
+    spec = require_available(engine)
     language = clean_language(language)
     opts = convert_options(language=language)
     name = original_name or upload.name
