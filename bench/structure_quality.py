@@ -374,7 +374,8 @@ def main() -> None:
     }
     results = ROOT / "bench" / "results"
     results.mkdir(parents=True, exist_ok=True)
-    path = results / f"structure_quality-{out['date']}.json"
+    partial = "" if not args.only and set(args.systems) == set(SYSTEMS) else "-partial"
+    path = results / f"structure_quality-{out['date']}{partial}.json"
     path.write_text(json.dumps(out, indent=2))
     print(f"wrote {path.relative_to(ROOT)}")
 

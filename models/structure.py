@@ -181,6 +181,7 @@ def apply_layout(
     ink: Callable[[BBox], float],
     transcribe: Callable[[BBox], str | None] | None = None,
     text_size: Callable[[list[Word]], float | None] | None = None,
+    ruled_table: Callable[[BBox], list[list[dict]] | None] | None = None,
 ) -> tuple[list[ReadBlock], list[dict]]:
     """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
     positions, pictures and formulas as figures; with the page's findings. Every block carries
@@ -218,7 +219,7 @@ def apply_layout(
         if region in taken_regions:
             continue
         if region.kind == "table":
-            out = _table(region, out)
+            out = _table(region, out, ruled_table, text_size)
         elif region.kind in ("picture", "formula"):
             out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
                            transcribe=transcribe)  # fmt: skip
@@ -292,11 +293,20 @@ def _take(region: Region, blocks: list[ReadBlock]) -> tuple[list[Word], list, li
     return taken, orders, kept
 
 
-def _table(region: Region, blocks: list[ReadBlock]) -> list[ReadBlock]:
+def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=None):
     inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
-    table = table_from_words(inside, region.bbox)
+    sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
+    rows = ruled_table(region.bbox) if ruled_table else None
+    if rows:
+        table = ReadBlock(kind="table", bbox=region.bbox, rows=rows, text="")
+    else:
+        table = table_from_words(inside, region.bbox)
     if table is None:
         return blocks  # no grid in the words: they stay text
+    # The size of the table's text counts towards the document's body size.
+    table.font_size = (text_size(inside) if text_size else None) or (
+        statistics.median(sizes) if sizes else None
+    )
     _, orders, kept = _take(region, blocks)
     table.order = min(orders)  # type: ignore[attr-defined]
     table.layout = "table"

@@ -73,6 +73,42 @@ def _gaps(phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: fl
     return cuts
 
 
+def _span(phrase: list[Word]) -> float:
+    a, _, b, _ = _box(phrase)
+    return b - a
+
+
+def _without_lonely_columns(cuts: list[float], phrase_rows: list[list[list[Word]]]) -> list[float]:
+    """A "column" holding text in one row only (a left-aligned header over right-aligned
+    figures, its gap too wide to bridge) joins the neighbour it is nearest to."""
+    if len(phrase_rows) < 4:
+        return cuts
+    while cuts:
+        bounds = [float("-inf"), *cuts, float("inf")]
+        rows_in = [0] * (len(bounds) - 1)
+        for phrases in phrase_rows:
+            for k in {next(i for i in range(len(rows_in)) if (_box(p)[0] + _box(p)[2]) / 2
+                           < bounds[i + 1]) for p in phrases}:  # fmt: skip
+                rows_in[k] += 1
+        lonely = next((k for k, n in enumerate(rows_in) if n <= 1), None)
+        if lonely is None:
+            return cuts
+        # Drop the cut on the side of the nearer neighbour (the only one at an edge).
+        if lonely == 0:
+            del cuts[0]
+        elif lonely == len(rows_in) - 1:
+            del cuts[-1]
+        else:
+            left_gap = cuts[lonely - 1]
+            right_gap = cuts[lonely]
+            mine = [p for phrases in phrase_rows for p in phrases
+                    if left_gap <= (_box(p)[0] + _box(p)[2]) / 2 < right_gap]  # fmt: skip
+            a = min(_box(p)[0] for p in mine)
+            b = max(_box(p)[2] for p in mine)
+            del cuts[lonely - 1 if a - left_gap < right_gap - b else lonely]
+    return cuts
+
+
 def _least_covered_middle(cover: list[int], start: int, end: int) -> float:
     """The middle of the widest stretch of [start, end) that the fewest phrases cover: a cut
     between two header words, not through one."""
@@ -114,7 +150,12 @@ def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
     height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
     rows = _rows(words)
     phrase_rows = [_phrases(row, 0.9 * height) for row in rows]
-    cuts = _gaps(phrase_rows, bbox[0], bbox[2], 0.6 * height)
+    # A row that is one phrase across most of the table (a title set inside it) says nothing
+    # about the columns.
+    width = max(bbox[2] - bbox[0], 1.0)
+    columned = [p for p in phrase_rows if not (len(p) == 1 and _span(p[0]) >= 0.6 * width)]
+    cuts = _gaps(columned or phrase_rows, bbox[0], bbox[2], 0.6 * height)
+    cuts = _without_lonely_columns(cuts, columned or phrase_rows)
     bounds = [float("-inf"), *cuts, float("inf")]
     n_cols = len(bounds) - 1
     if n_cols < MIN_COLS or len(rows) < MIN_ROWS:
@@ -181,7 +222,7 @@ def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
     two rows."""
     out = list(grid)
     r = 1
-    while r < len(out) - 1:
+    while r < min(len(out) - 1, 2):  # only between the two top rows: a header spanning both
         filled = [c for c, cell in enumerate(out[r]) if cell is not None]
         if filled and all(out[r - 1][c] is None and out[r + 1][c] is None for c in filled):
             for c in filled:

@@ -113,8 +113,9 @@ def _body_font_size(readings: list[PageReading]) -> float:
     weighted: list[float] = []
     for r in readings:
         for b in r.blocks:
-            if b.font_size and b.kind in ("paragraph", "list_item"):
-                weighted.extend([b.font_size] * max(1, len(b.text) // 20))
+            if b.font_size and b.kind in ("paragraph", "list_item", "table"):
+                chars = sum(len(c.get("text", "")) for row in b.rows or [] for c in row)
+                weighted.extend([b.font_size] * max(1, (chars or len(b.text)) // 20))
     return statistics.median(weighted) if weighted else 0.0
 
 
@@ -157,7 +158,12 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     text = rb.text.strip()
     if rb.kind in ("page_header", "page_footer"):
-        return "page_number" if PAGE_NUMBER.match(text) else rb.kind
+        if PAGE_NUMBER.match(text):
+            return "page_number"
+        if body_size and (rb.font_size or 0) >= 1.4 * body_size:
+            # Running headers are small print: display type at the top is the page's title.
+            return "heading" if real_words(rb.words, text) else "paragraph"
+        return rb.kind
     if rb.kind != "paragraph":
         return rb.kind
     band = _in_band(rb, reading)
@@ -171,8 +177,13 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     if rb.layout is None and _looks_like_heading(rb, body_size, body_ink):
         # Engines without a layout model (or blocks outside every region): size and weight.
         return "heading"
-    if rb.layout == "text" and _display_size(rb, body_size):
-        return "heading"  # display type the layout model took for text (a paper's title)
+    if rb.layout == "text" and (
+        _display_size(rb, body_size)
+        or (_looks_like_heading(rb, body_size, body_ink) and real_words(rb.words, rb.text))
+    ):
+        # Display type or a short bold line the layout model took for text (a paper's title,
+        # a word processor's heading in body size and bold): real words only.
+        return "heading"
     return "paragraph"
 
 
@@ -435,7 +446,7 @@ def _list_block(items: list[ReadBlock]) -> Block:
     return Block(kind="list", ordered=ordered, items=root, bbox=(x0, 0, 0, 0))
 
 
-SIZE_STEP = 1.15  # heading sizes within this ratio of each other are one level
+SIZE_STEP = 1.1  # heading sizes within this ratio of each other are one level
 
 
 def _assign_heading_levels(pages: list[Page]) -> None:

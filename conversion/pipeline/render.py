@@ -61,17 +61,26 @@ def repair_heading_levels(levels: list[int]) -> list[int]:
 
 def render_document(doc: Document, opts: RenderOptions) -> str:
     headings = [b for b in doc.blocks() if b.kind == "heading"]
-    for block, level in zip(
-        headings, repair_heading_levels([b.level or 1 for b in headings]), strict=True
-    ):
+    levels = [b.level or 1 for b in headings]
+    top = min(levels, default=1)
+    # Several headings at the top level and none above them (sections of a document whose
+    # title was not read as a heading): the document title is the <h1> and they are all <h2>,
+    # rather than the first section promoted over its equals.
+    titled = bool(levels) and levels[0] == top and levels.count(top) >= 2
+    if titled:
+        repaired = repair_heading_levels([1] + [level - top + 2 for level in levels])[1:]
+    else:
+        repaired = repair_heading_levels(levels)
+    for block, level in zip(headings, repaired, strict=True):
         block.level = level
     for i, block in enumerate(headings, start=1):
         block.id = block.id or f"h-{i}"
 
     state = _State(note_ids={b.id for b in doc.blocks() if b.kind == "footnote" and b.id})
     parts: list[str] = []
-    if not headings:
-        # No heading was read: the document title is the one <h1>, outside the reading text.
+    if not headings or titled:
+        # No heading was read (or none stands above the others): the document title is the
+        # one <h1>, outside the reading text.
         parts.append(f'<header><h1 class="doc-title">{esc(doc.title)}</h1></header>')
     navs = _navigation(doc, headings)
     if navs:

@@ -69,14 +69,20 @@ def looks_like_language(text: str) -> bool:
     return True
 
 
-def _under_page_image(page: pymupdf.Page) -> bool:
-    """An image covering nearly the whole page: the page is a scan, and any text on it is an
-    earlier OCR run's layer (visible or not, it may be drawn under the image)."""
+def _hidden_under_image(page: pymupdf.Page) -> bool:
+    """Most of the text is drawn before an image that covers nearly the whole page: a scan
+    laid over an earlier OCR run's text. (Text drawn over a page-size image, as on a slide
+    with a background picture, is visible and stays.)"""
     area = abs(page.rect) or 1.0
-    for info in page.get_image_info():
-        if abs(pymupdf.Rect(info["bbox"]) & page.rect) >= 0.8 * area:
-            return True
-    return False
+    text_ops = hidden = pending = 0
+    for kind, rect in page.get_bboxlog():
+        if kind.endswith("-text"):
+            text_ops += 1
+            pending += 1
+        elif kind == "fill-image" and abs(pymupdf.Rect(rect) & page.rect) >= 0.8 * area:
+            hidden += pending
+            pending = 0
+    return text_ops > 0 and hidden >= 0.5 * text_ops
 
 
 def _ink_meter(image: Image.Image | None):
@@ -90,6 +96,62 @@ def _ink_meter(image: Image.Image | None):
         return sum(hist[:160]) / (sum(hist) or 1)
 
     return ink
+
+
+def _lines_at(edges: list[float], tolerance: float = 2.0) -> list[float]:
+    """Cell edges merged into the grid's lines (edges closer than `tolerance` are one)."""
+    lines: list[float] = []
+    for edge in sorted(edges):
+        if not lines or edge - lines[-1] > tolerance:
+            lines.append(edge)
+    return lines
+
+
+def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list[list[dict]] | None:
+    """The table drawn with rules under a table region, from PyMuPDF's table finder (its
+    vector lines give cells and spans exactly); None when no single ruled table holds most of
+    the region (then the words decide)."""
+    area = abs(region) or 1.0
+    under = [t for t in tables if abs(pymupdf.Rect(t.bbox) & region) >= 0.5 * area]
+    if len(under) != 1:
+        return None
+    table = under[0]
+    boxes = [c for c in table.cells if c]
+    xs = _lines_at([b[0] for b in boxes] + [max(b[2] for b in boxes)])
+    ys = _lines_at([b[1] for b in boxes] + [max(b[3] for b in boxes)])
+    # Cell text from the page's words (extract() joins glyphs placed without space characters).
+    words = page.get_text("words", clip=pymupdf.Rect(table.bbox))
+
+    def text_in(box) -> str:
+        inside = [w for w in words if box[0] <= (w[0] + w[2]) / 2 <= box[2]
+                  and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
+        return " ".join(w[4] for w in sorted(inside, key=lambda w: (w[5], w[6], w[7])))
+
+    rows: list[list[dict]] = []
+    for row in table.rows:
+        cells = []
+        for box in row.cells:
+            if box is None:
+                continue  # covered by a spanning cell
+            colspan = sum(
+                box[0] - 1 <= (a + b) / 2 <= box[2] + 1 for a, b in zip(xs, xs[1:], strict=False)
+            )
+            rowspan = sum(
+                box[1] - 1 <= (a + b) / 2 <= box[3] + 1 for a, b in zip(ys, ys[1:], strict=False)
+            )
+            text = text_in(box)
+            cells.append({"text": text, "header": False, "rowspan": max(rowspan, 1),
+                          "colspan": max(colspan, 1)})  # fmt: skip
+        rows.append(cells)
+    cells = [cell for row in rows for cell in row]
+    if sum(bool(cell["text"]) for cell in cells) < 0.7 * len(cells):
+        return None  # rules that do not separate the text (a spreadsheet's partial grid)
+    head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
+    if not table.header.external:
+        for row in rows[:head]:
+            for cell in row:
+                cell["header"] = True
+    return rows
 
 
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
@@ -111,7 +173,7 @@ def text_layer_reading(
     raw = page.get_text("text")
     if len(raw.strip()) < MIN_CHARS or not looks_like_language(raw):
         return None
-    if _visible_text_fraction(page) < 0.9 or _under_page_image(page):
+    if _visible_text_fraction(page) < 0.9 or _hidden_under_image(page):
         return None
     scale = dpi / 72
     rot = page.rotation_matrix
@@ -169,8 +231,18 @@ def text_layer_reading(
         def transcribe(box) -> str | None:
             return tex_from_glyphs(_glyphs(page, pymupdf.Rect(box) / scale))
 
+        ruled: list | None = None
+
+        def ruled_table(box) -> list[list[dict]] | None:
+            nonlocal ruled
+            if ruled is None:  # the page's ruled tables, found once (only if a region asks)
+                found = page.find_tables(strategy="lines").tables
+                ruled = [t for t in found if t.row_count >= 2 and t.col_count >= 2]
+            return _ruled_table(ruled, pymupdf.Rect(box) / scale, page)
+
         blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
-                                        ink=_ink_meter(image), transcribe=transcribe)  # fmt: skip
+                                        ink=_ink_meter(image), transcribe=transcribe,
+                                        ruled_table=ruled_table)  # fmt: skip
     return PageReading(
         page_number=page_number,
         blocks=blocks,

@@ -27,6 +27,7 @@ from models.layout import ocr_layer_regions
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
 from models.structure import apply_layout
+from models.word_tables import table_from_words
 
 log = logging.getLogger(__name__)
 
@@ -577,7 +578,14 @@ def _tables(binary, paragraphs: list[_ParaLines], ink) -> tuple[list[ReadBlock],
             continue
         table = table_block(grid, words, ink)
         cells = [c for row in table.rows or [] for c in row]
-        if sum(bool(c["text"].strip()) for c in cells) < 0.4 * len(cells):
+        filled = sum(bool(c["text"].strip()) for c in cells)
+        by_words = table_from_words(words, grid.bbox)
+        if by_words is not None and sum(
+            bool(c["text"].strip()) for row in by_words.rows or [] for c in row
+        ) > 1.5 * max(filled, 1):
+            # Rules that frame a block of figures without separating them: the words decide.
+            table = by_words
+        elif filled < 0.4 * len(cells):
             continue  # mostly empty cells: the rules of a frame or a form; the words stay text
         for line, inside in taken:
             line.words = [w for w in line.words if w not in inside]

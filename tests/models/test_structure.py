@@ -113,3 +113,11 @@ def test_a_transcribed_formula_is_a_formula_block():
     )  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "E = m c^{2}")]
     assert findings == []
+
+
+def test_the_layout_model_runs_single_threaded():
+    """One thread per ONNX session: the same regions in every process (see models.layout)."""
+    from models.layout import _single_threaded_model
+
+    session = _single_threaded_model()._model.session
+    assert session.get_session_options().intra_op_num_threads == 1

@@ -92,3 +92,19 @@ def test_prose_is_no_table():
         [(100, "until the paragraph ends.")],
     ])  # fmt: skip
     assert table_from_words(words, (90, 90, 1300, 300)) is None
+
+
+def test_figures_right_aligned_under_a_left_aligned_header_and_a_title_row():
+    """A spreadsheet: "Year" printed left, the years right-aligned well to its right, and a
+    title row across the table; the header still heads its column."""
+    words = _cells([
+        [(100, "Number of freshwater ducks per year")],
+        [(100, "Year"), (420, "Freshwater Ducks")],
+        [(260, "2019"), (700, "120")],
+        [(260, "2020"), (700, "135")],
+        [(260, "2021"), (700, "150")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 900, 420))
+    assert table is not None
+    assert _texts(table)[1:] == [["Year", "Freshwater Ducks"], ["2019", "120"], ["2020", "135"],
+                                 ["2021", "150"]]  # fmt: skip

@@ -137,3 +137,14 @@ def test_display_type_the_layout_called_text_is_the_title():
     doc = _doc([title, body])
     assert [b.kind for b in doc.pages[0].blocks] == ["heading", "paragraph"]
     assert doc.title == "Accelerating the Science of Language Models"
+
+
+def test_display_type_in_a_header_region_is_the_title_not_furniture():
+    text = "The LinnSequencer 32 Track MIDI Sequence Recorder"
+    words = [Word(w, 95.0, (0, 0, 10, 10), known=w != "LinnSequencer") for w in text.split(" ")]
+    top = ReadBlock(kind="page_header", text=text, bbox=(500, 100, 1700, 250), font_size=78,
+                    words=words)  # fmt: skip
+    body = _para("Body text of the brochure goes on. " * 20, (200, 500, 1800, 1400), size=33)
+    doc = _doc([top, body])
+    assert [b.kind for b in doc.pages[0].blocks] == ["heading", "paragraph"]
+    assert doc.title == text

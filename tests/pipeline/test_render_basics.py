@@ -26,3 +26,22 @@ def test_text_that_looks_like_markup_stays_text():
     assert soup.find("html")["lang"] == "en"
     assert len(soup.find_all("h1")) == 1
     assert soup.select_one("[role~=doc-pagebreak]")["id"] == "page-1"
+
+
+def _headings_doc(levels: list[int]) -> BeautifulSoup:
+    blocks = [Block(kind="heading", level=level, spans=[Span(f"Section {i}")])
+              for i, level in enumerate(levels)]  # fmt: skip
+    doc = Document(title="Report", lang="en", pages=[Page(1, 10, 10, blocks=blocks)])
+    return BeautifulSoup(render_document(doc, RenderOptions()), "html.parser")
+
+
+def test_sections_of_one_level_stay_equals_under_the_document_title():
+    soup = _headings_doc([3, 3, 4, 3])
+    assert [h.get_text() for h in soup.find_all("h1")] == ["Report"]
+    assert [h.name for h in soup.find("main").find_all(["h2", "h3"])] == ["h2", "h2", "h3", "h2"]
+
+
+def test_a_heading_above_the_others_is_the_h1():
+    soup = _headings_doc([1, 2, 2])
+    assert [h.name for h in soup.find("main").find_all(["h1", "h2"])] == ["h1", "h2", "h2"]
+    assert soup.select_one(".doc-title") is None

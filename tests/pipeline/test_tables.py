@@ -11,8 +11,9 @@ from conversion.pipeline.flow import ConvertOptions
 from models.ocr import TesseractEngine
 
 
-def _scan_of_table(path, *, spanning_header: bool):
-    """Draw a ruled table with PyMuPDF, then keep only its 300 DPI picture: a scan."""
+def _scan_of_table(path, *, spanning_header: bool, born_digital: bool = False):
+    """Draw a ruled table with PyMuPDF, then keep only its 300 DPI picture: a scan (or keep
+    the drawing: a born-digital table)."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 80), "Quarterly figures", fontsize=16, fontname="hebo")
@@ -30,6 +31,11 @@ def _scan_of_table(path, *, spanning_header: bool):
         for c, text in enumerate(row):
             font = "hebo" if r == 0 else "helv"
             page.insert_text((xs[c] + 8, ys[r] + 20), text, fontsize=11, fontname=font)
+    note = "The figures above are the sales of each region in the first two quarters. " * 3
+    page.insert_textbox(pymupdf.Rect(72, 320, 520, 500), note, fontsize=11)
+    if born_digital:
+        doc.save(path)
+        return path
     pix = page.get_pixmap(dpi=300)
     scan = pymupdf.open()
     scan_page = scan.new_page(width=page.rect.width, height=page.rect.height)
@@ -62,3 +68,15 @@ def test_missing_rule_makes_a_spanning_cell(engine, tmp_path):
     table = _table(engine, _scan_of_table(tmp_path / "s.pdf", spanning_header=True))
     sales = next(c for c in table.find_all(["th", "td"]) if c.get_text(strip=True) == "Sales")
     assert sales.get("colspan") == "2"
+
+
+def test_born_digital_ruled_table_keeps_its_spans(engine, tmp_path):
+    pdf = _scan_of_table(tmp_path / "d.pdf", spanning_header=True, born_digital=True)
+    result = convert_pdf(pdf, tmp_path / "out", engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
+    table = BeautifulSoup(result.html_path.read_text(), "html.parser").find("table")
+    assert table is not None
+    sales = next(c for c in table.find_all(["th", "td"]) if c.get_text(strip=True) == "Sales")
+    assert sales.name == "th" and sales.get("colspan") == "2"
+    rows = [[c.get_text(strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    assert ["North", "1,200", "1,350"] in rows

@@ -85,7 +85,8 @@ def test_text_under_a_page_image_is_an_ocr_layer(tmp_path):
     """Visible text hidden under a full-page scan: an earlier OCR run, read again."""
     doc = pymupdf.open()
     page = doc.new_page()
-    page.insert_textbox(pymupdf.Rect(72, 120, 540, 300), "wrong words " * 30, fontsize=11)
+    hidden = "An earlier reading of this page said other things about the report. " * 3
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 300), hidden, fontsize=11)
     scan = pymupdf.open(_born_digital(tmp_path / "source.pdf"))[0].get_pixmap(dpi=200)
     page.insert_image(page.rect, pixmap=scan)  # drawn over the text
     doc.save(tmp_path / "layered.pdf")
@@ -93,7 +94,7 @@ def test_text_under_a_page_image_is_an_ocr_layer(tmp_path):
     result = convert_pdf(tmp_path / "layered.pdf", tmp_path / "out", engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "ocr"}
     text = " ".join(iter_main_text(result.html_path.read_text()))
-    assert "wrong words" not in text and "Accessible documents" in text
+    assert "earlier reading" not in text and "Accessible documents" in text
 
 
 def test_an_isolated_reader_reads_the_layout_too(tmp_path):
@@ -108,3 +109,18 @@ def test_an_isolated_reader_reads_the_layout_too(tmp_path):
     blocks = rendered.text_reading["blocks"]
     assert ("heading", "Annual Report") in {(b["kind"], b["text"]) for b in blocks}
     assert all(b["layout"] for b in blocks)
+
+
+def test_text_over_a_page_image_is_kept(tmp_path):
+    """A slide: a picture across the page, typed text drawn over it. The text is visible and
+    read from the layer, not OCR'd."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    background = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 60, 80), False)
+    background.clear_with(235)
+    page.insert_image(page.rect, pixmap=background)
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 300), BODY, fontsize=11, fontname="helv")
+    doc.save(tmp_path / "slide.pdf")
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(tmp_path / "slide.pdf", tmp_path / "out", engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
