@@ -9,8 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from conversion.models import Job, JobStatus
 from conversion.runner import jobs as runner
+from tests.api.test_api import _clear_throttle_cache, api_for, error_of, pdf_upload  # noqa: F401
 from tests.conftest import CORPUS
-from tests.test_api import _clear_throttle_cache, api_for, error_of, pdf_upload  # noqa: F401
 
 
 @pytest.mark.parametrize(
