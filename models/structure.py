@@ -88,6 +88,26 @@ def _bbox(words: list[Word]) -> BBox:
             max(b[3] for b in boxes))  # fmt: skip
 
 
+_TEXT_CLASSES = ("text", "list-item", "caption", "footnote")
+
+
+def _without_nested_text(regions: list[Region]) -> list[Region]:
+    """A text region lying inside a bigger text region (a line the model set apart within a
+    block) belongs to that block: it is read with it, in its place."""
+    kept = []
+    for region in regions:
+        nested = region.kind in _TEXT_CLASSES and any(
+            other is not region
+            and other.kind in _TEXT_CLASSES
+            and other.area > region.area
+            and _covered(region.bbox, other.bbox) >= 0.8
+            for other in regions
+        )
+        if not nested:
+            kept.append(region)
+    return kept
+
+
 def _split(
     block: ReadBlock, regions: list[Region], text_size=None
 ) -> list[tuple[ReadBlock, int | None]]:
@@ -187,6 +207,7 @@ def apply_layout(
     positions, pictures and formulas as figures; with the page's findings. Every block carries
     `.order` (a sortable tuple); the result is in that order."""
     findings: list[dict] = []
+    regions = _without_nested_text(regions)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [

@@ -121,3 +121,15 @@ def test_the_layout_model_runs_single_threaded():
 
     session = _single_threaded_model()._model.session
     assert session.get_session_options().intra_op_num_threads == 1
+
+
+def test_a_line_the_model_set_apart_inside_a_block_is_read_in_its_place():
+    blocks = [
+        _block("First line of the block.", 100, 100, 1),
+        _block("A line set apart.", 100, 300, 2),
+        _block("Last line of it.", 100, 500, 3),
+    ]
+    regions = [Region("text", (50, 50, 1950, 600)), Region("list-item", (90, 290, 600, 350))]
+    blocks, _ = _run(blocks, regions)
+    assert [b.text for b in blocks] == ["First line of the block.", "A line set apart.",
+                                        "Last line of it."]  # fmt: skip
