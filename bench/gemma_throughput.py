@@ -14,6 +14,8 @@ Writes bench/results/gemma-<date>-<gpu>.json with the merged numbers and the mem
 roofline of a decode step. `--continuous` times continuous batching instead (`--batch` rows,
 pages prepared `--chunk` at a time, as the GPU worker with AXIYA_GEMMA_CONTINUOUS): end-to-end
 rates only, no baseline run; writes gemma-<date>-<gpu>-continuous.json.
+
+Over 450 lines: a standalone bench script (both sides, building the package, the JSON record).
 """
 
 from __future__ import annotations

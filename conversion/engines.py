@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from axiya.config import config
-from conversion.pipeline.errors import EngineUnavailable
+from conversion.pipeline.errors import EngineNotOffered, EngineUnavailable
 from models.engine import PageEngine
 
 log = logging.getLogger(__name__)
@@ -128,6 +128,24 @@ def unavailable(name: str | None = None) -> str | None:
         return engine_spec(name).unavailable()
     except EngineUnavailable as exc:
         return exc.message
+
+
+def available_engines() -> list[str]:
+    """The engines that can run on this server, in registry order (what the form offers)."""
+    return [name for name in ENGINES if unavailable(name) is None]
+
+
+def require_available(name: str | None = None) -> EngineSpec:
+    """The registry entry of an engine a person asked for; EngineNotOffered (ENGINE_UNAVAILABLE,
+    422) when it cannot run on this server."""
+    spec = engine_spec(name)
+    reason = spec.unavailable()
+    if reason:
+        raise EngineNotOffered(
+            f"The engine {spec.label} is not available on this server: {reason} "
+            f"Choose another engine ({', '.join(available_engines()) or 'none available'})."
+        )
+    return spec
 
 
 def get_engine(name: str | None = None) -> PageEngine:

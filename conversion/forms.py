@@ -4,7 +4,7 @@ from django import forms
 
 from axiya.config import config
 from conversion import selectors
-from conversion.engines import ENGINES, engine_label
+from conversion.engines import ENGINES, available_engines, engine_label
 from conversion.languages import clean_language
 from conversion.models import JobStatus, ReviewState
 from conversion.pipeline.errors import ConversionError
@@ -47,6 +47,13 @@ class UploadForm(forms.Form):
         max_length=35,
         required=False,
     )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Only what can run here is offered (an engine without its model is not).
+        self.fields["engine"].choices = [("", "Server default")] + [
+            (e, engine_label(e)) for e in available_engines()
+        ]
 
     def clean_language(self) -> str:
         try:

@@ -165,3 +165,15 @@ class ReviewEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_action_display()} on {self.job_ref} by {self.actor_id}"
+
+
+class OutboxMessage(models.Model):
+    """A job that could not be queued because the broker was down: sent again every few seconds
+    until the broker takes it (conversion/dispatch/outbox.py)."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]

@@ -8,7 +8,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 
 from conversion import storage
-from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.roles import can_review
 
 
@@ -101,3 +101,22 @@ def page_has_scan(*, job_id, number: int) -> bool:
     """The page exists and its rasterized image is on disk (it can be read again)."""
     exists = Page.objects.filter(job_id=job_id, number=number).exists()
     return exists and storage.page_image(job_id, number).exists()
+
+
+def job_owner_id(*, job_id):
+    return Job.objects.values_list("owner_id", flat=True).filter(pk=job_id).first()
+
+
+def jobs_unfinished() -> list[tuple]:
+    """(job id, owner id) of every queued or running job, oldest first."""
+    return list(
+        Job.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
+        .order_by("created_at")
+        .values_list("pk", "owner_id")
+    )
+
+
+def outbox_messages(*, limit: int = 100) -> list[tuple[int, object]]:
+    """(message id, job id) of the jobs waiting for the broker, oldest first."""
+    from_db = OutboxMessage.objects.order_by("id").values_list("pk", "job_id")[:limit]
+    return list(from_db)

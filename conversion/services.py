@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import logging
 import shutil
-import time
+import uuid
 from collections import Counter
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
@@ -23,7 +22,7 @@ from django.utils import timezone
 
 from axiya.config import config
 from conversion import storage
-from conversion.models import Batch, Job, JobStatus, Page, PageStatus
+from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.pipeline.document import open_findings
 from conversion.pipeline.errors import ConversionError, EngineCrashed, JobTimeout
 from conversion.pipeline.validate import ValidatedPdf
@@ -85,11 +84,15 @@ def job_start(*, job_id) -> list[int]:
 
 
 def page_rasterized(*, job_id, number: int, dpi: int, timings: dict, text_layer) -> None:
-    """Record a rasterized page; a page whose text layer is trusted is read at once."""
+    """Record a rasterized page; a page whose text layer is trusted is read at once. Its image
+    (already in place), dpi and text-layer reading change together, in one transaction: a worker
+    killed in between leaves dpi 0 (rasterize again), never a rasterized page without its
+    reading, which recovery would send to OCR (issue 17: a born-digital page read by OCR)."""
     page_id = Page.objects.values_list("pk", flat=True).get(job_id=job_id, number=number)
-    Page.objects.filter(pk=page_id).update(dpi=dpi, timings=timings, updated_at=timezone.now())
-    if text_layer is not None:
-        _pages_store(readings=[(page_id, job_id, text_layer, timings)])
+    with transaction.atomic():
+        Page.objects.filter(pk=page_id).update(dpi=dpi, timings=timings, updated_at=timezone.now())
+        if text_layer is not None:
+            _pages_store(readings=[(page_id, job_id, text_layer, timings)])
 
 
 def job_check_deadline(*, job_id) -> None:
@@ -280,7 +283,8 @@ def jobs_recover(*, now=None) -> dict[str, list[str]]:
 
 def purge_expired(*, now=None, days: int | None = None) -> list[str]:
     """Delete jobs (rows and every file) older than the retention period; 0 days keeps all.
-    Also removes upload leftovers in incoming/ older than a day. Returns the deleted job ids."""
+    Also sweeps what a process killed mid-upload left (files_sweep). Returns the deleted job
+    ids."""
     days = config().retention_days if days is None else days
     now = now or timezone.now()
     deleted: list[str] = []
@@ -289,12 +293,57 @@ def purge_expired(*, now=None, days: int | None = None) -> list[str]:
         for job in Job.objects.filter(created_at__lt=cutoff):
             deleted.append(str(job.id))
             job_delete(job=job)
-    incoming = Path(settings.MEDIA_ROOT) / "incoming"
-    if incoming.is_dir():
-        old = time.time() - 86400
-        for leftover in incoming.iterdir():
-            if leftover.is_file() and leftover.stat().st_mtime < old:
-                leftover.unlink(missing_ok=True)
+    files_sweep(now=now)
     if deleted:
         log.info("retention: deleted %d job(s) older than %d days", len(deleted), days)
     return deleted
+
+
+ORPHAN_GRACE_S = 3600  # an upload in progress is never this old
+
+
+def files_sweep(*, now=None) -> list[Path]:
+    """Remove files with no job row: job folders whose row is gone (or never committed) and
+    leftovers in incoming/ (a temp file of an upload in progress, a staged upload whose row was
+    rolled back), once untouched for ORPHAN_GRACE_S. A staged upload whose row exists is moved
+    into place instead. Returns what was removed."""
+    old = (now or timezone.now()).timestamp() - ORPHAN_GRACE_S
+    removed: list[Path] = []
+    incoming = storage.incoming_dir()
+    for leftover in incoming.iterdir() if incoming.is_dir() else []:
+        if Job.objects.filter(pk=_uuid_or_none(leftover.stem)).exists():
+            storage.place_upload(leftover.stem)
+        elif leftover.stat().st_mtime < old:
+            leftover.unlink(missing_ok=True)
+            removed.append(leftover)
+    folders = storage.jobs_root()
+    for folder in folders.iterdir() if folders.is_dir() else []:
+        job_id = _uuid_or_none(folder.name)
+        if folder.stat().st_mtime < old and not Job.objects.filter(pk=job_id).exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    if removed:
+        log.info("sweep: removed %d file(s) or folder(s) without a job", len(removed))
+    return removed
+
+
+def _uuid_or_none(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None
+
+
+# --- the outbox: jobs the broker could not take yet (conversion/dispatch/outbox.py) -------------
+
+
+def outbox_add(*, job_id) -> None:
+    OutboxMessage.objects.get_or_create(job_id=job_id)
+
+
+def outbox_sent(*, message_id: int) -> None:
+    OutboxMessage.objects.filter(pk=message_id).delete()
+
+
+def outbox_failed(*, message_id: int) -> None:
+    OutboxMessage.objects.filter(pk=message_id).update(attempts=F("attempts") + 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,8 +18,33 @@ if TYPE_CHECKING:
 OUTPUT_STEM = "document"
 
 
+def incoming_dir() -> Path:
+    """Uploads being received and validated, and accepted ones waiting for their row to commit
+    (staged_upload): nothing here belongs to a job yet."""
+    return Path(settings.MEDIA_ROOT) / "incoming"
+
+
+def staged_upload(job_id) -> Path:
+    return incoming_dir() / f"{job_id}.pdf"
+
+
+def place_upload(job_id) -> bool:
+    """Move a job's staged upload to its folder, once its row is committed. False when there
+    was nothing to move (placed before, or the staging was lost)."""
+    staged, target = staged_upload(job_id), source_pdf(job_id)
+    if not staged.exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(staged, target)
+    return True
+
+
+def jobs_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "jobs"
+
+
 def job_dir(job_id) -> Path:
-    return Path(settings.MEDIA_ROOT) / "jobs" / str(job_id)
+    return jobs_root() / str(job_id)
 
 
 def source_pdf(job_id) -> Path:

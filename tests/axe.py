@@ -147,7 +147,7 @@ class AxeRunner:
 
     def overflow(self, target: str | Path, *, width: int = 320, height: int = 640) -> dict:
         """Horizontal overflow at `width` CSS px: the page's and any element's outside tables."""
-        return self.evaluate(target, _OVERFLOW_JS, width=width, height=height)
+        return self.evaluate(target, OVERFLOW_JS, width=width, height=height)
 
     def evaluate(self, target: str | Path, script: str, *, width: int = 1280, height: int = 900):
         """Run a JavaScript expression in the loaded page (tests measure layout with it)."""
@@ -165,7 +165,7 @@ def _url(target: str | Path) -> str:
 
 
 # Elements wider than the viewport that are not inside a scroll container of their own.
-_OVERFLOW_JS = """
+OVERFLOW_JS = """
 () => {
   const root = document.documentElement;
   const vw = root.clientWidth;

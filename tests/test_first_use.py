@@ -169,3 +169,20 @@ def test_favicon(client, db):
     assert b"<svg" in b"".join(icon.streaming_content)
     client.get("/accounts/login/")
     assert b'rel="icon"' in client.get("/accounts/login/").content
+
+
+def _engines_offered(client) -> list[str]:
+    form = BeautifulSoup(client.get("/").content, "html.parser")
+    return [o["value"] for o in form.select("#id_engine option")]
+
+
+def test_only_engines_that_can_run_are_offered(client, alice, settings, tmp_path):
+    client.force_login(alice)
+    settings.AXIYA_MODEL_DIR = ""
+    assert _engines_offered(client) == ["", "ocr"]
+    pdf = SimpleUploadedFile("linn.pdf", (CORPUS / "linn.pdf").read_bytes())
+    response = client.post("/", {"files": [pdf], "engine": "gemma"})
+    assert response.status_code == 200 and not Job.objects.exists()
+    (tmp_path / "manifest.json").write_text("{}")  # a package folder: gemma is offered
+    settings.AXIYA_MODEL_DIR = str(tmp_path)
+    assert _engines_offered(client) == ["", "ocr", "gemma"]

@@ -9,7 +9,7 @@ import zipfile
 
 from conversion import review, services, storage
 from conversion.models import JobStatus, ReviewEvent
-from tests.test_api import api_for
+from tests.api.test_api import api_for
 
 
 def test_the_dashboard_is_staff_only(client, job, db):

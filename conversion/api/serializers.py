@@ -6,7 +6,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from conversion.engines import ENGINES
+from conversion.engines import ENGINES, require_available
 from conversion.languages import clean_language
 from conversion.models import Batch, Job, JobStatus
 
@@ -109,6 +109,10 @@ class JobCreateSerializer(serializers.Serializer):
     def validate_language(self, value: str) -> str:
         return _language(value)
 
+    def validate_engine(self, value: str) -> str:
+        # EngineNotOffered goes up as it is: 422 ENGINE_UNAVAILABLE, before any file is stored.
+        return require_available(value).name
+
 
 class BatchCreateSerializer(serializers.Serializer):
     files = serializers.ListField(
@@ -122,6 +126,10 @@ class BatchCreateSerializer(serializers.Serializer):
 
     def validate_language(self, value: str) -> str:
         return _language(value)
+
+    def validate_engine(self, value: str) -> str:
+        # EngineNotOffered goes up as it is: 422 ENGINE_UNAVAILABLE, before any file is stored.
+        return require_available(value).name
 
 
 def _language(value: str) -> str:

@@ -1,6 +1,7 @@
 """Where work runs, and the only code that queues it: Celery workers when a broker is configured
 (conversion.dispatch.tasks), else a thread of this process (one person on one machine needs
-nothing else). Views, the API and management commands call these; these call conversion.runner.
+nothing else: conversion.dispatch.inline, fair between owners and recovering at start).
+Views, the API and management commands call these; these call conversion.runner.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import close_old_connections, transaction
+from django.db import DatabaseError, close_old_connections, transaction
 
 from axiya.config import config
 from conversion import selectors, services
 from conversion.dispatch import tasks
+from conversion.dispatch.inline import InlineRunner
+from conversion.dispatch.outbox import Outbox
 from conversion.models import Job, Page
 from conversion.review import ReviewError
 from conversion.runner import jobs
@@ -49,12 +52,13 @@ def _with_connections(fn, *args) -> None:
 
 def enqueue_job(job_id) -> None:
     if config().inline_worker:
-        _inline(_run_job, job_id)
+        _runner.submit(job_id)
         return
     try:
         tasks.send_job(job_id)
-    except Exception:  # the broker is down: the job stays queued and jobs_recover sends it later
-        log.warning("could not queue job %s now; jobs_recover will", job_id, exc_info=True)
+    except Exception:  # the broker is down: the outbox sends it when the broker is back
+        log.warning("could not queue job %s now: it waits in the outbox", job_id, exc_info=True)
+        outbox.add(job_id)
 
 
 def enqueue_pages(engine: str, page_ids: list[int]) -> None:
@@ -121,6 +125,23 @@ def _housekeeping() -> None:
 
 def _run_job(job_id) -> None:
     jobs.job_run_inline(job_id=job_id)  # idempotent: it does what the job still needs
+
+
+_runner = InlineRunner(_run_job)
+outbox = Outbox(tasks.send_job)
+
+
+def start_inline_runner() -> None:
+    """The web server's start (axiya/wsgi.py): without a broker, pick up the jobs a previous run
+    of the server left unfinished (conversion.dispatch.inline); with one, send the jobs a
+    previous run could not queue (conversion.dispatch.outbox)."""
+    try:
+        if config().inline_worker:
+            _runner.recover_at_start()
+        elif selectors.outbox_messages(limit=1):
+            outbox.ensure_flushing()
+    except DatabaseError:  # not migrated yet: the server starts; nothing can be waiting anyway
+        log.warning("start-up recovery skipped: the database is not ready", exc_info=True)
 
 
 def _run_rerun(job_id, number: int, actor_id: int | None) -> None:

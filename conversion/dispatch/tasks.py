@@ -10,6 +10,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from axiya.config import config
 from conversion import selectors, services
+from conversion.dispatch.outbox import Outbox
 from conversion.engines import engine_spec
 from conversion.models import Job, Page
 from conversion.pipeline.errors import ConversionError, PageTimeout
@@ -166,7 +167,9 @@ def page_rerun_task(job_id: str, number: int, actor_id: int | None) -> None:
 
 @shared_task
 def jobs_recover_task() -> None:
-    """Beat, every minute: queue stalled work again, fail jobs past their deadline."""
+    """Beat, every minute: queue stalled work again, fail jobs past their deadline, and send
+    the outbox (jobs a web process could not queue, if it died before it could)."""
+    Outbox(send_job).flush()
     send_recovery(services.jobs_recover())
 
 

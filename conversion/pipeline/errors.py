@@ -108,6 +108,13 @@ class EngineUnavailable(ConversionError):
     default_message = "The requested reading engine is not available on this server."
 
 
+class EngineNotOffered(EngineUnavailable):
+    """An engine asked for at submission that cannot run here: refused then (422), never
+    accepted and failed later."""
+
+    http_status = 422
+
+
 class EngineFailed(ConversionError):
     code = "ENGINE_FAILED"
     exit_code = 15

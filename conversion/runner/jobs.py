@@ -17,14 +17,14 @@ import threading
 import time
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
 
 from axiya.config import config
 from conversion import engines, review, selectors, services, storage
-from conversion.engines import engine_spec, get_engine
+from conversion.engines import engine_spec, get_engine, require_available
 from conversion.languages import clean_language
 from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
@@ -46,13 +46,18 @@ def job_create(
     original_name: str | None = None,
 ) -> Job:
     """Validate and store one PDF (the caller queues it: conversion.dispatch). Bad input raises
-    ConversionError, leaving no job and no file behind."""
-    spec = engine_spec(engine)
+    ConversionError, leaving no job and no file behind.
+
+    The file reaches the job's folder only once the row is committed (issue 17: a web process
+    killed mid-upload left folders with no row): until then it waits in incoming/ under the
+    job's id, and a rolled-back row leaves only that, which the sweep removes
+    (services.purge_expired)."""
+    spec = require_available(engine)
     language = clean_language(language)
     opts = convert_options(language=language)
     name = original_name or upload.name
     name = os.path.basename(name or "document.pdf")[:255]
-    tmp_root = Path(settings.MEDIA_ROOT) / "incoming"
+    tmp_root = storage.incoming_dir()
     tmp_root.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(suffix=".pdf", dir=tmp_root)
     tmp = Path(tmp_name)
@@ -69,11 +74,10 @@ def job_create(
             language=language,
             validated=validated,
         )
-        target = storage.source_pdf(job.id)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, target)
+        os.replace(tmp, storage.staged_upload(job.id))
     finally:
         tmp.unlink(missing_ok=True)
+    transaction.on_commit(lambda: storage.place_upload(job.id))
     return job
 
 
@@ -114,6 +118,8 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
     if job.is_finished:
         return []
     opts = convert_options(language=job.requested_language or None)
+    if not storage.source_pdf(job.id).exists():
+        storage.place_upload(job.id)  # the process that made the row died before moving it
     source, pages_dir = storage.source_pdf(job.id), storage.pages_dir(job.id)
     for number in numbers:
         services.job_check_deadline(job_id=job.id)

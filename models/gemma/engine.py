@@ -4,6 +4,9 @@ One engine per process (see `conversion.engines` and `conversion.runner.batch`).
 builds one request per page (page image + the page prompt), generates them together in batches of
 at most `batch_size` pages, and parses each answer with `models.gemma.parse`. An out-of-memory error
 halves the batch and retries the same pages; the smaller size is kept for later calls.
+
+Over 450 lines because it still owns scheduling (its threads, queues and out-of-memory halvings)
+beside the page reading: issue 14 moves those into one batching module, not done yet.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ the GPU worker:
 
 Left padding: all rows of a batch share padded indices (prompt padded to the longest, S); row b
 starts at offset S - len_b; positions are index - offset, so results equal unpadded decoding.
+
+Over 450 lines because batch and continuous decoding share the device KV store, the graphs and
+their I/O bindings held here (issue 14's decoder protocol would leave only execution here).
 """
 
 from __future__ import annotations

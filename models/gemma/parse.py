@@ -9,6 +9,9 @@ with BeautifulSoup into plain-text cells, and nothing from the answer is ever em
 Robustness rules: a repetition loop at the end (greedy decoding's failure mode) is cut and
 flagged; unclosed tables/formulas/tags degrade (to what could be read, or to paragraphs) with a
 finding; a page the model calls blank stays blank.
+
+Over 450 lines on purpose: one parser of one answer format, whose rules (front matter, Markdown,
+tables, figures, formulas, furniture tags, loops) must stay consistent with each other.
 """
 
 from __future__ import annotations

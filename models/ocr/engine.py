@@ -4,6 +4,9 @@ Why Tesseract rather than rapidocr: on a 2-core machine it read a clean page at 
 1.3 s and returns blocks, paragraphs, lines and words with confidences, which the layout steps
 need; rapidocr 3.x reached 0.1 % CER in about 4 s and gives lines only. Both run with nothing
 downloaded at run time (Debian ships Tesseract's trained data).
+
+Over 450 lines for now: the engine and the Tesseract-level helpers it alone uses (lines, ink,
+figures, tables from word boxes, illegible lines); a split by step is issue 15's to decide.
 """
 
 from __future__ import annotations

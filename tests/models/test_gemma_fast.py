@@ -1,6 +1,9 @@
 """Fast static-KV-cache graphs (models.export.fast + models.gemma.fast) against the reference
 runtime: the same greedy tokens for a batch of pages of different lengths (left padding, the
-sliding-window ring, KV sharing, prefill in chunks, multimodal-id remap)."""
+sliding-window ring, KV sharing, prefill in chunks, multimodal-id remap).
+
+Over 450 lines: every parity case shares the session's tiny packages and runtimes.
+"""
 
 from __future__ import annotations
 

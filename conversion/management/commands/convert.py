@@ -68,9 +68,11 @@ class Command(BaseCommand):
             if bar is not None:
                 bar.close()
             summary = result.report["summary"]
+            pages, errors = result.report["pages"], summary["errors"]
             self.stdout.write(
-                f"{pdf} -> {result.html_path} ({result.report['pages']} pages, "
-                f"{summary['errors']} errors, {summary['needs_review']} to review)"
+                f"{pdf} -> {result.html_path} ({pages} page{'s' if pages != 1 else ''}, "
+                f"{errors} error{'s' if errors != 1 else ''}, "
+                f"{summary['needs_review']} to review)"
             )
             for finding in result.report["findings"]:
                 if finding["code"] in WARN_CODES:

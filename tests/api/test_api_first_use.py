@@ -9,8 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from conversion.models import Job, JobStatus
 from conversion.runner import jobs as runner
+from tests.api.test_api import _clear_throttle_cache, api_for, error_of, pdf_upload  # noqa: F401
 from tests.conftest import CORPUS
-from tests.test_api import _clear_throttle_cache, api_for, error_of, pdf_upload  # noqa: F401
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,8 @@ def test_status_open_findings_and_report_html_in_the_api(alice):
     client = api_for(alice)
     detail = client.get(f"/api/v1/jobs/{job.id}").json()
     assert detail["status"] == JobStatus.NEEDS_REVIEW  # a figure and uncertain lines
-    assert detail["open_findings"] == 5 == detail["summary"]["needs_review"]
+    summary = detail["summary"]
+    assert detail["open_findings"] == summary["needs_review"] + summary["errors"] >= 2
     listed = client.get("/api/v1/jobs?status=needs_review").json()
     rows = listed["results"] if isinstance(listed, dict) else listed
     assert [j["id"] for j in rows] == [str(job.id)]
@@ -87,3 +88,20 @@ def test_status_open_findings_and_report_html_in_the_api(alice):
     assert 'filename="c02-22.report.html"' in report["Content-Disposition"]
     text = b"".join(report.streaming_content).decode()
     assert "Accessibility report" in text and 'href="c02-22.html"' in text
+
+
+def test_an_engine_that_cannot_run_here_is_refused_at_submission(alice, settings):
+    settings.AXIYA_MODEL_DIR = ""  # no model package: gemma cannot run
+    client = api_for(alice)
+    response = client.post("/api/v1/jobs", {"file": pdf_upload(), "engine": "gemma"})
+    assert response.status_code == 422
+    error = error_of(response)
+    assert (
+        error["code"] == "ENGINE_UNAVAILABLE" and "Choose another engine (ocr)" in error["message"]
+    )
+    response = client.post(
+        "/api/v1/batches", {"files": [pdf_upload(), pdf_upload()], "engine": "gemma"},
+        format="multipart",
+    )  # fmt: skip
+    assert response.status_code == 422 and error_of(response)["code"] == "ENGINE_UNAVAILABLE"
+    assert not Job.objects.exists()

@@ -36,8 +36,9 @@ def test_upload_form_runs_in_process(client, user):
 @pytest.mark.django_db(transaction=True)
 def test_bad_upload_leaves_nothing(client, user):
     client.force_login(user)
-    jobs_root = storage.job_dir("x").parent
+    jobs_root, incoming = storage.jobs_root(), storage.incoming_dir()
     before = set(jobs_root.glob("*")) if jobs_root.exists() else set()
+    incoming_before = set(incoming.glob("*"))  # other tests' uploads whose rows never committed
     bad = SimpleUploadedFile("x.pdf", (CORPUS / "bad" / "invalid.pdf").read_bytes())
     response = client.post("/", {"file": bad})
     assert response.status_code == 200
@@ -45,7 +46,7 @@ def test_bad_upload_leaves_nothing(client, user):
     assert Job.objects.count() == 0
     after = set(jobs_root.glob("*")) if jobs_root.exists() else set()
     assert after == before
-    assert not list((jobs_root.parent / "incoming").glob("*"))
+    assert set(incoming.glob("*")) == incoming_before
 
 
 @pytest.mark.django_db(transaction=True)

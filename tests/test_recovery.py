@@ -1,0 +1,95 @@
+"""Recovery of the single-machine runner and of a job's files and pages (issue 17): a page's
+state changes at once, files reach a job's folder only once its row is committed, the sweep
+removes what has no row, and the inline runner takes turns between owners."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from conversion import services, storage
+from conversion.dispatch.inline import FairQueue
+from conversion.models import Job, Page, PageStatus
+from conversion.runner import jobs as runner
+from tests.reliability.pdfs import text_pdf
+
+LATER = timedelta(seconds=services.ORPHAN_GRACE_S + 60)
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
+
+
+@pytest.mark.django_db
+def test_a_rasterized_page_and_its_text_layer_reading_are_recorded_together(
+    owner, tmp_path, monkeypatch
+):
+    """Issue 17: killed between the dpi and the text-layer reading, a page was left rasterized
+    with no reading; recovery then sent the born-digital page to OCR."""
+    job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "t.pdf"))
+    numbers = services.job_start(job_id=job.id)
+
+    def killed(**kwargs):
+        raise RuntimeError("the worker died here")
+
+    monkeypatch.setattr(services, "_pages_store", killed)
+    with pytest.raises(RuntimeError):
+        runner.pages_rasterize(job_id=job.id, numbers=numbers)
+    page = Page.objects.get(job=job)
+    assert page.dpi == 0 and page.status == PageStatus.QUEUED  # nothing half-recorded
+    monkeypatch.undo()
+    assert runner.pages_rasterize(job_id=job.id, numbers=numbers) == []  # nothing left to OCR
+    page.refresh_from_db()
+    assert page.status == PageStatus.DONE and page.source == "text_layer"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_files_reach_the_job_folder_only_once_the_row_commits(owner, tmp_path):
+    with pytest.raises(RuntimeError), transaction.atomic():
+        job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "a.pdf"))
+        assert not storage.job_dir(job.id).exists()  # a crash here leaves no folder
+        raise RuntimeError("the web process died before the commit")
+    assert not Job.objects.filter(pk=job.id).exists() and not storage.job_dir(job.id).exists()
+    staged = storage.staged_upload(job.id)
+    assert staged.exists()
+    assert staged not in services.files_sweep()  # too fresh: maybe an upload in progress
+    assert staged in services.files_sweep(now=timezone.now() + LATER)  # (and other tests')
+    assert not staged.exists()
+    with transaction.atomic():
+        kept = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "b.pdf"))
+    assert storage.source_pdf(kept.id).exists() and not storage.staged_upload(kept.id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sweep_removes_folders_without_a_row_and_places_committed_uploads(owner, tmp_path):
+    orphan = storage.job_dir("6f1c1c1e-0000-4000-8000-000000000001")
+    (orphan / "pages").mkdir(parents=True)
+    (orphan / "source.pdf").write_bytes(b"%PDF-1.4")
+    leftover = storage.incoming_dir() / "tmpupload.pdf"
+    leftover.write_bytes(b"%PDF-1.4 half")
+    job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "c.pdf"))
+    os.replace(storage.source_pdf(job.id), storage.staged_upload(job.id))  # died before moving
+    removed = services.files_sweep(now=timezone.now() + LATER)
+    assert {orphan, leftover} <= set(removed)  # (with what other tests left)
+    assert not orphan.exists() and not leftover.exists()
+    assert storage.source_pdf(job.id).exists()  # its row exists: moved into place, kept
+
+
+def test_the_inline_runner_takes_turns_between_owners():
+    queue = FairQueue()
+    for n in range(1, 6):
+        queue.put(f"a{n}", "alice")
+    queue.put("b1", "bob")
+    queue.put("a1", "alice")  # queued twice: once
+    queue.put("c1", "carol")
+    order = [queue.get(0.1) for _ in range(7)]
+    assert order == ["a1", "b1", "c1", "a2", "a3", "a4", "a5"]
+    started = time.perf_counter()
+    assert queue.get(0.2) is None and time.perf_counter() - started >= 0.15
