@@ -217,7 +217,8 @@ if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
         store_processed=False,
     )
 CELERY_BEAT_SCHEDULE = {
-    "jobs-recover": {"task": "conversion.dispatch.tasks.jobs_recover_task", "schedule": 60.0},
+    # Every 20 s: a dead worker's pages are queued again within a minute (heartbeats).
+    "jobs-recover": {"task": "conversion.dispatch.tasks.jobs_recover_task", "schedule": 20.0},
     "purge-expired": {"task": "conversion.dispatch.tasks.purge_expired_task", "schedule": 3600.0},
 }
 

@@ -96,6 +96,8 @@ class Page(models.Model):
     reading = models.JSONField(null=True, blank=True)  # models.engine.PageReading as JSON
     source = models.CharField(max_length=16, blank=True)  # ocr / text_layer / model
     attempts = models.PositiveSmallIntegerField(default=0)
+    # The worker process reading it (conversion/runner/heartbeat.py), while it is RUNNING.
+    claimed_by = models.CharField(max_length=100, blank=True)
     error_code = models.CharField(max_length=40, blank=True)
     error_message = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True)

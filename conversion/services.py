@@ -10,7 +10,7 @@ import logging
 import shutil
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -103,7 +103,7 @@ def job_check_deadline(*, job_id) -> None:
         raise JobTimeout(f"The conversion ran longer than {limit} s, this server's limit.")
 
 
-def page_read_begin(*, page_id: int) -> Page | None:
+def page_read_begin(*, page_id: int, claimed_by: str = "") -> Page | None:
     """Mark a page running for one more engine attempt and return it; None when it must not be
     read (done, failed, its job ended or past its deadline, or out of attempts: then it fails)."""
     page = Page.objects.select_related("job").get(pk=page_id)
@@ -122,7 +122,10 @@ def page_read_begin(*, page_id: int) -> Page | None:
         return None
     # updated_at: update() skips auto_now, and jobs_recover reads it as the page's heartbeat.
     Page.objects.filter(pk=page.pk).update(
-        status=PageStatus.RUNNING, attempts=F("attempts") + 1, updated_at=timezone.now()
+        status=PageStatus.RUNNING,
+        attempts=F("attempts") + 1,
+        claimed_by=claimed_by,
+        updated_at=timezone.now(),
     )
     return page
 
@@ -247,7 +250,7 @@ def job_delete(*, job: Job) -> None:
 # --- recovery and retention (periodic: Celery beat, or the inline worker's timer) ---------------
 
 
-def jobs_recover(*, now=None) -> dict[str, list[str]]:
+def jobs_recover(*, now=None, alive: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
     """Find work that stalled and queue it again, or fail jobs past their deadline.
 
     Messages are acknowledged late, so a worker killed mid-task has its message delivered again
@@ -278,6 +281,19 @@ def jobs_recover(*, now=None) -> dict[str, list[str]]:
                 status=PageStatus.QUEUED, updated_at=now
             )
             done["pages"].append(str(job.id))
+    if alive is not None:
+        # A RUNNING page whose worker stopped beating (conversion/runner/heartbeat.py) belongs
+        # to a dead worker now, whatever AXIYA_RECOVER_AFTER_S says.
+        running = Page.objects.filter(status=PageStatus.RUNNING, job__in=active).exclude(
+            claimed_by=""
+        )
+        dead = [(p.pk, str(p.job_id)) for p in running if not alive(p.claimed_by)]
+        Page.objects.filter(pk__in=[pk for pk, _ in dead]).update(
+            status=PageStatus.QUEUED, claimed_by="", updated_at=now
+        )
+        for job_id in dict.fromkeys(job_id for _, job_id in dead):
+            if job_id not in done["pages"]:
+                done["pages"].append(job_id)
     return done
 
 

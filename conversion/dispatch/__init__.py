@@ -20,7 +20,7 @@ from conversion.dispatch.inline import InlineRunner
 from conversion.dispatch.outbox import Outbox
 from conversion.models import Job, Page
 from conversion.review import ReviewError
-from conversion.runner import jobs
+from conversion.runner import heartbeat, jobs
 
 log = logging.getLogger(__name__)
 _inline_pool: ThreadPoolExecutor | None = None
@@ -93,7 +93,8 @@ def enqueue_rerun(*, job: Job, number: int, actor: AbstractBaseUser | None) -> N
 
 def recover() -> dict[str, list[str]]:
     """Queue stalled work again and fail jobs past their deadline (services.jobs_recover)."""
-    plan = services.jobs_recover()
+    # Without a broker no worker beats (conversion/runner/heartbeat.py): time decides alone.
+    plan = services.jobs_recover(alive=None if config().inline_worker else heartbeat.is_alive)
     if config().inline_worker:
         for job_id in plan["prepare"] + plan["pages"] + plan["finish"]:
             enqueue_job(job_id)  # the inline run does whatever the job still needs

@@ -14,7 +14,7 @@ from conversion.dispatch.outbox import Outbox
 from conversion.engines import engine_spec
 from conversion.models import Job, Page
 from conversion.pipeline.errors import ConversionError, PageTimeout
-from conversion.runner import batch, jobs
+from conversion.runner import batch, heartbeat, jobs
 
 # Prefork pools enforce these (the solo pool cannot): the soft limit raises in the task, the hard
 # one replaces the pool process; page_read's own timer covers the engine call in any pool.
@@ -170,7 +170,7 @@ def jobs_recover_task() -> None:
     """Beat, every minute: queue stalled work again, fail jobs past their deadline, and send
     the outbox (jobs a web process could not queue, if it died before it could)."""
     Outbox(send_job).flush()
-    send_recovery(services.jobs_recover())
+    send_recovery(services.jobs_recover(alive=heartbeat.is_alive))
 
 
 @shared_task

@@ -50,6 +50,7 @@ from conversion.engines import get_engine
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.flow import read_stream
+from conversion.runner import heartbeat
 from models.engine import PageImage
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,12 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
     own = (
         Page.objects.filter(pk=page_id)
         .filter(Q(status=PageStatus.QUEUED) | Q(status=PageStatus.RUNNING, updated_at__lt=fresh))
-        .update(status=PageStatus.RUNNING, updated_at=now, attempts=F("attempts") + 1)
+        .update(
+            status=PageStatus.RUNNING,
+            updated_at=now,
+            attempts=F("attempts") + 1,
+            claimed_by=heartbeat.worker_id(),
+        )
     )
     if not own:
         return [], True

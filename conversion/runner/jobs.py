@@ -30,6 +30,7 @@ from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
 from conversion.pipeline import flow
 from conversion.pipeline.errors import ConversionError, FileTooLarge, PageTimeout
+from conversion.runner import heartbeat
 from conversion.runner.batch import page_read_batched
 from models.engine import PageEngine, PageImage, PageReading, reading_from_json
 
@@ -148,7 +149,7 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
 def page_read(*, page_id: int) -> bool:
     """Read one page with the job's engine. Returns True when this call finished the job's
     last page (the caller then runs job_finish)."""
-    page = services.page_read_begin(page_id=page_id)
+    page = services.page_read_begin(page_id=page_id, claimed_by=heartbeat.worker_id())
     if page is None:
         return False
     engine = get_engine(page.job.engine)

@@ -16,7 +16,7 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import dispatch, services
+from conversion import dispatch, services, storage
 from conversion.models import Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
@@ -111,3 +111,31 @@ def test_a_page_that_always_crashes_the_engine_fails_visibly(workers_on, redis_u
     assert (page.status, page.error_code) == (PageStatus.FAILED, "ENGINE_CRASHED")
     assert page.attempts == services.MAX_PAGE_ATTEMPTS
     assert worker.poll() is None  # the worker itself survived
+
+
+def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_url, user, settings):
+    """Issue 17: with the broker's own visibility timeout (15 minutes) a killed worker's page
+    waited that long. The worker's heartbeat stops with it; the recovery task (beat: every
+    20 s, called here) queues the page again, and the job ends as a clean run does."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": redis_url, "KEY_PREFIX": "axiya-cache"}}  # fmt: skip
+    workers = workers_on(redis_url)
+    first = workers.start()  # the default visibility timeout: no early redelivery
+    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    _wait(lambda: Job.objects.get(pk=job.id).pages_done >= 1
+          and Page.objects.filter(job=job, status=PageStatus.RUNNING).exclude(claimed_by="")
+          .exists(), timeout=240, what="a page being read", workers=workers)  # fmt: skip
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    workers.start()
+    restarted = time.time()
+    while not _finished(job.id) and time.time() - restarted < 150:
+        dispatch.recover()  # what beat runs every 20 s
+        time.sleep(5)
+    job = Job.objects.get(pk=job.id)
+    assert job.is_finished and time.time() - restarted < 120, workers.log_text()
+    assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+    assert job.pages_done == job.pages_total == 6
+    clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
+    assert storage.html_path(job.id).read_text() == storage.html_path(clean.id).read_text()
