@@ -88,6 +88,26 @@ def _bbox(words: list[Word]) -> BBox:
             max(b[3] for b in boxes))  # fmt: skip
 
 
+_TEXT_CLASSES = ("text", "list-item", "caption", "footnote")
+
+
+def _without_nested_text(regions: list[Region]) -> list[Region]:
+    """A text region lying inside a bigger text region (a line the model set apart within a
+    block) belongs to that block: it is read with it, in its place."""
+    kept = []
+    for region in regions:
+        nested = region.kind in _TEXT_CLASSES and any(
+            other is not region
+            and other.kind in _TEXT_CLASSES
+            and other.area > region.area
+            and _covered(region.bbox, other.bbox) >= 0.8
+            for other in regions
+        )
+        if not nested:
+            kept.append(region)
+    return kept
+
+
 def _split(
     block: ReadBlock, regions: list[Region], text_size=None
 ) -> list[tuple[ReadBlock, int | None]]:
@@ -187,6 +207,7 @@ def apply_layout(
     positions, pictures and formulas as figures; with the page's findings. Every block carries
     `.order` (a sortable tuple); the result is in that order."""
     findings: list[dict] = []
+    regions = _without_nested_text(regions)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [
@@ -239,6 +260,12 @@ def _covered(inner: BBox, outer: BBox) -> float:
     return w * h / area if area > 0 else 0.0
 
 
+def _one_column(blocks: list[ReadBlock]) -> bool:
+    """Every block overlaps the first horizontally: they stand in one column."""
+    boxes = [b.bbox for b in blocks if b.bbox]
+    return all(min(a[2], boxes[0][2]) > max(a[0], boxes[0][0]) for a in boxes)
+
+
 def _read_in_order(
     blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
 ) -> None:
@@ -247,16 +274,36 @@ def _read_in_order(
     block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
     units: dict[object, list[ReadBlock]] = {}
     boxes: dict[object, BBox] = {}
+    members: dict[int, list[ReadBlock]] = {}
+    for block in blocks:
+        if id(block) in owner:
+            members.setdefault(owner[id(block)], []).append(block)
+    # A region whose blocks stand in different columns (a paragraph running from the foot of
+    # one column to the head of the next, grouped as one) is read block by block.
+    split = {i for i, group in members.items() if not _one_column(group)}
     for block in sorted(blocks, key=lambda b: b.order):  # type: ignore[attr-defined]
-        key: object = ("region", owner[id(block)]) if id(block) in owner else ("block", id(block))
+        grouped = id(block) in owner and owner[id(block)] not in split
+        key: object = ("region", owner[id(block)]) if grouped else ("block", id(block))
         units.setdefault(key, []).append(block)
         if key[0] == "region":  # type: ignore[index]
             boxes[key] = regions[owner[id(block)]].bbox
         elif block.bbox is not None:
             boxes[key] = block.bbox
-    placed = [key for key in units if key in boxes]
+
+    # Running headers and footers stand outside the columns (a footer may reach across the
+    # gutter): first and last, and no part of the column finding.
+    def furniture(key: object) -> str | None:
+        kinds = {b.kind for b in units[key]}
+        return kinds.pop() if len(kinds) == 1 and kinds <= {"page_header", "page_footer"} else None
+
+    placed = [key for key in units if key in boxes and not furniture(key)]
     ranked = reading_order([boxes[key] for key in placed], min_gap=0.01 * width)
-    sequence = [placed[i] for i in ranked] + [key for key in units if key not in boxes]
+    sequence = (
+        [key for key in units if furniture(key) == "page_header"]
+        + [placed[i] for i in ranked]
+        + [key for key in units if key not in boxes and not furniture(key)]
+        + [key for key in units if furniture(key) == "page_footer"]
+    )
     rank = 0
     for key in sequence:
         for block in units[key]:

@@ -121,3 +121,27 @@ def test_the_layout_model_runs_single_threaded():
 
     session = _single_threaded_model()._model.session
     assert session.get_session_options().intra_op_num_threads == 1
+
+
+def test_a_line_the_model_set_apart_inside_a_block_is_read_in_its_place():
+    blocks = [
+        _block("First line of the block.", 100, 100, 1),
+        _block("A line set apart.", 100, 300, 2),
+        _block("Last line of it.", 100, 500, 3),
+    ]
+    regions = [Region("text", (50, 50, 1950, 600)), Region("list-item", (90, 290, 600, 350))]
+    blocks, _ = _run(blocks, regions)
+    assert [b.text for b in blocks] == ["First line of the block.", "A line set apart.",
+                                        "Last line of it."]  # fmt: skip
+
+
+def test_a_footer_reaching_across_the_gutter_does_not_merge_the_columns():
+    left = [_block("Left top.", 100, 300, 1), _block("Left bottom.", 100, 900, 3)]
+    right = [_block("Right top.", 1100, 200, 2), _block("Right bottom.", 1100, 800, 4)]
+    footer = _block("Journal of Local Studies, a footer as wide as a column", 100, 2900, 5)
+    regions = [Region("text", (90, 290, 950, 950)), Region("text", (1090, 190, 1950, 850)),
+               Region("page-footer", (90, 2890, 1095, 2950))]  # fmt: skip
+    blocks, _ = _run([*left, *right, footer], regions)
+    assert [b.text for b in blocks if b.kind == "paragraph"] == [
+        "Left top.", "Left bottom.", "Right top.", "Right bottom."
+    ]  # fmt: skip

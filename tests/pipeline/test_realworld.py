@@ -8,6 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.document import open_findings
 from models.ocr import TesseractEngine
 from tests.conftest import CORPUS
 
@@ -26,6 +27,8 @@ def test_handwriting_is_flagged_per_page_and_invents_no_structure(engine, tmp_pa
     unreadable = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
     assert sorted(f["page"] for f in unreadable) == [1, 2]
     assert all(f["level"] == "needs_review" for f in unreadable)
+    # A finding to review routes the job to review (conversion.pipeline.document.open_findings).
+    assert open_findings(result.report["summary"]) >= 2
     main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
     assert main.find(["h1", "h2", "h3", "h4", "h5", "h6"]) is None  # no nonsense headings
 
