@@ -179,10 +179,15 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
         return "heading"
     if rb.layout == "text" and (
         _display_size(rb, body_size)
-        or (_looks_like_heading(rb, body_size, body_ink) and real_words(rb.words, rb.text))
+        or (
+            (rb.font_size or 0) >= 1.3 * body_size > 0
+            and _looks_like_heading(rb, body_size, body_ink)
+            and real_words(rb.words, rb.text)
+        )
     ):
-        # Display type or a short bold line the layout model took for text (a paper's title,
-        # a word processor's heading in body size and bold): real words only.
+        # Display type or a short larger line the layout model took for text (a paper's title,
+        # a word processor's heading): real words only. Bold alone is not enough there (the
+        # bold names of a paper's authors are not headings).
         return "heading"
     return "paragraph"
 
