@@ -211,6 +211,63 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
     return rows
 
 
+SCRIPT_SIZE = 0.85  # an exponent or index is set this much smaller than its line, or more
+SCRIPT_SHIFT = 0.15  # and its baseline moved by this share of the line's size, or more
+
+
+def _line_scripts(line: dict) -> list[str | None]:
+    """Each character of a rawdict line: "sup" (smaller and raised above the line's baseline),
+    "sub" (smaller and lowered) or None."""
+    chars = [(char, span["size"]) for span in line["spans"] for char in span["chars"]]
+    sizes = [size for char, size in chars if not char["c"].isspace()]
+    if not sizes:
+        return [None] * len(chars)
+    body = max(set(sizes), key=sizes.count)
+    base = statistics.median(c["origin"][1] for c, size in chars if size == body)
+    out: list[str | None] = []
+    for char, size in chars:
+        shift = char["origin"][1] - base
+        if char["c"].isspace() or size > SCRIPT_SIZE * body or abs(shift) < SCRIPT_SHIFT * body:
+            out.append(None)
+        else:
+            out.append("sup" if shift < 0 else "sub")
+    return out
+
+
+def word_scripts(page: pymupdf.Page) -> dict[tuple[int, int, int], list]:
+    """Exponents and indices inside words ("2t3" with a raised "3"), from the glyphs' sizes and
+    baselines: (text block, line, word) -> [[start, end, "sup" | "sub"], ...]."""
+    found: dict[tuple[int, int, int], list] = {}
+    blocks = [b for b in page.get_text("rawdict", sort=False)["blocks"] if b["type"] == 0]
+    words = page.get_text("words", sort=False)
+    by_line: dict[tuple[int, int], list] = {}
+    for word in words:
+        by_line.setdefault((word[5], word[6]), []).append(word)
+    for k, block in enumerate(blocks):
+        for i, line in enumerate(block["lines"]):
+            marks = _line_scripts(line)
+            if not any(marks) or (k, i) not in by_line:
+                continue
+            chars = [c for span in line["spans"] for c in span["chars"]]
+            for x0, _, x1, _, text, _, _, n in by_line[(k, i)]:
+                inside = [(c, m) for c, m in zip(chars, marks, strict=True)
+                          if x0 - 0.5 <= (c["bbox"][0] + c["bbox"][2]) / 2 <= x1 + 0.5
+                          and not c["c"].isspace()]  # fmt: skip
+                if "".join(c["c"] for c, _ in inside) != text:
+                    continue
+                kinds = [m for _, m in inside]
+                if not any(kinds):
+                    continue
+                runs: list[list] = []
+                for at, kind in enumerate(kinds):
+                    if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
+                        runs[-1][1] = at + 1
+                    elif kind:
+                        runs.append([at, at + 1, kind])
+                found[(k, i, n)] = runs
+    return found
+
+
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     glyphs = []
     for block in page.get_text("rawdict", clip=clip)["blocks"]:
@@ -226,6 +283,47 @@ def _join_text(text: str, line: str) -> str:
     if text.endswith("-") and line[:1].islower():
         return text[:-1] + line
     return f"{text} {line}"
+
+
+def _shifted(script: list | None, by: int) -> list:
+    return [[start + by, end + by, kind] for start, end, kind in script or ()]
+
+
+def _attach(prev: Word, word: Word, *, join: str = "") -> None:
+    """`word` appended to `prev` (its exponents moved along)."""
+    by = len(prev.text) + len(join) - (1 if join == "-" else 0)
+    head = prev.text[:-1] if join == "-" else prev.text + join
+    prev.script = (prev.script or []) + _shifted(word.script, by) or None
+    prev.text = head + word.text
+
+
+def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
+    """A block's words in order, each a word of the text: an exponent MuPDF put apart (a
+    raised "2" after "3t", its own word or even its own line) joins the word it is set
+    against, and a word hyphenated at a line end is mended, so the block's text is its words
+    joined by spaces (and its spans keep exponents and languages)."""
+    out: list[Word] = []
+    last_line = None
+    for line, word in entries:
+        prev = out[-1] if out else None
+        whole = word.script and word.script[0][:2] == [0, len(word.text)]
+        if prev and whole and prev.bbox and word.bbox:
+            height = prev.bbox[3] - prev.bbox[1]
+            touching = -0.1 * height <= word.bbox[0] - prev.bbox[2] <= 0.15 * height
+            if touching and word.bbox[1] < prev.bbox[3] and word.bbox[3] > prev.bbox[1]:
+                _attach(prev, word)
+                continue
+        if whole:
+            word.script = None  # a marker set small on its own: plain text
+        if (
+            prev and line != last_line and prev.text.endswith("-") and len(prev.text) > 2
+            and prev.text[-2].isalpha() and word.text[:1].islower()
+        ):  # fmt: skip
+            _attach(prev, word, join="-")
+        else:
+            out.append(word)
+        last_line = line
+    return out
 
 
 def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
@@ -251,7 +349,15 @@ def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
             >= 0.5 * min(last.bbox[2] - last.bbox[0], block.bbox[2] - block.bbox[0])
         ):  # fmt: skip
             last.text = _join_text(last.text, block.text)
-            last.words = last.words + block.words
+            if (
+                last.words
+                and block.words
+                and last.text != " ".join(w.text for w in last.words + block.words)
+            ):
+                _attach(last.words[-1], block.words[0], join="-")  # the mended hyphen
+                last.words = last.words + block.words[1:]
+            else:
+                last.words = last.words + block.words
             last.bbox = (min(last.bbox[0], block.bbox[0]), last.bbox[1],
                          max(last.bbox[2], block.bbox[2]), block.bbox[3])  # fmt: skip
             last.bold = last.bold and block.bold
@@ -287,14 +393,16 @@ def text_layer_reading(
         for i, line in enumerate(block.get("lines", ()))
         if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
     }  # fmt: skip
-    words_in: dict[int, list[Word]] = {}
-    for x0, y0, x1, y1, text, block_no, line_no, _ in page.get_text("words", sort=False):
+    scripts = word_scripts(page)
+    words_in: dict[int, list[tuple[int, Word]]] = {}
+    for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
         if (block_no, line_no) in junk:
             continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
-        words_in.setdefault(block_no, []).append(
-            Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1))
-        )
+        words_in.setdefault(block_no, []).append((line_no, Word(
+            text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
+            script=scripts.get((block_no, line_no, word_no)),
+        )))  # fmt: skip
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
@@ -321,14 +429,18 @@ def text_layer_reading(
                     bold_chars += n
         if not lines:
             continue
-        text = lines[0]
-        for line in lines[1:]:
-            text = _join_text(text, line)
+        words = _block_words(words_in.get(text_no[id(block)], []))
+        if words:
+            text = " ".join(word.text for word in words)
+        else:
+            text = lines[0]
+            for line in lines[1:]:
+                text = _join_text(text, line)
         read = ReadBlock(
             kind="paragraph",
             text=text,
             bbox=box,
-            words=words_in.get(text_no[id(block)], []),
+            words=words,
             font_size=statistics.median(sizes) if sizes else None,
             bold=chars > 0 and bold_chars / chars > 0.6,
         )

@@ -199,3 +199,54 @@ def test_words_belong_to_their_block_when_an_image_comes_first(tmp_path):
     for block in reading.blocks:
         if block.text and block.words:
             assert block.words[0].text == block.text.split()[0], block.text
+
+
+def _exercise(path):
+    """A born-digital line with exponents and an index set small and raised / lowered, the
+    way a word processor or TeX sets them (each its own run of text)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Exercises", fontsize=20, fontname="hebo")
+    at = {"x": 72.0, "y": 100.0}
+
+    def put(text, size=11, rise=0):
+        page.insert_text((at["x"], at["y"] - rise), text, fontsize=size, fontname="helv")
+        at["x"] += pymupdf.get_text_length(text, fontname="helv", fontsize=size)
+
+    put("Differentiate f(t) = 2t")
+    put("3", 7, 4)
+    put(" - 3t")
+    put("2", 7, 4)
+    put(" + 5 with respect to t, then find")
+    at.update(x=72.0, y=116.0)
+    put("where the water molecule H")
+    put("2", 7, -2)
+    put("O forms, and sketch the curve for every value of t.")
+    page.insert_textbox(pymupdf.Rect(72, 130, 540, 400), BODY * 3, fontsize=11)
+    doc.save(path)
+    return path
+
+
+def test_exponents_and_indices_become_sup_and_sub(tmp_path):
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(_exercise(tmp_path / "ex.pdf"), tmp_path / "out", engine, ConvertOptions())
+    html = result.html_path.read_text()
+    assert "2t<sup>3</sup> - 3t<sup>2</sup> + 5" in html
+    assert "H<sub>2</sub>O forms" in html
+    text = " ".join(iter_main_text(html))
+    assert "2t3 - 3t2 + 5" in text  # the text itself is unchanged
+
+
+def test_a_word_hyphenated_at_a_line_end_is_one_word(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "The natives very naturally felt indig-", fontsize=11)
+    page.insert_text((72, 114), "nant at this additional encroachment, and took every", fontsize=11)
+    page.insert_text(
+        (72, 128), "opportunity to attack the garrison of the island fort.", fontsize=11
+    )
+    doc.save(tmp_path / "hyphen.pdf")
+    reading = text_layer_reading(pymupdf.open(tmp_path / "hyphen.pdf")[0], page_number=1, dpi=150)
+    block = next(b for b in reading.blocks if "natives" in b.text)
+    assert "felt indignant at this" in block.text
+    assert block.text == " ".join(w.text for w in block.words)
