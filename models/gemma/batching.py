@@ -14,6 +14,9 @@ Three ways to run requests, all through `Batcher`:
 Out of memory: a batch is halved and read again (a batch call), a continuous decoding goes on
 with half the rows and reads the pages it held again first; the smaller size is kept. No page
 loses an attempt to it.
+
+Over 450 lines on purpose: it is the one module the issue asks for (every thread, queue and
+back-off of the Gemma engine in one place); the three ways share its pools, lock and halving.
 """
 
 from __future__ import annotations
