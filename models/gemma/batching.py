@@ -22,6 +22,7 @@ back-off of the Gemma engine in one place); the three ways share its pools, lock
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -282,6 +283,22 @@ class Batcher:
             # On an error (or a caller that stops early) the item pulled ahead is settled
             # first, so whoever claimed its pages knows of them before handling the error.
             upcoming.exception()
+
+    def warm_up(self, request: PageRequest) -> None:
+        """Run one request through every graph (a few tokens), in the state the stream decodes
+        in: a continuous batcher's rows (their KV store, their CUDA graphs) are made here, when
+        the worker starts, not inside the first job."""
+        if not self.continuous:
+            self.decoder.generate([request], max_new_tokens=4)
+            return
+        prompts, _ = self.decoder.prepare([request])
+        feed = PromptFeed(ahead=2)
+        feed.put([(0, dataclasses.replace(prompts[0], max_new_tokens=4))])
+        feed.end()
+        for _ in decode_continuous(self.decoder, feed, rows=self.batch_size,
+                                   max_new_tokens=self.max_new_tokens,
+                                   max_prompt=self.max_prompt, gpu_lock=self._lock):  # fmt: skip
+            pass
 
     # ------------------------------------------------------------------ out of memory
     def _halve(self, tried: int, exc: BaseException) -> None:

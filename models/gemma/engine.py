@@ -128,8 +128,7 @@ class GemmaPageEngine:
         batch does not pay for session warm-up."""
         page = Image.new("RGB", (850, 1100), "white")
         page.paste((0, 0, 0), (100, 100, 750, 140))
-        self.runtime.generate([PageRequest(prompt=self.reader.prompt, image=page)],
-                              max_new_tokens=4)  # fmt: skip
+        self.batcher.warm_up(PageRequest(prompt=self.reader.prompt, image=page))
 
     def describe(self) -> dict[str, Any]:
         pkg = self.runtime.package
