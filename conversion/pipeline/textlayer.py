@@ -24,6 +24,7 @@ from models.ocr.lines import read_crops
 from models.structure import apply_layout
 
 MIN_CHARS = 40
+UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
 _BOLD_FLAG = 16
 
@@ -45,13 +46,15 @@ _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
 def looks_like_language(text: str) -> bool:
-    """Text a reader can use, not glyph codes: no replacement marks or private-use glyphs,
+    """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs,
     mostly letters, words of two letters or more, and letters in the proportions of a
     language (a shifted font encoding, "Opnbddchmfr ne sgd", has few vowels and none of the
     short common words)."""
-    if "\ufffd" in text or "(cid:" in text:
-        return False
     visible = sum(not c.isspace() for c in text) or 1
+    # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
+    # the rest of a good layer good; more, and the font's text is not to be trusted.
+    if text.count("\ufffd") + 5 * text.count("(cid:") > UNMAPPED_SHARE * visible:
+        return False
     if len(_PRIVATE_USE.findall(text)) > 0.01 * visible:
         return False
     letters = [c for c in text.lower() if c.isalpha()]
