@@ -93,7 +93,7 @@ def _hidden_under_image(page: pymupdf.Page) -> bool:
 
 # An OCR layer is kept when a fresh read of a sample of its lines agrees with it.
 SAMPLE_LINES = 10
-AGREE_MEAN = 0.95  # mean similarity of a sampled line with the fresh read of its crop
+AGREE_MEAN = 0.9  # mean similarity of a sampled line with the fresh read of its crop
 AGREE_LINE = 0.85  # a line that agrees this much...
 AGREE_SHARE = 0.8  # ...and this share of the sample must
 JUNK_SHARE = 0.1  # a layer with more of its text in lines of specks is not kept
@@ -282,8 +282,11 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     return glyphs
 
 
+_HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
+
+
 def _join_text(text: str, line: str) -> str:
-    if text.endswith("-") and line[:1].islower():
+    if text.endswith(_HYPHENS) and line[:1].islower():
         return text[:-1] + line
     return f"{text} {line}"
 
@@ -294,8 +297,8 @@ def _shifted(script: list | None, by: int) -> list:
 
 def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     """`word` appended to `prev` (its exponents moved along)."""
-    by = len(prev.text) + len(join) - (1 if join == "-" else 0)
-    head = prev.text[:-1] if join == "-" else prev.text + join
+    by = len(prev.text) + len(join) - (1 if join in _HYPHENS else 0)
+    head = prev.text[:-1] if join in _HYPHENS else prev.text + join
     prev.script = (prev.script or []) + _shifted(word.script, by) or None
     prev.text = head + word.text
 
@@ -319,10 +322,10 @@ def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
         if whole:
             word.script = None  # a marker set small on its own: plain text
         if (
-            prev and line != last_line and prev.text.endswith("-") and len(prev.text) > 2
+            prev and line != last_line and prev.text.endswith(_HYPHENS) and len(prev.text) > 2
             and prev.text[-2].isalpha() and word.text[:1].islower()
         ):  # fmt: skip
-            _attach(prev, word, join="-")
+            _attach(prev, word, join=prev.text[-1])
         else:
             out.append(word)
         last_line = line
@@ -357,7 +360,8 @@ def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 and block.words
                 and last.text != " ".join(w.text for w in last.words + block.words)
             ):
-                _attach(last.words[-1], block.words[0], join="-")  # the mended hyphen
+                mended = last.words[-1]  # hyphenated across the two lines
+                _attach(mended, block.words[0], join=mended.text[-1])
                 last.words = last.words + block.words[1:]
             else:
                 last.words = last.words + block.words
