@@ -110,6 +110,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = DATA_DIR / "media"
+# Request bodies too large for memory are spooled next to the uploads being validated
+# (conversion.storage.incoming_dir), not in /tmp: a process killed mid-upload leaves them where
+# the sweep removes them (services.files_sweep).
+FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "incoming")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
@@ -203,7 +208,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
         "AXIYA_BROKER_VISIBILITY_TIMEOUT_S",
         max(2 * AXIYA_PAGE_TIMEOUT_S + AXIYA_GEMMA_DRAIN_S, 900),
         minimum=1,
-    )
+    ),
+    # Redis: ten priority lists per queue, 0 taken first (owner fairness, dispatch/tasks.py).
+    "priority_steps": list(range(10)),
 }
 if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
     # kombu's filesystem transport, for a single host without Redis: every process on the host
