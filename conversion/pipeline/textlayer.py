@@ -4,6 +4,9 @@ evidence: an earlier OCR run's layer (invisible text, or text under a page-size 
 trusted and the page is read again; nor is text that is not language (shifted font encodings,
 private-use glyphs). The layout model then gives the blocks their kinds (models.structure), and
 formulas are rebuilt as TeX from their glyphs where they can be (math_text).
+
+Over 450 lines: deciding whether to trust a layer and turning its words into blocks (lists,
+tables, exponents) read the same words and spans of the page.
 """
 
 from __future__ import annotations
