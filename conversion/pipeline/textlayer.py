@@ -2,8 +2,9 @@
 layer instead of OCR when it is trustworthy - exact and much faster. Trust is decided by
 evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is kept
 only when a fresh read of a sample of its lines agrees, else the page is read again; text that is
-not language (shifted font encodings, private-use glyphs) is never trusted. The layout model then gives the blocks their kinds (models.structure), and
-formulas are rebuilt as TeX from their glyphs where they can be (math_text).
+not language (shifted font encodings, private-use glyphs) is never trusted. The layout model
+then gives the blocks their kinds (models.structure), and formulas are rebuilt as TeX from their
+glyphs where they can be (math_text).
 
 Over 450 lines: deciding whether to trust a layer and turning its words into blocks (lists,
 tables, exponents) read the same words and spans of the page.
