@@ -156,7 +156,10 @@ def _ink_meter(image: Image.Image | None):
     gray = image.convert("L")
 
     def ink(box) -> float:
-        hist = gray.crop(tuple(int(v) for v in box)).histogram()
+        x0, y0, x1, y1 = (int(v) for v in box)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        hist = gray.crop((x0, y0, x1, y1)).histogram()
         return sum(hist[:160]) / (sum(hist) or 1)
 
     return ink
