@@ -10,6 +10,7 @@ engine) -> job_finish (assemble, render, check, write outputs). Each step is ide
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import tempfile
@@ -119,25 +120,30 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
     if job.is_finished:
         return []
     opts = convert_options(language=job.requested_language or None)
-    if not storage.source_pdf(job.id).exists():
+    if not storage.source_exists(job.id):
         storage.place_upload(job.id)  # the process that made the row died before moving it
-    source, pages_dir = storage.source_pdf(job.id), storage.pages_dir(job.id)
-    for number in numbers:
-        services.job_check_deadline(job_id=job.id)
-        page = Page.objects.get(job=job, number=number)  # job_start made every row
-        if page.status == PageStatus.DONE or (
-            storage.page_image(job.id, number).exists() and page.dpi
-        ):
-            continue
-        started = time.perf_counter()
-        rendered = flow.rasterize(source, number, opts, pages_dir)
-        services.page_rasterized(
-            job_id=job.id,
-            number=number,
-            dpi=rendered.dpi,
-            timings={"rasterize_s": time.perf_counter() - started},
-            text_layer=flow.text_layer(rendered),
-        )
+    todo = [
+        page
+        for page in Page.objects.filter(job=job, number__in=numbers).order_by("number")
+        if page.status != PageStatus.DONE
+        and not (page.dpi and storage.page_image_exists(job.id, page.number))
+    ]
+    if todo:
+        with storage.local_source(job.id) as source, storage.scratch(job.id) as pages_dir:
+            for page in todo:
+                services.job_check_deadline(job_id=job.id)
+                started = time.perf_counter()
+                rendered = flow.rasterize(source, page.number, opts, pages_dir)
+                png = flow.page_file(pages_dir, page.number)
+                storage.save_page_image(job.id, page.number, png)
+                png.unlink()
+                services.page_rasterized(
+                    job_id=job.id,
+                    number=page.number,
+                    dpi=rendered.dpi,
+                    timings={"rasterize_s": time.perf_counter() - started},
+                    text_layer=flow.text_layer(rendered),
+                )
     return list(
         Page.objects.filter(job=job, number__in=numbers, dpi__gt=0)
         .exclude(status=PageStatus.DONE)
@@ -205,17 +211,19 @@ def job_finish(*, job_id) -> Job:
         raise RuntimeError(f"job {job_id} is not ready to finish")
     started = time.perf_counter()
     try:
-        finished = flow.finish(
-            [reading_from_json(p.reading) for p in pages],
-            pages_dir=storage.pages_dir(job.id),
-            out_dir=storage.out_dir(job.id),
-            stem=storage.OUTPUT_STEM,
-            title=flow.document_title(job.original_name),
-            language=job.requested_language or None,
-            repaired=job.repaired,
-            engine_info=job.engine_info,
-            source=job.original_name,
-        )
+        with storage.scratch(job.id) as out_dir:
+            finished = flow.finish(
+                [reading_from_json(p.reading) for p in pages],
+                page_images=functools.partial(storage.read_page_image, job.id),
+                out_dir=out_dir,
+                stem=storage.OUTPUT_STEM,
+                title=flow.document_title(job.original_name),
+                language=job.requested_language or None,
+                repaired=job.repaired,
+                engine_info=job.engine_info,
+                source=job.original_name,
+            )
+            storage.publish_outputs(job.id, out_dir)
     except ConversionError as exc:
         services.job_mark_failed(job_id=job.id, error=exc)
         raise
