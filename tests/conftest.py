@@ -244,3 +244,15 @@ def reviewer(db):
 def reviewer_client(client, reviewer):
     client.force_login(reviewer)
     return client
+
+
+@pytest.fixture
+def s3_store(settings):
+    """A real S3-compatible server on loopback (tests/s3.py) that this process's job files go
+    to; `.relay` cuts it, `.objects()` lists the keys it holds."""
+    from tests.s3 import S3Server
+
+    server = S3Server()
+    server.use(settings)
+    yield server
+    server.stop()
