@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -74,7 +75,7 @@ class Stack:
     """The broker, the database and the workers of one benchmark, in one data folder."""
 
     def __init__(self, args: argparse.Namespace, tmp: Path) -> None:
-        self.args, self.tmp, self.procs = args, tmp, {}
+        self.args, self.tmp, self.procs, self.runs = args, tmp, {}, 0
         self.logs = tmp / "logs"
         self.logs.mkdir(parents=True)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("AXIYA_")}
@@ -134,7 +135,11 @@ class Stack:
         t0 = time.perf_counter()
         celery = [PY, "-m", "celery", "-A", "axiya", "worker", "--without-gossip",
                   "--without-mingle", "-l", "info"]  # fmt: skip
-        self.start("cpu", [*celery, "-Q", "cpu", "-c", str(self.args.cpu_workers),
+        # The rasterizing cpu worker runs at a lower CPU priority (README: one host with GPU
+        # workers): its 16 processes would otherwise take the cores from the threads that feed
+        # the GPU (image decoding, preprocessing, the decode loop itself).
+        nice = ["nice", "-n", str(self.args.cpu_nice)] if self.args.cpu_nice else []
+        self.start("cpu", [*nice, *celery, "-Q", "cpu", "-c", str(self.args.cpu_workers),
                            "-n", "cpu@%h"])  # fmt: skip
         for i in range(gpus):
             self.start(f"gpu{i}", [*celery, "-Q", "gpu", "-c", "1", "--prefetch-multiplier", "1",
@@ -151,6 +156,17 @@ class Stack:
                     raise RuntimeError(f"{name} exited:\n{self._log(name)[-3000:]}")
             time.sleep(1)
         raise RuntimeError("GPU workers not ready in time:\n" + self._log("gpu0")[-3000:])
+
+    def profile(self, name: str) -> subprocess.Popen | None:
+        """py-spy (`--profile`) sampling worker `name` and its pool process, every thread, idle
+        ones too (raw stacks into the logs folder); None without it. Stop it with SIGINT."""
+        if not self.args.profile:
+            return None
+        out = self.logs / f"{name}-pyspy.txt"
+        cmd = [self.args.profile, "record", "--pid", str(self.procs[name].pid),
+               "--subprocesses", "--threads", "--idle", "--nonblocking", "--rate", "20",
+               "--format", "raw", "-o", str(out)]  # fmt: skip
+        return self.start(f"{name}-pyspy", cmd)
 
     def gpu_batches(self, gpus: int, since: dict[str, int]) -> dict[str, list[list[float]]]:
         """[pages, seconds] of each batch every GPU worker read since the log sizes `since`
@@ -171,6 +187,11 @@ class Stack:
     def stop_workers(self) -> None:
         for name in [n for n in self.procs if n != "redis"]:
             stop_process(self.procs.pop(name), timeout=60)
+            if self.args.logs:  # each run's logs (the next start overwrites them)
+                self.args.logs.mkdir(parents=True, exist_ok=True)
+                for path in self.logs.glob(f"{name}*"):
+                    shutil.copy(path, self.args.logs / f"{self.runs}-{path.name}")
+        self.runs += 1
 
     def close(self) -> None:
         self.stop_workers()
@@ -241,6 +262,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--job-timeout", type=float, default=1800)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--keep", action="store_true", help="keep the data folder and logs")
+    ap.add_argument("--logs", type=Path, help="copy every run's worker logs into this folder")
+    ap.add_argument(
+        "--cpu-nice",
+        type=int,
+        default=10,
+        help="niceness of the cpu worker (0: the same priority as the GPU workers)",
+    )
+    ap.add_argument(
+        "--profile",
+        metavar="PY_SPY",
+        help="py-spy binary: sample the first GPU worker (raw stacks in --logs)",
+    )
     a = ap.parse_args(argv)
     a.page_counts = [int(x) for x in a.pages.split(",")]
 
@@ -258,8 +291,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{k} GPU worker(s) ready in {ready_s:.0f} s", flush=True)
             for n, pdf in pdfs.items():
                 since = stack.log_sizes()
+                spy = stack.profile("gpu0")
                 result = {**run_job(pdf, a.job_timeout), "gpu_workers": k, "pages": n,
                           "workers_ready_s": ready_s}  # fmt: skip
+                if spy is not None:
+                    spy.send_signal(signal.SIGINT)  # py-spy writes its samples and ends
+                    stop_process(spy, timeout=60)
                 result["worker_batches"] = stack.gpu_batches(k, since)
                 runs.append(result)
                 print(json.dumps(result), flush=True)
@@ -279,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         "broker": stack.broker,
         "database": "SQLite (one file, WAL off, 30 s busy timeout)",
         "cpu_workers": a.cpu_workers,
+        "cpu_worker_nice": a.cpu_nice,
         "pages": a.page_counts,
         "batch_size": a.batch,
         "batch_wait_s": a.batch_wait,

@@ -25,8 +25,15 @@ step() {  # step NAME TIMEOUT CMD...: run, log, report; never stop the steps aft
   shift 2
   local t0=$SECONDS
   echo "== $name ($(date -u +%T))"
+  # GPU utilization every second and CPU load every 5 s beside the step (gaps the GPU idles).
+  nvidia-smi dmon -s u -d 1 -o T >"$LOGS/$name.dmon" 2>&1 &
+  local dmon=$!
+  vmstat -t 5 >"$LOGS/$name.vmstat" 2>&1 &
+  local vm=$!
   timeout "$limit" "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
+  kill "$dmon" "$vm" 2>/dev/null
+  awk '$1 !~ /#/ {n++; s+=$3; if ($3 < 50) lo++} END {if (n) printf "GPU sm%% mean %.0f over %d s, %d s below 50%%\n", s/n, n, lo}' "$LOGS/$name.dmon"
   echo "== $name rc=$rc in $((SECONDS - t0)) s"
   grep -v '^INFO\|it/s\]$' "$LOGS/$name.log" | tail -n 22
   cp bench/results/*"$(date -u +%F)"*.json "$RES"/ 2>/dev/null
@@ -84,8 +91,15 @@ r = {m: json.load(open(f))['pages_per_s'] for m, f in
 print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/stderr | cut -d' ' -f1)
     fi
     flag=$([ "$mode" = scalec ] && echo --continuous)
-    step "$mode" 560 $PY -m bench.gemma_scaleout --package "$PKG" --pages 2048 --workers 1 \
-      --batch 512 --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag
+    # py-spy samples the GPU worker when it can attach here (ptrace allowed).
+    spy=$SITE/bin/py-spy
+    $PY -c 'import time; time.sleep(4)' &
+    timeout 20 "$spy" record --pid $! -d 1 --nonblocking -o /tmp/spy-check.txt --format raw \
+      >/tmp/spy-check.log 2>&1 || { tail -3 /tmp/spy-check.log; spy=; }
+    echo "py-spy: ${spy:-not usable}"
+    step "$mode" 520 $PY -m bench.gemma_scaleout --package "$PKG" --pages 2048 --workers 1 \
+      --batch 512 --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag \
+      --logs "$LOGS/$mode" ${spy:+--profile "$spy"}
     ;;
   *) echo "unknown step $what" ;;
   esac

@@ -12,7 +12,9 @@ MuPDF is not thread-safe: every call into it from more than one thread holds MUP
 
 from __future__ import annotations
 
+import importlib
 import io
+import os
 import statistics
 import sys
 import threading
@@ -51,21 +53,45 @@ class Region:
 _MODEL_READY = False
 
 
-def _activate() -> None:
-    """Load the layout model once per process (importing pymupdf.layout installs it).
+def _unset(*args, **kwargs) -> None:  # pragma: no cover - replaced before any page is read
+    return None
 
-    The isolated readers' fork server keeps pymupdf.layout out of its own process on purpose
-    (conversion.pipeline.reader_process: onnxruntime's threads must not exist at a fork); a
-    reader forked from it is single-threaded and may load the model for itself (~0.7 s)."""
+
+def load_model() -> None:
+    """Load the layout model once per process, single-threaded (importing pymupdf.layout
+    installs a model of its own; a process that imported pymupdf without it gets it here).
+
+    The isolated readers' fork server calls this before it forks any reader
+    (conversion.pipeline.reader_process): its ONNX sessions run on the calling thread and
+    onnxruntime's telemetry thread is off (ORT_DISABLE_TELEMETRY, set there before the
+    import), so the server stays one thread and every reader starts with the model loaded
+    (about 1 s of CPU saved per born-digital page). `process_threads` checks it."""
     global _MODEL_READY
-    if not _MODEL_READY:
-        if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
-            del sys.modules["pymupdf.layout"]  # the fork server's block, in a forked reader
-        import pymupdf.layout  # noqa: F401 - registers pymupdf._get_layout
+    if _MODEL_READY:
+        return
+    if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
+        del sys.modules["pymupdf.layout"]  # a process that kept it out until now
+    if not callable(pymupdf._get_layout):
+        # pymupdf.layout's import builds its default model (an ONNX thread pool per session)
+        # unless a layout function is already installed: ours replaces it below.
+        pymupdf._get_layout = _unset
+    importlib.import_module("pymupdf.layout")
 
-        model = _single_threaded_model()
-        pymupdf._get_layout = lambda *args, **kwargs: model.predict(*args, **kwargs)
-        _MODEL_READY = True
+    model = _single_threaded_model()
+    pymupdf._get_layout = lambda *args, **kwargs: model.predict(*args, **kwargs)
+    _MODEL_READY = True
+
+
+def model_loaded() -> bool:
+    return _MODEL_READY
+
+
+def process_threads() -> int:
+    """Threads of this process, native ones included (Linux; 1 where it cannot be told)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
 
 
 def _single_threaded_model():
@@ -73,9 +99,11 @@ def _single_threaded_model():
     the same regions in every process (a multi-threaded reduction may not), so the command
     line, the inline runner and a Celery worker write the same bytes; and on two cores, where
     Tesseract and the page rasterizer run beside it, one thread was faster too (1.4 s against
-    1.9 s a page under load). pymupdf.layout builds its sessions with `make_session`; the
-    model is built again with a single-threaded one (the default model is then dropped)."""
+    1.9 s a page under load). With one thread a session starts no thread at all, which lets
+    the fork server hold the model. pymupdf.layout builds its sessions with `make_session`
+    (imported by name into each of its modules): every copy is replaced, for good."""
     import onnxruntime as ort
+    import pymupdf.layout.onnx.common_util as common_util
     from pymupdf.layout import DocumentLayoutAnalyzer
 
     def make_session(model_path, providers=None):
@@ -85,24 +113,19 @@ def _single_threaded_model():
         options.inter_op_num_threads = 1
         return ort.InferenceSession(model_path, sess_options=options, providers=providers)
 
-    patched = [
-        module for name, module in list(sys.modules.items())
-        if name.startswith("pymupdf.layout") and hasattr(module, "make_session")
-    ]  # fmt: skip
-    saved = [module.make_session for module in patched]
-    try:
-        for module in patched:
+    # Kept for good: sessions built later (lazily, by pymupdf.layout) are single-threaded too.
+    # Modules loaded from here on copy common_util's, patched first.
+    common_util.make_session = make_session
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pymupdf.layout") and hasattr(module, "make_session"):
             module.make_session = make_session
-        return DocumentLayoutAnalyzer.get_model()
-    finally:
-        for module, original in zip(patched, saved, strict=True):
-            module.make_session = original
+    return DocumentLayoutAnalyzer.get_model()
 
 
 def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
     """The layout model's regions of `page`, boxes multiplied by `scale` (points -> pixels)."""
     with MUPDF_LOCK:
-        _activate()
+        load_model()
         groups = pymupdf._get_layout(page, return_raw=True) or []
     regions = []
     for group in groups:

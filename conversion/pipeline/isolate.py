@@ -171,6 +171,15 @@ def _end(child: BaseProcess) -> int | None:
     return exitcode
 
 
+def _address_space() -> int:
+    """This process's mapped address space in bytes (0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _child(send: Connection, call: bytes, memory_mb: int) -> None:
     """The child's whole life: say it started, load the call, cap memory, run it, send one
     answer."""
@@ -181,7 +190,9 @@ def _child(send: Connection, call: bytes, memory_mb: int) -> None:
     except Exception as exc:  # noqa: BLE001  (a module that will not load is our fault)
         send.send_bytes(pickle.dumps((_SERVER, f"cannot load the call: {exc!r}")))
         return
-    limit = memory_mb * 1024 * 1024
+    # The cap is what reading the file may add: the reader starts with PyMuPDF and the layout
+    # model mapped (about 290 MB of address space), inherited from the fork server.
+    limit = _address_space() + memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:

@@ -12,6 +12,7 @@ beside the page reading: issue 14 moves those into one batching module, not done
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -262,7 +263,22 @@ class GemmaPageEngine:
 
         page = Image.new("RGB", (850, 1100), "white")
         page.paste((0, 0, 0), (100, 100, 750, 140))
-        self.runtime.generate([PageRequest(prompt=self.prompt, image=page)], max_new_tokens=4)
+        request = PageRequest(prompt=self.prompt, image=page)
+        if not self.continuous:
+            self.runtime.generate([request], max_new_tokens=4)
+            return
+        # The continuous state the stream decodes in (its KV store for `batch_size` rows, its
+        # CUDA graphs) is made here, when the worker starts, not inside the first job.
+        runtime: Any = self.runtime
+        prompts, _ = runtime.prepare([request])
+        feed = PromptFeed(ahead=2)
+        feed.put([(0, dataclasses.replace(prompts[0], max_new_tokens=4))])
+        feed.end()
+        for _ in runtime.decode_continuous(feed, rows=self.batch_size,
+                                           max_new_tokens=self.max_new_tokens,
+                                           max_prompt=self._max_prompt,
+                                           gpu_lock=self._runtime_lock):  # fmt: skip
+            pass
 
     def describe(self) -> dict[str, Any]:
         pkg = self.runtime.package

@@ -280,9 +280,11 @@ class FastGemma:
     def _preprocess(self, r: PageRequest) -> Any:
         if r.image is None:
             return None
+        # Unpadded, in the graph's dtype: encode_image would cut the padding and cast anyway.
         return preprocess(r.image, max_soft_tokens=self.max_soft_tokens,
                           patch_size=self.vision["patch_size"],
-                          pooling=self.vision["pooling_kernel_size"])  # fmt: skip
+                          pooling=self.vision["pooling_kernel_size"],
+                          dtype=self.vis.types["pixel_values"], pad=False)  # fmt: skip
 
     def prepare(self, requests: Sequence[PageRequest]) -> tuple[list[Prompt], dict[str, float]]:
         """Tokenize and run the vision graph (images preprocessed on a thread pool)."""

@@ -8,6 +8,7 @@ pooling*patch with H*W <= max_soft_tokens * pooling^2 * patch^2; rescale 1/255 (
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -47,9 +48,18 @@ def target_size(
 
 
 def preprocess(
-    image: Image.Image, *, max_soft_tokens: int = 1120, patch_size: int = 16, pooling: int = 3
+    image: Image.Image,
+    *,
+    max_soft_tokens: int = 1120,
+    patch_size: int = 16,
+    pooling: int = 3,
+    dtype: np.dtype | type = np.float32,
+    pad: bool = True,
 ) -> ProcessedImage:
-    """One image -> padded patches + position ids for the vision graph (one image per call)."""
+    """One image -> patches + position ids for the vision graph (one image per call).
+
+    `dtype`: the graph's pixel dtype (values identical to rescaling in float32, then casting);
+    `pad=False` leaves out the padding patches (a graph that takes unpadded patches)."""
     if max_soft_tokens not in SUPPORTED_SOFT_TOKENS:
         raise ValueError(f"max_soft_tokens must be one of {SUPPORTED_SOFT_TOKENS}")
     max_patches = max_soft_tokens * pooling**2
@@ -60,18 +70,27 @@ def preprocess(
     if (th, tw) != (img.height, img.width):
         # PIL's BICUBIC widens its kernel when downscaling: that is the antialias.
         img = img.resize((tw, th), resample=Image.Resampling.BICUBIC)
-    x = np.asarray(img, dtype=np.float32) * np.float32(1 / 255)  # [H, W, 3]
     ph, pw = th // patch_size, tw // patch_size
+    n = ph * pw
+    # Patchify the bytes, then rescale by table lookup straight into `dtype`: a quarter of the
+    # memory traffic of patchifying float32 and casting after (~54 -> ~17 ms of CPU per
+    # 1120-token page), the same values.
     patches = (
-        x.reshape(ph, patch_size, pw, patch_size, 3)
+        np.asarray(img, dtype=np.uint8)
+        .reshape(ph, patch_size, pw, patch_size, 3)
         .transpose(0, 2, 1, 3, 4)
-        .reshape(ph * pw, patch_size * patch_size * 3)
+        .reshape(n, patch_size * patch_size * 3)
     )
-    cols, rows = np.meshgrid(np.arange(pw), np.arange(ph), indexing="xy")
-    pos = np.stack([cols, rows], axis=-1).reshape(-1, 2).astype(np.int64)
-    n = patches.shape[0]
-    pixel_values = np.zeros((max_patches, patches.shape[1]), dtype=np.float32)
-    pixel_values[:n] = patches
-    position_ids = np.full((max_patches, 2), -1, dtype=np.int64)
-    position_ids[:n] = pos
+    rows = max_patches if pad else n
+    pixel_values = np.zeros((rows, patches.shape[1]), dtype=dtype)
+    np.take(_rescale_table(np.dtype(dtype)), patches, out=pixel_values[:n])
+    cols, prow = np.meshgrid(np.arange(pw), np.arange(ph), indexing="xy")
+    position_ids = np.full((rows, 2), -1, dtype=np.int64)
+    position_ids[:n] = np.stack([cols, prow], axis=-1).reshape(-1, 2)
     return ProcessedImage(pixel_values, position_ids, n // pooling**2, (th, tw))
+
+
+@functools.cache
+def _rescale_table(dtype: np.dtype) -> np.ndarray:
+    """byte -> byte * (1/255) computed in float32 (as transformers does), cast to `dtype`."""
+    return (np.arange(256, dtype=np.float32) * np.float32(1 / 255)).astype(dtype)

@@ -342,6 +342,25 @@ def test_continuous_stream_reads_like_batches(tiny_pkg_fast: Path) -> None:
     assert out[1][1].timings.get("blank_skipped") == 1.0
 
 
+def test_continuous_warm_up_makes_the_state_the_stream_decodes_in(tiny_pkg_fast: Path) -> None:
+    """A continuous engine's warm-up (at worker start) allocates the decode state of its rows;
+    the first stream then reads in it (no new KV store, no new state) and reads as before."""
+    from models.gemma.engine import GemmaPageEngine
+    from models.gemma.fast import FastGemma
+
+    pages = _pages(seed=4, n=3)
+    fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
+    want = GemmaPageEngine(fast, max_new_tokens=10, batch_size=8).predict_batch(pages)
+    engine = GemmaPageEngine(fast, max_new_tokens=10, batch_size=3, continuous=True)
+    before = set(fast._state)
+    engine.warm_up()
+    states, stores = set(fast._state), set(fast._kv_store)
+    assert len(states - before) == 1  # the continuous state: 3 rows, its own cache length
+    out = [r for rs in engine.predict_stream(iter([pages[:2], pages[2:]])) for r in rs]
+    assert (set(fast._state), set(fast._kv_store)) == (states, stores)
+    assert [r.raw_text for r in out] == [r.raw_text for r in want]
+
+
 def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -> None:
     """Rows that do not fit: at the start (the cache) and in the middle of the stream (while
     rows decode), the stream goes on with half the rows, reads the pages it held again first

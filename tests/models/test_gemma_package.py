@@ -176,3 +176,18 @@ def test_lean_int4_package_runs_end_to_end(tmp_path: Path) -> None:
     got = rt.generate([PageRequest("Hi"), PageRequest("Hello there")], max_new_tokens=6,
                       ignore_stop=True)  # fmt: skip
     assert [len(g.token_ids) for g in got] == [6, 6]
+
+
+def test_preprocess_unpadded_in_graph_dtype_is_the_padded_float32_cast() -> None:
+    """The fast path's patches (no padding, float16 straight away) hold the same values as the
+    padded float32 patches cast by the session: parity does not depend on which one runs."""
+    img = Image.fromarray((np.random.default_rng(7).random((300, 260, 3)) * 255).astype(np.uint8))
+    full = preprocess(img, max_soft_tokens=70, patch_size=4, pooling=3)
+    lean = preprocess(img, max_soft_tokens=70, patch_size=4, pooling=3, dtype=np.float16,
+                      pad=False)  # fmt: skip
+    n = int((full.position_ids[:, 0] >= 0).sum())
+    assert n < len(full.position_ids) and lean.pixel_values.shape[0] == n
+    assert lean.pixel_values.dtype == np.float16
+    np.testing.assert_array_equal(lean.pixel_values, full.pixel_values[:n].astype(np.float16))
+    np.testing.assert_array_equal(lean.position_ids, full.position_ids[:n])
+    assert lean.soft_tokens == full.soft_tokens

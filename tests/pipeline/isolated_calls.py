@@ -8,6 +8,10 @@ import threading
 import time
 from pathlib import Path
 
+import pymupdf
+
+from models import layout
+
 # Held by a thread of the parent while a child runs: a child forked from that parent inherits
 # it locked, a child from the fork server does not.
 LOCK = threading.Lock()
@@ -53,3 +57,15 @@ class Unloadable:
 
 def echo(value: object) -> object:
     return value
+
+
+def layout_model_state() -> tuple[bool, int]:
+    """In a reader: whether the layout model came loaded from the fork server, and how many
+    threads the reader runs (a fork copies one)."""
+    return layout.model_loaded(), layout.process_threads()
+
+
+def layout_kinds(path: Path) -> list[str]:
+    """The layout model's region classes of a PDF's first page, read in a reader."""
+    with pymupdf.open(path) as doc:
+        return [region.kind for region in layout.page_regions(doc[0], scale=1.0)]
