@@ -263,16 +263,20 @@ def local_source(job_id) -> Iterator[Path]:
     """The job's source PDF as a file on this host, for the isolated MuPDF children: the
     stored file itself on a local store, else a streamed copy removed afterwards."""
     key = _key(job_id, "source.pdf")
+    lost = StorageUnavailable("The uploaded file is not in the file store.")
     own = _local_path(key)
     if own is not None:
         if not own.exists():
-            raise StorageUnavailable("The uploaded file is not in the file store.")
+            raise lost
         yield own
         return
     with scratch(job_id) as folder:
         path = folder / "source.pdf"
-        with _open(key) as src, open(path, "wb") as dst, _calls(f"reading {key}"):
-            shutil.copyfileobj(src, dst, 1 << 20)
+        try:
+            with _open(key) as src, open(path, "wb") as dst, _calls(f"reading {key}"):
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except FileNotFoundError:
+            raise lost from None
         yield path
 
 

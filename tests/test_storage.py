@@ -127,15 +127,15 @@ def test_a_store_lost_while_writing_the_result_serves_nothing_half_written(s3_st
     assert s3_store.objects() == []
 
 
-def test_a_failed_upload_leaves_no_object_and_the_sweep_places_it_later(s3_store, owner):
+def test_a_failed_upload_fails_its_job_and_leaves_no_object(s3_store, owner):
     s3_store.relay.cut()
-    with pytest.raises(StorageUnavailable), transaction.atomic():
+    with transaction.atomic():
         job = runner.job_create(owner=owner, upload=CORPUS / "c02-22.pdf")
     s3_store.relay.restore()
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and job.error_code == "STORAGE_UNAVAILABLE"
     assert s3_store.objects() == [] and not s3_store.uploads_in_progress()
-    assert storage.staged_upload(job.id).exists()  # kept on the web host for the sweep
-    services.files_sweep()
-    assert s3_store.objects() == [f"axiya/jobs/{job.id}/source.pdf"]
+    assert not storage.staged_upload(job.id).exists()
 
 
 def test_big_files_stream_through_bounded_memory(s3_store, owner, tmp_path):

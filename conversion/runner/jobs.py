@@ -30,7 +30,12 @@ from conversion.languages import clean_language
 from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
 from conversion.pipeline import flow
-from conversion.pipeline.errors import ConversionError, FileTooLarge, PageTimeout
+from conversion.pipeline.errors import (
+    ConversionError,
+    FileTooLarge,
+    PageTimeout,
+    StorageUnavailable,
+)
 from conversion.runner import heartbeat
 from conversion.runner.batch import page_read_batched
 from models.engine import PageEngine, PageImage, PageReading, reading_from_json
@@ -50,9 +55,9 @@ def job_create(
     """Validate and store one PDF (the caller queues it: conversion.dispatch). Bad input raises
     ConversionError, leaving no job and no file behind.
 
-    The file reaches the job's folder only once the row is committed (issue 17: a web process
-    killed mid-upload left folders with no row): until then it waits in incoming/ under the
-    job's id, and a rolled-back row leaves only that, which the sweep removes
+    The file reaches the store only once the row is committed (issue 17: a web process
+    killed mid-upload left folders with no row): until then it waits in this host's incoming/
+    under the job's id, and a rolled-back row leaves only that, which the sweep removes
     (services.purge_expired)."""
     spec = require_available(engine)
     language = clean_language(language)
@@ -79,8 +84,19 @@ def job_create(
         os.replace(tmp, storage.staged_upload(job.id))
     finally:
         tmp.unlink(missing_ok=True)
-    transaction.on_commit(lambda: storage.place_upload(job.id))
+    # robust: the callbacks after this one (the enqueue) run even when the store failed.
+    transaction.on_commit(lambda: _place_upload(job.id), robust=True)
     return job
+
+
+def _place_upload(job_id) -> None:
+    """Store a committed job's upload; a store that fails fails the job (STORAGE_UNAVAILABLE,
+    not the file's fault) and leaves no object and no staged file."""
+    try:
+        storage.place_upload(job_id)
+    except StorageUnavailable as exc:
+        services.job_mark_failed(job_id=job_id, error=exc)
+        storage.staged_upload(job_id).unlink(missing_ok=True)
 
 
 def _copy_upload(upload: UploadedFile | Path, fh, *, max_bytes: int) -> None:
