@@ -121,6 +121,11 @@ AXIYA_S3_ACCESS_KEY_ID = env_optional("AXIYA_S3_ACCESS_KEY_ID")
 AXIYA_S3_SECRET_ACCESS_KEY = env_optional("AXIYA_S3_SECRET_ACCESS_KEY")
 AXIYA_S3_MAX_ATTEMPTS = env_int("AXIYA_S3_MAX_ATTEMPTS", 5, minimum=1)
 AXIYA_S3_TIMEOUT_S = env_float("AXIYA_S3_TIMEOUT_S", 30.0)
+# Request bodies too large for memory are spooled next to the uploads being validated
+# (conversion.storage.incoming_dir), not in /tmp: a process killed mid-upload leaves them where
+# the sweep removes them (services.files_sweep).
+FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "incoming")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 
@@ -214,7 +219,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
         "AXIYA_BROKER_VISIBILITY_TIMEOUT_S",
         max(2 * AXIYA_PAGE_TIMEOUT_S + AXIYA_GEMMA_DRAIN_S, 900),
         minimum=1,
-    )
+    ),
+    # Redis: ten priority lists per queue, 0 taken first (owner fairness, dispatch/tasks.py).
+    "priority_steps": list(range(10)),
 }
 if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
     # kombu's filesystem transport, for a single host without Redis: every process on the host

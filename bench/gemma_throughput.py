@@ -258,13 +258,13 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
 
 def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
                     a: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
-    """Continuous batching (`FastGemma.decode_continuous`, `a.batch` rows): a thread prepares
-    the pages `a.chunk` at a time (preprocessing, vision) and each free row takes the next
-    prepared page, as the GPU worker does with AXIYA_GEMMA_CONTINUOUS. Decode and vision
-    overlap throughout, so only end-to-end rates are reported."""
+    """Continuous batching (`models.gemma.batching.decode_continuous`, `a.batch` rows): a
+    thread prepares the pages `a.chunk` at a time (preprocessing, vision) and each free row
+    takes the next prepared page, as the GPU worker does with AXIYA_GEMMA_CONTINUOUS. Decode
+    and vision overlap throughout, so only end-to-end rates are reported."""
     import threading
 
-    from models.gemma.engine import PromptFeed
+    from models.gemma.batching import PromptFeed, decode_continuous
 
     def prepare(feed: PromptFeed, batch: list[Any], first: int) -> None:
         prompts, _ = eng.prepare(batch)
@@ -278,7 +278,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
     feed = PromptFeed(ahead=2)  # the page and the end, before the decoding starts
     prepare(feed, reqs[:1], 0)
     feed.end()
-    list(eng.decode_continuous(feed, rows=a.batch, max_new_tokens=a.new_tokens,
+    list(decode_continuous(eng, feed, rows=a.batch, max_new_tokens=a.new_tokens,
                                max_prompt=width, ignore_stop=True))  # fmt: skip
     warm_s = time.perf_counter() - t
     t0 = time.perf_counter()
@@ -290,7 +290,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
         feed.end()
 
     threading.Thread(target=prepare_all, daemon=True).start()
-    got = dict(eng.decode_continuous(feed, rows=a.batch, max_new_tokens=a.new_tokens,
+    got = dict(decode_continuous(eng, feed, rows=a.batch, max_new_tokens=a.new_tokens,
                                      max_prompt=width, ignore_stop=True))  # fmt: skip
     total_s = time.perf_counter() - t0
     assert sorted(got) == list(range(len(reqs)))

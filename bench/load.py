@@ -17,6 +17,15 @@ a child forked from a busy multithreaded process could hang). It also counts han
 finished in time) and PAGE_TIMEOUT failures, both 0 when isolation is sound:
 
     python -m bench.load --inline --jobs 200 --clients 8   # writes load-inline-<date>.json
+
+A hang is any job not finished `--timeout` seconds after its client's last upload, whatever
+the reason; every file is a good one, so any PAGE_TIMEOUT counts. An isolated read that timed
+out and then succeeded on its retry is counted too (`isolate_timeouts`, from the server logs),
+so a retry cannot hide a hang. To tell a slow machine from a stuck job, the run also reports
+each job's queue wait and run time (the API's created/started/finished), where the unfinished
+ones stood, the CPU time of the service (web, worker and their children) per job, and how busy
+the whole machine was (others share it): a deadline missed with the service's CPU per job low
+and the machine busy is a wall-time artefact, not a hang.
 """
 
 from __future__ import annotations
@@ -76,6 +85,7 @@ class Client(threading.Thread):
         self.upload_ms: list[float] = []
         self.jobs: dict[str, dict] = {}
         self.errors: list[str] = []
+        self.pending: list[str] = []
 
     def _req(self, url: str, data: bytes | None = None, ctype: str | None = None) -> dict:
         request = urllib.request.Request(url, data=data)
@@ -98,6 +108,7 @@ class Client(threading.Thread):
             self.upload_ms.append((time.perf_counter() - t0) * 1000)
             pending.append(str(created["id"]))
         deadline = time.time() + self.timeout
+        self.pending = pending
         while pending and time.time() < deadline:
             for job_id in list(pending):
                 t0 = time.perf_counter()
@@ -121,6 +132,37 @@ def _rss_mb(proc: psutil.Process) -> float:
         return sum(p.memory_info().rss for p in procs if p.is_running()) / 2**20
     except psutil.Error:
         return float("nan")
+
+
+def _cpu_s(proc: psutil.Process) -> float:
+    """CPU seconds of a process tree so far: the living processes and the children they reaped
+    (the isolated readers, reaped by their fork server)."""
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def _machine_busy_s() -> float:
+    t = psutil.cpu_times()
+    return t.user + t.nice + t.system + t.irq + t.softirq + getattr(t, "steal", 0.0)
+
+
+def _seconds(job: dict, start: str, end: str) -> float | None:
+    if not job.get(start) or not job.get(end):
+        return None
+    a, b = (dt.datetime.fromisoformat(job[k].replace("Z", "+00:00")) for k in (start, end))
+    return (b - a).total_seconds()
+
+
+def _spread(values: list[float | None]) -> dict:
+    got = [v for v in values if v is not None]
+    return {"p50": round(_pct(got, 0.5), 2), "p95": round(_pct(got, 0.95), 2),
+            "max": round(max(got, default=float("nan")), 2), "n": len(got)}  # fmt: skip
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -197,12 +239,19 @@ def main(argv: list[str] | None = None) -> int:
 
         sampler = threading.Thread(target=sample, daemon=True)
         started = time.perf_counter()
+        load_before = os.getloadavg()
+        service = [psutil.Process(web.pid)] + ([] if args.inline else [psutil.Process(worker.pid)])
+        cpu_before = sum(_cpu_s(p) for p in service)
+        busy_before = _machine_busy_s()
         sampler.start()
         for c in clients:
             c.start()
         for c in clients:
             c.join()
         elapsed = time.perf_counter() - started
+        service_cpu_s = sum(_cpu_s(p) for p in service) - cpu_before
+        machine_busy_s = _machine_busy_s() - busy_before
+        load_after = os.getloadavg()
         stop.set()
         sampler.join()
 
@@ -213,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             page = lister._req(url)
             listed += page["results"]
             url = page.get("next")
+        # Where the jobs not finished in time stood when their client gave up.
+        unfinished = [lister._req(f"{base}/api/v1/jobs/{j}") for c in clients for j in c.pending]
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -238,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
                 if j.get("error")]  # fmt: skip
     ids = [j["id"] for j in listed]
     third = max(1, len(samples) // 3)
+    server_log = "\n".join(f.read_text(errors="replace") for f in logs.glob("*.log"))
+    unfinished_by_status: dict[str, int] = {}
+    for job in unfinished:
+        unfinished_by_status[job["status"]] = unfinished_by_status.get(job["status"], 0) + 1
 
     def mean(key: str, part: list[dict]) -> float:
         return round(statistics.fmean(s[key] for s in part), 1) if part else float("nan")
@@ -250,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
             "cpus": os.cpu_count(),
             "memory_gb": round(psutil.virtual_memory().total / 2**30),
         },
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip(),  # fmt: skip
         "stack": "gunicorn 1x8 threads, inline runner thread (no broker), SQLite"
         if args.inline
         else "gunicorn 2x4 threads, celery prefork -c 2, redis appendonly, SQLite",
@@ -259,6 +317,20 @@ def main(argv: list[str] | None = None) -> int:
         "error_codes": error_codes,
         "hangs": hangs,
         "page_timeouts": error_codes.get("PAGE_TIMEOUT", 0),
+        "isolate_timeouts": server_log.count("timed out after"),
+        "unfinished_at_deadline": unfinished_by_status,
+        "queue_wait_s": _spread(
+            [_seconds(j, "created_at", "started_at") for j in finished.values()]
+        ),
+        "run_s": _spread([_seconds(j, "started_at", "finished_at") for j in finished.values()]),
+        "service_cpu_s": round(service_cpu_s, 1),
+        "service_cpu_s_per_job": round(service_cpu_s / max(1, len(finished)), 2),
+        "service_cores_used": round(service_cpu_s / elapsed, 2),
+        "machine_cores_busy": round(machine_busy_s / elapsed, 2),
+        "load_average": {
+            "before": [round(x, 2) for x in load_before],
+            "after": [round(x, 2) for x in load_after],
+        },  # fmt: skip
         "jobs_listed_by_server": len(ids),
         "duplicates_listed": len(ids) - len(set(ids)),
         "lost": args.jobs - len(finished),
@@ -296,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({k: v for k, v in result.items() if k != "rss_samples"}, indent=2))
     print(f"wrote {out}")
     ok = not errors and len(finished) == args.jobs and len(ids) == len(set(ids)) == args.jobs
-    ok = ok and not error_codes
+    ok = ok and not error_codes and not result["isolate_timeouts"]
     if ok:
         shutil.rmtree(tmp, ignore_errors=True)
     else:

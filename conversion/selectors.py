@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import F, IntegerField, Q, QuerySet
+from django.db.models import F, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 
@@ -101,6 +101,38 @@ def page_has_scan(*, job_id, number: int) -> bool:
     """The page exists and its rasterized image is stored (it can be read again)."""
     exists = Page.objects.filter(job_id=job_id, number=number).exists()
     return exists and storage.page_image_exists(job_id, number)
+
+
+def owner_pages_ahead(*, job_id) -> int:
+    """How many pages the job's owner still has to convert in its older unfinished jobs: the
+    position of this job's first page in its owner's line (owner fairness,
+    conversion.dispatch.tasks)."""
+    job = Job.objects.filter(pk=job_id).values("owner_id", "created_at").first()
+    if job is None:
+        return 0
+    older = Job.objects.filter(
+        owner_id=job["owner_id"],  # None: anonymous jobs share one line
+        status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+        created_at__lt=job["created_at"],
+    ).aggregate(total=Sum("pages_total"), done=Sum("pages_done"))
+    return (older["total"] or 0) - (older["done"] or 0)
+
+
+def pages_ahead(*, page_ids: list[int]) -> dict[int, int]:
+    """For each page, how many pages its owner has to convert before it: those of the owner's
+    older unfinished jobs, then the job's own unread pages in page order."""
+    jobs = set(Page.objects.filter(pk__in=page_ids).values_list("job_id", flat=True))
+    ahead: dict[int, int] = {}
+    for job_id in jobs:
+        before = owner_pages_ahead(job_id=job_id)
+        unread = (
+            Page.objects.filter(job_id=job_id)
+            .exclude(status=PageStatus.DONE)
+            .order_by("number")
+            .values_list("pk", flat=True)
+        )
+        ahead.update({pk: before + position for position, pk in enumerate(unread)})
+    return {pk: ahead.get(pk, 0) for pk in page_ids}
 
 
 def job_owner_id(*, job_id):

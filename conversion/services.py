@@ -257,7 +257,12 @@ def job_delete(*, job: Job) -> None:
 # --- recovery and retention (periodic: Celery beat, or the inline worker's timer) ---------------
 
 
-def jobs_recover(*, now=None, alive: Callable[[str], bool] | None = None) -> dict[str, list[str]]:
+def jobs_recover(
+    *,
+    now=None,
+    alive: Callable[[str], bool] | None = None,
+    stale_after_s: float | None = None,
+) -> dict[str, list[str]]:
     """Find work that stalled and queue it again, or fail jobs past their deadline.
 
     Messages are acknowledged late, so a worker killed mid-task has its message delivered again
@@ -265,10 +270,12 @@ def jobs_recover(*, now=None, alive: Callable[[str], bool] | None = None) -> dic
     Redis that had no persistence, an enqueue while the broker was down). Every step it queues
     is idempotent: done pages are never read again, a page is counted once.
     Returns what to queue, by kind (job ids; dispatch queues them): {"failed": [...],
-    "prepare": [...], "pages": [...], "finish": [...]}.
+    "prepare": [...], "pages": [...], "finish": [...]}. `stale_after_s` overrides
+    AXIYA_RECOVER_AFTER_S (0: every unfinished job, after the broker lost its messages).
     """
     now = now or timezone.now()
-    stale = now - timedelta(seconds=config().timeouts.recover_after_s)
+    after = config().timeouts.recover_after_s if stale_after_s is None else stale_after_s
+    stale = now - timedelta(seconds=after)
     deadline = now - timedelta(seconds=config().timeouts.job_s)
     done: dict[str, list[str]] = {"failed": [], "prepare": [], "pages": [], "finish": []}
     active = Job.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))

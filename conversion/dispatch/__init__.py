@@ -17,7 +17,6 @@ from axiya.config import config
 from conversion import selectors, services
 from conversion.dispatch import tasks
 from conversion.dispatch.inline import InlineRunner
-from conversion.dispatch.outbox import Outbox
 from conversion.models import Job, Page
 from conversion.review import ReviewError
 from conversion.runner import heartbeat, jobs
@@ -129,7 +128,7 @@ def _run_job(job_id) -> None:
 
 
 _runner = InlineRunner(_run_job)
-outbox = Outbox(tasks.send_job)
+outbox = tasks.outbox  # one per process: the web's uploads and a worker's tasks
 
 
 def start_inline_runner() -> None:

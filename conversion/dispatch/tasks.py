@@ -1,11 +1,28 @@
 """Celery tasks: thin, ids only (JSON), each runs one step of conversion.runner. Rasterization
 fans out in chunks of pages on queue `cpu`; each rasterized page's read is queued at once on its
 engine's queue (conversion.engines), through the batching task for a batched engine; the last page
-to finish queues job_finish. The send_* functions are how conversion.dispatch queues them."""
+to finish queues job_finish. The send_* functions are how conversion.dispatch queues them.
+
+A task whose next message the broker cannot take (Redis killed mid-job) puts its job in the
+outbox instead (`_send_next`): the outbox queues job_prepare_task, which resumes a job from
+whatever state it is in, once the broker is back. A broker that came back without its data
+(restarted with no persistence) is noticed by the recovery task, which then queues every
+unfinished job's next step at once (`broker_lost_data`).
+
+Owner fairness (issue 17: one user's 100 jobs held up another user's one job): every message
+carries a priority from its owner's line, the number of pages that owner has to convert before
+it (0 for each owner's oldest page, up to 9). With Redis, workers take priority 0 first
+(CELERY_BROKER_TRANSPORT_OPTIONS priority_steps), so the owners take turns page by page for
+their first ten pages in line; beyond that, messages of the same priority go in the order sent.
+A message keeps the priority of when it was sent; the next step of a job (rasterize, read,
+finish) is sent with its priority then. Other brokers (filesystem://) ignore priorities."""
 
 from __future__ import annotations
 
-from celery import shared_task
+import logging
+from collections.abc import Callable
+
+from celery import current_app, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from axiya.config import config
@@ -23,30 +40,77 @@ PAGE_HARD_LIMIT_S = config().timeouts.page_s + 90
 # Pages per rasterization task: small enough that reading starts early and several cpu workers
 # share a long document, large enough that the task overhead stays negligible.
 RASTER_CHUNK_PAGES = 8
+# Set in the broker's own Redis: missing after a restart that lost the broker's data.
+BROKER_EPOCH_KEY = "axiya:broker-epoch"
+# Priorities 0 (taken first) .. FAIR_PRIORITIES - 1: settings.CELERY_BROKER_TRANSPORT_OPTIONS.
+FAIR_PRIORITIES = 10
+log = logging.getLogger(__name__)
+
+
+def fair_priority(pages_ahead: int) -> int:
+    """A message's priority: the pages its owner has to convert before it, capped."""
+    return min(FAIR_PRIORITIES - 1, pages_ahead)
 
 
 def send_job(job_id) -> None:
     job_prepare_task.apply_async(
-        args=[str(job_id)], queue="cpu", retry=True, retry_policy={"max_retries": 3}
+        args=[str(job_id)],
+        queue="cpu",
+        priority=fair_priority(selectors.owner_pages_ahead(job_id=job_id)),
+        retry=True,
+        retry_policy={"max_retries": 3},
     )
+
+
+# This process's outbox: what a task (or an upload) could not queue while the broker was down.
+outbox = Outbox(send_job)
 
 
 def send_pages(engine: str, page_ids: list[int]) -> None:
     spec = engine_spec(engine)
     # A batched engine's pages go to the batching task: one model call reads pages of many jobs.
     task = page_read_batch_task if spec.batched else page_read_task
+    ahead = selectors.pages_ahead(page_ids=page_ids)
     for page_id in page_ids:
-        task.apply_async(args=[page_id], queue=spec.queue)
+        task.apply_async(args=[page_id], queue=spec.queue, priority=fair_priority(ahead[page_id]))
 
 
 def send_finish(job_id) -> None:
-    job_finish_task.apply_async(args=[str(job_id)], queue="cpu")
+    job_finish_task.apply_async(
+        args=[str(job_id)],
+        queue="cpu",
+        priority=fair_priority(selectors.owner_pages_ahead(job_id=job_id)),
+    )
 
 
 def send_rerun(engine: str, job_id, number: int, actor_id: int | None) -> None:
     page_rerun_task.apply_async(
         args=[str(job_id), number, actor_id], queue=engine_spec(engine).queue
     )
+
+
+def _send_next(job_id, send: Callable[[], None]) -> None:
+    """Send a job's next message from inside a task; if the broker refuses it (down), the job
+    waits in this process's outbox, which resumes it (job_prepare_task) once the broker is
+    back. Raising instead would lose the message: the task's own one is acknowledged or stays
+    unacknowledged for the broker's visibility timeout (15 minutes)."""
+    try:
+        send()
+    except Exception:  # the broker is down
+        log.warning("could not queue the next step of job %s: it waits in the outbox", job_id,
+                    exc_info=True)  # fmt: skip
+        outbox.add(job_id)
+
+
+def broker_lost_data() -> bool:
+    """Whether the broker's Redis has lost its data since the last call (a restart without
+    persistence, a flush): its queued messages are gone then. A marker key kept in the broker
+    itself tells; brokers other than Redis keep their messages on disk (False)."""
+    with current_app.connection_for_write() as conn:
+        client = getattr(conn.default_channel, "client", None)
+        if client is None or not callable(getattr(client, "set", None)):
+            return False
+        return bool(client.set(BROKER_EPOCH_KEY, "1", nx=True))
 
 
 def send_recovery(plan: dict[str, list[str]]) -> None:
@@ -72,10 +136,21 @@ def job_prepare_task(job_id: str) -> None:
     if not numbers:  # everything rasterized already (a recovery run): read what is left
         _queue_reads(job_id, selectors.pages_to_read(job_id=job_id))
         return
-    for first in range(0, len(numbers), RASTER_CHUNK_PAGES):
-        pages_rasterize_task.apply_async(
-            args=[job_id, numbers[first : first + RASTER_CHUNK_PAGES]], queue="cpu"
-        )
+    chunks = [
+        numbers[i : i + RASTER_CHUNK_PAGES] for i in range(0, len(numbers), RASTER_CHUNK_PAGES)
+    ]
+
+    ahead = selectors.owner_pages_ahead(job_id=job_id)
+
+    def fan_out() -> None:
+        for i, chunk in enumerate(chunks):
+            pages_rasterize_task.apply_async(
+                args=[job_id, chunk],
+                queue="cpu",
+                priority=fair_priority(ahead + i * RASTER_CHUNK_PAGES),
+            )
+
+    _send_next(job_id, fan_out)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -92,9 +167,10 @@ def _queue_reads(job_id: str, page_ids: list[int]) -> None:
     if not page_ids:
         # Text-layer pages are recorded while rasterizing: this chunk may have been the last.
         if selectors.job_all_pages_done(job_id=job_id):
-            send_finish(job_id)
+            _send_next(job_id, lambda: send_finish(job_id))
         return
-    send_pages(Job.objects.values_list("engine", flat=True).get(pk=job_id), page_ids)
+    engine = Job.objects.values_list("engine", flat=True).get(pk=job_id)
+    _send_next(job_id, lambda: send_pages(engine, page_ids))
 
 
 @shared_task(
@@ -113,7 +189,8 @@ def page_read_task(page_id: int) -> None:
         services.page_read_failed(page_id=page_id, error=PageTimeout())
         raise PageTimeout() from None
     if finished:
-        send_finish(Page.objects.values_list("job_id", flat=True).get(pk=page_id))
+        job_id = Page.objects.values_list("job_id", flat=True).get(pk=page_id)
+        _send_next(job_id, lambda: send_finish(job_id))
 
 
 @shared_task(
@@ -143,7 +220,7 @@ def page_read_batch_task(self, page_id: int) -> None:
     if result.busy:  # another worker holds this page: check again after it should be done
         raise self.retry(countdown=batch.BUSY_RETRY_S)
     for job_id in result.finished_jobs:
-        send_finish(job_id)
+        _send_next(job_id, lambda j=job_id: send_finish(j))
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -167,10 +244,16 @@ def page_rerun_task(job_id: str, number: int, actor_id: int | None) -> None:
 
 @shared_task
 def jobs_recover_task() -> None:
-    """Beat, every minute: queue stalled work again, fail jobs past their deadline, and send
-    the outbox (jobs a web process could not queue, if it died before it could)."""
-    Outbox(send_job).flush()
-    send_recovery(services.jobs_recover(alive=heartbeat.is_alive))
+    """Beat, every 20 s: queue stalled work again, fail jobs past their deadline, and send
+    the outbox (jobs a process could not queue, if it died before it could). After the broker
+    lost its data, every unfinished job's next step is queued at once (steps are idempotent)."""
+    outbox.flush()
+    lost = broker_lost_data()
+    if lost:
+        log.warning("the broker lost its queued messages: queueing every unfinished job again")
+    send_recovery(
+        services.jobs_recover(alive=heartbeat.is_alive, stale_after_s=0 if lost else None)
+    )
 
 
 @shared_task

@@ -31,7 +31,6 @@ import contextlib
 import functools
 import logging
 import os
-import threading
 import time
 from collections import deque
 from collections.abc import Collection, Iterator
@@ -189,16 +188,19 @@ def read_claimed(
     limit = max(limit, len(page_ids))
     deadline = time.monotonic() + drain_s
     pending: deque[list[Page]] = deque()  # claimed and handed to the engine, not yet recorded
-    worker_thread = threading.current_thread()
 
     def batches() -> Iterator[list[PageImage]]:
+        # The claims (database queries) and image loading run on a thread of their own, one
+        # batch at a time as the engine asks for it; that thread's connections end with it.
+        claimer = ThreadPoolExecutor(1, thread_name_prefix="claims")
+        source = claimed_batches()
         try:
-            yield from claimed_batches()
+            while (images := claimer.submit(next, source, None).result()) is not None:
+                yield images
         finally:
-            # A streaming engine pulls batches (and so runs these claims) on a thread of its
-            # own: that thread's database connections end with it, never left open.
-            if threading.current_thread() is not worker_thread:
-                connections.close_all()
+            claimer.submit(source.close).result()
+            claimer.submit(connections.close_all).result()
+            claimer.shutdown()
 
     def claimed_batches() -> Iterator[list[PageImage]]:
         pages, size = first, len(first)
@@ -230,7 +232,7 @@ def read_claimed(
     try:
         with contextlib.closing(read_stream(engine, batches())) as stream:
             for readings in stream:
-                pages = pending.popleft()
+                pages = pending[0]  # held until recorded: a claim meanwhile counts it as ours
                 took = time.perf_counter() - started
                 log.info("read %d pages in %.1f s (%.2f pages/s)", len(pages), took,
                          len(pages) / took)  # fmt: skip
@@ -244,6 +246,7 @@ def read_claimed(
                 result.finished_jobs += services.pages_record(
                     readings=records, engine_info=engine.describe()
                 )
+                pending.popleft()
                 result.pages += [page.pk for page in pages]
     except ConversionError as exc:
         for pages in pending:

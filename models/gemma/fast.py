@@ -14,24 +14,24 @@ the GPU worker:
   CUDA graphs (onnxruntime `enable_cuda_graph`) when the CUDA EP is used;
 - tokens come back once per batch (the history buffer), or every `stop_check` steps to stop early
   when every row has produced a stop id.
-- or continuously (`decode_continuous`): the rows stay decoding and a row whose page is done is
-  prefilled with the next page between two steps (each row has its own slot and offset).
+- or continuously (`open_rows`): the rows stay decoding and a row whose page is done is
+  prefilled with the next page between two steps (each row has its own slot and offset); which
+  page goes into which row, and when, is `models.gemma.batching`'s.
 
 Left padding: all rows of a batch share padded indices (prompt padded to the longest, S); row b
 starts at offset S - len_b; positions are index - offset, so results equal unpadded decoding.
 
 Over 450 lines because batch and continuous decoding share the device KV store, the graphs and
-their I/O bindings held here (issue 14's decoder protocol would leave only execution here).
+their I/O bindings held here; it holds execution only (no threads, queues or retries).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from models.gemma.decoder import Generation, PageRequest, Prompt
 from models.gemma.image import preprocess
 from models.gemma.package import (
     Package,
@@ -48,20 +49,10 @@ from models.gemma.package import (
     session_options,
 )
 from models.gemma.prompt import PromptBuilder
-from models.gemma.runtime import Generation, PageRequest
 
 log = logging.getLogger(__name__)
 
 _NP = {"tensor(float)": np.float32, "tensor(float16)": np.float16, "tensor(int64)": np.int64}
-
-
-@dataclass
-class Prompt:
-    """A tokenized prompt and its image features (a device OrtValue, or None)."""
-
-    ids: np.ndarray
-    features: Any = None
-    max_new_tokens: int | None = None  # this page's own limit, if lower than the call's
 
 
 @dataclass
@@ -76,15 +67,6 @@ class _Row:
     joined: float
     steps: int = 0
     prefill_s: float = 0.0
-
-
-class DecodeInterrupted(Exception):
-    """Continuous decoding stopped on an error (its __cause__); `pages` are the (tag, Prompt)
-    pairs it had taken and not finished, to be read again."""
-
-    def __init__(self, pages: list[tuple[Any, Prompt]]) -> None:
-        super().__init__(f"decoding interrupted with {len(pages)} page(s) unfinished")
-        self.pages = pages
 
 
 class _Sess:
@@ -139,7 +121,10 @@ def batch_bucket(n: int) -> int:
 
 
 class FastGemma:
-    """Load a package with fast graphs once; `generate` batches of pages."""
+    """Load a package with fast graphs once; `generate` batches of pages, or `open_rows` for
+    continuous decoding (a `models.gemma.decoder.Decoder`)."""
+
+    decodes_rows = True
 
     def __init__(
         self,
@@ -458,90 +443,16 @@ class FastGemma:
                           finish_reason=finish,  # type: ignore[arg-type]
                           timings=timings)  # fmt: skip
 
-    def decode_continuous(
-        self,
-        feed: Callable[[int, bool], list[tuple[Any, Prompt]] | None],
-        *,
-        rows: int,
-        max_new_tokens: int,
-        max_prompt: int,
-        check_every: int = 16,
-        ignore_stop: bool = False,
-        gpu_lock: Any = None,
-        cancel: threading.Event | None = None,
-    ) -> Iterator[tuple[Any, Generation]]:
-        """Continuous batching: `rows` decode rows, and a row whose page has finished takes the
-        next prompt at once, so decoding runs at full width from a worker's first pages to its
-        last instead of paying a whole batch's steps for every batch (and finished rows do not
-        ride along to the end of a batch).
-
-        `feed(free_rows, wait)` returns up to `free_rows` (tag, Prompt) pairs, [] when none is
-        ready yet, None when none will come again; with `wait` (every row is free) it may block
-        until one is ready. Every `check_every` steps the rows are read back: each finished page
-        is yielded as (tag, Generation), in finishing order, and its row refilled. The state is
-        allocated before `feed` is first called. An error drops it (its memory, so that a retry
-        with fewer rows can fit) and raises DecodeInterrupted with the (tag, Prompt) of every
-        page handed out and not finished, its cause the error. `gpu_lock` is held
-        around device work only (not while `feed` waits or a result is handed out); `cancel`
-        ends the decoding at the next read-back, pages in the rows unfinished.
+    def open_rows(self, *, rows: int, max_prompt: int, max_new_tokens: int,
+                  check_every: int = 16, ignore_stop: bool = False) -> _Rows:  # fmt: skip
+        """`rows` decode rows for continuous batching (`models.gemma.batching.decode_continuous`
+        schedules them): a row whose page has finished takes the next prompt between two
+        read-backs, each row with its own slot and offset.
 
         Its KV store has a length that batch calls never use (an odd multiple of 128), so a
         batch `generate` run between two of its steps (a re-read) never binds its rows."""
-        if max_new_tokens < 1:
-            raise ValueError("max_new_tokens must be >= 1")
-        if self.cuda_graph:
-            rows = batch_bucket(rows)  # the captured graph sizes the batch calls use too
-        length = (-(-(max_prompt + max_new_tokens + check_every) // 256) * 2 + 1) * 128
-        lock = gpu_lock if gpu_lock is not None else contextlib.nullcontext()
-        active: list[_Row | None] = [None] * rows
-        offsets = np.zeros(rows, np.int64)
-        stops = np.array(sorted(self.stop_ids), np.int64)
-        ended = False
-        joining: list[tuple[Any, Prompt]] = []  # handed out, being prefilled into rows
-        try:
-            with lock:
-                st = self._buffers(rows, length, max_prompt)
-                st["slot"].write(np.zeros(rows))
-                st["offsets"].write(offsets)
-            while cancel is None or not cancel.is_set():
-                free = [r for r in range(rows) if active[r] is None]
-                if free and not ended:
-                    got = feed(len(free), len(free) == rows)
-                    if got is None:
-                        ended = True
-                    elif got:
-                        joining = got
-                        with lock:
-                            self._join(st, active, offsets, free[: len(got)], got,
-                                       max_prompt=max_prompt)  # fmt: skip
-                        joining = []
-                if all(row is None for row in active):
-                    if ended:
-                        return
-                    continue
-                with lock:
-                    for _ in range(check_every):
-                        self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-                        self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
-                    hist = st["history"].numpy()
-                yield from self._finished(active, hist, stops, check_every=check_every,
-                                          max_new_tokens=max_new_tokens,
-                                          ignore_stop=ignore_stop)  # fmt: skip
-                idle = [r for r in range(rows) if active[r] is None]
-                if idle:  # idle rows still step: keep their slot inside the cache
-                    with lock:
-                        slot = st["slot"].numpy().copy()
-                        slot[idle] = 0
-                        offsets[idle] = 0
-                        st["slot"].write(slot)
-                        st["offsets"].write(offsets)
-        except Exception as exc:
-            self._drop(length)
-            # Every page handed out and not finished goes back to the caller with the error.
-            held = [(row.tag, row.prompt) for row in active if row is not None]
-            seated = {id(prompt) for _, prompt in held}
-            held += [(tag, prompt) for tag, prompt in joining if id(prompt) not in seated]
-            raise DecodeInterrupted(held) from exc
+        return _Rows(self, rows=rows, max_prompt=max_prompt, max_new_tokens=max_new_tokens,
+                     check_every=check_every, ignore_stop=ignore_stop)  # fmt: skip
 
     def _finished(self, active: list[_Row | None], hist: np.ndarray, stops: np.ndarray, *,
                   check_every: int, max_new_tokens: int,
@@ -668,4 +579,67 @@ class FastGemma:
             self.pre.sess.run_with_iobinding(io)
 
 
-__all__ = ["DecodeInterrupted", "FastGemma", "Prompt"]
+class _Rows:
+    """FastGemma's continuous decode rows (see `models.gemma.decoder.Rows`): execution only."""
+
+    def __init__(self, fast: FastGemma, *, rows: int, max_prompt: int, max_new_tokens: int,
+                 check_every: int, ignore_stop: bool) -> None:  # fmt: skip
+        if max_new_tokens < 1:
+            raise ValueError("max_new_tokens must be >= 1")
+        if fast.cuda_graph:
+            rows = batch_bucket(rows)  # the captured graph sizes the batch calls use too
+        self.fast, self.rows, self.max_prompt = fast, rows, max_prompt
+        self.max_new_tokens, self.check_every, self.ignore_stop = (
+            max_new_tokens, check_every, ignore_stop)  # fmt: skip
+        self.length = (-(-(max_prompt + max_new_tokens + check_every) // 256) * 2 + 1) * 128
+        self.active: list[_Row | None] = [None] * rows
+        self.offsets = np.zeros(rows, np.int64)
+        self.stops = np.array(sorted(fast.stop_ids), np.int64)
+        try:
+            self.st = fast._buffers(rows, self.length, max_prompt)
+            self.st["slot"].write(np.zeros(rows))
+            self.st["offsets"].write(self.offsets)
+        except Exception:
+            self.close()
+            raise
+
+    def free(self) -> list[int]:
+        return [r for r in range(self.rows) if self.active[r] is None]
+
+    def join(self, pages: list[tuple[Any, Prompt]]) -> None:
+        free = self.free()[: len(pages)]
+        self.fast._join(self.st, self.active, self.offsets, free, pages,
+                        max_prompt=self.max_prompt)  # fmt: skip
+
+    def step(self) -> np.ndarray:
+        fast, st = self.fast, self.st
+        for _ in range(self.check_every):
+            fast.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
+            fast.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+        return st["history"].numpy()
+
+    def finished(self, history: np.ndarray) -> list[tuple[Any, Generation]]:
+        if all(row is None for row in self.active):
+            return []
+        return list(self.fast._finished(self.active, history, self.stops,
+                                        check_every=self.check_every,
+                                        max_new_tokens=self.max_new_tokens,
+                                        ignore_stop=self.ignore_stop))  # fmt: skip
+
+    def park_idle(self) -> None:
+        idle = self.free()
+        if idle:  # idle rows still step: keep their slot inside the cache
+            slot = self.st["slot"].numpy().copy()
+            slot[idle] = 0
+            self.offsets[idle] = 0
+            self.st["slot"].write(slot)
+            self.st["offsets"].write(self.offsets)
+
+    def held(self) -> list[tuple[Any, Prompt]]:
+        return [(row.tag, row.prompt) for row in self.active if row is not None]
+
+    def close(self) -> None:
+        self.fast._drop(self.length)
+
+
+__all__ = ["FastGemma", "Prompt"]

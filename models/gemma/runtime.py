@@ -17,11 +17,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 from PIL import Image
 
+from models.gemma.decoder import Generation, PageRequest, Prompt
 from models.gemma.image import preprocess
 from models.gemma.package import (
     Package,
@@ -44,28 +45,12 @@ _NP_TYPES = {
 }
 
 
-@dataclass(frozen=True)
-class PageRequest:
-    """One sequence to generate: a prompt and, for pages, the page image."""
-
-    prompt: str
-    image: Image.Image | None = None
-
-
-@dataclass
-class Generation:
-    text: str
-    token_ids: list[int]  # generated ids, without the stop id
-    prompt_tokens: int
-    finish_reason: Literal["stop", "length"]
-    timings: dict[str, float] = field(default_factory=dict)
-
-
 @dataclass
 class _Seq:
     index: int
     ids: np.ndarray  # prompt ids [S]
     features: np.ndarray | None  # image features [n, hidden] (host) or None
+    limit: int  # new tokens at most: the call's, or the prompt's own if lower
     out: list[int] = field(default_factory=list)
     finish: Literal["stop", "length"] | None = None
 
@@ -103,7 +88,10 @@ class _Graph:
 
 
 class GemmaRuntime:
-    """Load a package once; `generate` a batch of (prompt, image) requests to texts."""
+    """Load a package once; `generate` a batch of (prompt, image) requests to texts (the
+    reference `models.gemma.decoder.Decoder`: whole batches only, no continuous rows)."""
+
+    decodes_rows = False
 
     def __init__(
         self,
@@ -256,6 +244,12 @@ class GemmaRuntime:
         return out["logits"].numpy()[:, -1].argmax(-1).astype(np.int64)
 
     # ------------------------------------------------------------------ generation
+    def prepare(self, requests: Sequence[PageRequest]) -> tuple[list[Prompt], dict[str, float]]:
+        """Tokenize and run the vision graph (features on the host)."""
+        t0 = time.perf_counter()
+        prompts = [Prompt(*self.prompt_ids(r)) for r in requests]
+        return prompts, {"vision_s": time.perf_counter() - t0}
+
     def generate(
         self,
         requests: Sequence[PageRequest],
@@ -267,12 +261,24 @@ class GemmaRuntime:
 
         `ignore_stop` (benchmarks, parity tests) decodes exactly `max_new_tokens` tokens.
         """
-        t0 = time.perf_counter()
-        seqs = []
-        for i, r in enumerate(requests):
-            ids, feats = self.prompt_ids(r)
-            seqs.append(_Seq(i, ids, feats))
-        t_vision = time.perf_counter() - t0
+        prompts, times = self.prepare(requests)
+        gens = self.generate_prompts(prompts, max_new_tokens=max_new_tokens,
+                                     ignore_stop=ignore_stop)  # fmt: skip
+        for gen in gens:
+            gen.timings.update(times)
+        return gens
+
+    def open_rows(self, **_: Any) -> NoReturn:
+        raise NotImplementedError("the reference runtime decodes whole batches only")
+
+    def generate_prompts(
+        self, prompts: Sequence[Prompt], *, max_new_tokens: int, ignore_stop: bool = False
+    ) -> list[Generation]:
+        """Greedy decoding of prepared prompts, all together (see `generate`)."""
+        seqs = [
+            _Seq(i, p.ids, p.features, limit=min(max_new_tokens, p.max_new_tokens or 1 << 30))
+            for i, p in enumerate(prompts)
+        ]
 
         # Prefill each sequence alone; keep its presents and first token.
         t1 = time.perf_counter()
@@ -308,7 +314,7 @@ class GemmaRuntime:
                     s.finish = "stop"
                     continue
                 s.out.append(tok)
-                if len(s.out) >= max_new_tokens:
+                if len(s.out) >= s.limit:
                     s.finish = "length"
                     continue
                 keep.append(row)
@@ -326,23 +332,20 @@ class GemmaRuntime:
             tokens = self._next(out)
             steps += 1
         t_decode = time.perf_counter() - t2
-        results = []
-        for s in seqs:
-            results.append(
-                Generation(
-                    text=self.prompts.decode(s.out),
-                    token_ids=s.out,
-                    prompt_tokens=len(s.ids),
-                    finish_reason=s.finish or "length",
-                    timings={
-                        "vision_s": t_vision,
-                        "prefill_s": t_prefill,
-                        "decode_s": t_decode,
-                        "decode_steps": float(steps),
-                    },
-                )
+        return [
+            Generation(
+                text=self.prompts.decode(s.out),
+                token_ids=s.out,
+                prompt_tokens=len(s.ids),
+                finish_reason=s.finish or "length",
+                timings={
+                    "prefill_s": t_prefill,
+                    "decode_s": t_decode,
+                    "decode_steps": float(steps),
+                },  # fmt: skip
             )
-        return results
+            for s in seqs
+        ]
 
     def _compact(
         self, past: dict[str, Any], mask: np.ndarray, keep: list[int]

@@ -10,15 +10,10 @@ import pytest
 from PIL import Image
 
 from models.engine import PageEngine, PageImage
-from models.gemma.engine import (
-    BLANK_INK,
-    GemmaPageEngine,
-    ink_share,
-    is_out_of_memory,
-    memory_bounded_batch,
-    run_in_batches,
-)
+from models.gemma.batching import is_out_of_memory, memory_bounded_batch, run_in_batches
+from models.gemma.engine import GemmaPageEngine
 from models.gemma.package import sha256_file
+from models.gemma.reader import BLANK_INK, ink_share
 from tests.conftest import page_with_text
 
 ORT_OOM = (
@@ -100,16 +95,16 @@ def test_out_of_memory_halves_the_batch_and_keeps_it(
     engine = GemmaPageEngine.from_package(
         gemma_tiny_package, max_new_tokens=4, max_soft_tokens=70, batch_size=8
     )
-    real = engine.runtime.generate
+    real = engine.runtime.generate_prompts
     sizes: list[int] = []
 
-    def limited(requests, **kw):  # the real runtime behind an injected 2-page memory limit
-        sizes.append(len(requests))
-        if len(requests) > 2:
+    def limited(prompts, **kw):  # the real runtime behind an injected 2-page memory limit
+        sizes.append(len(prompts))
+        if len(prompts) > 2:
             raise RuntimeError(ORT_OOM)
-        return real(requests, **kw)
+        return real(prompts, **kw)
 
-    monkeypatch.setattr(engine.runtime, "generate", limited)
+    monkeypatch.setattr(engine.runtime, "generate_prompts", limited)
     readings = engine.predict_batch(pages(5))
     assert [r.page_number for r in readings] == [10, 11, 12, 13, 14]
     assert all(r.raw_text is not None for r in readings)

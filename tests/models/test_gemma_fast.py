@@ -184,7 +184,7 @@ def test_engine_overlaps_image_work_with_decoding(tiny_pkg_fast: Path) -> None:
     one_batch = GemmaPageEngine(fast, max_new_tokens=12, batch_size=8).predict_batch(pages)
     overlapped = GemmaPageEngine(fast, max_new_tokens=12, batch_size=2)
     readings = overlapped.predict_batch(pages)
-    assert overlapped._prepare_pool is not None  # the overlapped path ran
+    assert overlapped.batcher._prepare_pool is not None  # the overlapped path ran
     assert [r.raw_text for r in readings] == [r.raw_text for r in one_batch]
 
 
@@ -280,6 +280,7 @@ def test_continuous_decoding_matches_one_page_at_a_time(tiny_pkg_fast: Path) -> 
     """Continuous batching: 2 rows for 5 prompts of different lengths (one without an image);
     a row that stops or reaches the limit takes the next prompt while the other row goes on.
     Each page gets the tokens it gets when generated alone, stops included."""
+    from models.gemma.batching import decode_continuous
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import PageRequest
 
@@ -307,8 +308,8 @@ def test_continuous_decoding_matches_one_page_at_a_time(tiny_pkg_fast: Path) -> 
         return taken
 
     width = max(len(p.ids) for p in prompts)
-    got = dict(fast.decode_continuous(feed, rows=2, max_new_tokens=20, max_prompt=width,
-                                      check_every=3))  # fmt: skip
+    got = dict(decode_continuous(fast, feed, rows=2, max_new_tokens=20, max_prompt=width,
+                                 check_every=3))  # fmt: skip
     assert sorted(got) == list(range(5))
     for k, w in enumerate(want):
         assert got[k].token_ids == w.token_ids
@@ -366,20 +367,20 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
     rows decode), the stream goes on with half the rows, reads the pages it held again first
     and gives the same readings; no error reaches the caller."""
     from models.gemma.engine import GemmaPageEngine
-    from models.gemma.fast import DecodeInterrupted, FastGemma
+    from models.gemma.fast import FastGemma
 
     pages = _pages(seed=11, n=6)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
-    real_decode, real_finished = fast.decode_continuous, fast._finished
+    real_open, real_finished = fast.open_rows, fast._finished
     asked: list[int] = []
     reads: list[int] = []
 
-    def limited(feed, *, rows: int = 0, **kw):  # an injected 4-row memory limit
+    def limited(*, rows: int = 0, **kw):  # an injected 4-row memory limit
         asked.append(rows)
         if rows > 4:
-            raise DecodeInterrupted([]) from RuntimeError(_OOM)
-        yield from real_decode(feed, rows=rows, **kw)
+            raise RuntimeError(_OOM)
+        return real_open(rows=rows, **kw)
 
     def first_read_back_fails(active, *args, **kw):
         reads.append(sum(row is not None for row in active))
@@ -387,7 +388,7 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
             raise RuntimeError(_OOM)
         yield from real_finished(active, *args, **kw)
 
-    fast.decode_continuous = limited  # type: ignore[method-assign]
+    fast.open_rows = limited  # type: ignore[method-assign]
     fast._finished = first_read_back_fails  # type: ignore[method-assign]
     engine = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8, continuous=True)
     out = list(engine.predict_stream(iter([pages[:3], pages[3:]])))
@@ -398,6 +399,7 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
 def test_continuous_row_past_its_limit_ends_on_length(tiny_pkg_fast: Path) -> None:
     """Rows are read back every check_every steps, so a row runs past max_new_tokens: a stop id
     after the limit does not count (as in a batch call: the answer was cut)."""
+    from models.gemma.batching import decode_continuous
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import PageRequest
 
@@ -413,7 +415,7 @@ def test_continuous_row_past_its_limit_ends_on_length(tiny_pkg_fast: Path) -> No
     def feed(free: int, wait: bool):
         return [todo.pop()] if todo else None
 
-    ((_, gen),) = fast.decode_continuous(feed, rows=1, max_new_tokens=6,
+    ((_, gen),) = decode_continuous(fast, feed, rows=1, max_new_tokens=6,
                                          max_prompt=len(prompts[0].ids), check_every=4)  # fmt: skip
     assert gen.token_ids == long[:6] and gen.finish_reason == "length"
 
@@ -423,6 +425,7 @@ def test_a_page_limit_below_the_call_ends_its_row(tiny_pkg_fast: Path) -> None:
     lengths): its row ends there, in batches and in continuous decoding, the others go on."""
     from dataclasses import replace
 
+    from models.gemma.batching import decode_continuous
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import PageRequest
 
@@ -441,7 +444,7 @@ def test_a_page_limit_below_the_call_ends_its_row(tiny_pkg_fast: Path) -> None:
     def feed(free: int, wait: bool):
         return [todo.pop(0)] if todo else None
 
-    out = dict(fast.decode_continuous(feed, rows=2, max_new_tokens=12, check_every=4,
+    out = dict(decode_continuous(fast, feed, rows=2, max_new_tokens=12, check_every=4,
                                       max_prompt=max(len(p.ids) for p in prompts),
                                       ignore_stop=True))  # fmt: skip
     assert [out[k].token_ids for k in range(3)] == want

@@ -39,11 +39,14 @@ class Redis:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> None:
+    def start(self, *, persistent: bool = True) -> None:
+        """persistent: every write in the append-only file before it is answered (appendfsync
+        always), so a SIGKILL loses nothing; else a restart comes back empty."""
+        aof = ["--appendonly", "yes", "--appendfsync", "always"] if persistent else [
+            "--appendonly", "no"]  # fmt: skip
         self.proc = subprocess.Popen(
             [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "yes", "--appendfsync", "always",
-             "--dir", str(self.workdir)],
+             "--save", "", *aof, "--dir", str(self.workdir)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         _wait_port(self.port, up=True)
@@ -61,6 +64,21 @@ def persistent_redis(tmp_path_factory):
     redis.start()
     yield redis
     redis.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+def volatile_redis(tmp_path_factory):
+    """No persistence: a restart comes back empty, its queued messages gone."""
+    redis = Redis(tmp_path_factory.mktemp("redis-volatile"))
+    redis.start(persistent=False)
+    yield redis
+    redis.stop(signal.SIGKILL)
+
+
+def redis_cache(url: str) -> dict:
+    """CACHES on this Redis, as the settings make it when the broker is Redis (heartbeats)."""
+    return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                        "LOCATION": url, "KEY_PREFIX": "axiya-cache"}}  # fmt: skip
 
 
 class Workers:

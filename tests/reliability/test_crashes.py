@@ -4,6 +4,9 @@
   read again, none is counted twice;
 - redis-server restarted mid-run (appendonly persistence), and a job queued while it was down:
   no job is lost;
+- redis-server SIGKILLed mid-job, twice (while a page is rasterized, while one is read), and
+  SIGKILLed without persistence (its queued messages gone): every job finishes within 2 minutes
+  of the restart with the HTML of a clean run;
 - an engine that kills its process on a page: the page is tried a bounded number of times, then
   it and its job fail visibly with ENGINE_CRASHED, and the worker lives on.
 """
@@ -17,9 +20,12 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from conversion import dispatch, services, storage
+from conversion.dispatch import tasks
 from conversion.models import Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.runner import jobs as runner
 from tests.conftest import CORPUS
+from tests.reliability.conftest import redis_cache
+from tests.reliability.pdfs import text_pdf
 
 pytestmark = pytest.mark.slow
 
@@ -117,8 +123,7 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     """Issue 17: with the broker's own visibility timeout (15 minutes) a killed worker's page
     waited that long. The worker's heartbeat stops with it; the recovery task (beat: every
     20 s, called here) queues the page again, and the job ends as a clean run does."""
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": redis_url, "KEY_PREFIX": "axiya-cache"}}  # fmt: skip
+    settings.CACHES = redis_cache(redis_url)
     workers = workers_on(redis_url)
     first = workers.start()  # the default visibility timeout: no early redelivery
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
@@ -139,3 +144,77 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
     _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
     assert storage.html_path(job.id).read_text() == storage.html_path(clean.id).read_text()
+
+
+def _recover_until_finished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
+    """Run what beat runs every 20 s (here every 5 s) until every job ended; each must end
+    within `limit_s` of `since` (issue 17: 2 minutes after Redis is back)."""
+    while time.time() - since < limit_s + 30:
+        if all(_finished(j) for j in job_ids):
+            break
+        tasks.jobs_recover_task()
+        time.sleep(5)
+    ended = [Job.objects.get(pk=j) for j in job_ids]
+    late = [(str(j.id), j.status, j.pages_done) for j in ended if not j.is_finished]
+    assert not late and time.time() - since < limit_s, (late, workers.log_text())
+    for job in ended:
+        assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
+        assert job.pages_done == job.pages_total
+    return ended
+
+
+def _clean_html(workers, user, name: str) -> str:
+    clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / name))
+    _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
+    return storage.html_path(clean.id).read_text()
+
+
+def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
+    workers_on, persistent_redis, user, settings
+):
+    """Issue 17: SIGKILL redis-server (appendonly, fsync always, as configured here) while a
+    page is rasterized, so the task's next messages cannot be sent, and again while a page is
+    read; a second job waits in the broker meanwhile. Both finish within 2 minutes of the
+    restart, with the HTML of a clean run. Without the outbox for a task's next step, the
+    rasterized pages' reads were lost and the job waited for the 15-minute sweep."""
+    settings.CACHES = redis_cache(persistent_redis.url)
+    workers = workers_on(persistent_redis.url)
+    workers.start()
+    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    queued = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
+    pages = Page.objects.filter(job=job)
+    _wait(lambda: pages.filter(dpi__gt=0).exists(), timeout=120, what="rasterizing",
+          workers=workers)  # fmt: skip
+    persistent_redis.stop(signal.SIGKILL)  # mid-rasterization: its reads cannot be queued
+    _wait(lambda: pages.filter(dpi__gt=0).count() == 6, timeout=60,
+          what="the rasterization to end while Redis is down", workers=workers)  # fmt: skip
+    time.sleep(1)
+    persistent_redis.start()
+    _wait(lambda: pages.filter(status=PageStatus.RUNNING).exclude(claimed_by="").exists()
+          and Job.objects.get(pk=job.id).pages_done < 6, timeout=120,
+          what="a page being read after the restart", workers=workers)  # fmt: skip
+    persistent_redis.stop(signal.SIGKILL)  # mid-read: its message is unacknowledged
+    time.sleep(3)
+    persistent_redis.start()
+    ended = _recover_until_finished([job.id, queued.id], since=time.time(), workers=workers)
+    assert ended[0].pages_done == 6 and ended[1].pages_done == 1
+    assert storage.html_path(job.id).read_text() == _clean_html(workers, user, "multipage.pdf")
+
+
+def test_redis_that_lost_its_messages_has_them_queued_again(
+    workers_on, volatile_redis, tmp_path, user, settings
+):
+    """Issue 17: a broker that comes back without its data (no persistence) has lost every
+    queued message; the recovery task notices (its marker key is gone) and queues every
+    unfinished job again at once, not after AXIYA_RECOVER_AFTER_S (15 minutes)."""
+    settings.CACHES = redis_cache(volatile_redis.url)
+    workers = workers_on(volatile_redis.url)
+    tasks.jobs_recover_task()  # the marker is set (a first run queues whatever is unfinished)
+    jobs = [
+        dispatch.submit(runner.job_create(owner=user, upload=text_pdf(tmp_path / f"{n}.pdf")))
+        for n in range(3)
+    ]  # queued while no worker runs: the messages are in Redis only
+    volatile_redis.stop(signal.SIGKILL)
+    volatile_redis.start(persistent=False)  # empty: the messages are gone
+    workers.start()
+    _recover_until_finished([j.id for j in jobs], since=time.time(), workers=workers)
