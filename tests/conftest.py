@@ -147,6 +147,17 @@ def celery_worker_process(redis_url, transactional_db, settings):
     log.close()
 
 
+# A worker process on the tiny package: small batches, short answers, few image tokens.
+TINY_GEMMA_WORKER = {
+    "AXIYA_GEMMA_BATCH": "4",
+    "AXIYA_GEMMA_FIRST_BATCH": "2",
+    "AXIYA_GEMMA_BATCH_WAIT_S": "1",
+    "AXIYA_GEMMA_MAX_NEW_TOKENS": "4",
+    "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70",
+    "AXIYA_DPI": "72",
+}
+
+
 @pytest.fixture(scope="session")
 def gemma_tiny_package(tmp_path_factory) -> Path:
     """A tiny random-weight Gemma 4 package (as `python -m models.export tiny-random`), built

@@ -30,18 +30,10 @@ from rest_framework.authtoken.models import Token
 from axiya.celery import app
 from bench.processes import free_port, stop_process, wait_port
 from conversion.models import Job
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import CORPUS, ROOT, TINY_GEMMA_WORKER
+from tests.reliability.pdfs import scanned_pdf
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-GEMMA = {
-    "AXIYA_GEMMA_BATCH": "4",
-    "AXIYA_GEMMA_FIRST_BATCH": "2",
-    "AXIYA_GEMMA_BATCH_WAIT_S": "1",
-    "AXIYA_GEMMA_MAX_NEW_TOKENS": "4",
-    "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70",
-    "AXIYA_DPI": "72",
-}
 
 
 class Hosts:
@@ -99,21 +91,6 @@ def _worker(queue: str) -> list[str]:
             f"{queue}@%h", "-l", "info"]  # fmt: skip
 
 
-def _scan(path: Path, pages: int) -> Path:
-    """A scanned document (pages are images, no text layer): an engine must read it."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    for n in range(pages):
-        src = pymupdf.open()
-        page = src.new_page(width=612, height=792)
-        page.insert_text((72, 90), f"Chapter {n + 1}", fontsize=24)
-        png = page.get_pixmap(dpi=72).tobytes("png")
-        doc.new_page(width=612, height=792).insert_image(pymupdf.Rect(0, 0, 612, 792), stream=png)
-    doc.save(path)
-    return path
-
-
 @pytest.fixture
 def hosts(tmp_path, redis_url, s3_store, gemma_tiny_package, settings):
     from django.conf import settings as dj_settings
@@ -130,7 +107,7 @@ def hosts(tmp_path, redis_url, s3_store, gemma_tiny_package, settings):
         "AXIYA_UPLOAD_RATE": "1000/hour",
         "AXIYA_RETENTION_DAYS": "30",
         **s3_store.env,
-        **GEMMA,
+        **TINY_GEMMA_WORKER,
     }
     made = Hosts(tmp_path, shared)
     port = free_port()
@@ -163,7 +140,10 @@ def test_web_cpu_and_gpu_hosts_share_only_redis_the_database_and_the_store(
     base = f"{hosts.url}/api/v1"
 
     files = [
-        ("files", ("scan.pdf", _scan(tmp_path / "scan.pdf", 3).read_bytes(), "application/pdf")),
+        (
+            "files",
+            ("scan.pdf", scanned_pdf(tmp_path / "scan.pdf", 3).read_bytes(), "application/pdf"),
+        ),
         ("files", ("linn.pdf", (CORPUS / "linn.pdf").read_bytes(), "application/pdf")),
     ]
     gemma = api.post(f"{base}/batches", files=files, data={"engine": "gemma"}, timeout=120)
