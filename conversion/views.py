@@ -217,10 +217,7 @@ def _result_response(path: Path, content_type: str) -> FileResponse:
 @login_required
 def job_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    path = storage.html_path(job.id)
-    if not path.exists():
-        raise Http404("The result is not ready.")
-    return _result_response(path, "text/html; charset=utf-8")
+    return _result_response(_ready(storage.html_path(job.id)), "text/html; charset=utf-8")
 
 
 @login_required
@@ -241,9 +238,11 @@ def _figure_file(job: Job, name: str) -> FileResponse:
     return FileResponse(path.open("rb"))
 
 
-def _ready_output(job: Job) -> None:
-    if not storage.html_path(job.id).exists():
-        raise Http404("The result is not ready.")
+def _ready(path: Path, what: str = "result") -> Path:
+    """`path`, once the conversion has written it (else 404)."""
+    if not path.exists():
+        raise Http404(f"The {what} is not ready.")
+    return path
 
 
 def _download(data: bytes, *, content_type: str, filename: str, attach: bool = True):
@@ -255,9 +254,7 @@ def _download(data: bytes, *, content_type: str, filename: str, attach: bool = T
 @login_required
 def job_report(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    path = storage.report_path(job.id)
-    if not path.exists():
-        raise Http404("The report is not ready.")
+    path = _ready(storage.report_path(job.id), "report")
     download = request.GET.get("download") == "1"
     return FileResponse(
         path.open("rb"),
@@ -270,8 +267,7 @@ def job_report(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_report_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    if not storage.report_path(job.id).exists():
-        raise Http404("The report is not ready.")
+    _ready(storage.report_path(job.id), "report")
     response = _download(
         downloads.report_html(job),
         content_type="text/html; charset=utf-8",
@@ -285,7 +281,7 @@ def job_report_html(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_download_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready_output(job)
+    _ready(storage.html_path(job.id))
     return _download(
         downloads.document_html(job),
         content_type="text/html; charset=utf-8",
@@ -296,7 +292,7 @@ def job_download_html(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_download_zip(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready_output(job)
+    _ready(storage.html_path(job.id))
     return FileResponse(
         downloads.job_zip(job=job),
         content_type="application/zip",
@@ -325,10 +321,7 @@ def job_delete(request: HttpRequest, job_id) -> HttpResponse:
 @require_GET
 def view_html(request: HttpRequest, token: str) -> FileResponse:
     job = _job_from_token(token)
-    path = storage.html_path(job.id)
-    if not path.exists():
-        raise Http404("The result is not ready.")
-    return _result_response(path, "text/html; charset=utf-8")
+    return _result_response(_ready(storage.html_path(job.id)), "text/html; charset=utf-8")
 
 
 @xframe_options_sameorigin  # the site frames results; nothing else may

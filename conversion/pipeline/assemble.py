@@ -380,8 +380,23 @@ def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
     return out
 
 
+def _pieces(word: Word) -> list[tuple[str, str | None]]:
+    """A word cut at its exponents and indices: (text, None | "sup" | "sub") pieces."""
+    pieces: list[tuple[str, str | None]] = []
+    at = 0
+    for start, end, kind in word.script or ():
+        if start > at:
+            pieces.append((word.text[at:start], None))
+        pieces.append((word.text[start:end], kind))
+        at = end
+    if at < len(word.text):
+        pieces.append((word.text[at:], None))
+    return pieces
+
+
 def spans_from(rb: ReadBlock) -> list[Span]:
-    """Text as spans; runs of low-confidence words become their own flagged spans."""
+    """Text as spans; runs of low-confidence words become their own flagged spans, exponents
+    and indices their own `sup`/`sub` spans."""
     if not rb.words or " ".join(w.text for w in rb.words) != rb.text:
         low = bool(rb.words) and min(w.confidence for w in rb.words) < LOW_CONFIDENCE
         return [Span(text=rb.text, low_confidence=low, lang=rb.lang)]
@@ -389,12 +404,15 @@ def spans_from(rb: ReadBlock) -> list[Span]:
     for i, word in enumerate(rb.words):
         low = word.confidence < LOW_CONFIDENCE
         lang = word.lang or rb.lang
-        if spans and spans[-1].low_confidence == low and spans[-1].lang == lang:
-            spans[-1].text += ("" if i == 0 else " ") + word.text
-            continue
-        if spans:
-            spans[-1].text += " "
-        spans.append(Span(text=word.text, low_confidence=low, lang=lang))
+        for j, (text, script) in enumerate(_pieces(word)):
+            sep = " " if i and not j else ""
+            last = spans[-1] if spans else None
+            if last and (last.low_confidence, last.lang, last.script) == (low, lang, script):
+                last.text += sep + text
+                continue
+            if last and sep and last.script is None:
+                last.text, sep = last.text + sep, ""
+            spans.append(Span(text=sep + text, low_confidence=low, lang=lang, script=script))
     return spans
 
 
