@@ -1,9 +1,10 @@
 """Pages that already carry text (born-digital, or exported from a word processor): read the text
 layer instead of OCR when it is trustworthy - exact and much faster. Trust is decided by
-evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is not
-trusted and the page is read again; nor is text that is not language (shifted font encodings,
-private-use glyphs). The layout model then gives the blocks their kinds (models.structure), and
-formulas are rebuilt as TeX from their glyphs where they can be (math_text).
+evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is kept
+only when a fresh read of a sample of its lines agrees, else the page is read again; text that is
+not language (shifted font encodings, private-use glyphs) is never trusted. The layout model
+then gives the blocks their kinds (models.structure), and formulas are rebuilt as TeX from their
+glyphs where they can be (math_text).
 
 Over 450 lines: deciding whether to trust a layer and turning its words into blocks (lists,
 tables, exponents) read the same words and spans of the page.
@@ -27,6 +28,7 @@ from models.ocr.lines import read_crops
 from models.structure import apply_layout
 
 MIN_CHARS = 40
+UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
 _BOLD_FLAG = 16
 
@@ -48,13 +50,15 @@ _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
 def looks_like_language(text: str) -> bool:
-    """Text a reader can use, not glyph codes: no replacement marks or private-use glyphs,
+    """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs,
     mostly letters, words of two letters or more, and letters in the proportions of a
     language (a shifted font encoding, "Opnbddchmfr ne sgd", has few vowels and none of the
     short common words)."""
-    if "\ufffd" in text or "(cid:" in text:
-        return False
     visible = sum(not c.isspace() for c in text) or 1
+    # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
+    # the rest of a good layer good; more, and the font's text is not to be trusted.
+    if text.count("\ufffd") + 5 * text.count("(cid:") > UNMAPPED_SHARE * visible:
+        return False
     if len(_PRIVATE_USE.findall(text)) > 0.01 * visible:
         return False
     letters = [c for c in text.lower() if c.isalpha()]
@@ -93,7 +97,7 @@ def _hidden_under_image(page: pymupdf.Page) -> bool:
 
 # An OCR layer is kept when a fresh read of a sample of its lines agrees with it.
 SAMPLE_LINES = 10
-AGREE_MEAN = 0.95  # mean similarity of a sampled line with the fresh read of its crop
+AGREE_MEAN = 0.9  # mean similarity of a sampled line with the fresh read of its crop
 AGREE_LINE = 0.85  # a line that agrees this much...
 AGREE_SHARE = 0.8  # ...and this share of the sample must
 JUNK_SHARE = 0.1  # a layer with more of its text in lines of specks is not kept
@@ -282,8 +286,11 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     return glyphs
 
 
+_HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
+
+
 def _join_text(text: str, line: str) -> str:
-    if text.endswith("-") and line[:1].islower():
+    if text.endswith(_HYPHENS) and line[:1].islower():
         return text[:-1] + line
     return f"{text} {line}"
 
@@ -294,8 +301,8 @@ def _shifted(script: list | None, by: int) -> list:
 
 def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     """`word` appended to `prev` (its exponents moved along)."""
-    by = len(prev.text) + len(join) - (1 if join == "-" else 0)
-    head = prev.text[:-1] if join == "-" else prev.text + join
+    by = len(prev.text) + len(join) - (1 if join in _HYPHENS else 0)
+    head = prev.text[:-1] if join in _HYPHENS else prev.text + join
     prev.script = (prev.script or []) + _shifted(word.script, by) or None
     prev.text = head + word.text
 
@@ -319,10 +326,10 @@ def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
         if whole:
             word.script = None  # a marker set small on its own: plain text
         if (
-            prev and line != last_line and prev.text.endswith("-") and len(prev.text) > 2
+            prev and line != last_line and prev.text.endswith(_HYPHENS) and len(prev.text) > 2
             and prev.text[-2].isalpha() and word.text[:1].islower()
         ):  # fmt: skip
-            _attach(prev, word, join="-")
+            _attach(prev, word, join=prev.text[-1])
         else:
             out.append(word)
         last_line = line
@@ -357,7 +364,8 @@ def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 and block.words
                 and last.text != " ".join(w.text for w in last.words + block.words)
             ):
-                _attach(last.words[-1], block.words[0], join="-")  # the mended hyphen
+                mended = last.words[-1]  # hyphenated across the two lines
+                _attach(mended, block.words[0], join=mended.text[-1])
                 last.words = last.words + block.words[1:]
             else:
                 last.words = last.words + block.words

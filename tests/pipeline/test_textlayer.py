@@ -76,6 +76,11 @@ def test_text_layer_judged_by_its_letters():
     # A financial statement is mostly figures, and still a text to read.
     statement = "Revenue 12,400 11,250 Cost of sales (7,310) (6,980) Gross profit 5,090 4,270 " * 3
     assert looks_like_language("Statement of income for the year " + statement)
+    # A paper whose figure labels and math italics have no characters ("node \ufffd", 1 %)
+    # is still a good layer; a font that maps nothing is not.
+    assert looks_like_language(BODY * 8 + " node \ufffd and x\ufffd,\ufffd")
+    assert not looks_like_language(BODY + " \ufffd" * 40)
+    assert not looks_like_language(BODY + " (cid:12)" * 10)
 
 
 def test_shifted_encoding_is_read_again(tmp_path):
