@@ -34,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+SHORT_PROMPT = "Transcribe this page in reading order as Markdown with HTML tables."
 HBM_BYTES_PER_S = 4.8e12  # H200 datasheet (KINDS.md measured ~4.3e12 on a device-to-device copy)
 
 
@@ -153,6 +154,7 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
     from models.gemma.fast import FastGemma
+    from models.gemma.page_prompt import PAGE_PROMPT
     from models.gemma.runtime import PageRequest
 
     pkg = a.package
@@ -166,7 +168,9 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         load_s = time.perf_counter() - t
         w, h = page_size(a.soft_tokens, eng.vision["patch_size"], eng.vision["pooling_kernel_size"])
         imgs = synthetic_pages(8, w, h)
-        prompt = "Transcribe this page in reading order as Markdown with HTML tables."
+        # "page": the GPU worker's own prompt (~350 tokens), the same work as the service does;
+        # "short": one line (the figures before 2026-12-01).
+        prompt = PAGE_PROMPT if a.prompt == "page" else SHORT_PROMPT
         reqs = [PageRequest(prompt, imgs[i % len(imgs)]) for i in range(a.pages)]
         # Each page's answer length (mixed), or --new-tokens for all.
         limits = answer_lengths(a.pages) if a.lengths == "mixed" else [a.new_tokens] * a.pages
@@ -232,6 +236,7 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         "prefill_chunk": a.prefill_chunk,
         "image_tokens_per_page": a.soft_tokens,
         "page_image_size": [w, h],
+        "prompt": a.prompt,
         "prompt_tokens_mean": mean_prompt,
         "new_tokens_per_page": new_tokens / a.pages,
         "answer_lengths": MIXED_LENGTHS if a.lengths == "mixed" else "fixed",
@@ -304,6 +309,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
         "continuous_chunk": a.chunk,
         "prefill_chunk": a.prefill_chunk,
         "image_tokens_per_page": a.soft_tokens,
+        "prompt": a.prompt,
         "prompt_tokens_mean": sum(g.prompt_tokens for g in got.values()) / len(got),
         "new_tokens_per_page": new_tokens / len(reqs),
         "answer_lengths": MIXED_LENGTHS if a.lengths == "mixed" else "fixed",
@@ -384,6 +390,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--prefill-chunk", type=int, default=32)
     ap.add_argument("--soft-tokens", type=int, default=1120)
+    ap.add_argument(
+        "--prompt",
+        choices=("short", "page"),
+        default="short",
+        help="page: the GPU worker's page prompt (compare with the service)",
+    )
     ap.add_argument("--new-tokens", type=int, default=768)
     ap.add_argument(
         "--hf-batch",

@@ -74,6 +74,10 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   # --hf-batch 0: no baseline in the same process tree (the hf step runs it once).
   tp1120) throughput 1120 --hf-batch 0 --pages 1024 --batch 512 ;;
   tp1120c) throughput 1120c --continuous --pages 1024 --batch 512 --chunk 64 ;;
+  # The GPU worker's own page prompt (~350 tokens more): the engine doing the service's work.
+  tp1120cp) throughput 1120cp --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
+    --tag -page ;;
+  tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag -page ;;
   hf) throughput hf --part hf --hf-batch 512,256 --hf-new-tokens 128 --hf-prompt 1198 \
     --json "$RES/gemma-hf-h200.json" ;;
   tp560) throughput 560 --hf-batch 0 --soft-tokens 560 --pages 1024 --batch 512 --tag -560 ;;

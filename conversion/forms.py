@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django import forms
 
 from axiya.config import config
@@ -30,17 +32,22 @@ class MultipleFileField(forms.FileField):
         return files
 
 
+def _engine_choices(blank: str, engines: Iterable[str]) -> list[tuple[str, str]]:
+    return [("", blank), *((e, engine_label(e)) for e in engines)]
+
+
+def _engine_field(*, label: str, blank: str) -> forms.ChoiceField:
+    """An optional choice of engine by its readable name; `blank` (the empty choice) for none."""
+    return forms.ChoiceField(label=label, choices=_engine_choices(blank, ENGINES), required=False)
+
+
 class UploadForm(forms.Form):
     files = MultipleFileField(
         label="PDF files",
         error_messages={"required": "Choose at least one PDF file to convert."},
         widget=MultipleFileInput(attrs={"accept": "application/pdf,.pdf"}),
     )
-    engine = forms.ChoiceField(
-        label="Reading engine",
-        choices=[("", "Server default")] + [(e, engine_label(e)) for e in ENGINES],
-        required=False,
-    )
+    engine = _engine_field(label="Reading engine", blank="Server default")
     language = forms.CharField(
         label="Language of the document (optional)",
         help_text="A code such as en, fr or de. Leave empty to detect it.",
@@ -51,9 +58,7 @@ class UploadForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # Only what can run here is offered (an engine without its model is not).
-        self.fields["engine"].choices = [("", "Server default")] + [
-            (e, engine_label(e)) for e in available_engines()
-        ]
+        self.fields["engine"].choices = _engine_choices("Server default", available_engines())
 
     def clean_language(self) -> str:
         try:
@@ -81,11 +86,7 @@ class ReviewFilterForm(forms.Form):
         required=False,
         initial="needs_review",
     )
-    engine = forms.ChoiceField(
-        label="Engine",
-        choices=[("", "Any")] + [(e, engine_label(e)) for e in ENGINES],
-        required=False,
-    )
+    engine = _engine_field(label="Engine", blank="Any")
     findings = forms.ChoiceField(
         label="Findings",
         choices=[

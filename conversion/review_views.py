@@ -4,8 +4,10 @@ Thin, like views.py: writes go through conversion.review."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import wraps
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -119,43 +121,40 @@ def _back(job: Job, number: int | None) -> HttpResponse:
     return redirect("review-page", job_id=job.id, number=number)
 
 
-@reviewer_required
-@require_POST
-def review_alt(request: HttpRequest, job_id, number: int) -> HttpResponse:
-    job = _review_job(job_id)
-    form = AltTextForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Write an alt text before saving.")
+def _page_edit(form_class: type[forms.Form], *, invalid: str, saved: str,
+               edit: Callable[..., object]) -> Callable[..., HttpResponse]:  # fmt: skip
+    """A reviewer's edit of one page as a view: the form checked, `edit(job=, number=, data=,
+    actor=)` run (its event, or None when nothing changed), the outcome said, back to the page."""
+
+    @reviewer_required
+    @require_POST
+    def view(request: HttpRequest, job_id, number: int) -> HttpResponse:
+        job = _review_job(job_id)
+        form = form_class(request.POST)
+        if not form.is_valid():
+            messages.error(request, invalid)
+            return _back(job, number)
+        try:
+            event = edit(job=job, number=number, data=form.cleaned_data, actor=request.user)
+        except ConversionError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, saved if event else "Nothing changed.")
         return _back(job, number)
-    try:
-        event = review.review_edit_alt(
-            job=job, figure_id=form.cleaned_data["figure"], alt=form.cleaned_data["alt"],
-            actor=request.user,
-        )  # fmt: skip
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "Alt text saved." if event else "Nothing changed.")
-    return _back(job, number)
+
+    return view
 
 
-@reviewer_required
-@require_POST
-def review_html(request: HttpRequest, job_id, number: int) -> HttpResponse:
-    job = _review_job(job_id)
-    form = PageHtmlForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "The page HTML is missing.")
-        return _back(job, number)
-    try:
-        event = review.review_edit_page_html(
-            job=job, number=number, html=form.cleaned_data["html"], actor=request.user
-        )
-    except ConversionError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, "Page saved (sanitized)." if event else "Nothing changed.")
-    return _back(job, number)
+review_alt = _page_edit(
+    AltTextForm, invalid="Write an alt text before saving.", saved="Alt text saved.",
+    edit=lambda *, job, number, data, actor: review.review_edit_alt(
+        job=job, figure_id=data["figure"], alt=data["alt"], actor=actor),
+)  # fmt: skip
+review_html = _page_edit(
+    PageHtmlForm, invalid="The page HTML is missing.", saved="Page saved (sanitized).",
+    edit=lambda *, job, number, data, actor: review.review_edit_page_html(
+        job=job, number=number, html=data["html"], actor=actor),
+)  # fmt: skip
 
 
 @reviewer_required

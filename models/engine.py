@@ -52,6 +52,9 @@ class Word:
     bbox: BBox | None = None
     lang: str | None = None  # BCP 47, when the word's line is in another language than the page
     known: bool | None = None  # a dictionary word, when the engine can tell (Tesseract)
+    # Characters set as exponents or indices ("t3" with a raised, smaller "3"), born-digital
+    # text: [start, end, "sup" | "sub"] runs within `text`.
+    script: list | None = None
 
 
 @dataclass

@@ -10,7 +10,7 @@ from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
@@ -54,6 +54,19 @@ _DOWNLOAD_ERRORS = {
 }
 
 
+def _download(summary: str, media_type: str, schema: object = OpenApiTypes.BINARY, **kw: str):
+    """A job's download action (GET /jobs/<id>/<name>/) and its schema: one file of
+    `media_type`, or a download error."""
+
+    def wrap(fn):
+        documented = extend_schema(
+            summary=summary, responses={(200, media_type): schema, **_DOWNLOAD_ERRORS}
+        )
+        return documented(action(detail=True, methods=["get"], **kw)(fn))
+
+    return wrap
+
+
 class FirstRendererNegotiation(BaseContentNegotiation):
     """Always JSON (downloads return files directly): no 406 for a client sending Accept: */*."""
 
@@ -82,11 +95,17 @@ class ApiMixin:
         return []
 
 
-def _charge(request: Request, *, files: int) -> None:
-    """The throttle let the request in (room for one file); book every file it holds."""
-    wait = charge_uploads(request.user, files)
+def _upload(request: Request, *, serializer: type[serializers.Serializer], files: str = "") -> dict:
+    """The upload's validated data, booked against the upload throttle: the throttle let the
+    request in (room for one file), every file it holds is counted (`files`: the field that
+    lists them, else one file)."""
+    form = serializer(data=request.data)
+    form.is_valid(raise_exception=True)
+    data = form.validated_data
+    wait = charge_uploads(request.user, len(data[files]) if files else 1)
     if wait is not None:
         raise Throttled(wait=wait)
+    return data
 
 
 @extend_schema(tags=["jobs"])
@@ -129,10 +148,7 @@ class JobViewSet(
         responses={202: JobCreatedSerializer, **_UPLOAD_ERRORS},
     )
     def create(self, request: Request) -> Response:
-        form = JobCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        _charge(request, files=1)
+        data = _upload(request, serializer=JobCreateSerializer)
         with transaction.atomic():
             job = dispatch.submit(
                 runner.job_create(
@@ -158,11 +174,7 @@ class JobViewSet(
         services.job_delete(job=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(
-        summary="The accessible HTML (its images are in the zip, under <name>_files/)",
-        responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
-    )
-    @action(detail=True, methods=["get"])
+    @_download("The accessible HTML (its images are in the zip, under <name>_files/)", "text/html")
     def html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
         review.require_output(job)
@@ -170,11 +182,7 @@ class JobViewSet(
             downloads.document_html(job), "text/html; charset=utf-8", downloads.html_name(job)
         )
 
-    @extend_schema(
-        summary="A zip: HTML, its images and the report (JSON and HTML)",
-        responses={(200, "application/zip"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
-    )
-    @action(detail=True, methods=["get"])
+    @_download("A zip: HTML, its images and the report (JSON and HTML)", "application/zip")
     def zip(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
         review.require_output(job)
@@ -185,11 +193,7 @@ class JobViewSet(
             filename=downloads.zip_name(job),
         )
 
-    @extend_schema(
-        summary="The accessibility report (JSON)",
-        responses={(200, "application/json"): OpenApiTypes.OBJECT, **_DOWNLOAD_ERRORS},
-    )
-    @action(detail=True, methods=["get"])
+    @_download("The accessibility report (JSON)", "application/json", OpenApiTypes.OBJECT)
     def report(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
         return FileResponse(
@@ -199,11 +203,8 @@ class JobViewSet(
             filename=downloads.report_json_name(job),
         )
 
-    @extend_schema(
-        summary="The accessibility report as a readable page (HTML)",
-        responses={(200, "text/html"): OpenApiTypes.BINARY, **_DOWNLOAD_ERRORS},
-    )
-    @action(detail=True, methods=["get"], url_path="report.html")
+    @_download("The accessibility report as a readable page (HTML)", "text/html",
+               url_path="report.html")  # fmt: skip
     def report_html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
         _open_report(job).close()
@@ -265,10 +266,7 @@ class BatchViewSet(
         responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS},
     )
     def create(self, request: Request) -> Response:
-        form = BatchCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        _charge(request, files=len(data["files"]))
+        data = _upload(request, serializer=BatchCreateSerializer, files="files")
         jobs, rejected, first_error = [], [], None
         with transaction.atomic():
             batch = services.batch_create(owner=request.user)

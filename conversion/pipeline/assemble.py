@@ -214,8 +214,10 @@ def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
 
 def _joined_headings(blocks: list[Block]) -> list[Block]:
     """A heading set on two lines (an article title the layout model cut in two) is one
-    heading: consecutive headings of one size, the second right under the first. A heading
-    that reads "Table 3 ..." or "Figure 2 ..." is a caption, not a section."""
+    heading: consecutive headings of one size, the second right under the first (at a title's
+    line spacing: less than 1.6 of its size apart) and not numbered itself ("2.1.1 Objectives"
+    under "2.1 Introduction" is a section of its own). A heading that reads "Table 3 ..." or
+    "Figure 2 ..." is a caption, not a section."""
     out: list[Block] = []
     for block in blocks:
         if block.kind == "heading" and (_TABLE_CAPTION.match(block.text) or
@@ -230,8 +232,9 @@ def _joined_headings(blocks: list[Block]) -> list[Block]:
             and block.bbox
             and abs(getattr(prev, "font_key", 0) - getattr(block, "font_key", 0))
             <= 0.1 * max(getattr(prev, "font_key", 0), 1)
-            and 0 <= block.bbox[1] - prev.bbox[3] <= 0.8 * getattr(block, "font_key", 0)
-            and not prev.text.strip().endswith((".", "!", "?"))
+            and 0 <= block.bbox[1] - prev.bbox[3] <= 1.6 * getattr(block, "font_key", 0)
+            and not prev.text.strip().endswith((".", "!", "?", ":"))
+            and not _SECTION_NUMBER.match(block.text)
         ):
             prev.spans = prev.spans + [Span(text=" ")] + block.spans
             prev.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],
@@ -301,8 +304,9 @@ def _attach_table_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 continue
             other = out[j]
             text = other.text.strip()
+            # (The layout model may call a printed "Table S1 ..." line a section header.)
             is_caption = other.kind == "caption" or (
-                other.kind == "paragraph" and _TABLE_CAPTION.match(text)
+                other.kind in ("paragraph", "heading") and _TABLE_CAPTION.match(text)
             )
             if is_caption and 0 < len(text) <= 300:
                 table.text = text
@@ -345,6 +349,9 @@ def _same_body_text(prev: ReadBlock, rb: ReadBlock) -> bool:
     return multi_line and same_ink and not prev.bold and not rb.bold
 
 
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
+
+
 def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
     """Join a paragraph split mid-sentence: same column, no sentence end, next starts lowercase.
     A figure placed between the two halves moves before the joined paragraph."""
@@ -380,8 +387,23 @@ def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
     return out
 
 
+def _pieces(word: Word) -> list[tuple[str, str | None]]:
+    """A word cut at its exponents and indices: (text, None | "sup" | "sub") pieces."""
+    pieces: list[tuple[str, str | None]] = []
+    at = 0
+    for start, end, kind in word.script or ():
+        if start > at:
+            pieces.append((word.text[at:start], None))
+        pieces.append((word.text[start:end], kind))
+        at = end
+    if at < len(word.text):
+        pieces.append((word.text[at:], None))
+    return pieces
+
+
 def spans_from(rb: ReadBlock) -> list[Span]:
-    """Text as spans; runs of low-confidence words become their own flagged spans."""
+    """Text as spans; runs of low-confidence words become their own flagged spans, exponents
+    and indices their own `sup`/`sub` spans."""
     if not rb.words or " ".join(w.text for w in rb.words) != rb.text:
         low = bool(rb.words) and min(w.confidence for w in rb.words) < LOW_CONFIDENCE
         return [Span(text=rb.text, low_confidence=low, lang=rb.lang)]
@@ -389,12 +411,15 @@ def spans_from(rb: ReadBlock) -> list[Span]:
     for i, word in enumerate(rb.words):
         low = word.confidence < LOW_CONFIDENCE
         lang = word.lang or rb.lang
-        if spans and spans[-1].low_confidence == low and spans[-1].lang == lang:
-            spans[-1].text += ("" if i == 0 else " ") + word.text
-            continue
-        if spans:
-            spans[-1].text += " "
-        spans.append(Span(text=word.text, low_confidence=low, lang=lang))
+        for j, (text, script) in enumerate(_pieces(word)):
+            sep = " " if i and not j else ""
+            last = spans[-1] if spans else None
+            if last and (last.low_confidence, last.lang, last.script) == (low, lang, script):
+                last.text += sep + text
+                continue
+            if last and sep and last.script is None:
+                last.text, sep = last.text + sep, ""
+            spans.append(Span(text=sep + text, low_confidence=low, lang=lang, script=script))
     return spans
 
 

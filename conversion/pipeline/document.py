@@ -67,6 +67,7 @@ class Span:
     lang: str | None = None
     # A footnote reference: the id of the footnote Block ("fn-3"); `text` is its marker ("3").
     note_ref: str | None = None
+    script: str | None = None  # "sup" / "sub": an exponent or index set small, raised / lowered
 
 
 @dataclass

@@ -28,68 +28,61 @@ class ConversionError(Exception):
         return f"{self.code}: {self.message}"
 
 
-class EmptyFile(ConversionError):
-    code = "EMPTY_FILE"
+class FileRefused(ConversionError):
+    """The file itself is at fault: the person fixes the file (exit status 2 on the command
+    line unless a refusal has its own)."""
+
     caused_by_file = True
     exit_code = 2
+
+
+class EmptyFile(FileRefused):
+    code = "EMPTY_FILE"
     default_message = "The file is empty (0 bytes). Upload the PDF again."
 
 
-class NotAPdf(ConversionError):
+class NotAPdf(FileRefused):
     code = "NOT_A_PDF"
-    caused_by_file = True
-    exit_code = 2
     http_status = 415
     default_message = "The file is not a PDF. Scan or export the document to PDF and try again."
 
 
-class DamagedPdf(ConversionError):
+class DamagedPdf(FileRefused):
     code = "PDF_DAMAGED"
-    caused_by_file = True
-    exit_code = 2
     default_message = (
         "The PDF is damaged or truncated and could not be repaired. "
         "Download or export it again and retry."
     )
 
 
-class EncryptedPdf(ConversionError):
+class EncryptedPdf(FileRefused):
     code = "PDF_ENCRYPTED"
-    caused_by_file = True
-    exit_code = 8
+    exit_code = 8  # OCRmyPDF's
     default_message = (
         "The PDF is protected by a password. Remove the password (for example with "
         "the command qpdf --decrypt) and upload it again."
     )
 
 
-class NoPages(ConversionError):
+class NoPages(FileRefused):
     code = "NO_PAGES"
-    caused_by_file = True
-    exit_code = 2
     default_message = "The PDF has no pages."
 
 
-class TooManyPages(ConversionError):
+class TooManyPages(FileRefused):
     code = "TOO_MANY_PAGES"
-    caused_by_file = True
-    exit_code = 2
     http_status = 413
     default_message = "The PDF has more pages than this server accepts. Split it and retry."
 
 
-class FileTooLarge(ConversionError):
+class FileTooLarge(FileRefused):
     code = "FILE_TOO_LARGE"
-    caused_by_file = True
-    exit_code = 2
     http_status = 413
     default_message = "The file is larger than this server accepts. Split or compress it."
 
 
-class PageTooLarge(ConversionError):
+class PageTooLarge(FileRefused):
     code = "PAGE_TOO_LARGE"
-    caused_by_file = True
-    exit_code = 2
     http_status = 413
     default_message = "A page holds an image too large to decode safely."
 
@@ -152,20 +145,16 @@ class EngineCrashed(ConversionError):
     )
 
 
-class DecompressionBomb(ConversionError):
+class DecompressionBomb(FileRefused):
     code = "PDF_BOMB"
-    caused_by_file = True
-    exit_code = 2
     http_status = 413
     default_message = (
         "The PDF holds data that expands to far more than its size allows; it was refused."
     )
 
 
-class PageTooComplex(ConversionError):
+class PageTooComplex(FileRefused):
     code = "PAGE_TOO_COMPLEX"
-    caused_by_file = True
-    exit_code = 2
     http_status = 422
     default_message = (
         "A page draws far more nested graphics than any real document; it was refused."

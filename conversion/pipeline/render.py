@@ -156,6 +156,9 @@ def navigation_html(*, headings: list[tuple[int, str, str]], pages: list[tuple[i
     return "\n".join(out)
 
 
+_SCRIPTS = ("sup", "sub")
+
+
 def _spans(spans: list[Span], state: _State | None = None) -> str:
     out = []
     for span in spans:
@@ -168,7 +171,8 @@ def _spans(spans: list[Span], state: _State | None = None) -> str:
             attrs += ' data-confidence="low"'
         if valid_lang(span.lang):
             attrs += f' lang="{esc(span.lang or "")}"'
-        out.append(f"<span{attrs}>{text}</span>" if attrs else text)
+        text = f"<span{attrs}>{text}</span>" if attrs else text
+        out.append(f"<{span.script}>{text}</{span.script}>" if span.script in _SCRIPTS else text)
     return "".join(out)
 
 

@@ -1,9 +1,13 @@
 """Pages that already carry text (born-digital, or exported from a word processor): read the text
 layer instead of OCR when it is trustworthy - exact and much faster. Trust is decided by
-evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is not
-trusted and the page is read again; nor is text that is not language (shifted font encodings,
-private-use glyphs). The layout model then gives the blocks their kinds (models.structure), and
-formulas are rebuilt as TeX from their glyphs where they can be (math_text).
+evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is kept
+only when a fresh read of a sample of its lines agrees, else the page is read again; text that is
+not language (shifted font encodings, private-use glyphs) is never trusted. The layout model
+then gives the blocks their kinds (models.structure), and formulas are rebuilt as TeX from their
+glyphs where they can be (math_text).
+
+Over 450 lines: deciding whether to trust a layer and turning its words into blocks (lists,
+tables, exponents) read the same words and spans of the page.
 """
 
 from __future__ import annotations
@@ -13,14 +17,18 @@ import statistics
 
 import pymupdf
 from PIL import Image
+from rapidfuzz import fuzz
 
 from conversion.pipeline.math_text import Glyph, tex_from_glyphs
 from models.engine import PageReading, ReadBlock, Word
-from models.language import language_scores
+from models.language import detect_language, language_scores
 from models.layout import page_regions
+from models.ocr.engine import BULLET
+from models.ocr.lines import read_crops
 from models.structure import apply_layout
 
 MIN_CHARS = 40
+UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
 _BOLD_FLAG = 16
 
@@ -42,13 +50,15 @@ _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
 def looks_like_language(text: str) -> bool:
-    """Text a reader can use, not glyph codes: no replacement marks or private-use glyphs,
+    """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs,
     mostly letters, words of two letters or more, and letters in the proportions of a
     language (a shifted font encoding, "Opnbddchmfr ne sgd", has few vowels and none of the
     short common words)."""
-    if "\ufffd" in text or "(cid:" in text:
-        return False
     visible = sum(not c.isspace() for c in text) or 1
+    # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
+    # the rest of a good layer good; more, and the font's text is not to be trusted.
+    if text.count("\ufffd") + 5 * text.count("(cid:") > UNMAPPED_SHARE * visible:
+        return False
     if len(_PRIVATE_USE.findall(text)) > 0.01 * visible:
         return False
     letters = [c for c in text.lower() if c.isalpha()]
@@ -83,6 +93,60 @@ def _hidden_under_image(page: pymupdf.Page) -> bool:
             hidden += pending
             pending = 0
     return text_ops > 0 and hidden >= 0.5 * text_ops
+
+
+# An OCR layer is kept when a fresh read of a sample of its lines agrees with it.
+SAMPLE_LINES = 10
+AGREE_MEAN = 0.9  # mean similarity of a sampled line with the fresh read of its crop
+AGREE_LINE = 0.85  # a line that agrees this much...
+AGREE_SHARE = 0.8  # ...and this share of the sample must
+JUNK_SHARE = 0.1  # a layer with more of its text in lines of specks is not kept
+
+
+def is_junk_line(text: str) -> bool:
+    """A line an OCR run read from specks, rules or a picture ("a. t>.", "RO", ";"): few
+    letters or digits, or a short run that is no number."""
+    chars = text.replace(" ", "")
+    alnum = sum(c.isalnum() for c in chars)
+    return alnum < 0.6 * len(chars) or (alnum <= 2 and not chars.isdigit())
+
+
+def _layer_lines(page: pymupdf.Page) -> list[tuple[str, pymupdf.Rect]]:
+    lines = []
+    for block in page.get_text("dict", sort=True)["blocks"]:
+        for line in block.get("lines", ()):
+            text = " ".join("".join(span["text"] for span in line["spans"]).split())
+            if text:
+                lines.append((text, pymupdf.Rect(line["bbox"])))
+    return lines
+
+
+def ocr_layer_agrees(page: pymupdf.Page, image: Image.Image, *, dpi: int, text: str) -> bool:
+    """An earlier OCR run's layer is kept only when it is mostly real lines and Tesseract,
+    reading the crops of a sample of them afresh, finds the same text (case and punctuation
+    count: a lower-cased layer or a layer of misread handwriting does not agree)."""
+    lines = _layer_lines(page)
+    chars = sum(len(line) for line, _ in lines) or 1
+    if sum(len(line) for line, _ in lines if is_junk_line(line)) > JUNK_SHARE * chars:
+        return False
+    # Lines long enough that agreeing says something (a short word is found in any read).
+    real = [(line, rect) for line, rect in lines
+            if sum(c.isalnum() for c in line) >= 10 and rect.height > 0]  # fmt: skip
+    if len(real) < 3:
+        return False
+    step = max(1.0, len(real) / SAMPLE_LINES)
+    sample = [real[int(i * step)] for i in range(min(SAMPLE_LINES, len(real)))]
+    scale = dpi / 72
+    boxes = []
+    for _, rect in sample:
+        box = rect * page.rotation_matrix * scale
+        boxes.append((box.x0, box.y0, box.x1, box.y1))
+    lang = detect_language(text, default=None) or "en"
+    reads = read_crops(image, boxes, dpi=dpi, lang=lang)
+    scores = [fuzz.partial_ratio(line, read) / 100 if read else 0.0
+              for (line, _), read in zip(sample, reads, strict=True)]  # fmt: skip
+    agreeing = sum(score >= AGREE_LINE for score in scores)
+    return statistics.fmean(scores) >= AGREE_MEAN and agreeing >= AGREE_SHARE * len(scores)
 
 
 def _ink_meter(image: Image.Image | None):
@@ -154,6 +218,63 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
     return rows
 
 
+SCRIPT_SIZE = 0.85  # an exponent or index is set this much smaller than its line, or more
+SCRIPT_SHIFT = 0.15  # and its baseline moved by this share of the line's size, or more
+
+
+def _line_scripts(line: dict) -> list[str | None]:
+    """Each character of a rawdict line: "sup" (smaller and raised above the line's baseline),
+    "sub" (smaller and lowered) or None."""
+    chars = [(char, span["size"]) for span in line["spans"] for char in span["chars"]]
+    sizes = [size for char, size in chars if not char["c"].isspace()]
+    if not sizes:
+        return [None] * len(chars)
+    body = max(set(sizes), key=sizes.count)
+    base = statistics.median(c["origin"][1] for c, size in chars if size == body)
+    out: list[str | None] = []
+    for char, size in chars:
+        shift = char["origin"][1] - base
+        if char["c"].isspace() or size > SCRIPT_SIZE * body or abs(shift) < SCRIPT_SHIFT * body:
+            out.append(None)
+        else:
+            out.append("sup" if shift < 0 else "sub")
+    return out
+
+
+def word_scripts(page: pymupdf.Page) -> dict[tuple[int, int, int], list]:
+    """Exponents and indices inside words ("2t3" with a raised "3"), from the glyphs' sizes and
+    baselines: (text block, line, word) -> [[start, end, "sup" | "sub"], ...]."""
+    found: dict[tuple[int, int, int], list] = {}
+    blocks = [b for b in page.get_text("rawdict", sort=False)["blocks"] if b["type"] == 0]
+    words = page.get_text("words", sort=False)
+    by_line: dict[tuple[int, int], list] = {}
+    for word in words:
+        by_line.setdefault((word[5], word[6]), []).append(word)
+    for k, block in enumerate(blocks):
+        for i, line in enumerate(block["lines"]):
+            marks = _line_scripts(line)
+            if not any(marks) or (k, i) not in by_line:
+                continue
+            chars = [c for span in line["spans"] for c in span["chars"]]
+            for x0, _, x1, _, text, _, _, n in by_line[(k, i)]:
+                inside = [(c, m) for c, m in zip(chars, marks, strict=True)
+                          if x0 - 0.5 <= (c["bbox"][0] + c["bbox"][2]) / 2 <= x1 + 0.5
+                          and not c["c"].isspace()]  # fmt: skip
+                if "".join(c["c"] for c, _ in inside) != text:
+                    continue
+                kinds = [m for _, m in inside]
+                if not any(kinds):
+                    continue
+                runs: list[list] = []
+                for at, kind in enumerate(kinds):
+                    if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
+                        runs[-1][1] = at + 1
+                    elif kind:
+                        runs.append([at, at + 1, kind])
+                found[(k, i, n)] = runs
+    return found
+
+
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     glyphs = []
     for block in page.get_text("rawdict", clip=clip)["blocks"]:
@@ -165,6 +286,97 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     return glyphs
 
 
+_HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
+
+
+def _join_text(text: str, line: str) -> str:
+    if text.endswith(_HYPHENS) and line[:1].islower():
+        return text[:-1] + line
+    return f"{text} {line}"
+
+
+def _shifted(script: list | None, by: int) -> list:
+    return [[start + by, end + by, kind] for start, end, kind in script or ()]
+
+
+def _attach(prev: Word, word: Word, *, join: str = "") -> None:
+    """`word` appended to `prev` (its exponents moved along)."""
+    by = len(prev.text) + len(join) - (1 if join in _HYPHENS else 0)
+    head = prev.text[:-1] if join in _HYPHENS else prev.text + join
+    prev.script = (prev.script or []) + _shifted(word.script, by) or None
+    prev.text = head + word.text
+
+
+def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
+    """A block's words in order, each a word of the text: an exponent MuPDF put apart (a
+    raised "2" after "3t", its own word or even its own line) joins the word it is set
+    against, and a word hyphenated at a line end is mended, so the block's text is its words
+    joined by spaces (and its spans keep exponents and languages)."""
+    out: list[Word] = []
+    last_line = None
+    for line, word in entries:
+        prev = out[-1] if out else None
+        whole = word.script and word.script[0][:2] == [0, len(word.text)]
+        if prev and whole and prev.bbox and word.bbox:
+            height = prev.bbox[3] - prev.bbox[1]
+            touching = -0.1 * height <= word.bbox[0] - prev.bbox[2] <= 0.15 * height
+            if touching and word.bbox[1] < prev.bbox[3] and word.bbox[3] > prev.bbox[1]:
+                _attach(prev, word)
+                continue
+        if whole:
+            word.script = None  # a marker set small on its own: plain text
+        if (
+            prev and line != last_line and prev.text.endswith(_HYPHENS) and len(prev.text) > 2
+            and prev.text[-2].isalpha() and word.text[:1].islower()
+        ):  # fmt: skip
+            _attach(prev, word, join=prev.text[-1])
+        else:
+            out.append(word)
+        last_line = line
+    return out
+
+
+def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """An OCR layer is written line by line (MuPDF makes each line a block): lines of one
+    column that follow closely, at one size, join again; the layout regions then cut the run
+    into its paragraphs and headings (models.structure)."""
+    out: list[ReadBlock] = []
+    for block in blocks:
+        last = out[-1] if out else None
+        bullet = BULLET.match(block.text) if block.kind == "paragraph" else None
+        if bullet:  # a printed bullet (read as "¢", "©", "e") starts a list item, as in OCR
+            block.kind = "list_item"
+            block.marker = bullet.group(0).strip()
+            block.text = block.text[bullet.end() :]
+            block.words = block.words[1:] if len(block.words) > 1 else block.words
+        elif (
+            last is not None and last.kind in ("paragraph", "list_item")
+            and block.kind == "paragraph"
+            and last.bbox and block.bbox and last.font_size and block.font_size
+            and abs(last.font_size - block.font_size) <= 0.2 * last.font_size
+            and 0 <= block.bbox[1] - last.bbox[3] + 0.2 * last.font_size <= 0.9 * last.font_size
+            and min(last.bbox[2], block.bbox[2]) - max(last.bbox[0], block.bbox[0])
+            >= 0.5 * min(last.bbox[2] - last.bbox[0], block.bbox[2] - block.bbox[0])
+        ):  # fmt: skip
+            last.text = _join_text(last.text, block.text)
+            if (
+                last.words
+                and block.words
+                and last.text != " ".join(w.text for w in last.words + block.words)
+            ):
+                mended = last.words[-1]  # hyphenated across the two lines
+                _attach(mended, block.words[0], join=mended.text[-1])
+                last.words = last.words + block.words[1:]
+            else:
+                last.words = last.words + block.words
+            last.bbox = (min(last.bbox[0], block.bbox[0]), last.bbox[1],
+                         max(last.bbox[2], block.bbox[2]), block.bbox[3])  # fmt: skip
+            last.bold = last.bold and block.bold
+            continue
+        out.append(block)
+    return out
+
+
 def text_layer_reading(
     page: pymupdf.Page, *, page_number: int, dpi: int, image: Image.Image | None = None
 ) -> PageReading | None:
@@ -173,28 +385,50 @@ def text_layer_reading(
     raw = page.get_text("text")
     if len(raw.strip()) < MIN_CHARS or not looks_like_language(raw):
         return None
-    if _visible_text_fraction(page) < 0.9 or _hidden_under_image(page):
+    # Invisible text, or text under a page-size image: an earlier OCR run's layer, kept only
+    # when a fresh read of a sample of its lines agrees (then the scan is its background, not
+    # a figure).
+    ocr_layer = _visible_text_fraction(page) < 0.9 or _hidden_under_image(page)
+    if ocr_layer and (image is None or not ocr_layer_agrees(page, image, dpi=dpi, text=raw)):
         return None
     scale = dpi / 72
     rot = page.rotation_matrix
     data = page.get_text("dict", sort=False)
-    words_in: dict[int, list[Word]] = {}
-    for x0, y0, x1, y1, text, block_no, *_ in page.get_text("words", sort=False):
+    # Words are numbered by text block (image blocks do not count), dict blocks by block.
+    text_blocks = [block for block in data["blocks"] if block["type"] == 0]
+    text_no = {id(block): k for k, block in enumerate(text_blocks)}
+    # An OCR layer's lines of specks (a picture or a rule read as "RO", ";") leave its text.
+    junk = {
+        (k, i)
+        for k, block in enumerate(text_blocks) if ocr_layer
+        for i, line in enumerate(block.get("lines", ()))
+        if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
+    }  # fmt: skip
+    scripts = word_scripts(page)
+    words_in: dict[int, list[tuple[int, Word]]] = {}
+    for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
+        if (block_no, line_no) in junk:
+            continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
-        words_in.setdefault(block_no, []).append(
-            Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1))
-        )
+        words_in.setdefault(block_no, []).append((line_no, Word(
+            text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
+            script=scripts.get((block_no, line_no, word_no)),
+        )))  # fmt: skip
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
         box = (bbox.x0, bbox.y0, bbox.x1, bbox.y1)
         if block["type"] == 1:
+            if ocr_layer and abs(pymupdf.Rect(block["bbox"]) & page.rect) >= 0.5 * abs(page.rect):
+                continue  # the scan under the layer
             figure = ReadBlock(kind="figure", bbox=box)
             figure.order = (number,)  # type: ignore[attr-defined]
             blocks.append(figure)
             continue
         lines, sizes, bold_chars, chars = [], [], 0, 0
-        for line in block["lines"]:
+        for i, line in enumerate(block["lines"]):
+            if (text_no[id(block)], i) in junk:
+                continue
             text = "".join(span["text"] for span in line["spans"]).strip()
             if text:
                 lines.append(text)
@@ -206,22 +440,25 @@ def text_layer_reading(
                     bold_chars += n
         if not lines:
             continue
-        text = lines[0]
-        for line in lines[1:]:
-            if text.endswith("-") and line[:1].islower():
-                text = text[:-1] + line
-            else:
-                text += " " + line
+        words = _block_words(words_in.get(text_no[id(block)], []))
+        if words:
+            text = " ".join(word.text for word in words)
+        else:
+            text = lines[0]
+            for line in lines[1:]:
+                text = _join_text(text, line)
         read = ReadBlock(
             kind="paragraph",
             text=text,
             bbox=box,
-            words=words_in.get(block.get("number", number), []),
+            words=words,
             font_size=statistics.median(sizes) if sizes else None,
             bold=chars > 0 and bold_chars / chars > 0.6,
         )
         read.order = (number,)  # type: ignore[attr-defined]
         blocks.append(read)
+    if ocr_layer:
+        blocks = _joined_lines(blocks)
     rect = page.rect * scale
     findings: list[dict] = []
     if page.rotation == 0:

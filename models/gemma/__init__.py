@@ -3,10 +3,12 @@
 Runtime dependencies: onnxruntime, numpy, tokenizers, Pillow. Nothing here downloads anything.
 """
 
+from models.gemma.decoder import Decoder, Generation, PageRequest
 from models.gemma.package import Package, PackageError, load_package
-from models.gemma.runtime import GemmaRuntime, Generation, PageRequest
+from models.gemma.runtime import GemmaRuntime
 
 __all__ = [
+    "Decoder",
     "GemmaRuntime",
     "Generation",
     "Package",

@@ -31,7 +31,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +92,7 @@ class _Buf:
         self.shape, self.dtype = tuple(int(s) for s in shape), np.dtype(dtype)
         if fill is not None:
             self.ov = ort.OrtValue.ortvalue_from_numpy(
-                np.ascontiguousarray(fill.astype(self.dtype)), *device
+                np.ascontiguousarray(fill.astype(self.dtype, copy=False)), *device
             )
         else:
             self.ov = ort.OrtValue.ortvalue_from_shape_and_type(self.shape, self.dtype, *device)
@@ -229,8 +229,21 @@ class FastGemma:
         # (seen on the H200 when a new batch size was captured mid-stream). Captures and the
         # image work hold this lock.
         self.capture_lock = threading.Lock()
+        # onnxruntime keeps a session's captured CUDA graphs per thread (its CUDA EP's per-thread
+        # context): a graph session run from a new thread captures its graphs again there,
+        # outside the capture lock (seen on the H200: a stream's new decode thread captured
+        # while the prepare thread ran vision -> CUDA failure 901). Every graph run goes
+        # through this one thread (_on_graph_thread), so each graph is captured once.
+        self._graph_thread = ThreadPoolExecutor(1, thread_name_prefix="gemma-graphs")
+        self._graph_ident = self._graph_thread.submit(threading.get_ident).result()
         log.info("fast gemma on %s (cuda graph %s), sessions loaded in %.1f s",
                  self.device, self.cuda_graph, self.load_s)  # fmt: skip
+
+    def _on_graph_thread(self, fn: Callable[[], Any]) -> Any:
+        """fn() on the thread that runs the CUDA-graph sessions (any thread without graphs)."""
+        if not self.cuda_graph or threading.get_ident() == self._graph_ident:
+            return fn()
+        return self._graph_thread.submit(fn).result()
 
     # ------------------------------------------------------------------ vision / prompts
     def _run(self, s: _Sess, feeds: dict[str, Any], outs: dict[str, Any] | None = None,
@@ -301,8 +314,9 @@ class FastGemma:
             n = length if i in self.full else self.ring
             for kind in ("key", "value"):
                 shape = (batch, 1, n, self.kv_dims[i])
+                # Zeros made in the cache's dtype (a float64 detour took ~40 s at 512 rows).
                 kv[f"{i}.{kind}"] = _Buf(self.ort, shape, self.float, self.device,
-                                         fill=np.zeros(shape))  # fmt: skip
+                                         fill=np.zeros(shape, self.float))  # fmt: skip
         self._kv_store[length] = (batch, kv)
         return kv
 
@@ -362,10 +376,13 @@ class FastGemma:
         if self.cuda_graph:
             # onnxruntime runs once, then captures (that run's results are not usable): burn
             # those runs here on scratch state; generate resets every state it reads.
-            with self.capture_lock:
-                for _ in range(3):
-                    self.emb1.sess.run_with_iobinding(st["io_emb1"], ro)
-                    self.step.sess.run_with_iobinding(st["io_step"], ro)
+            def burn() -> None:
+                with self.capture_lock:
+                    for _ in range(3):
+                        self.emb1.sess.run_with_iobinding(st["io_emb1"], ro)
+                        self.step.sess.run_with_iobinding(st["io_step"], ro)
+
+            self._on_graph_thread(burn)
         self._state[key] = st
         return st
 
@@ -405,14 +422,19 @@ class FastGemma:
         first = st["first"].numpy().copy()
         st["slot"].write(np.full(batch, width))
         st["offsets"].write(width - lens)
-        steps = 0
-        for k in range(max_new_tokens - 1):
-            self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-            self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
-            steps += 1
-            if (not ignore_stop and (k + 1) % stop_check == 0
-                    and self._all_stopped(st, first, width, width + k + 2)):  # fmt: skip
-                break
+
+        def decode() -> int:
+            steps = 0
+            for k in range(max_new_tokens - 1):
+                self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
+                self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+                steps += 1
+                if (not ignore_stop and (k + 1) % stop_check == 0
+                        and self._all_stopped(st, first, width, width + k + 2)):  # fmt: skip
+                    break
+            return steps
+
+        steps = self._on_graph_thread(decode)
         hist = st["history"].numpy()[:, width + 1 : width + 1 + steps].copy()
         t2 = time.perf_counter()
         timings = {"prefill_s": t1 - t0, "decode_s": t2 - t1, "decode_steps": float(steps)}
@@ -613,10 +635,14 @@ class _Rows:
 
     def step(self) -> np.ndarray:
         fast, st = self.fast, self.st
-        for _ in range(self.check_every):
-            fast.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-            fast.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
-        return st["history"].numpy()
+
+        def steps() -> np.ndarray:
+            for _ in range(self.check_every):
+                fast.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
+                fast.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+            return st["history"].numpy()
+
+        return fast._on_graph_thread(steps)
 
     def finished(self, history: np.ndarray) -> list[tuple[Any, Generation]]:
         if all(row is None for row in self.active):

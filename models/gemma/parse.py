@@ -259,6 +259,13 @@ def _body_blocks(
             blocks.extend(_markdown_blocks("\n".join(md), width=width, height=height))
             md.clear()
 
+    def put(block: ReadBlock, after: str) -> None:
+        """A block that ends inside a line: the text after its end reads on as Markdown."""
+        flush()
+        blocks.append(block)
+        if after.strip():
+            md.append(after)
+
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -303,10 +310,7 @@ def _body_blocks(
                 chunk, after = chunk[:cut], chunk[cut:]
             else:
                 malformed.append("a table was not closed")
-            flush()
-            blocks.append(_html_table(chunk, findings))
-            if after.strip():
-                md.append(after)
+            put(_html_table(chunk, findings), after)
             i = j + 1
             continue
         m = _TAG_OPEN.match(s)
@@ -326,10 +330,7 @@ def _body_blocks(
             else:
                 inner, after = joined, ""
                 malformed.append(f"a <{tag}> tag was not closed")
-            flush()
-            blocks.append(_tagged(_TAGS[tag], _inline_text(inner)))
-            if after.strip():
-                md.append(after)
+            put(_tagged(_TAGS[tag], _inline_text(inner)), after)
             i = j + 1
             continue
         fm = _FIGURE.match(s)

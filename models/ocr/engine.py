@@ -37,7 +37,7 @@ _TESSDATA_CANDIDATES = (
     "/usr/share/tessdata",
 )
 # Glyphs Tesseract reads list bullets as (•, and its usual misreadings of one).
-_BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
+BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 
 SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
@@ -147,7 +147,7 @@ class TesseractEngine:
         their words carry it (rendered as `lang` on the passage)."""
         tess = self._tesserocr
         # A list bullet read as a letter ("e", "o") is no word of any language.
-        texts = [_BULLET.sub("", line.text, count=1) for para in paragraphs for line in para]
+        texts = [BULLET.sub("", line.text, count=1) for para in paragraphs for line in para]
         k = -1
         for para in paragraphs:
             for line in para:
@@ -718,7 +718,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
         line.ink = ink(line.bbox)
     groups: list[list[_Line]] = []
     for i, line in enumerate(lines):
-        starts_item = bool(_BULLET.match(line.text) or _ORDERED.match(line.text))
+        starts_item = bool(BULLET.match(line.text) or _ORDERED.match(line.text))
         # A jump in text size (a title run into the first lines of text) starts a new block.
         ratio = max(line.height, 1) / max(lines[i - 1].height, 1) if i else 1.0
         size_jump = not 1 / SIZE_JUMP <= ratio <= SIZE_JUMP
@@ -741,7 +741,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
             font_size=statistics.median(_text_size(line) for line in group),
         )
         block.ink = statistics.median(line.ink for line in group)
-        bullet = _BULLET.match(text)
+        bullet = BULLET.match(text)
         ordered = _ORDERED.match(text)
         if bullet:
             block.kind = "list_item"

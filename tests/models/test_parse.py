@@ -36,10 +36,28 @@ def codes(page) -> list[str]:
     return [f["code"] for f in page.findings]
 
 
-def test_prompt_names_every_convention_the_parser_reads() -> None:
-    for needle in ("primary_language", "rotation", "is_blank", "<th>", "rowspan", "box:",
-                   "$$", "<header>", "<footer>", "<page-number>", "<footnote>", "# "):  # fmt: skip
-        assert needle in PAGE_PROMPT
+# What the prompt teaches the model to write, an answer written so, and what the parser makes of
+# it: the prompt and the parser are one contract (change both together).
+CONVENTIONS = [
+    ("# ", "# A title", "heading"),
+    ("rowspan", '<table><tr><th rowspan="2">A</th><th>B</th></tr><tr><td>1</td></tr></table>',
+     "table"),
+    ("box:", "![A bar chart](box:100,100,500,400)", "figure"),
+    ("$$", "$$\nx^2 + 1\n$$", "formula"),
+    ("<header>", "<header>Annual report</header>", "page_header"),
+    ("<footer>", "<footer>Company confidential</footer>", "page_footer"),
+    ("<page-number>", "<page-number>12</page-number>", "page_number"),
+    ("<footnote>", "<footnote>1 A note.</footnote>", "footnote"),
+    ("- ", "- one\n- two", "list_item"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("taught", "answer", "kind"), CONVENTIONS)
+def test_every_convention_the_prompt_teaches_is_read(taught: str, answer: str, kind: str) -> None:
+    assert taught in PAGE_PROMPT
+    page = parse(f"---\nprimary_language: de\nrotation: 90\nis_blank: false\n---\n{answer}")
+    assert kind in kinds(page) and not codes(page), (kinds(page), codes(page))
+    assert (page.language, page.rotation) == ("de", 90)  # the front matter it teaches
 
 
 def test_front_matter() -> None:

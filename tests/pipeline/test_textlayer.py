@@ -7,8 +7,12 @@ import pymupdf
 from bench.quality import iter_main_text
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
-from conversion.pipeline.textlayer import looks_like_language
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page
+from conversion.pipeline.textlayer import is_junk_line, looks_like_language, text_layer_reading
 from models.ocr import TesseractEngine
+from tests.conftest import ROOT
+
+LINN_OCR = ROOT / "tests" / "resources" / "corpus" / "linn-ocr.pdf"
 
 BODY = (
     "Accessible documents let every reader follow the text in its order. This paragraph was "
@@ -72,6 +76,11 @@ def test_text_layer_judged_by_its_letters():
     # A financial statement is mostly figures, and still a text to read.
     statement = "Revenue 12,400 11,250 Cost of sales (7,310) (6,980) Gross profit 5,090 4,270 " * 3
     assert looks_like_language("Statement of income for the year " + statement)
+    # A paper whose figure labels and math italics have no characters ("node \ufffd", 1 %)
+    # is still a good layer; a font that maps nothing is not.
+    assert looks_like_language(BODY * 8 + " node \ufffd and x\ufffd,\ufffd")
+    assert not looks_like_language(BODY + " \ufffd" * 40)
+    assert not looks_like_language(BODY + " (cid:12)" * 10)
 
 
 def test_shifted_encoding_is_read_again(tmp_path):
@@ -98,8 +107,8 @@ def test_text_under_a_page_image_is_an_ocr_layer(tmp_path):
 
 
 def test_an_isolated_reader_reads_the_layout_too(tmp_path):
-    """Jobs read pages in a child forked from a server that keeps the layout model out of its
-    own process: the child loads it for itself, and the blocks carry their layout classes."""
+    """Jobs read pages in a child forked from a server that holds the layout model: the
+    blocks carry their layout classes."""
     from conversion.pipeline.isolate import run_isolated
     from conversion.pipeline.rasterize import RasterOptions, render_page_file
 
@@ -124,3 +133,125 @@ def test_text_over_a_page_image_is_kept(tmp_path):
     engine = TesseractEngine(detect_rotation=False)
     result = convert_pdf(tmp_path / "slide.pdf", tmp_path / "out", engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "text_layer"}
+
+
+def _layer_reading(path):
+    doc = pymupdf.open(path)
+    image = rasterize_page(doc, 0, RasterOptions())
+    return text_layer_reading(doc[0], page_number=1, dpi=image.dpi, image=image.image)
+
+
+def test_a_good_ocr_layer_is_kept_when_a_fresh_read_of_its_lines_agrees():
+    """Tesseract's own layer under linn's scan: a sample of its lines read afresh agrees, so
+    the layer is read (no second OCR of the page); the scan under it is no figure, its lines
+    join into paragraphs and its bullets make list items."""
+    reading = _layer_reading(LINN_OCR)
+    assert reading is not None and reading.source == "text_layer"
+    assert not [b for b in reading.blocks if b.kind == "figure"]
+    texts = " ".join(b.text for b in reading.blocks if b.text)
+    assert "The LinnSequencer is a state-of-the-art composition" in texts
+    assert max(len(b.text.split()) for b in reading.blocks if b.text) >= 30  # lines joined
+    assert [b for b in reading.blocks if b.kind == "list_item"]
+
+
+def _relayered(path, out, change):
+    """linn's scan with its OCR layer written again, each word passed through `change`."""
+    source = pymupdf.open(path)[0]
+    doc = pymupdf.open()
+    page = doc.new_page(width=source.rect.width, height=source.rect.height)
+    xref = source.get_images()[0][0]
+    page.insert_image(page.rect, stream=source.parent.extract_image(xref)["image"])
+    writer = pymupdf.TextWriter(page.rect)
+    font = pymupdf.Font("helv")
+    for x0, y0, x1, y1, word, *_ in source.get_text("words"):
+        size = min(y1 - y0, (x1 - x0) / (font.text_length(change(word), fontsize=1) or 1))
+        writer.append((x0, y1 - 0.2 * (y1 - y0)), change(word), font=font, fontsize=size)
+    writer.write_text(page, render_mode=3)
+    doc.save(out)
+    return out
+
+
+def test_an_ocr_layer_that_disagrees_with_a_fresh_read_is_read_again(tmp_path):
+    """The same scan under a lower-cased copy of the layer (an OCR run that lost case): the
+    sampled lines do not agree, the page is OCR'd. The unchanged copy is kept, so the check
+    is what decides."""
+    kept = _relayered(LINN_OCR, tmp_path / "same.pdf", lambda word: word)
+    assert _layer_reading(kept) is not None
+    lowered = _relayered(LINN_OCR, tmp_path / "lower.pdf", str.lower)
+    assert _layer_reading(lowered) is None
+
+
+def test_lines_of_specks_are_junk_and_text_is_not():
+    for junk in ("a. t>.", "RO", ";", '."5/0-', "|"):
+        assert is_junk_line(junk), junk
+    for line in ("12", "The natives very naturally felt indig-", "I am", "fell"):
+        assert not is_junk_line(line), line
+
+
+def test_words_belong_to_their_block_when_an_image_comes_first(tmp_path):
+    """MuPDF numbers words by text block, image blocks not counted: a page that starts with a
+    picture must not give each block the next block's words."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    picture = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
+    picture.clear_with(90)
+    page.insert_image(pymupdf.Rect(72, 40, 200, 100), pixmap=picture)
+    page.insert_text((72, 140), "Annual Report", fontsize=24, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 160, 540, 300), BODY, fontsize=11, fontname="helv")
+    doc.save(tmp_path / "picture-first.pdf")
+    page = pymupdf.open(tmp_path / "picture-first.pdf")[0]
+    reading = text_layer_reading(page, page_number=1, dpi=150)
+    for block in reading.blocks:
+        if block.text and block.words:
+            assert block.words[0].text == block.text.split()[0], block.text
+
+
+def _exercise(path):
+    """A born-digital line with exponents and an index set small and raised / lowered, the
+    way a word processor or TeX sets them (each its own run of text)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Exercises", fontsize=20, fontname="hebo")
+    at = {"x": 72.0, "y": 100.0}
+
+    def put(text, size=11, rise=0):
+        page.insert_text((at["x"], at["y"] - rise), text, fontsize=size, fontname="helv")
+        at["x"] += pymupdf.get_text_length(text, fontname="helv", fontsize=size)
+
+    put("Differentiate f(t) = 2t")
+    put("3", 7, 4)
+    put(" - 3t")
+    put("2", 7, 4)
+    put(" + 5 with respect to t, then find")
+    at.update(x=72.0, y=116.0)
+    put("where the water molecule H")
+    put("2", 7, -2)
+    put("O forms, and sketch the curve for every value of t.")
+    page.insert_textbox(pymupdf.Rect(72, 130, 540, 400), BODY * 3, fontsize=11)
+    doc.save(path)
+    return path
+
+
+def test_exponents_and_indices_become_sup_and_sub(tmp_path):
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(_exercise(tmp_path / "ex.pdf"), tmp_path / "out", engine, ConvertOptions())
+    html = result.html_path.read_text()
+    assert "2t<sup>3</sup> - 3t<sup>2</sup> + 5" in html
+    assert "H<sub>2</sub>O forms" in html
+    text = " ".join(iter_main_text(html))
+    assert "2t3 - 3t2 + 5" in text  # the text itself is unchanged
+
+
+def test_a_word_hyphenated_at_a_line_end_is_one_word(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "The natives very naturally felt indig-", fontsize=11)
+    page.insert_text((72, 114), "nant at this additional encroachment, and took every", fontsize=11)
+    page.insert_text(
+        (72, 128), "opportunity to attack the garrison of the island fort.", fontsize=11
+    )
+    doc.save(tmp_path / "hyphen.pdf")
+    reading = text_layer_reading(pymupdf.open(tmp_path / "hyphen.pdf")[0], page_number=1, dpi=150)
+    block = next(b for b in reading.blocks if "natives" in b.text)
+    assert "felt indignant at this" in block.text
+    assert block.text == " ".join(w.text for w in block.words)
