@@ -572,6 +572,57 @@ def test_capture_while_another_thread_reads_images(cuda_pkg: Path) -> None:
 
 
 @pytest.mark.gpu
+def test_graphs_captured_on_one_thread_replay_on_others(cuda_pkg: Path) -> None:
+    """onnxruntime keeps captured CUDA graphs per thread: a worker warms up on one thread and
+    decodes each stream on a new one. Decoding the warmed batch size from new threads while
+    another thread runs vision must neither fail (a capture again on the new thread, outside
+    the capture lock, failed with CUDA error 901 on the H200) nor change the tokens."""
+    import threading
+
+    from models.gemma.fast import FastGemma
+    from models.gemma.runtime import PageRequest
+
+    rng = np.random.default_rng(8)
+    reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(8)]
+    fast = FastGemma(cuda_pkg, max_soft_tokens=70, prefill_chunk=4,
+                     providers=["CUDAExecutionProvider"])  # fmt: skip
+    assert fast.cuda_graph
+    prompts, _ = fast.prepare(reqs)
+    want = [g.token_ids for g in fast.generate_prompts(prompts, max_new_tokens=12,
+                                                       ignore_stop=True)]  # fmt: skip
+    errors: list[BaseException] = []
+    got: list[list[list[int]]] = []
+    stop = threading.Event()
+
+    def images() -> None:
+        try:
+            while not stop.is_set():
+                fast.prepare(reqs[:4])
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    def decode() -> None:
+        try:
+            gens = fast.generate_prompts(prompts, max_new_tokens=12, ignore_stop=True)
+            got.append([g.token_ids for g in gens])
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    worker = threading.Thread(target=images)
+    worker.start()
+    try:
+        for _ in range(4):  # a new thread each time, as each stream's decode thread is
+            thread = threading.Thread(target=decode)
+            thread.start()
+            thread.join()
+    finally:
+        stop.set()
+        worker.join()
+    assert errors == []
+    assert got == [want] * 4
+
+
+@pytest.mark.gpu
 def test_continuous_stream_on_cuda(cuda_pkg: Path) -> None:
     """On a CUDA machine, CUDA graphs on: the continuous stream (rows refilled between graph
     replays, a re-read-sized batch call in between on its own cache) reads as batches do."""
