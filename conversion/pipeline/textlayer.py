@@ -156,7 +156,10 @@ def _ink_meter(image: Image.Image | None):
     gray = image.convert("L")
 
     def ink(box) -> float:
-        hist = gray.crop(tuple(int(v) for v in box)).histogram()
+        x0, y0, x1, y1 = (int(v) for v in box)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        hist = gray.crop((x0, y0, x1, y1)).histogram()
         return sum(hist[:160]) / (sum(hist) or 1)
 
     return ink
@@ -241,38 +244,49 @@ def _line_scripts(line: dict) -> list[str | None]:
     return out
 
 
-def word_scripts(page: pymupdf.Page) -> dict[tuple[int, int, int], list]:
-    """Exponents and indices inside words ("2t3" with a raised "3"), from the glyphs' sizes and
-    baselines: (text block, line, word) -> [[start, end, "sup" | "sub"], ...]."""
-    found: dict[tuple[int, int, int], list] = {}
-    blocks = [b for b in page.get_text("rawdict", sort=False)["blocks"] if b["type"] == 0]
-    words = page.get_text("words", sort=False)
-    by_line: dict[tuple[int, int], list] = {}
-    for word in words:
-        by_line.setdefault((word[5], word[6]), []).append(word)
-    for k, block in enumerate(blocks):
-        for i, line in enumerate(block["lines"]):
+def word_styles(
+    page: pymupdf.Page,
+) -> tuple[dict[tuple[int, int, int], list], dict[tuple[int, int, int], float]]:
+    """Per word (text block, line, word): its exponents and indices ("2t3" with a raised "3",
+    from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], and its own
+    text size in points (a heading's, not that of the paragraph MuPDF put it in)."""
+    scripts: dict[tuple[int, int, int], list] = {}
+    sizes: dict[tuple[int, int, int], float] = {}
+    # Words and glyphs come from two extractions whose lines need not be numbered alike: a
+    # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
+    buckets: dict[int, list[tuple[dict, float, str | None]]] = {}
+    for block in page.get_text("rawdict", sort=False)["blocks"]:
+        for line in block.get("lines", ()):
             marks = _line_scripts(line)
-            if not any(marks) or (k, i) not in by_line:
-                continue
-            chars = [c for span in line["spans"] for c in span["chars"]]
-            for x0, _, x1, _, text, _, _, n in by_line[(k, i)]:
-                inside = [(c, m) for c, m in zip(chars, marks, strict=True)
-                          if x0 - 0.5 <= (c["bbox"][0] + c["bbox"][2]) / 2 <= x1 + 0.5
-                          and not c["c"].isspace()]  # fmt: skip
-                if "".join(c["c"] for c, _ in inside) != text:
-                    continue
-                kinds = [m for _, m in inside]
-                if not any(kinds):
-                    continue
-                runs: list[list] = []
-                for at, kind in enumerate(kinds):
-                    if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
-                        runs[-1][1] = at + 1
-                    elif kind:
-                        runs.append([at, at + 1, kind])
-                found[(k, i, n)] = runs
-    return found
+            chars = [(c, span["size"]) for span in line["spans"] for c in span["chars"]]
+            for (char, size), mark in zip(chars, marks, strict=True):
+                if not char["c"].isspace():
+                    cy = (char["bbox"][1] + char["bbox"][3]) / 2
+                    buckets.setdefault(int(cy // 8), []).append((char, size, mark))
+    for x0, y0, x1, y1, text, k, i, n in page.get_text("words", sort=False):
+        inside = []
+        for bucket in range(int(y0 // 8), int(y1 // 8) + 1):
+            for char, size, mark in buckets.get(bucket, ()):
+                cx = (char["bbox"][0] + char["bbox"][2]) / 2
+                cy = (char["bbox"][1] + char["bbox"][3]) / 2
+                if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5:
+                    inside.append((char, size, mark))
+        inside.sort(key=lambda item: item[0]["origin"][0])
+        if "".join(c["c"] for c, _, _ in inside) != text:
+            continue
+        body = [size for _, size, m in inside if not m] or [size for _, size, _ in inside]
+        sizes[(k, i, n)] = max(set(body), key=body.count)
+        kinds = [m for _, _, m in inside]
+        if not any(kinds):
+            continue
+        runs: list[list] = []
+        for at, kind in enumerate(kinds):
+            if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
+                runs[-1][1] = at + 1
+            elif kind:
+                runs.append([at, at + 1, kind])
+        scripts[(k, i, n)] = runs
+    return scripts, sizes
 
 
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
@@ -404,16 +418,18 @@ def text_layer_reading(
         for i, line in enumerate(block.get("lines", ()))
         if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
     }  # fmt: skip
-    scripts = word_scripts(page)
+    scripts, sizes = word_styles(page)
+    size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[int, Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
         if (block_no, line_no) in junk:
             continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
-        words_in.setdefault(block_no, []).append((line_no, Word(
-            text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
-            script=scripts.get((block_no, line_no, word_no)),
-        )))  # fmt: skip
+        word = Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
+                    script=scripts.get((block_no, line_no, word_no)))  # fmt: skip
+        if (block_no, line_no, word_no) in sizes:
+            size_of[id(word)] = sizes[(block_no, line_no, word_no)] * scale
+        words_in.setdefault(block_no, []).append((line_no, word))
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
@@ -477,9 +493,15 @@ def text_layer_reading(
                 ruled = [t for t in found if t.row_count >= 2 and t.col_count >= 2]
             return _ruled_table(ruled, pymupdf.Rect(box) / scale, page)
 
+        def text_size(words: list[Word]) -> float | None:
+            """A part of a block cut by the layout (a heading MuPDF ran into its paragraph)
+            has its own size: the median of its words' (weighted by length)."""
+            known = [size_of[id(w)] for w in words for _ in w.text if id(w) in size_of]
+            return statistics.median(known) if known else None
+
         blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
                                         ink=_ink_meter(image), transcribe=transcribe,
-                                        ruled_table=ruled_table)  # fmt: skip
+                                        ruled_table=ruled_table, text_size=text_size)  # fmt: skip
     return PageReading(
         page_number=page_number,
         blocks=blocks,
