@@ -143,7 +143,7 @@ def _run_shard(seed: int, cases: range) -> dict:
     parent = os.getpid()
     with tempfile.TemporaryDirectory(prefix="axiya-fuzz-") as tmp:
         workdir = Path(tmp)
-        for case in cases:
+        for done, case in enumerate(cases, start=1):
             source, data = _case_data(seed, case, donors)
             t0 = time.perf_counter()
             try:
@@ -153,8 +153,9 @@ def _run_shard(seed: int, cases: range) -> dict:
                 failures.append({"case": case, "file": files[source].name, "error": repr(exc)})
             slowest = max(slowest, time.perf_counter() - t0)
             assert os.getpid() == parent  # a child never returns into the loop
-            if (case + 1) % 500 == 0:
-                print(f"case {case + 1}: {dict(outcomes)}", flush=True)
+            if done % 250 == 0:  # every shard says where it is (a run cut short still tells)
+                print(f"shard {cases.start}: {done} of {len(cases)} cases: {dict(outcomes)}",
+                      flush=True)  # fmt: skip
     return {
         "outcomes": outcomes,
         "failures": failures,

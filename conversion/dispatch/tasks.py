@@ -5,9 +5,10 @@ to finish queues job_finish. The send_* functions are how conversion.dispatch qu
 
 A task whose next message the broker cannot take (Redis killed mid-job) puts its job in the
 outbox instead (`_send_next`): the outbox queues job_prepare_task, which resumes a job from
-whatever state it is in, once the broker is back. A broker that came back without its data
-(restarted with no persistence) is noticed by the recovery task, which then queues every
-unfinished job's next step at once (`broker_lost_data`).
+whatever state it is in, once the broker is back. A broker that restarted (and so may have lost
+the messages it had not written to disk, or all of them without persistence) is noticed by the
+recovery task, which then queues every unfinished job's next step at once (`broker_restarted`;
+steps are idempotent: a done page is never read again).
 
 Owner fairness (issue 17: one user's 100 jobs held up another user's one job): every message
 carries a priority from its owner's line, the number of pages that owner has to convert before
@@ -40,8 +41,8 @@ PAGE_HARD_LIMIT_S = config().timeouts.page_s + 90
 # Pages per rasterization task: small enough that reading starts early and several cpu workers
 # share a long document, large enough that the task overhead stays negligible.
 RASTER_CHUNK_PAGES = 8
-# Set in the broker's own Redis: missing after a restart that lost the broker's data.
-BROKER_EPOCH_KEY = "axiya:broker-epoch"
+# The broker's Redis run_id as the recovery task last saw it, kept in that Redis.
+BROKER_RUN_ID_KEY = "axiya:broker-run-id"
 # Priorities 0 (taken first) .. FAIR_PRIORITIES - 1: settings.CELERY_BROKER_TRANSPORT_OPTIONS.
 FAIR_PRIORITIES = 10
 log = logging.getLogger(__name__)
@@ -102,15 +103,17 @@ def _send_next(job_id, send: Callable[[], None]) -> None:
         outbox.add(job_id)
 
 
-def broker_lost_data() -> bool:
-    """Whether the broker's Redis has lost its data since the last call (a restart without
-    persistence, a flush): its queued messages are gone then. A marker key kept in the broker
-    itself tells; brokers other than Redis keep their messages on disk (False)."""
+def broker_restarted() -> bool:
+    """Whether the broker's Redis restarted since the last call (its run_id changed, kept in a
+    key of that Redis): what it had not written to disk is gone then (appendfsync everysec: up
+    to a second of messages; no persistence: all of them). Brokers other than Redis: False."""
     with current_app.connection_for_write() as conn:
         client = getattr(conn.default_channel, "client", None)
-        if client is None or not callable(getattr(client, "set", None)):
+        if client is None or not callable(getattr(client, "info", None)):
             return False
-        return bool(client.set(BROKER_EPOCH_KEY, "1", nx=True))
+        run_id = client.info("server")["run_id"]
+        previous = client.set(BROKER_RUN_ID_KEY, run_id, get=True)
+        return previous is None or previous.decode() != run_id
 
 
 def send_recovery(plan: dict[str, list[str]]) -> None:
@@ -246,13 +249,13 @@ def page_rerun_task(job_id: str, number: int, actor_id: int | None) -> None:
 def jobs_recover_task() -> None:
     """Beat, every 20 s: queue stalled work again, fail jobs past their deadline, and send
     the outbox (jobs a process could not queue, if it died before it could). After the broker
-    lost its data, every unfinished job's next step is queued at once (steps are idempotent)."""
+    restarted, every unfinished job's next step is queued at once (steps are idempotent)."""
     outbox.flush()
-    lost = broker_lost_data()
-    if lost:
-        log.warning("the broker lost its queued messages: queueing every unfinished job again")
+    restarted = broker_restarted()
+    if restarted:
+        log.warning("the broker restarted: queueing every unfinished job's next step again")
     send_recovery(
-        services.jobs_recover(alive=heartbeat.is_alive, stale_after_s=0 if lost else None)
+        services.jobs_recover(alive=heartbeat.is_alive, stale_after_s=0 if restarted else None)
     )
 
 

@@ -214,8 +214,10 @@ def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
 
 def _joined_headings(blocks: list[Block]) -> list[Block]:
     """A heading set on two lines (an article title the layout model cut in two) is one
-    heading: consecutive headings of one size, the second right under the first. A heading
-    that reads "Table 3 ..." or "Figure 2 ..." is a caption, not a section."""
+    heading: consecutive headings of one size, the second right under the first (at a title's
+    line spacing: less than 1.6 of its size apart) and not numbered itself ("2.1.1 Objectives"
+    under "2.1 Introduction" is a section of its own). A heading that reads "Table 3 ..." or
+    "Figure 2 ..." is a caption, not a section."""
     out: list[Block] = []
     for block in blocks:
         if block.kind == "heading" and (_TABLE_CAPTION.match(block.text) or
@@ -230,8 +232,9 @@ def _joined_headings(blocks: list[Block]) -> list[Block]:
             and block.bbox
             and abs(getattr(prev, "font_key", 0) - getattr(block, "font_key", 0))
             <= 0.1 * max(getattr(prev, "font_key", 0), 1)
-            and 0 <= block.bbox[1] - prev.bbox[3] <= 0.8 * getattr(block, "font_key", 0)
-            and not prev.text.strip().endswith((".", "!", "?"))
+            and 0 <= block.bbox[1] - prev.bbox[3] <= 1.6 * getattr(block, "font_key", 0)
+            and not prev.text.strip().endswith((".", "!", "?", ":"))
+            and not _SECTION_NUMBER.match(block.text)
         ):
             prev.spans = prev.spans + [Span(text=" ")] + block.spans
             prev.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],
@@ -301,8 +304,9 @@ def _attach_table_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 continue
             other = out[j]
             text = other.text.strip()
+            # (The layout model may call a printed "Table S1 ..." line a section header.)
             is_caption = other.kind == "caption" or (
-                other.kind == "paragraph" and _TABLE_CAPTION.match(text)
+                other.kind in ("paragraph", "heading") and _TABLE_CAPTION.match(text)
             )
             if is_caption and 0 < len(text) <= 300:
                 table.text = text
@@ -343,6 +347,9 @@ def _same_body_text(prev: ReadBlock, rb: ReadBlock) -> bool:
         prev.ink is None or rb.ink is None or abs(prev.ink - rb.ink) <= 0.3 * max(rb.ink, 1e-6)
     )
     return multi_line and same_ink and not prev.bold and not rb.bold
+
+
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
 
 
 def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:

@@ -29,11 +29,16 @@ class RasterOptions:
 
 
 def native_dpi(page: pymupdf.Page) -> float | None:
-    """The resolution of the largest image on the page, in pixels per inch of the page."""
+    """The resolution of the page's scan (its largest image, when that covers half the page or
+    more), in pixels per inch of the page. A figure is no scan: a born-digital page renders at
+    one resolution whatever its pictures, so text sizes in pixels compare across its pages
+    (heading levels are one scale for the whole document; a paper's pages with photos were
+    rendered at 240 DPI, the others at 300, and its section headings stepped down a level)."""
     best = None
+    area_of_page = abs(page.rect) or 1.0
     for info in page.get_image_info():
         bbox = pymupdf.Rect(info["bbox"])
-        if bbox.width <= 0 or bbox.height <= 0:
+        if bbox.width <= 0 or bbox.height <= 0 or abs(bbox & page.rect) < 0.5 * area_of_page:
             continue
         dpi = info["width"] / (bbox.width / 72)
         area = bbox.width * bbox.height

@@ -1,9 +1,10 @@
 """Pages that already carry text (born-digital, or exported from a word processor): read the text
 layer instead of OCR when it is trustworthy - exact and much faster. Trust is decided by
-evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is not
-trusted and the page is read again; nor is text that is not language (shifted font encodings,
-private-use glyphs). The layout model then gives the blocks their kinds (models.structure), and
-formulas are rebuilt as TeX from their glyphs where they can be (math_text).
+evidence: an earlier OCR run's layer (invisible text, or text under a page-size image) is kept
+only when a fresh read of a sample of its lines agrees, else the page is read again; text that is
+not language (shifted font encodings, private-use glyphs) is never trusted. The layout model
+then gives the blocks their kinds (models.structure), and formulas are rebuilt as TeX from their
+glyphs where they can be (math_text).
 
 Over 450 lines: deciding whether to trust a layer and turning its words into blocks (lists,
 tables, exponents) read the same words and spans of the page.
@@ -27,6 +28,7 @@ from models.ocr.lines import read_crops
 from models.structure import apply_layout
 
 MIN_CHARS = 40
+UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
 _BOLD_FLAG = 16
 
@@ -48,13 +50,15 @@ _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
 def looks_like_language(text: str) -> bool:
-    """Text a reader can use, not glyph codes: no replacement marks or private-use glyphs,
+    """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs,
     mostly letters, words of two letters or more, and letters in the proportions of a
     language (a shifted font encoding, "Opnbddchmfr ne sgd", has few vowels and none of the
     short common words)."""
-    if "\ufffd" in text or "(cid:" in text:
-        return False
     visible = sum(not c.isspace() for c in text) or 1
+    # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
+    # the rest of a good layer good; more, and the font's text is not to be trusted.
+    if text.count("\ufffd") + 5 * text.count("(cid:") > UNMAPPED_SHARE * visible:
+        return False
     if len(_PRIVATE_USE.findall(text)) > 0.01 * visible:
         return False
     letters = [c for c in text.lower() if c.isalpha()]
@@ -93,7 +97,7 @@ def _hidden_under_image(page: pymupdf.Page) -> bool:
 
 # An OCR layer is kept when a fresh read of a sample of its lines agrees with it.
 SAMPLE_LINES = 10
-AGREE_MEAN = 0.95  # mean similarity of a sampled line with the fresh read of its crop
+AGREE_MEAN = 0.9  # mean similarity of a sampled line with the fresh read of its crop
 AGREE_LINE = 0.85  # a line that agrees this much...
 AGREE_SHARE = 0.8  # ...and this share of the sample must
 JUNK_SHARE = 0.1  # a layer with more of its text in lines of specks is not kept
@@ -152,7 +156,10 @@ def _ink_meter(image: Image.Image | None):
     gray = image.convert("L")
 
     def ink(box) -> float:
-        hist = gray.crop(tuple(int(v) for v in box)).histogram()
+        x0, y0, x1, y1 = (int(v) for v in box)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        hist = gray.crop((x0, y0, x1, y1)).histogram()
         return sum(hist[:160]) / (sum(hist) or 1)
 
     return ink
@@ -237,38 +244,49 @@ def _line_scripts(line: dict) -> list[str | None]:
     return out
 
 
-def word_scripts(page: pymupdf.Page) -> dict[tuple[int, int, int], list]:
-    """Exponents and indices inside words ("2t3" with a raised "3"), from the glyphs' sizes and
-    baselines: (text block, line, word) -> [[start, end, "sup" | "sub"], ...]."""
-    found: dict[tuple[int, int, int], list] = {}
-    blocks = [b for b in page.get_text("rawdict", sort=False)["blocks"] if b["type"] == 0]
-    words = page.get_text("words", sort=False)
-    by_line: dict[tuple[int, int], list] = {}
-    for word in words:
-        by_line.setdefault((word[5], word[6]), []).append(word)
-    for k, block in enumerate(blocks):
-        for i, line in enumerate(block["lines"]):
+def word_styles(
+    page: pymupdf.Page,
+) -> tuple[dict[tuple[int, int, int], list], dict[tuple[int, int, int], float]]:
+    """Per word (text block, line, word): its exponents and indices ("2t3" with a raised "3",
+    from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], and its own
+    text size in points (a heading's, not that of the paragraph MuPDF put it in)."""
+    scripts: dict[tuple[int, int, int], list] = {}
+    sizes: dict[tuple[int, int, int], float] = {}
+    # Words and glyphs come from two extractions whose lines need not be numbered alike: a
+    # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
+    buckets: dict[int, list[tuple[dict, float, str | None]]] = {}
+    for block in page.get_text("rawdict", sort=False)["blocks"]:
+        for line in block.get("lines", ()):
             marks = _line_scripts(line)
-            if not any(marks) or (k, i) not in by_line:
-                continue
-            chars = [c for span in line["spans"] for c in span["chars"]]
-            for x0, _, x1, _, text, _, _, n in by_line[(k, i)]:
-                inside = [(c, m) for c, m in zip(chars, marks, strict=True)
-                          if x0 - 0.5 <= (c["bbox"][0] + c["bbox"][2]) / 2 <= x1 + 0.5
-                          and not c["c"].isspace()]  # fmt: skip
-                if "".join(c["c"] for c, _ in inside) != text:
-                    continue
-                kinds = [m for _, m in inside]
-                if not any(kinds):
-                    continue
-                runs: list[list] = []
-                for at, kind in enumerate(kinds):
-                    if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
-                        runs[-1][1] = at + 1
-                    elif kind:
-                        runs.append([at, at + 1, kind])
-                found[(k, i, n)] = runs
-    return found
+            chars = [(c, span["size"]) for span in line["spans"] for c in span["chars"]]
+            for (char, size), mark in zip(chars, marks, strict=True):
+                if not char["c"].isspace():
+                    cy = (char["bbox"][1] + char["bbox"][3]) / 2
+                    buckets.setdefault(int(cy // 8), []).append((char, size, mark))
+    for x0, y0, x1, y1, text, k, i, n in page.get_text("words", sort=False):
+        inside = []
+        for bucket in range(int(y0 // 8), int(y1 // 8) + 1):
+            for char, size, mark in buckets.get(bucket, ()):
+                cx = (char["bbox"][0] + char["bbox"][2]) / 2
+                cy = (char["bbox"][1] + char["bbox"][3]) / 2
+                if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5:
+                    inside.append((char, size, mark))
+        inside.sort(key=lambda item: item[0]["origin"][0])
+        if "".join(c["c"] for c, _, _ in inside) != text:
+            continue
+        body = [size for _, size, m in inside if not m] or [size for _, size, _ in inside]
+        sizes[(k, i, n)] = max(set(body), key=body.count)
+        kinds = [m for _, _, m in inside]
+        if not any(kinds):
+            continue
+        runs: list[list] = []
+        for at, kind in enumerate(kinds):
+            if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
+                runs[-1][1] = at + 1
+            elif kind:
+                runs.append([at, at + 1, kind])
+        scripts[(k, i, n)] = runs
+    return scripts, sizes
 
 
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
@@ -282,8 +300,11 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     return glyphs
 
 
+_HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
+
+
 def _join_text(text: str, line: str) -> str:
-    if text.endswith("-") and line[:1].islower():
+    if text.endswith(_HYPHENS) and line[:1].islower():
         return text[:-1] + line
     return f"{text} {line}"
 
@@ -294,8 +315,8 @@ def _shifted(script: list | None, by: int) -> list:
 
 def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     """`word` appended to `prev` (its exponents moved along)."""
-    by = len(prev.text) + len(join) - (1 if join == "-" else 0)
-    head = prev.text[:-1] if join == "-" else prev.text + join
+    by = len(prev.text) + len(join) - (1 if join in _HYPHENS else 0)
+    head = prev.text[:-1] if join in _HYPHENS else prev.text + join
     prev.script = (prev.script or []) + _shifted(word.script, by) or None
     prev.text = head + word.text
 
@@ -319,10 +340,10 @@ def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
         if whole:
             word.script = None  # a marker set small on its own: plain text
         if (
-            prev and line != last_line and prev.text.endswith("-") and len(prev.text) > 2
+            prev and line != last_line and prev.text.endswith(_HYPHENS) and len(prev.text) > 2
             and prev.text[-2].isalpha() and word.text[:1].islower()
         ):  # fmt: skip
-            _attach(prev, word, join="-")
+            _attach(prev, word, join=prev.text[-1])
         else:
             out.append(word)
         last_line = line
@@ -357,7 +378,8 @@ def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 and block.words
                 and last.text != " ".join(w.text for w in last.words + block.words)
             ):
-                _attach(last.words[-1], block.words[0], join="-")  # the mended hyphen
+                mended = last.words[-1]  # hyphenated across the two lines
+                _attach(mended, block.words[0], join=mended.text[-1])
                 last.words = last.words + block.words[1:]
             else:
                 last.words = last.words + block.words
@@ -396,16 +418,18 @@ def text_layer_reading(
         for i, line in enumerate(block.get("lines", ()))
         if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
     }  # fmt: skip
-    scripts = word_scripts(page)
+    scripts, sizes = word_styles(page)
+    size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[int, Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
         if (block_no, line_no) in junk:
             continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
-        words_in.setdefault(block_no, []).append((line_no, Word(
-            text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
-            script=scripts.get((block_no, line_no, word_no)),
-        )))  # fmt: skip
+        word = Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
+                    script=scripts.get((block_no, line_no, word_no)))  # fmt: skip
+        if (block_no, line_no, word_no) in sizes:
+            size_of[id(word)] = sizes[(block_no, line_no, word_no)] * scale
+        words_in.setdefault(block_no, []).append((line_no, word))
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
@@ -469,9 +493,15 @@ def text_layer_reading(
                 ruled = [t for t in found if t.row_count >= 2 and t.col_count >= 2]
             return _ruled_table(ruled, pymupdf.Rect(box) / scale, page)
 
+        def text_size(words: list[Word]) -> float | None:
+            """A part of a block cut by the layout (a heading MuPDF ran into its paragraph)
+            has its own size: the median of its words' (weighted by length)."""
+            known = [size_of[id(w)] for w in words for _ in w.text if id(w) in size_of]
+            return statistics.median(known) if known else None
+
         blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
                                         ink=_ink_meter(image), transcribe=transcribe,
-                                        ruled_table=ruled_table)  # fmt: skip
+                                        ruled_table=ruled_table, text_size=text_size)  # fmt: skip
     return PageReading(
         page_number=page_number,
         blocks=blocks,

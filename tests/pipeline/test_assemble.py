@@ -148,3 +148,40 @@ def test_display_type_in_a_header_region_is_the_title_not_furniture():
     doc = _doc([top, body])
     assert [b.kind for b in doc.pages[0].blocks] == ["heading", "paragraph"]
     assert doc.title == text
+
+
+def _heading_at(text, bbox, size=58.0, layout="section-header"):
+    words = [Word(text=w, confidence=100.0) for w in text.split()]
+    return ReadBlock(kind="heading", text=text, bbox=bbox, font_size=size, words=words,
+                     layout=layout)  # fmt: skip
+
+
+def test_a_title_set_on_two_lines_is_one_heading_at():
+    first = _heading_at("Non-thermal polyimidization reaction using base-ionic liquid medium",
+                     (375, 573, 2120, 637), layout="title")  # fmt: skip
+    second = _heading_at("as a dual catalyst-solvent", (375, 703, 1010, 767))
+    body = _para("The text of the paper begins here and goes on. " * 4, (375, 900, 2100, 1300))
+    doc = _doc([first, second, body])
+    headings = [b for b in doc.pages[0].blocks if b.kind == "heading"]
+    whole = "Non-thermal polyimidization reaction using base-ionic liquid medium as a dual"
+    assert [h.text for h in headings] == [whole + " catalyst-solvent"]
+    assert doc.title == whole + " catalyst-solvent"
+
+
+def test_a_numbered_section_right_under_another_stays_its_own_heading():
+    chapter = _heading_at("2.1 Introduction", (375, 573, 1200, 637))
+    section = _heading_at("2.1.1 Objectives", (375, 680, 1200, 744))
+    body = _para("The text of the section begins here and goes on. " * 4, (375, 800, 2100, 1200))
+    headings = [b.text for b in _doc([chapter, section, body]).pages[0].blocks
+                if b.kind == "heading"]  # fmt: skip
+    assert headings == ["2.1 Introduction", "2.1.1 Objectives"]
+
+
+def test_a_table_line_the_layout_called_a_heading_is_the_tables_caption():
+    caption = _heading_at("Table S1 Chemicals and reagents", (375, 500, 1200, 560), size=40)
+    rows = [[{"text": "Reagent", "header": True}, {"text": "Supplier", "header": True}],
+            [{"text": "PMDA"}, {"text": "Boshan Hengtai Chem."}]]  # fmt: skip
+    table = ReadBlock(kind="table", rows=rows, bbox=(375, 580, 2000, 900))
+    blocks = _doc([caption, table]).pages[0].blocks
+    assert [b.kind for b in blocks] == ["table"]
+    assert blocks[0].caption == "Table S1 Chemicals and reagents"

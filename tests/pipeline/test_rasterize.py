@@ -20,6 +20,18 @@ def test_resolution_follows_the_scan():
         assert choose_dpi(doc[0], RasterOptions(max_dpi=400)) == 400
 
 
+def test_a_figure_is_no_scan_the_page_keeps_the_documents_resolution():
+    """A born-digital page with a fine photo renders like its other pages (300 DPI): text
+    sizes in pixels then compare across pages (heading levels are one scale)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    photo = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 1200, 900), False)
+    photo.clear_with(128)
+    page.insert_image(pymupdf.Rect(72, 300, 372, 525), pixmap=photo)  # 288 DPI, a third of it
+    page.insert_text((72, 100), "A page with a photo", fontsize=12)
+    assert choose_dpi(page, RasterOptions()) == 300
+
+
 def test_skew_estimate_undoes_a_known_rotation():
     from models.ocr.prepare import estimate_skew
 

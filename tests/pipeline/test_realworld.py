@@ -40,3 +40,18 @@ def test_shifted_font_encoding_is_read_again_and_the_title_is_no_section_name(en
     assert "Accelerating the Science of Language Models" in result.document.title
     text = result.html_path.read_text()
     assert "Opnbddchmfr" not in text
+
+
+@pytest.mark.slow
+def test_an_old_books_ocr_layer_that_agrees_is_kept(engine, tmp_path):
+    """A mottled book page whose earlier OCR layer agrees with a fresh read of ten of its
+    lines: the layer is read (a fresh OCR of the page takes the mottle for pictures), its lines
+    of specks ("a. t>.") leave, and words split by a soft hyphen at a line end are mended."""
+    result = convert_pdf(REALWORLD / "horribleocr.pdf", tmp_path, engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    text = " ".join(main.get_text(" ").split())
+    assert "For about this time the Dominican friars, under pretence of building" in text
+    assert "a fortress on the island" in text and "undertook the command" in text
+    assert "a. t>." not in text
+    assert main.find("figure") is None  # the scan under the layer is no figure

@@ -8,7 +8,12 @@ from bench.quality import iter_main_text
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
-from conversion.pipeline.textlayer import is_junk_line, looks_like_language, text_layer_reading
+from conversion.pipeline.textlayer import (
+    is_junk_line,
+    looks_like_language,
+    text_layer_reading,
+    word_styles,
+)
 from models.ocr import TesseractEngine
 from tests.conftest import ROOT
 
@@ -76,6 +81,11 @@ def test_text_layer_judged_by_its_letters():
     # A financial statement is mostly figures, and still a text to read.
     statement = "Revenue 12,400 11,250 Cost of sales (7,310) (6,980) Gross profit 5,090 4,270 " * 3
     assert looks_like_language("Statement of income for the year " + statement)
+    # A paper whose figure labels and math italics have no characters ("node \ufffd", 1 %)
+    # is still a good layer; a font that maps nothing is not.
+    assert looks_like_language(BODY * 8 + " node \ufffd and x\ufffd,\ufffd")
+    assert not looks_like_language(BODY + " \ufffd" * 40)
+    assert not looks_like_language(BODY + " (cid:12)" * 10)
 
 
 def test_shifted_encoding_is_read_again(tmp_path):
@@ -250,3 +260,20 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word(tmp_path):
     block = next(b for b in reading.blocks if "natives" in b.text)
     assert "felt indignant at this" in block.text
     assert block.text == " ".join(w.text for w in block.words)
+
+
+def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path):
+    """A section heading MuPDF puts in one block with the paragraph under it: the heading's
+    words keep their own size (the block's median is the body's), so a heading cut out of the
+    block by the layout has the size of its section level on every page."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "4.3. Human activity detection", fontsize=10.96, fontname="hebo")
+    for k in range(6):
+        page.insert_text((72, 114 + 12 * k), "body text of the section goes on here", fontsize=9.96)
+    doc.save(tmp_path / "mixed.pdf")
+    page = pymupdf.open(tmp_path / "mixed.pdf")[0]
+    _, sizes = word_styles(page)
+    by_text = {w[4]: sizes.get(tuple(w[5:8])) for w in page.get_text("words")}
+    assert round(by_text["Human"], 2) == 10.96
+    assert round(by_text["body"], 2) == 9.96

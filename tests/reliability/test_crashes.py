@@ -84,8 +84,11 @@ def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings
           or Job.objects.filter(pages_done__gt=0).exists(), timeout=120, what="a running job",
           workers=workers)  # fmt: skip
     persistent_redis.stop()  # SIGTERM: queued messages are in the append-only file
-    # A job uploaded while the broker is down is accepted, and waits in the outbox.
-    late = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
+    # A job uploaded while the broker is down is accepted, and waits in the outbox. Another
+    # user's: the owner's own earlier jobs would go first (owner fairness), the wait then
+    # depends on them, not on the outbox.
+    other = get_user_model().objects.create_user("bob", password="pw-bob-123456")
+    late = dispatch.submit(runner.job_create(owner=other, upload=CORPUS / "linn.pdf"))
     assert Job.objects.get(pk=late.id).status == JobStatus.QUEUED
     assert OutboxMessage.objects.filter(job=late).exists()
     time.sleep(2)
@@ -205,11 +208,11 @@ def test_redis_that_lost_its_messages_has_them_queued_again(
     workers_on, volatile_redis, tmp_path, user, settings
 ):
     """Issue 17: a broker that comes back without its data (no persistence) has lost every
-    queued message; the recovery task notices (its marker key is gone) and queues every
-    unfinished job again at once, not after AXIYA_RECOVER_AFTER_S (15 minutes)."""
+    queued message; the recovery task notices the restart (Redis' run_id changed) and queues
+    every unfinished job again at once, not after AXIYA_RECOVER_AFTER_S (15 minutes)."""
     settings.CACHES = redis_cache(volatile_redis.url)
     workers = workers_on(volatile_redis.url)
-    tasks.jobs_recover_task()  # the marker is set (a first run queues whatever is unfinished)
+    tasks.jobs_recover_task()  # it notes this Redis' run_id
     jobs = [
         dispatch.submit(runner.job_create(owner=user, upload=text_pdf(tmp_path / f"{n}.pdf")))
         for n in range(3)
