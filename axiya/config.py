@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -68,12 +69,27 @@ class Timeouts:
 
 
 @dataclass(frozen=True)
+class Store:
+    """Where job files live (conversion/storage.py): url None is the local MEDIA_ROOT."""
+
+    url: str | None = _setting("AXIYA_STORAGE_URL")
+    endpoint_url: str | None = _setting("AXIYA_S3_ENDPOINT_URL")
+    region: str | None = _setting("AXIYA_S3_REGION")
+    access_key_id: str | None = _setting("AXIYA_S3_ACCESS_KEY_ID")
+    secret_access_key: str | None = _setting("AXIYA_S3_SECRET_ACCESS_KEY")
+    max_attempts: int = _setting("AXIYA_S3_MAX_ATTEMPTS")
+    timeout_s: float = _setting("AXIYA_S3_TIMEOUT_S")
+    local_root: Path = _setting("MEDIA_ROOT")  # also where this host stages and caches files
+
+
+@dataclass(frozen=True)
 class Config:
     limits: Limits
     raster: Raster
     gemma: Gemma
     batching: Batching
     timeouts: Timeouts
+    store: Store
     default_engine: str = _setting("AXIYA_DEFAULT_ENGINE")
     # The engine a worker process builds when it starts.
     worker_engine: str | None = _setting("AXIYA_WORKER_ENGINE")
@@ -107,7 +123,7 @@ def _build(cls: type) -> Any:
 
 def _forget(*, setting: str, **_: object) -> None:
     global _current
-    if setting.startswith("AXIYA_"):
+    if setting.startswith("AXIYA_") or setting == "MEDIA_ROOT":
         _current = None
 
 

@@ -110,6 +110,17 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = DATA_DIR / "media"
+# Where job files live (conversion/storage.py): unset, MEDIA_ROOT on this host's disk (one host,
+# or a shared mount); s3://bucket/prefix, an S3-compatible object store (AWS S3, MinIO, Ceph,
+# R2) that web, cpu and gpu hosts share. Endpoint (empty: AWS), region and keys (empty: boto3's
+# own chain, e.g. an instance role) below; AXIYA_S3_MAX_ATTEMPTS bounds botocore's retries.
+AXIYA_STORAGE_URL = env_optional("AXIYA_STORAGE_URL")
+AXIYA_S3_ENDPOINT_URL = env_optional("AXIYA_S3_ENDPOINT_URL")
+AXIYA_S3_REGION = env_optional("AXIYA_S3_REGION")
+AXIYA_S3_ACCESS_KEY_ID = env_optional("AXIYA_S3_ACCESS_KEY_ID")
+AXIYA_S3_SECRET_ACCESS_KEY = env_optional("AXIYA_S3_SECRET_ACCESS_KEY")
+AXIYA_S3_MAX_ATTEMPTS = env_int("AXIYA_S3_MAX_ATTEMPTS", 5, minimum=1)
+AXIYA_S3_TIMEOUT_S = env_float("AXIYA_S3_TIMEOUT_S", 30.0)
 # Request bodies too large for memory are spooled next to the uploads being validated
 # (conversion.storage.incoming_dir), not in /tmp: a process killed mid-upload leaves them where
 # the sweep removes them (services.files_sweep).

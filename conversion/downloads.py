@@ -3,8 +3,8 @@ API, zip, axiya-batch), the same layout the command line writes:
 
     <stem>.html  <stem>_files/  <stem>.report.json  <stem>.report.html
 
-and `<stem>.zip` holding exactly these in a `<stem>/` folder. On disk a job's output is stored as
-`document.*` (storage.py); the HTML's image links are rewritten to `<stem>_files/` as it leaves.
+and `<stem>.zip` holding exactly these in a `<stem>/` folder. In the store a job's output is kept
+as `document.*` (storage.py); the HTML's image links are rewritten to `<stem>_files/` as it leaves.
 report.html is rendered from report.json when asked for, so it always matches the reviewed state.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 import unicodedata
 import zipfile
@@ -76,14 +77,14 @@ def zip_name(job: Job) -> str:
 
 def document_html(job: Job) -> bytes:
     """The result HTML as downloaded: its figures linked from `<stem>_files/`."""
-    html = storage.html_path(job.id).read_text(encoding="utf-8")
+    html = storage.read_html(job.id)
     folder = quote(files_dir_name(job))
     return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html).encode("utf-8")
 
 
 def read_report(job: Job) -> dict:
-    path = storage.report_path(job.id)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    text = storage.read_report_text(job.id)
+    return json.loads(text) if text is not None else {}
 
 
 def report_html(job: Job) -> bytes:
@@ -98,13 +99,16 @@ def job_zip(*, job: Job) -> IO[bytes]:
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(f"{folder}/{html_name(job)}", document_html(job))
-        if storage.report_path(job.id).exists():
-            zf.write(storage.report_path(job.id), f"{folder}/{report_json_name(job)}")
+        report = storage.open_report(job.id)
+        if report is not None:
+            with report, zf.open(f"{folder}/{report_json_name(job)}", "w") as entry:
+                shutil.copyfileobj(report, entry, 1 << 20)
             zf.writestr(f"{folder}/{report_html_name(job)}", report_html(job))
-        files = storage.files_dir(job.id)
-        if files.exists():
-            for path in sorted(files.iterdir()):
-                if path.is_file():
-                    zf.write(path, f"{folder}/{files_dir_name(job)}/{path.name}")
+        for name in storage.figure_names(job.id):
+            figure = storage.open_figure(job.id, name)
+            if figure is None:
+                continue  # removed since it was listed (a re-run's)
+            with figure, zf.open(f"{folder}/{files_dir_name(job)}/{name}", "w") as entry:
+                shutil.copyfileobj(figure, entry, 1 << 20)
     out.seek(0)
     return out

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -61,17 +59,21 @@ class NotReady(ConversionError):
 # --- reading the output ---------------------------------------------------------------------
 
 
-def require_output(job: Job) -> Path:
-    path = storage.html_path(job.id)
-    if not path.exists():
+def require_output(job: Job) -> None:
+    if not storage.output_exists(job.id):
         if job.status == JobStatus.FAILED:
             raise NotReady(f"The conversion failed ({job.error_code}): there is no result.")
         raise NotReady()
-    return path
+
+
+def _report(job: Job) -> dict:
+    text = storage.read_report_text(job.id)
+    return json.loads(text) if text is not None else {}
 
 
 def _soup(job: Job) -> tuple[str, BeautifulSoup]:
-    html = require_output(job).read_text(encoding="utf-8")
+    require_output(job)
+    html = storage.read_html(job.id)
     return html, BeautifulSoup(html, "html.parser")
 
 
@@ -114,9 +116,7 @@ def page_figures(*, job: Job, number: int) -> list[dict]:
                     "id": fig.get("id", ""),
                     "src": src,
                     # The figure's own file, when src names one (an edit may have left any src).
-                    "file": name
-                    if folder == storage.files_dir(job.id).name and "/" not in name
-                    else "",
+                    "file": name if folder == storage.FILES_DIR_NAME and "/" not in name else "",
                     "alt": alt,
                     "needs_alt": fig.get("data-review") == "alt-missing",
                 }
@@ -160,8 +160,7 @@ def _write_html(
     the reading findings of the document read again): they replace that page's and the
     document-wide ones. The job's status follows the new evidence (unless a reviewer has
     approved the document)."""
-    report_path = storage.report_path(job.id)
-    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else {}
+    report = _report(job)
     pages = report.get("pages") or job.pages_total or None
     old_checks = {_finding_key(f.as_dict()) for f in check_html(old_html, expected_pages=pages)}
     # Findings of the reading itself (engine notes, blank pages) stay; the HTML checks are redone.
@@ -174,7 +173,7 @@ def _write_html(
     report["findings"] = flow.in_page_order(kept + checks)
     report["summary"] = summarize(report["findings"])
     report["title"] = title
-    _atomic_write(storage.html_path(job.id), new_html)
+    storage.write_html(job.id, new_html)
     _write_report(job, report)
     update = {"summary": report["summary"], "title": title[:255]}
     approved = JobReview.objects.filter(job=job, state=ReviewState.APPROVED).exists()
@@ -187,21 +186,11 @@ def _write_html(
 
 def _write_report(job: Job, report: dict) -> None:
     """report.json and the report.html beside it (as flow.finish writes them)."""
-    html_path = storage.html_path(job.id)
-    _atomic_write(storage.report_path(job.id), json.dumps(report, indent=2))
-    _atomic_write(
-        storage.report_html_path(job.id), render_report(report, document_href=html_path.name)
+    storage.write_reports(
+        job.id,
+        report_json=json.dumps(report, indent=2),
+        report_html=render_report(report, document_href=storage.HTML_NAME),
     )
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _record(
@@ -257,8 +246,7 @@ def review_edit_alt(
 def _clean_page_html(job: Job, html: str) -> str:
     """Sanitize a reviewer's page HTML, and keep it inside its page: no page markers of its own,
     no second <main>, navigation or header, no image but the document's own figure files."""
-    files = storage.files_dir(job.id)
-    images = {f"{files.name}/{p.name}" for p in files.iterdir()} if files.is_dir() else set()
+    images = {f"{storage.FILES_DIR_NAME}/{name}" for name in storage.figure_names(job.id)}
     clean = BeautifulSoup(sanitize_fragment(html, images=images), "html.parser")
     for el in clean.find_all(attrs=_PAGEBREAK):
         el.decompose()
@@ -305,8 +293,7 @@ def _open_on_page(job: Job, number: int | None) -> int:
     """Open findings (errors, items to review) of the whole job, or of one page of it."""
     if number is None:
         return open_findings(job.summary)
-    path = storage.report_path(job.id)
-    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    report = _report(job)
     return sum(
         1
         for f in report.get("findings", [])
@@ -376,9 +363,8 @@ def review_set_job_state(
         if state == ReviewState.APPROVED and job.status == JobStatus.NEEDS_REVIEW:
             Job.objects.filter(pk=job.pk).update(status=JobStatus.DONE)
             job.status = JobStatus.DONE
-        report_path = storage.report_path(job.id)
-        if report_path.exists():
-            report = json.loads(report_path.read_text(encoding="utf-8"))
+        report = _report(job)
+        if report:
             report["review"] = {
                 "state": state,
                 "reviewer": actor.get_username() if actor is not None else None,
@@ -416,11 +402,9 @@ def review_apply_rerun(
             language=job.requested_language or None, files_dir=staged,
         )  # fmt: skip
         fresh_html, _ = flow.render_and_check(document, files_dir_name=f"{stem}_files")
-        files = storage.files_dir(job.id)
         if staged.exists():
             for figure in staged.glob(f"figure-*-p{number}.png"):
-                files.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(figure, files / figure.name)
+                storage.save_figure(job.id, figure.name, figure)
     new_html, title = keep_edits(old_html, fresh_html, number, document.title)
     fresh_findings = [f.as_dict() for f in flow.reading_findings(document, repaired=job.repaired)]
     with transaction.atomic():

@@ -75,8 +75,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
         fragment, figures = "", []
     report = downloads.read_report(job)
     findings = [f for f in report.get("findings", []) if f.get("page") in (None, number)]
-    output = storage.html_path(job.id)
-    html = output.read_text(encoding="utf-8") if output.exists() else None
+    html = storage.read_html(job.id) if storage.output_exists(job.id) else None
     token = view_token(job, user=request.user)
     job_review = JobReview.objects.filter(job=job).first()
     page_state = (job_review.page_states or {}).get(str(number), "") if job_review else ""
@@ -102,7 +101,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
         "job_review": job_review,
         "page_state": ReviewState(page_state).label if page_state else "Not reviewed",
         "events": selectors.review_events(job=job)[:100],
-        "has_scan": storage.page_image(job.id, number).exists(),
+        "has_scan": storage.page_image_exists(job.id, number),
     }
     return render(request, "conversion/review_page.html", context)
 
@@ -110,10 +109,10 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
 @reviewer_required
 def review_scan(request: HttpRequest, job_id, number: int) -> FileResponse:
     job = _review_job(job_id)
-    path = storage.page_image(job.id, number)
-    if not path.exists():
+    scan = storage.open_page_image(job.id, number)
+    if scan is None:
         raise Http404("No scan for this page.")
-    return FileResponse(path.open("rb"), content_type="image/png")
+    return FileResponse(scan, content_type="image/png")
 
 
 def _back(job: Job, number: int | None) -> HttpResponse:

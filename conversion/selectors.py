@@ -98,9 +98,9 @@ def job_all_pages_done(*, job_id) -> bool:
 
 
 def page_has_scan(*, job_id, number: int) -> bool:
-    """The page exists and its rasterized image is on disk (it can be read again)."""
+    """The page exists and its rasterized image is stored (it can be read again)."""
     exists = Page.objects.filter(job_id=job_id, number=number).exists()
-    return exists and storage.page_image(job_id, number).exists()
+    return exists and storage.page_image_exists(job_id, number)
 
 
 def owner_pages_ahead(*, job_id) -> int:

@@ -7,12 +7,10 @@ mid-job resumes without redoing finished pages.
 from __future__ import annotations
 
 import logging
-import shutil
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -24,7 +22,12 @@ from axiya.config import config
 from conversion import storage
 from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.pipeline.document import open_findings
-from conversion.pipeline.errors import ConversionError, EngineCrashed, JobTimeout
+from conversion.pipeline.errors import (
+    ConversionError,
+    EngineCrashed,
+    JobTimeout,
+    StorageUnavailable,
+)
 from conversion.pipeline.validate import ValidatedPdf
 from conversion.selectors import job_all_pages_done
 from models.engine import PageReading, reading_to_json
@@ -241,10 +244,14 @@ def job_mark_failed(*, job_id, error: ConversionError | Exception) -> None:
 
 
 def job_delete(*, job: Job) -> None:
-    """Remove the job, its pages and every file it wrote."""
-    directory = storage.job_dir(job.id)
+    """Remove the job, its pages and every file it wrote. The row goes first: files a store
+    that failed kept (or a worker wrote just after) have no row, and files_sweep removes them."""
+    job_id = job.id
     job.delete()
-    shutil.rmtree(directory, ignore_errors=True)
+    try:
+        storage.delete_job(job_id)
+    except StorageUnavailable:
+        log.warning("job %s deleted; its files wait for the sweep (the store failed)", job_id)
 
 
 # --- recovery and retention (periodic: Celery beat, or the inline worker's timer) ---------------
@@ -325,26 +332,25 @@ def purge_expired(*, now=None, days: int | None = None) -> list[str]:
 ORPHAN_GRACE_S = 3600  # an upload in progress is never this old
 
 
-def files_sweep(*, now=None) -> list[Path]:
-    """Remove files with no job row: job folders whose row is gone (or never committed) and
-    leftovers in incoming/ (a temp file of an upload in progress, a staged upload whose row was
-    rolled back), once untouched for ORPHAN_GRACE_S. A staged upload whose row exists is moved
-    into place instead. Returns what was removed."""
+def files_sweep(*, now=None) -> list[str]:
+    """Remove files with no job row: this host's leftovers in incoming/ (a temp file of an
+    upload in progress, a staged upload whose row was rolled back) once untouched for
+    ORPHAN_GRACE_S, and job folders in the store whose row is gone (nothing is stored before
+    its row commits: storage.place_upload). A staged upload whose row exists is moved into the
+    store instead. Returns what was removed: incoming file names and job folder names."""
     old = (now or timezone.now()).timestamp() - ORPHAN_GRACE_S
-    removed: list[Path] = []
+    removed: list[str] = []
     incoming = storage.incoming_dir()
     for leftover in incoming.iterdir() if incoming.is_dir() else []:
         if Job.objects.filter(pk=_uuid_or_none(leftover.stem)).exists():
             storage.place_upload(leftover.stem)
         elif leftover.stat().st_mtime < old:
             leftover.unlink(missing_ok=True)
-            removed.append(leftover)
-    folders = storage.jobs_root()
-    for folder in folders.iterdir() if folders.is_dir() else []:
-        job_id = _uuid_or_none(folder.name)
-        if folder.stat().st_mtime < old and not Job.objects.filter(pk=job_id).exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
+            removed.append(leftover.name)
+    for name in storage.stored_job_ids():
+        if not Job.objects.filter(pk=_uuid_or_none(name)).exists():
+            storage.delete_job(name)
+            removed.append(name)
     if removed:
         log.info("sweep: removed %d file(s) or folder(s) without a job", len(removed))
     return removed

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -154,7 +153,7 @@ def _job_from_token(token: str) -> Job:
 @login_required
 def job_detail(request: HttpRequest, job_id) -> HttpResponse:
     job = _own_job(request, job_id)
-    token = view_token(job, user=request.user) if storage.html_path(job.id).exists() else None
+    token = view_token(job, user=request.user) if storage.output_exists(job.id) else None
     return render(
         request,
         "conversion/job.html",
@@ -208,16 +207,18 @@ def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
     return render(request, "conversion/batch.html", context)
 
 
-def _result_response(path: Path, content_type: str) -> FileResponse:
-    response = FileResponse(path.open("rb"), content_type=content_type)
+def _result_html(job: Job) -> FileResponse:
+    html = storage.open_html(job.id)
+    if html is None:
+        raise Http404("The result is not ready.")
+    response = FileResponse(html, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = RESULT_CSP
     return response
 
 
 @login_required
 def job_html(request: HttpRequest, job_id) -> FileResponse:
-    job = _own_job(request, job_id)
-    return _result_response(_ready(storage.html_path(job.id)), "text/html; charset=utf-8")
+    return _result_html(_own_job(request, job_id))
 
 
 @login_required
@@ -231,18 +232,15 @@ def _figure_file(job: Job, name: str) -> FileResponse:
     # separator, dots) names no file.
     if not _FIGURE_NAME.fullmatch(name):
         raise Http404("No such file.")
-    base = storage.files_dir(job.id).resolve()
-    path = (base / name).resolve()
-    if base not in path.parents or not path.is_file():
+    figure = storage.open_figure(job.id, name)
+    if figure is None:
         raise Http404("No such file.")
-    return FileResponse(path.open("rb"))
+    return FileResponse(figure, filename=name)
 
 
-def _ready(path: Path, what: str = "result") -> Path:
-    """`path`, once the conversion has written it (else 404)."""
-    if not path.exists():
-        raise Http404(f"The {what} is not ready.")
-    return path
+def _ready_output(job: Job) -> None:
+    if not storage.output_exists(job.id):
+        raise Http404("The result is not ready.")
 
 
 def _download(data: bytes, *, content_type: str, filename: str, attach: bool = True):
@@ -254,10 +252,12 @@ def _download(data: bytes, *, content_type: str, filename: str, attach: bool = T
 @login_required
 def job_report(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    path = _ready(storage.report_path(job.id), "report")
+    report = storage.open_report(job.id)
+    if report is None:
+        raise Http404("The report is not ready.")
     download = request.GET.get("download") == "1"
     return FileResponse(
-        path.open("rb"),
+        report,
         content_type="application/json",
         as_attachment=download,
         filename=downloads.report_json_name(job),
@@ -267,7 +267,8 @@ def job_report(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_report_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready(storage.report_path(job.id), "report")
+    if not storage.report_exists(job.id):
+        raise Http404("The report is not ready.")
     response = _download(
         downloads.report_html(job),
         content_type="text/html; charset=utf-8",
@@ -281,7 +282,7 @@ def job_report_html(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_download_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready(storage.html_path(job.id))
+    _ready_output(job)
     return _download(
         downloads.document_html(job),
         content_type="text/html; charset=utf-8",
@@ -292,7 +293,7 @@ def job_download_html(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_download_zip(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready(storage.html_path(job.id))
+    _ready_output(job)
     return FileResponse(
         downloads.job_zip(job=job),
         content_type="application/zip",
@@ -320,8 +321,7 @@ def job_delete(request: HttpRequest, job_id) -> HttpResponse:
 @xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_html(request: HttpRequest, token: str) -> FileResponse:
-    job = _job_from_token(token)
-    return _result_response(_ready(storage.html_path(job.id)), "text/html; charset=utf-8")
+    return _result_html(_job_from_token(token))
 
 
 @xframe_options_sameorigin  # the site frames results; nothing else may

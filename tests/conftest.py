@@ -147,6 +147,17 @@ def celery_worker_process(redis_url, transactional_db, settings):
     log.close()
 
 
+# A worker process on the tiny package: small batches, short answers, few image tokens.
+TINY_GEMMA_WORKER = {
+    "AXIYA_GEMMA_BATCH": "4",
+    "AXIYA_GEMMA_FIRST_BATCH": "2",
+    "AXIYA_GEMMA_BATCH_WAIT_S": "1",
+    "AXIYA_GEMMA_MAX_NEW_TOKENS": "4",
+    "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70",
+    "AXIYA_DPI": "72",
+}
+
+
 @pytest.fixture(scope="session")
 def gemma_tiny_package(tmp_path_factory) -> Path:
     """A tiny random-weight Gemma 4 package (as `python -m models.export tiny-random`), built
@@ -244,3 +255,15 @@ def reviewer(db):
 def reviewer_client(client, reviewer):
     client.force_login(reviewer)
     return client
+
+
+@pytest.fixture
+def s3_store(settings):
+    """A real S3-compatible server on loopback (tests/s3.py) that this process's job files go
+    to; `.relay` cuts it, `.objects()` lists the keys it holds."""
+    from tests.s3 import S3Server
+
+    server = S3Server()
+    server.use(settings)
+    yield server
+    server.stop()

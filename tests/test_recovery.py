@@ -59,12 +59,12 @@ def test_files_reach_the_job_folder_only_once_the_row_commits(owner, tmp_path):
     assert not Job.objects.filter(pk=job.id).exists() and not storage.job_dir(job.id).exists()
     staged = storage.staged_upload(job.id)
     assert staged.exists()
-    assert staged not in services.files_sweep()  # too fresh: maybe an upload in progress
-    assert staged in services.files_sweep(now=timezone.now() + LATER)  # (and other tests')
+    assert staged.name not in services.files_sweep()  # too fresh: maybe an upload in progress
+    assert staged.name in services.files_sweep(now=timezone.now() + LATER)  # (and other tests')
     assert not staged.exists()
     with transaction.atomic():
         kept = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "b.pdf"))
-    assert storage.source_pdf(kept.id).exists() and not storage.staged_upload(kept.id).exists()
+    assert storage.source_exists(kept.id) and not storage.staged_upload(kept.id).exists()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -77,9 +77,9 @@ def test_the_sweep_removes_folders_without_a_row_and_places_committed_uploads(ow
     job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "c.pdf"))
     os.replace(storage.source_pdf(job.id), storage.staged_upload(job.id))  # died before moving
     removed = services.files_sweep(now=timezone.now() + LATER)
-    assert {orphan, leftover} <= set(removed)  # (with what other tests left)
+    assert {orphan.name, leftover.name} <= set(removed)  # (with what other tests left)
     assert not orphan.exists() and not leftover.exists()
-    assert storage.source_pdf(job.id).exists()  # its row exists: moved into place, kept
+    assert storage.source_exists(job.id)  # its row exists: moved into place, kept
 
 
 def test_the_inline_runner_takes_turns_between_owners():

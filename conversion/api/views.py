@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
+from typing import IO
 
 from django.db import transaction
 from django.http import FileResponse
@@ -196,9 +196,8 @@ class JobViewSet(
     @_download("The accessibility report (JSON)", "application/json", OpenApiTypes.OBJECT)
     def report(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        path = _report_path(job)
         return FileResponse(
-            path.open("rb"),
+            _open_report(job),
             content_type="application/json",
             as_attachment=True,
             filename=downloads.report_json_name(job),
@@ -208,7 +207,7 @@ class JobViewSet(
                url_path="report.html")  # fmt: skip
     def report_html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        _report_path(job)
+        _open_report(job).close()
         return _attachment(
             downloads.report_html(job),
             "text/html; charset=utf-8",
@@ -216,12 +215,12 @@ class JobViewSet(
         )
 
 
-def _report_path(job: Job) -> Path:
+def _open_report(job: Job) -> IO[bytes]:
     review.require_output(job)
-    path = storage.report_path(job.id)
-    if not path.exists():
+    report = storage.open_report(job.id)
+    if report is None:
         raise review.NotReady("The report is not ready yet.")
-    return path
+    return report
 
 
 def _attachment(data: bytes, content_type: str, filename: str) -> FileResponse:

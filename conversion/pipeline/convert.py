@@ -5,6 +5,7 @@ same outputs here as through the site. Every MuPDF call on the file runs in an i
 
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from collections.abc import Callable
@@ -136,7 +137,7 @@ def convert_pdf(
         finish_started = time.perf_counter()
         finished = flow.finish(
             readings,
-            pages_dir=pages_dir,
+            page_images=functools.partial(flow.page_image, pages_dir),
             out_dir=Path(out_dir),
             stem=pdf_path.stem,
             title=flow.document_title(pdf_path.name),

@@ -173,6 +173,18 @@ class ServerFault(ConversionError):
     )
 
 
+class StorageUnavailable(ConversionError):
+    """The file store (local disk or S3-compatible object store) failed after its retries:
+    the file is not at fault, and nothing half-written is left to serve."""
+
+    code = "STORAGE_UNAVAILABLE"
+    exit_code = 20
+    http_status = 503
+    default_message = (
+        "The file store could not be reached; the file is not at fault. Try again later."
+    )
+
+
 def error_class(code: str) -> type[ConversionError]:
     """The error class of a stored error code; ConversionError itself for an unknown code (an
     INTERNAL_ERROR, say), which is never blamed on the file."""

@@ -337,7 +337,7 @@ def write_outputs(
 def finish(
     readings: list[PageReading],
     *,
-    pages_dir: Path,
+    page_images: Callable[[int], Image.Image | None],
     out_dir: Path,
     stem: str,
     title: str,
@@ -346,14 +346,15 @@ def finish(
     engine_info: dict,
     source: str,
 ) -> Finished:
-    """Assemble, crop figures from the page images in pages_dir, render, check, and write
-    `<stem>.html`, `<stem>_files/`, `<stem>.report.json` and `<stem>.report.html` into out_dir."""
+    """Assemble, crop figures from the page images (page_images(n): page n as RGB, or None),
+    render, check, and write `<stem>.html`, `<stem>_files/`, `<stem>.report.json` and
+    `<stem>.report.html` into out_dir."""
     readings = sorted(readings, key=lambda r: r.page_number)
     with tempfile.TemporaryDirectory(prefix="axiya-finish-") as tmp:
         staged = Path(tmp) / "files"
         document = build_document(
             readings,
-            lambda number: page_image(pages_dir, number),
+            page_images,
             title=title,
             language=language,
             files_dir=staged,

@@ -215,9 +215,10 @@ def read_claimed(
     def claimed_batches() -> Iterator[list[PageImage]]:
         pages, size = first, len(first)
         while pages:
+            # Held before loading: a store that fails to give an image fails these pages too.
+            pending.append(pages)
             # PNG decoding releases the GIL: a few hundred page images load in parallel.
             images = list(_loader().map(storage.engine_input, pages))
-            pending.append(pages)
             yield images
             if time.monotonic() >= deadline:
                 return

@@ -10,6 +10,7 @@ engine) -> job_finish (assemble, render, check, write outputs). Each step is ide
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import tempfile
@@ -29,7 +30,12 @@ from conversion.languages import clean_language
 from conversion.models import Batch, Job, Page, PageStatus, ReviewEvent
 from conversion.options import convert_options
 from conversion.pipeline import flow
-from conversion.pipeline.errors import ConversionError, FileTooLarge, PageTimeout
+from conversion.pipeline.errors import (
+    ConversionError,
+    FileTooLarge,
+    PageTimeout,
+    StorageUnavailable,
+)
 from conversion.runner import heartbeat
 from conversion.runner.batch import page_read_batched
 from models.engine import PageEngine, PageImage, PageReading, reading_from_json
@@ -49,9 +55,9 @@ def job_create(
     """Validate and store one PDF (the caller queues it: conversion.dispatch). Bad input raises
     ConversionError, leaving no job and no file behind.
 
-    The file reaches the job's folder only once the row is committed (issue 17: a web process
-    killed mid-upload left folders with no row): until then it waits in incoming/ under the
-    job's id, and a rolled-back row leaves only that, which the sweep removes
+    The file reaches the store only once the row is committed (issue 17: a web process
+    killed mid-upload left folders with no row): until then it waits in this host's incoming/
+    under the job's id, and a rolled-back row leaves only that, which the sweep removes
     (services.purge_expired)."""
     spec = require_available(engine)
     language = clean_language(language)
@@ -78,8 +84,19 @@ def job_create(
         os.replace(tmp, storage.staged_upload(job.id))
     finally:
         tmp.unlink(missing_ok=True)
-    transaction.on_commit(lambda: storage.place_upload(job.id))
+    # robust: the callbacks after this one (the enqueue) run even when the store failed.
+    transaction.on_commit(lambda: _place_upload(job.id), robust=True)
     return job
+
+
+def _place_upload(job_id) -> None:
+    """Store a committed job's upload; a store that fails fails the job (STORAGE_UNAVAILABLE,
+    not the file's fault) and leaves no object and no staged file."""
+    try:
+        storage.place_upload(job_id)
+    except StorageUnavailable as exc:
+        services.job_mark_failed(job_id=job_id, error=exc)
+        storage.staged_upload(job_id).unlink(missing_ok=True)
 
 
 def _copy_upload(upload: UploadedFile | Path, fh, *, max_bytes: int) -> None:
@@ -119,25 +136,30 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
     if job.is_finished:
         return []
     opts = convert_options(language=job.requested_language or None)
-    if not storage.source_pdf(job.id).exists():
+    if not storage.source_exists(job.id):
         storage.place_upload(job.id)  # the process that made the row died before moving it
-    source, pages_dir = storage.source_pdf(job.id), storage.pages_dir(job.id)
-    for number in numbers:
-        services.job_check_deadline(job_id=job.id)
-        page = Page.objects.get(job=job, number=number)  # job_start made every row
-        if page.status == PageStatus.DONE or (
-            storage.page_image(job.id, number).exists() and page.dpi
-        ):
-            continue
-        started = time.perf_counter()
-        rendered = flow.rasterize(source, number, opts, pages_dir)
-        services.page_rasterized(
-            job_id=job.id,
-            number=number,
-            dpi=rendered.dpi,
-            timings={"rasterize_s": time.perf_counter() - started},
-            text_layer=flow.text_layer(rendered),
-        )
+    todo = [
+        page
+        for page in Page.objects.filter(job=job, number__in=numbers).order_by("number")
+        if page.status != PageStatus.DONE
+        and not (page.dpi and storage.page_image_exists(job.id, page.number))
+    ]
+    if todo:
+        with storage.local_source(job.id) as source, storage.scratch(job.id) as pages_dir:
+            for page in todo:
+                services.job_check_deadline(job_id=job.id)
+                started = time.perf_counter()
+                rendered = flow.rasterize(source, page.number, opts, pages_dir)
+                png = flow.page_file(pages_dir, page.number)
+                storage.save_page_image(job.id, page.number, png)
+                png.unlink()
+                services.page_rasterized(
+                    job_id=job.id,
+                    number=page.number,
+                    dpi=rendered.dpi,
+                    timings={"rasterize_s": time.perf_counter() - started},
+                    text_layer=flow.text_layer(rendered),
+                )
     return list(
         Page.objects.filter(job=job, number__in=numbers, dpi__gt=0)
         .exclude(status=PageStatus.DONE)
@@ -205,17 +227,19 @@ def job_finish(*, job_id) -> Job:
         raise RuntimeError(f"job {job_id} is not ready to finish")
     started = time.perf_counter()
     try:
-        finished = flow.finish(
-            [reading_from_json(p.reading) for p in pages],
-            pages_dir=storage.pages_dir(job.id),
-            out_dir=storage.out_dir(job.id),
-            stem=storage.OUTPUT_STEM,
-            title=flow.document_title(job.original_name),
-            language=job.requested_language or None,
-            repaired=job.repaired,
-            engine_info=job.engine_info,
-            source=job.original_name,
-        )
+        with storage.scratch(job.id) as out_dir:
+            finished = flow.finish(
+                [reading_from_json(p.reading) for p in pages],
+                page_images=functools.partial(storage.read_page_image, job.id),
+                out_dir=out_dir,
+                stem=storage.OUTPUT_STEM,
+                title=flow.document_title(job.original_name),
+                language=job.requested_language or None,
+                repaired=job.repaired,
+                engine_info=job.engine_info,
+                source=job.original_name,
+            )
+            storage.publish_outputs(job.id, out_dir)
     except ConversionError as exc:
         services.job_mark_failed(job_id=job.id, error=exc)
         raise

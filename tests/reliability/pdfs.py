@@ -22,6 +22,22 @@ def text_pdf(path: Path, *, text: str = TEXT) -> Path:
     return path
 
 
+def scanned_pdf(path: Path, pages: int) -> Path:
+    """A scanned document (pages are images, no text layer) of `pages` printed pages: an
+    engine must read every page."""
+    doc = pymupdf.open()
+    for n in range(pages):
+        src = pymupdf.open()
+        page = src.new_page(width=612, height=792)
+        page.insert_text((72, 90), f"Chapter {n + 1}", fontsize=24)
+        for i in range(10):
+            page.insert_text((72, 140 + 18 * i), f"Line {i + 1} of page {n + 1}.")
+        png = page.get_pixmap(dpi=72).tobytes("png")
+        doc.new_page(width=612, height=792).insert_image(pymupdf.Rect(0, 0, 612, 792), stream=png)
+    doc.save(path)
+    return path
+
+
 def active_content_pdf(path: Path) -> Path:
     """A text PDF that also carries /OpenAction JavaScript, a JavaScript link, a launch action
     and an embedded file: none of it may reach the output."""

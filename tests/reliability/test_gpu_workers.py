@@ -13,25 +13,10 @@ from django.contrib.auth import get_user_model
 from conversion import dispatch
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.runner import jobs as runner
+from tests.conftest import TINY_GEMMA_WORKER
+from tests.reliability.pdfs import scanned_pdf
 
 pytestmark = pytest.mark.slow
-
-
-def _scan(path: Path, pages: int) -> Path:
-    """A scanned document (pages are images, no text layer) of `pages` printed pages."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    for n in range(pages):
-        src = pymupdf.open()
-        page = src.new_page(width=612, height=792)
-        page.insert_text((72, 90), f"Chapter {n + 1}", fontsize=24)
-        for i in range(10):
-            page.insert_text((72, 140 + 18 * i), f"Line {i + 1} of page {n + 1}.")
-        png = page.get_pixmap(dpi=72).tobytes("png")
-        doc.new_page(width=612, height=792).insert_image(pymupdf.Rect(0, 0, 612, 792), stream=png)
-    doc.save(path)
-    return path
 
 
 def test_two_gpu_workers_share_one_long_job(
@@ -39,21 +24,13 @@ def test_two_gpu_workers_share_one_long_job(
 ) -> None:
     settings.AXIYA_MODEL_DIR = str(gemma_tiny_package)
     user = get_user_model().objects.create_user("gpu-user", password="pw-gpu-123")
-    gemma = {
-        "AXIYA_MODEL_DIR": str(gemma_tiny_package),
-        "AXIYA_GEMMA_BATCH": "4",
-        "AXIYA_GEMMA_FIRST_BATCH": "2",
-        "AXIYA_GEMMA_BATCH_WAIT_S": "1",
-        "AXIYA_GEMMA_MAX_NEW_TOKENS": "4",
-        "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70",
-        "AXIYA_DPI": "72",
-    }
+    gemma = {"AXIYA_MODEL_DIR": str(gemma_tiny_package), **TINY_GEMMA_WORKER}
     workers = workers_on(redis_url)
     workers.start(queues="cpu", **gemma)
     for _ in range(2):
         workers.start(queues="gpu", AXIYA_WORKER_ENGINE="gemma", **gemma)
     job = dispatch.submit(
-        runner.job_create(owner=user, upload=_scan(tmp_path / "long.pdf", 20), engine="gemma")
+        runner.job_create(owner=user, upload=scanned_pdf(tmp_path / "long.pdf", 20), engine="gemma")
     )
     deadline = time.time() + 300
     while not (job := Job.objects.get(pk=job.id)).is_finished:
