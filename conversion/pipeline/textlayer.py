@@ -303,6 +303,14 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
 
 
+def _drawn_twice(block: ReadBlock, other: ReadBlock) -> bool:
+    """The same line or more of text as `other`, in a box overlapping it (a stamp or running
+    header a PDF draws twice, a little apart)."""
+    if len(block.text) < 12 or block.text != other.text or not block.bbox or not other.bbox:
+        return False
+    return abs(pymupdf.Rect(block.bbox) & pymupdf.Rect(other.bbox)) > 0
+
+
 def _join_text(text: str, line: str) -> str:
     if text.endswith(_HYPHENS) and line[:1].islower():
         return text[:-1] + line
@@ -321,7 +329,7 @@ def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     prev.text = head + word.text
 
 
-def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
+def _block_words(entries: list[tuple[tuple[int, int], Word]]) -> list[Word]:
     """A block's words in order, each a word of the text: an exponent MuPDF put apart (a
     raised "2" after "3t", its own word or even its own line) joins the word it is set
     against, and a word hyphenated at a line end is mended, so the block's text is its words
@@ -411,6 +419,7 @@ def text_layer_reading(
     # Words are numbered by text block (image blocks do not count), dict blocks by block.
     text_blocks = [block for block in data["blocks"] if block["type"] == 0]
     text_no = {id(block): k for k, block in enumerate(text_blocks)}
+    rects = [pymupdf.Rect(block["bbox"]) for block in text_blocks]
     # An OCR layer's lines of specks (a picture or a rule read as "RO", ";") leave its text.
     junk = {
         (k, i)
@@ -418,18 +427,32 @@ def text_layer_reading(
         for i, line in enumerate(block.get("lines", ()))
         if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
     }  # fmt: skip
-    scripts, sizes = word_styles(page)
+    junk_rects = [pymupdf.Rect(text_blocks[k]["lines"][i]["bbox"]) for k, i in junk]
+
+    def owner(x0: float, y0: float, x1: float, y1: float, block_no: int) -> int | None:
+        """The text block a word lies in. Words and blocks come from two extractions whose
+        numbers need not agree (images, empty blocks): the word's centre decides."""
+        centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
+        if block_no < len(rects) and centre in rects[block_no] + (-1, -1, 1, 1):
+            return block_no
+        holding = [k for k, rect in enumerate(rects) if centre in rect + (-1, -1, 1, 1)]
+        return min(holding, key=lambda k: abs(rects[k])) if holding else None
+
+    scripts, word_size = word_styles(page)
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
-    words_in: dict[int, list[tuple[int, Word]]] = {}
+    words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
-        if (block_no, line_no) in junk:
+        k = owner(x0, y0, x1, y1, block_no)
+        centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
+        if k is None or any(centre in rect for rect in junk_rects):
             continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
+        key = (block_no, line_no, word_no)
         word = Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
-                    script=scripts.get((block_no, line_no, word_no)))  # fmt: skip
-        if (block_no, line_no, word_no) in sizes:
-            size_of[id(word)] = sizes[(block_no, line_no, word_no)] * scale
-        words_in.setdefault(block_no, []).append((line_no, word))
+                    script=scripts.get(key))  # fmt: skip
+        if key in word_size:
+            size_of[id(word)] = word_size[key] * scale
+        words_in.setdefault(k, []).append(((block_no, line_no), word))
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
@@ -472,6 +495,8 @@ def text_layer_reading(
             bold=chars > 0 and bold_chars / chars > 0.6,
         )
         read.order = (number,)  # type: ignore[attr-defined]
+        if any(_drawn_twice(read, other) for other in blocks):
+            continue  # the same text drawn again, shifted (a shadow, a stamp printed twice)
         blocks.append(read)
     if ocr_layer:
         blocks = _joined_lines(blocks)

@@ -277,3 +277,17 @@ def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path)
     by_text = {w[4]: sizes.get(tuple(w[5:8])) for w in page.get_text("words")}
     assert round(by_text["Human"], 2) == 10.96
     assert round(by_text["body"], 2) == 9.96
+
+
+def test_a_line_drawn_twice_a_little_apart_is_read_once(tmp_path):
+    """A running header a PDF draws twice (a stamp over a copy of itself, 4 pt apart): one
+    block, so it reads once and still matches the header of the other pages."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    stamp = "Electronic Supplementary Material (ESI) for RSC Advances."
+    page.insert_text((40, 30), stamp, fontsize=9)
+    page.insert_text((44, 34), stamp, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 400), BODY * 3, fontsize=11)
+    doc.save(tmp_path / "twice.pdf")
+    reading = text_layer_reading(pymupdf.open(tmp_path / "twice.pdf")[0], page_number=1, dpi=150)
+    assert sum(stamp in b.text for b in reading.blocks) == 1
