@@ -24,6 +24,7 @@ workers load once per count. Random weights never stop, so every page generates
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -296,7 +297,9 @@ def main(argv: list[str] | None = None) -> int:
                           "workers_ready_s": ready_s}  # fmt: skip
                 if spy is not None:
                     spy.send_signal(signal.SIGINT)  # py-spy writes its samples and ends
-                    stop_process(spy, timeout=60)
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        spy.wait(timeout=120)  # (a SIGTERM would end it without writing)
+                    stop_process(spy, timeout=10)
                 result["worker_batches"] = stack.gpu_batches(k, since)
                 runs.append(result)
                 print(json.dumps(result), flush=True)

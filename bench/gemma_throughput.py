@@ -451,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
             "--pages", str(a.pages), "--batch", str(a.batch), "--soft-tokens", str(a.soft_tokens),
             "--new-tokens", str(a.new_tokens), "--hf-batch", str(a.hf_batch),
             "--prefill-chunk", str(a.prefill_chunk), "--chunk", str(a.chunk),
-            "--hf-new-tokens", str(a.hf_new_tokens), "--lengths", a.lengths] + (
+            "--hf-new-tokens", str(a.hf_new_tokens), "--lengths", a.lengths,
+            "--prompt", a.prompt] + (
                 ["--no-cuda-graph"] if a.no_cuda_graph else []) + (
                 ["--continuous"] if a.continuous else [])  # fmt: skip
     ours_json = tmp / "gemma_ours.json"

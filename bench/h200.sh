@@ -5,10 +5,15 @@
 # exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
 # warm only 30 s):
 #   carry .ort/a:  bash bench/h200.sh stage
-#   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120 tp1120c hf ...
+#   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120cp tp1120 ...
 #   carry .ort/c:  bash bench/h200.sh stage pymupdf scalec test ...
+# (service vs engine: scalec against tp1120cp, the engine with the worker's own page prompt, on
+# one machine start; a build takes ~150-180 s, scalec ~340 s, tp1120cp ~110 s.)
 # (`test` collects tests/models, whose parser tests import PyMuPDF: run it after `pymupdf`.)
 # If the machine goes back between two calls (30 s idle), everything starts again at .ort/a.
+# The device tool copies the session's checkout (/work/main, not a worktree): land first, and put
+# .ort/ there (ignored). Each call re-copies the tracked files, so a result a step wrote is kept
+# from that call's $OUT (in /tmp/results only what the step itself wrote).
 # Each step logs to /tmp/logs/<step>.log (its tail is printed); $OUT gets the result JSONs and
 # a tarball of the logs (the tool returns at most 8 files).
 set -uo pipefail
@@ -36,7 +41,9 @@ step() {  # step NAME TIMEOUT CMD...: run, log, report; never stop the steps aft
   awk '$1 !~ /#/ {n++; s+=$3; if ($3 < 50) lo++} END {if (n) printf "GPU sm%% mean %.0f over %d s, %d s below 50%%\n", s/n, n, lo}' "$LOGS/$name.dmon"
   echo "== $name rc=$rc in $((SECONDS - t0)) s"
   grep -v '^INFO\|it/s\]$' "$LOGS/$name.log" | tail -n 22
-  cp bench/results/*"$(date -u +%F)"*.json "$RES"/ 2>/dev/null
+  # Only what this step wrote: each call re-copies the tracked tree, older results included.
+  find bench/results -name "*$(date -u +%F)*.json" -newer "$LOGS/$name.dmon" \
+    -exec cp {} "$RES"/ \;
   return $rc
 }
 
@@ -76,8 +83,8 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   tp1120c) throughput 1120c --continuous --pages 1024 --batch 512 --chunk 64 ;;
   # The GPU worker's own page prompt (~350 tokens more): the engine doing the service's work.
   tp1120cp) throughput 1120cp --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
-    --tag -page ;;
-  tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag -page ;;
+    --tag=-page ;;
+  tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
   hf) throughput hf --part hf --hf-batch 512,256 --hf-new-tokens 128 --hf-prompt 1198 \
     --json "$RES/gemma-hf-h200.json" ;;
   tp560) throughput 560 --hf-batch 0 --soft-tokens 560 --pages 1024 --batch 512 --tag -560 ;;

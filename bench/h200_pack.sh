@@ -9,7 +9,8 @@ PY=${PY:-.venv/bin/python}
 W=$(mktemp -d)
 get() { $PY -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
   --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
-  --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$@"; }
+  --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+  --platform manylinux_2_5_x86_64 --platform manylinux1_x86_64 -d "$@"; }
 rm -rf .ort && mkdir -p .ort/a .ort/b .ort/c "$W/ort" "$W/pym"
 get "$W" onnxruntime-gpu==1.31.1 PyMuPDF==2.0
 (cd "$W/ort" && unzip -q "$W"/onnxruntime_gpu-*.whl)
@@ -29,7 +30,8 @@ get .ort/b mobius-onnx==0.1.0 onnx-ir==1.1.0 onnx-shape-inference==0.4.0 transfo
   whitenoise==6.12.0 beautifulsoup4==4.15.0 nh3==0.3.8 latex2mathml==3.81.1 RapidFuzz==3.14.6 \
   asgiref sqlparse billiard vine amqp click-didyoumean click-repl click-plugins prompt-toolkit \
   wcwidth tzdata tzlocal uritemplate inflection jsonschema jsonschema-specifications \
-  referencing rpds-py soupsieve
+  referencing rpds-py soupsieve django-axes==8.3.1 django-csp==4.0 langcodes==3.5.1 language-data \
+  py-spy==0.4.3
 (cd .ort/b && apt-get download redis-server redis-tools libjemalloc2 liblzf1 liblua5.1-0 libatomic1)
 rm -rf "$W"
 du -sh .ort/*

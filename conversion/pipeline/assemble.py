@@ -516,7 +516,8 @@ def _trusted(block: Block) -> bool:
 _GENERIC = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?"
     r"(abstract|contents|table of contents|references|bibliography|introduction|appendix"
-    r"|summary|preface|foreword|acknowledge?ments?|index|notes|chapter \w+)\W*$",
+    r"|summary|preface|foreword|acknowledge?ments?|index|notes|chapter \w+"
+    r"|supporting information|supplementary (?:information|materials?|data))\W*$",
     re.IGNORECASE,
 )
 

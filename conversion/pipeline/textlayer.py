@@ -156,7 +156,10 @@ def _ink_meter(image: Image.Image | None):
     gray = image.convert("L")
 
     def ink(box) -> float:
-        hist = gray.crop(tuple(int(v) for v in box)).histogram()
+        x0, y0, x1, y1 = (int(v) for v in box)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        hist = gray.crop((x0, y0, x1, y1)).histogram()
         return sum(hist[:160]) / (sum(hist) or 1)
 
     return ink
@@ -241,38 +244,49 @@ def _line_scripts(line: dict) -> list[str | None]:
     return out
 
 
-def word_scripts(page: pymupdf.Page) -> dict[tuple[int, int, int], list]:
-    """Exponents and indices inside words ("2t3" with a raised "3"), from the glyphs' sizes and
-    baselines: (text block, line, word) -> [[start, end, "sup" | "sub"], ...]."""
-    found: dict[tuple[int, int, int], list] = {}
-    blocks = [b for b in page.get_text("rawdict", sort=False)["blocks"] if b["type"] == 0]
-    words = page.get_text("words", sort=False)
-    by_line: dict[tuple[int, int], list] = {}
-    for word in words:
-        by_line.setdefault((word[5], word[6]), []).append(word)
-    for k, block in enumerate(blocks):
-        for i, line in enumerate(block["lines"]):
+def word_styles(
+    page: pymupdf.Page,
+) -> tuple[dict[tuple[int, int, int], list], dict[tuple[int, int, int], float]]:
+    """Per word (text block, line, word): its exponents and indices ("2t3" with a raised "3",
+    from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], and its own
+    text size in points (a heading's, not that of the paragraph MuPDF put it in)."""
+    scripts: dict[tuple[int, int, int], list] = {}
+    sizes: dict[tuple[int, int, int], float] = {}
+    # Words and glyphs come from two extractions whose lines need not be numbered alike: a
+    # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
+    buckets: dict[int, list[tuple[dict, float, str | None]]] = {}
+    for block in page.get_text("rawdict", sort=False)["blocks"]:
+        for line in block.get("lines", ()):
             marks = _line_scripts(line)
-            if not any(marks) or (k, i) not in by_line:
-                continue
-            chars = [c for span in line["spans"] for c in span["chars"]]
-            for x0, _, x1, _, text, _, _, n in by_line[(k, i)]:
-                inside = [(c, m) for c, m in zip(chars, marks, strict=True)
-                          if x0 - 0.5 <= (c["bbox"][0] + c["bbox"][2]) / 2 <= x1 + 0.5
-                          and not c["c"].isspace()]  # fmt: skip
-                if "".join(c["c"] for c, _ in inside) != text:
-                    continue
-                kinds = [m for _, m in inside]
-                if not any(kinds):
-                    continue
-                runs: list[list] = []
-                for at, kind in enumerate(kinds):
-                    if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
-                        runs[-1][1] = at + 1
-                    elif kind:
-                        runs.append([at, at + 1, kind])
-                found[(k, i, n)] = runs
-    return found
+            chars = [(c, span["size"]) for span in line["spans"] for c in span["chars"]]
+            for (char, size), mark in zip(chars, marks, strict=True):
+                if not char["c"].isspace():
+                    cy = (char["bbox"][1] + char["bbox"][3]) / 2
+                    buckets.setdefault(int(cy // 8), []).append((char, size, mark))
+    for x0, y0, x1, y1, text, k, i, n in page.get_text("words", sort=False):
+        inside = []
+        for bucket in range(int(y0 // 8), int(y1 // 8) + 1):
+            for char, size, mark in buckets.get(bucket, ()):
+                cx = (char["bbox"][0] + char["bbox"][2]) / 2
+                cy = (char["bbox"][1] + char["bbox"][3]) / 2
+                if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5:
+                    inside.append((char, size, mark))
+        inside.sort(key=lambda item: item[0]["origin"][0])
+        if "".join(c["c"] for c, _, _ in inside) != text:
+            continue
+        body = [size for _, size, m in inside if not m] or [size for _, size, _ in inside]
+        sizes[(k, i, n)] = max(set(body), key=body.count)
+        kinds = [m for _, _, m in inside]
+        if not any(kinds):
+            continue
+        runs: list[list] = []
+        for at, kind in enumerate(kinds):
+            if kind and runs and runs[-1][1] == at and runs[-1][2] == kind:
+                runs[-1][1] = at + 1
+            elif kind:
+                runs.append([at, at + 1, kind])
+        scripts[(k, i, n)] = runs
+    return scripts, sizes
 
 
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
@@ -287,6 +301,14 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
+
+
+def _drawn_twice(block: ReadBlock, other: ReadBlock) -> bool:
+    """The same line or more of text as `other`, in a box overlapping it (a stamp or running
+    header a PDF draws twice, a little apart)."""
+    if len(block.text) < 12 or block.text != other.text or not block.bbox or not other.bbox:
+        return False
+    return abs(pymupdf.Rect(block.bbox) & pymupdf.Rect(other.bbox)) > 0
 
 
 def _join_text(text: str, line: str) -> str:
@@ -307,7 +329,7 @@ def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     prev.text = head + word.text
 
 
-def _block_words(entries: list[tuple[int, Word]]) -> list[Word]:
+def _block_words(entries: list[tuple[tuple[int, int], Word]]) -> list[Word]:
     """A block's words in order, each a word of the text: an exponent MuPDF put apart (a
     raised "2" after "3t", its own word or even its own line) joins the word it is set
     against, and a word hyphenated at a line end is mended, so the block's text is its words
@@ -397,6 +419,7 @@ def text_layer_reading(
     # Words are numbered by text block (image blocks do not count), dict blocks by block.
     text_blocks = [block for block in data["blocks"] if block["type"] == 0]
     text_no = {id(block): k for k, block in enumerate(text_blocks)}
+    rects = [pymupdf.Rect(block["bbox"]) for block in text_blocks]
     # An OCR layer's lines of specks (a picture or a rule read as "RO", ";") leave its text.
     junk = {
         (k, i)
@@ -404,16 +427,32 @@ def text_layer_reading(
         for i, line in enumerate(block.get("lines", ()))
         if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
     }  # fmt: skip
-    scripts = word_scripts(page)
-    words_in: dict[int, list[tuple[int, Word]]] = {}
+    junk_rects = [pymupdf.Rect(text_blocks[k]["lines"][i]["bbox"]) for k, i in junk]
+
+    def owner(x0: float, y0: float, x1: float, y1: float, block_no: int) -> int | None:
+        """The text block a word lies in. Words and blocks come from two extractions whose
+        numbers need not agree (images, empty blocks): the word's centre decides."""
+        centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
+        if block_no < len(rects) and centre in rects[block_no] + (-1, -1, 1, 1):
+            return block_no
+        holding = [k for k, rect in enumerate(rects) if centre in rect + (-1, -1, 1, 1)]
+        return min(holding, key=lambda k: abs(rects[k])) if holding else None
+
+    scripts, word_size = word_styles(page)
+    size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
+    words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
-        if (block_no, line_no) in junk:
+        k = owner(x0, y0, x1, y1, block_no)
+        centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
+        if k is None or any(centre in rect for rect in junk_rects):
             continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
-        words_in.setdefault(block_no, []).append((line_no, Word(
-            text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
-            script=scripts.get((block_no, line_no, word_no)),
-        )))  # fmt: skip
+        key = (block_no, line_no, word_no)
+        word = Word(text=text, confidence=100.0, bbox=(box.x0, box.y0, box.x1, box.y1),
+                    script=scripts.get(key))  # fmt: skip
+        if key in word_size:
+            size_of[id(word)] = word_size[key] * scale
+        words_in.setdefault(k, []).append(((block_no, line_no), word))
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale
@@ -456,6 +495,8 @@ def text_layer_reading(
             bold=chars > 0 and bold_chars / chars > 0.6,
         )
         read.order = (number,)  # type: ignore[attr-defined]
+        if any(_drawn_twice(read, other) for other in blocks):
+            continue  # the same text drawn again, shifted (a shadow, a stamp printed twice)
         blocks.append(read)
     if ocr_layer:
         blocks = _joined_lines(blocks)
@@ -477,9 +518,15 @@ def text_layer_reading(
                 ruled = [t for t in found if t.row_count >= 2 and t.col_count >= 2]
             return _ruled_table(ruled, pymupdf.Rect(box) / scale, page)
 
+        def text_size(words: list[Word]) -> float | None:
+            """A part of a block cut by the layout (a heading MuPDF ran into its paragraph)
+            has its own size: the median of its words' (weighted by length)."""
+            known = [size_of[id(w)] for w in words for _ in w.text if id(w) in size_of]
+            return statistics.median(known) if known else None
+
         blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
                                         ink=_ink_meter(image), transcribe=transcribe,
-                                        ruled_table=ruled_table)  # fmt: skip
+                                        ruled_table=ruled_table, text_size=text_size)  # fmt: skip
     return PageReading(
         page_number=page_number,
         blocks=blocks,

@@ -402,8 +402,8 @@ class _InkMeter:
         self._image = binary.convert("L") if binary is not None else None
 
     def __call__(self, bbox) -> float:
-        if self._image is None:
-            return 0.0
+        if self._image is None or bbox[2] <= bbox[0] or bbox[3] <= bbox[1]:
+            return 0.0  # no image, or an empty box (a grid row thinner than its margins)
         crop = self._image.crop(bbox)
         hist = crop.histogram()
         total = sum(hist) or 1

@@ -7,8 +7,12 @@ Over 450 lines: every parity case shares the session's tiny packages and runtime
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -533,42 +537,79 @@ def test_fast_cuda_matches_cpu_runtime(cuda_pkg: Path) -> None:
         assert [g[:8] for g in got] == [w[:8] for w in want]
 
 
-@pytest.mark.gpu
-def test_capture_while_another_thread_reads_images(cuda_pkg: Path) -> None:
-    """A new batch size is captured as a CUDA graph while the prepare thread runs the vision
-    graph (the worker's stream does exactly this): neither may fail. Without the capture lock
-    onnxruntime raised cudaErrorStreamCaptureUnsupported on an H200."""
-    import threading
-
+def _on_cuda(pkg: Path, *, seed: int, pages: int) -> tuple[Any, list, list]:
+    """FastGemma on CUDA with graphs, `pages` random page requests and their prepared prompts."""
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import PageRequest
 
-    pkg = cuda_pkg
-    rng = np.random.default_rng(5)
-    reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(24)]
+    rng = np.random.default_rng(seed)
+    reqs = [PageRequest("Read this page.", _page(rng, 120 + 8 * i, 160)) for i in range(pages)]
     fast = FastGemma(pkg, max_soft_tokens=70, prefill_chunk=4,
                      providers=["CUDAExecutionProvider"])  # fmt: skip
     assert fast.cuda_graph
-    prompts, _ = fast.prepare(reqs)
+    return fast, reqs, fast.prepare(reqs)[0]
+
+
+@contextlib.contextmanager
+def _vision_meanwhile(fast: Any, reqs: list) -> Iterator[list[BaseException]]:
+    """`fast.prepare(reqs)` over and over on a thread while the block runs (what the worker's
+    prepare thread does beside the decoding); yields the list of the errors it met."""
     errors: list[BaseException] = []
     stop = threading.Event()
 
     def images() -> None:
         try:
             while not stop.is_set():
-                fast.prepare(reqs[:4])
+                fast.prepare(reqs)
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             errors.append(exc)
 
     worker = threading.Thread(target=images)
     worker.start()
     try:
-        for size in (1, 3, 5, 9, 17, 24):  # each a new bucket: a new capture
-            fast.generate_prompts(prompts[:size], max_new_tokens=6, ignore_stop=True)
+        yield errors
     finally:
         stop.set()
         worker.join()
+
+
+@pytest.mark.gpu
+def test_capture_while_another_thread_reads_images(cuda_pkg: Path) -> None:
+    """A new batch size is captured as a CUDA graph while the prepare thread runs the vision
+    graph (the worker's stream does exactly this): neither may fail. Without the capture lock
+    onnxruntime raised cudaErrorStreamCaptureUnsupported on an H200."""
+    fast, reqs, prompts = _on_cuda(cuda_pkg, seed=5, pages=24)
+    with _vision_meanwhile(fast, reqs[:4]) as errors:
+        for size in (1, 3, 5, 9, 17, 24):  # each a new bucket: a new capture
+            fast.generate_prompts(prompts[:size], max_new_tokens=6, ignore_stop=True)
     assert errors == []
+
+
+@pytest.mark.gpu
+def test_graphs_captured_on_one_thread_replay_on_others(cuda_pkg: Path) -> None:
+    """onnxruntime keeps captured CUDA graphs per thread: a worker warms up on one thread and
+    decodes each stream on a new one. Decoding the warmed batch size from new threads while
+    another thread runs vision must neither fail (a capture again on the new thread, outside
+    the capture lock, failed with CUDA error 901 on the H200) nor change the tokens."""
+    fast, reqs, prompts = _on_cuda(cuda_pkg, seed=8, pages=8)
+    want = [g.token_ids for g in fast.generate_prompts(prompts, max_new_tokens=12,
+                                                       ignore_stop=True)]  # fmt: skip
+    got: list[list[list[int]]] = []
+
+    def decode(errors: list[BaseException]) -> None:
+        try:
+            gens = fast.generate_prompts(prompts, max_new_tokens=12, ignore_stop=True)
+            got.append([g.token_ids for g in gens])
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    with _vision_meanwhile(fast, reqs[:4]) as errors:
+        for _ in range(4):  # a new thread each time, as each stream's decode thread is
+            thread = threading.Thread(target=decode, args=(errors,))
+            thread.start()
+            thread.join()
+    assert errors == []
+    assert got == [want] * 4
 
 
 @pytest.mark.gpu

@@ -185,3 +185,14 @@ def test_a_table_line_the_layout_called_a_heading_is_the_tables_caption():
     blocks = _doc([caption, table]).pages[0].blocks
     assert [b.kind for b in blocks] == ["table"]
     assert blocks[0].caption == "Table S1 Chemicals and reagents"
+
+
+def test_supporting_information_is_no_title():
+    label = _heading_at("Supporting information", (900, 384, 1596, 457), size=67, layout="title")
+    title = _heading_at("Non-thermal polyimidization reaction in an ionic liquid",
+                        (375, 573, 2120, 637), layout="title")  # fmt: skip
+    body = _para("The text of the paper begins here and goes on. " * 4, (375, 900, 2100, 1300))
+    assert (
+        _doc([label, title, body]).title
+        == "Non-thermal polyimidization reaction in an ionic liquid"
+    )

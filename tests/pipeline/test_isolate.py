@@ -67,6 +67,26 @@ def test_a_call_the_child_cannot_load_is_a_server_error_not_the_files():
     assert info.value.http_status == 503
 
 
+def test_a_reader_does_not_run_its_parents_main_script_again(tmp_path):
+    """Calls are importable functions: a reader never re-runs the parent's main script (a bench
+    script's imports cost every reader 0.8 s). The main script notes each run in a file."""
+    runs = tmp_path / "runs.txt"
+    script = (
+        f"open({str(runs)!r}, 'a').write(__name__ + '\\n')\n"
+        "from conversion.pipeline.isolate import run_isolated\n"
+        "from tests.pipeline import isolated_calls\n"
+        "if __name__ == '__main__':\n"
+        "    print(run_isolated(isolated_calls.echo, 'read', timeout_s=20, memory_mb=512))\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text(script)
+    result = subprocess.run([sys.executable, str(main)], cwd=ROOT, text=True, capture_output=True,
+                            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+                            timeout=120)  # fmt: skip
+    assert result.stdout.splitlines() == ["read"], result.stdout + result.stderr
+    assert runs.read_text().split() == ["__main__"]  # the parent's run only
+
+
 def test_results_and_coded_errors_travel_back():
     assert run_isolated(isolated_calls.echo, {"a": [1, 2]}, timeout_s=10, memory_mb=512) == {
         "a": [1, 2]
@@ -74,12 +94,16 @@ def test_results_and_coded_errors_travel_back():
 
 
 def test_a_reader_that_cannot_start_is_a_server_error_not_the_files():
-    """A child that dies in its start-up (here: the fork server cannot re-import a main module
-    read from stdin) read nothing of the file: SERVER_ERROR, not PDF_DAMAGED."""
+    """A child that dies in its start-up (here: it is told to run a main script that does not
+    exist) read nothing of the file: SERVER_ERROR, not PDF_DAMAGED."""
     script = (
+        "from billiard import spawn\n"
         "from conversion.pipeline.isolate import run_isolated\n"
         "from conversion.pipeline.errors import ConversionError\n"
         "from tests.pipeline import isolated_calls\n"
+        "prepare = spawn.get_preparation_data\n"
+        "spawn.get_preparation_data = lambda name: {\n"
+        "    **prepare(name), 'init_main_from_path': '/nonexistent/main.py'}\n"
         "try:\n"
         "    run_isolated(isolated_calls.echo, 1, timeout_s=20, memory_mb=512)\n"
         "    print('ok')\n"

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pymupdf
 import pytest
 from bs4 import BeautifulSoup
+from PIL import Image
 
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from models.ocr import TesseractEngine
+from models.ocr.engine import _InkMeter
+from models.ocr.tables import Grid, _Rule, table_block
 
 
 def _scan_of_table(path, *, spanning_header: bool, born_digital: bool = False):
@@ -80,3 +83,14 @@ def test_born_digital_ruled_table_keeps_its_spans(engine, tmp_path):
     assert sales.name == "th" and sales.get("colspan") == "2"
     rows = [[c.get_text(strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
     assert ["North", "1,200", "1,350"] in rows
+
+
+def test_a_grid_row_thinner_than_its_margins_is_no_crash():
+    """A newspaper's close double rule reads as a grid with a 5 px first row: measuring that
+    row's ink must not fail the page (it was ENGINE_FAILED, "Coordinate 'lower' is less than
+    'upper'")."""
+    ink = _InkMeter(Image.new("1", (400, 300), 1))
+    rules = [_Rule(pos=y, start=10, end=390, thickness=1) for y in (10, 15, 200)]
+    grid = Grid(ys=[10, 15, 200], xs=[10, 200, 390], h_rules=rules)
+    table = table_block(grid, [], ink)
+    assert len(table.rows) == 2

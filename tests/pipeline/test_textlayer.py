@@ -8,7 +8,12 @@ from bench.quality import iter_main_text
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
-from conversion.pipeline.textlayer import is_junk_line, looks_like_language, text_layer_reading
+from conversion.pipeline.textlayer import (
+    is_junk_line,
+    looks_like_language,
+    text_layer_reading,
+    word_styles,
+)
 from models.ocr import TesseractEngine
 from tests.conftest import ROOT
 
@@ -255,3 +260,34 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word(tmp_path):
     block = next(b for b in reading.blocks if "natives" in b.text)
     assert "felt indignant at this" in block.text
     assert block.text == " ".join(w.text for w in block.words)
+
+
+def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path):
+    """A section heading MuPDF puts in one block with the paragraph under it: the heading's
+    words keep their own size (the block's median is the body's), so a heading cut out of the
+    block by the layout has the size of its section level on every page."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "4.3. Human activity detection", fontsize=10.96, fontname="hebo")
+    for k in range(6):
+        page.insert_text((72, 114 + 12 * k), "body text of the section goes on here", fontsize=9.96)
+    doc.save(tmp_path / "mixed.pdf")
+    page = pymupdf.open(tmp_path / "mixed.pdf")[0]
+    _, sizes = word_styles(page)
+    by_text = {w[4]: sizes.get(tuple(w[5:8])) for w in page.get_text("words")}
+    assert round(by_text["Human"], 2) == 10.96
+    assert round(by_text["body"], 2) == 9.96
+
+
+def test_a_line_drawn_twice_a_little_apart_is_read_once(tmp_path):
+    """A running header a PDF draws twice (a stamp over a copy of itself, 4 pt apart): one
+    block, so it reads once and still matches the header of the other pages."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    stamp = "Electronic Supplementary Material (ESI) for RSC Advances."
+    page.insert_text((40, 30), stamp, fontsize=9)
+    page.insert_text((44, 34), stamp, fontsize=9)
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 400), BODY * 3, fontsize=11)
+    doc.save(tmp_path / "twice.pdf")
+    reading = text_layer_reading(pymupdf.open(tmp_path / "twice.pdf")[0], page_number=1, dpi=150)
+    assert sum(stamp in b.text for b in reading.blocks) == 1
