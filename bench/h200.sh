@@ -5,8 +5,10 @@
 # exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
 # warm only 30 s):
 #   carry .ort/a:  bash bench/h200.sh stage
-#   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120 tp1120c hf ...
+#   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120cp tp1120 ...
 #   carry .ort/c:  bash bench/h200.sh stage pymupdf scalec test ...
+# (service vs engine: scalec against tp1120cp, the engine with the worker's own page prompt, on
+# one machine start; a build takes ~150-180 s, scalec ~340 s, tp1120cp ~110 s.)
 # (`test` collects tests/models, whose parser tests import PyMuPDF: run it after `pymupdf`.)
 # If the machine goes back between two calls (30 s idle), everything starts again at .ort/a.
 # The device tool copies the session's checkout (/work/main, not a worktree): land first, and put

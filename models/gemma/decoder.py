@@ -119,4 +119,25 @@ class Decoder(Protocol):
     ) -> Rows: ...
 
 
-__all__ = ["Decoder", "Generation", "PageRequest", "Prompt", "Rows"]
+class TwoSteps:
+    """`generate` as the two steps of a decoder (`prepare`, then `generate_prompts`), each
+    generation carrying the timings of its image work: the runtimes' shared half."""
+
+    def generate(
+        self: Decoder,
+        requests: Sequence[PageRequest],
+        *,
+        max_new_tokens: int = 1024,
+        ignore_stop: bool = False,
+    ) -> list[Generation]:
+        """Greedy decoding of a batch of requests (any mix of lengths); results in input order.
+        `ignore_stop` (benchmarks, parity tests) decodes exactly `max_new_tokens` tokens."""
+        prompts, times = self.prepare(requests)
+        gens = self.generate_prompts(prompts, max_new_tokens=max_new_tokens,
+                                     ignore_stop=ignore_stop)  # fmt: skip
+        for gen in gens:
+            gen.timings.update(times)
+        return gens
+
+
+__all__ = ["Decoder", "Generation", "PageRequest", "Prompt", "Rows", "TwoSteps"]

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from models.gemma.decoder import Generation, PageRequest, Prompt
+from models.gemma.decoder import Generation, PageRequest, Prompt, TwoSteps
 from models.gemma.image import preprocess
 from models.gemma.package import (
     Package,
@@ -120,7 +120,7 @@ def batch_bucket(n: int) -> int:
     return 1 << (n - 1).bit_length() if n <= 16 else -(-n // 16) * 16
 
 
-class FastGemma:
+class FastGemma(TwoSteps):
     """Load a package with fast graphs once; `generate` batches of pages, or `open_rows` for
     continuous decoding (a `models.gemma.decoder.Decoder`)."""
 
@@ -387,15 +387,6 @@ class FastGemma:
         return st
 
     # ------------------------------------------------------------------ generation
-    def generate(self, requests: Sequence[PageRequest], *, max_new_tokens: int = 1024,
-                 ignore_stop: bool = False) -> list[Generation]:  # fmt: skip
-        prompts, times = self.prepare(requests)
-        gens = self.generate_prompts(prompts, max_new_tokens=max_new_tokens,
-                                     ignore_stop=ignore_stop)  # fmt: skip
-        for gen in gens:
-            gen.timings.update(times)
-        return gens
-
     def generate_prompts(self, prompts: Sequence[Prompt], *, max_new_tokens: int,
                          ignore_stop: bool = False, stop_check: int = 64,
                          length: int | None = None) -> list[Generation]:  # fmt: skip

@@ -22,7 +22,7 @@ from typing import Any, Literal, NoReturn
 import numpy as np
 from PIL import Image
 
-from models.gemma.decoder import Generation, PageRequest, Prompt
+from models.gemma.decoder import Generation, PageRequest, Prompt, TwoSteps
 from models.gemma.image import preprocess
 from models.gemma.package import (
     Package,
@@ -87,7 +87,7 @@ class _Graph:
         return dict(zip(self.outputs, b.get_outputs(), strict=True))
 
 
-class GemmaRuntime:
+class GemmaRuntime(TwoSteps):
     """Load a package once; `generate` a batch of (prompt, image) requests to texts (the
     reference `models.gemma.decoder.Decoder`: whole batches only, no continuous rows)."""
 
@@ -249,24 +249,6 @@ class GemmaRuntime:
         t0 = time.perf_counter()
         prompts = [Prompt(*self.prompt_ids(r)) for r in requests]
         return prompts, {"vision_s": time.perf_counter() - t0}
-
-    def generate(
-        self,
-        requests: Sequence[PageRequest],
-        *,
-        max_new_tokens: int = 1024,
-        ignore_stop: bool = False,
-    ) -> list[Generation]:
-        """Greedy decoding of a batch of requests (any mix of lengths); results in input order.
-
-        `ignore_stop` (benchmarks, parity tests) decodes exactly `max_new_tokens` tokens.
-        """
-        prompts, times = self.prepare(requests)
-        gens = self.generate_prompts(prompts, max_new_tokens=max_new_tokens,
-                                     ignore_stop=ignore_stop)  # fmt: skip
-        for gen in gens:
-            gen.timings.update(times)
-        return gens
 
     def open_rows(self, **_: Any) -> NoReturn:
         raise NotImplementedError("the reference runtime decodes whole batches only")
