@@ -89,9 +89,10 @@ class RequestCapUploadHandler(FileUploadHandler):
     and the connection is reset (nothing more is read)."""
 
     def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
-        self.received = 0
-        if content_length > max_request_bytes():
-            raise StopUpload(connection_reset=True)
+        # Announced over the cap (nothing above refused it): stop at the first chunk. Raising
+        # StopUpload here would escape Django's parser, which catches it only around the chunks
+        # (a 500, seen with RequestSizeLimitMiddleware left out).
+        self.received = max_request_bytes() if content_length > max_request_bytes() else 0
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
         self.received += len(raw_data)

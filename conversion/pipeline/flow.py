@@ -38,7 +38,13 @@ from conversion.pipeline.rasterize import (
 from conversion.pipeline.render import RenderOptions, render_document
 from conversion.pipeline.report_html import write_report_html
 from conversion.pipeline.validate import Limits, ValidatedPdf, sniff_pdf, validate_pdf
-from models.engine import PageEngine, PageImage, PageReading, reading_from_json
+from models.engine import (
+    PageEngine,
+    PageImage,
+    PageReading,
+    reading_from_json,
+    reading_to_json,
+)
 
 REPORT_VERSION = 1
 UNTITLED = "Untitled document"
@@ -130,7 +136,25 @@ def rasterize_in_memory(
 
 def text_layer(rendered: RenderedPage) -> PageReading | None:
     """The page's trusted text layer as a reading; None when an engine must read the page."""
-    return reading_from_json(rendered.text_reading) if rendered.text_reading else None
+    return reading_from_json(_without_nul(rendered.text_reading)) if rendered.text_reading else None
+
+
+def _without_nul(value):
+    """Untrusted text (a PDF's text layer, a model's answer) without U+0000: no output carries
+    it, and PostgreSQL refuses it in text and jsonb (a tiny random model's answer held one)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {k: _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_without_nul(v) for v in value)
+    return value
+
+
+def _clean(reading: PageReading) -> PageReading:
+    as_json = reading_to_json(reading)
+    cleaned = _without_nul(as_json)
+    return reading if cleaned == as_json else reading_from_json(cleaned)
 
 
 def page_input(pages_dir: Path, number: int, dpi: int) -> PageImage:
@@ -167,6 +191,7 @@ def read(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
             f"The {engine.name} engine failed on page {pages[0].page_number}: {exc}",
             page=pages[0].page_number,
         ) from exc
+    readings = [_clean(reading) for reading in readings]
     for page, reading in zip(pages, readings, strict=True):
         reading.page_number = page.page_number
     return readings
@@ -193,7 +218,7 @@ def read_stream(
             raise
         except Exception as exc:
             raise EngineFailed(f"The {engine.name} engine failed: {exc}") from exc
-        yield readings
+        yield [_clean(reading) for reading in readings]
 
 
 # --- finish -------------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ from datetime import timedelta
 
 from celery.signals import worker_process_init
 from django.db import connections
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from axiya.config import config
@@ -79,8 +80,9 @@ class BatchResult:
 
 
 def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[int], bool]:
-    """Claim `page_id` and up to `limit - 1` more queued pages of the same engine, oldest job
-    first. Returns (claimed page ids, busy): busy when another live worker holds `page_id`.
+    """Claim `page_id` and up to `limit - 1` more queued pages of the same engine, owners
+    taking turns, each owner's oldest job first. Returns (claimed page ids, busy): busy when
+    another live worker holds `page_id`.
 
     With `wait_s`, while the batch is short and pages of running jobs are still being
     rasterized, keep claiming them as they appear (at most `wait_s`): a model call costs about
@@ -110,8 +112,8 @@ def claim_pages(*, page_id: int, limit: int, wait_s: float = 0.0) -> tuple[list[
 def claim_next(
     *, engine: str, limit: int, wait_s: float = 0.0, holding: Collection[int] = (), floor: int = 1
 ) -> list[int]:
-    """Claim up to `limit` queued pages of `engine`, oldest job first (a draining worker's
-    next batch). Returns [] when none is queued.
+    """Claim up to `limit` queued pages of `engine`, owners taking turns, each owner's oldest
+    job first (a draining worker's next batch). Returns [] when none is queued.
 
     While another worker reads pages of this engine too (it holds fresh claims other than
     `holding`, this worker's own), take at most half of what is queued (but `floor` pages), so
@@ -146,7 +148,15 @@ def _claim_queued(*, engine: str, claimed: list[int], limit: int, wait_s: float)
     while True:
         candidates = (
             queued.filter(dpi__gt=0)  # rasterized: its image is on disk
-            .order_by("job__created_at", "number")
+            # Owners take turns (issue 17): each owner's oldest page, then each one's next.
+            .annotate(
+                turn=Window(
+                    RowNumber(),
+                    partition_by=[F("job__owner_id")],
+                    order_by=[F("job__created_at").asc(), F("number").asc()],
+                )
+            )
+            .order_by("turn", "job__created_at", "number")
             .values_list("pk", flat=True)[: max(0, limit - len(claimed))]
         )
         for pk in list(candidates):

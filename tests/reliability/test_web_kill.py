@@ -139,7 +139,6 @@ def test_a_web_server_killed_mid_upload_leaves_no_orphans_after_the_sweep(tmp_pa
         proc.wait(timeout=10)
     for client in clients:
         client.join(timeout=70)
-    assert all(c.cut for c in clients[4:])  # the big uploads died with the server
     _, left_in_incoming = _orphans()
     assert left_in_incoming, "nothing was in flight when the server died: the test proves nothing"
 
@@ -148,4 +147,4 @@ def test_a_web_server_killed_mid_upload_leaves_no_orphans_after_the_sweep(tmp_pa
     assert _orphans() == ([], [])
     for job in Job.objects.all():  # every upload that committed kept its file
         assert storage.source_pdf(job.id).exists(), job.id
-    assert Job.objects.count() >= 4
+    assert Job.objects.count() >= sum(c.accepted for c in clients)  # every 202 kept its row

@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from conversion import engines, services, storage
@@ -127,6 +128,23 @@ def test_pages_of_several_jobs_are_read_in_one_batch(gemma_settings, tmp_path: P
         assert job.pages_done == job.pages_total
     timings = Page.objects.get(pk=ids[0]).timings
     assert timings["batch"] == 3.0
+
+
+@pytest.mark.django_db
+def test_a_batch_takes_each_owners_oldest_pages_in_turn(gemma_settings, tmp_path: Path) -> None:
+    """Issue 17, owner fairness on the GPU worker: one owner's 4 queued pages do not fill the
+    batch before another owner's page, queued last."""
+    many, one = (get_user_model().objects.create_user(n, password=f"pw-{n}-12345")
+                 for n in ("mara", "olu"))  # fmt: skip
+    pdf = two_page_pdf(tmp_path / "m.pdf")
+    for _ in range(2):
+        job = runner.job_create(owner=many, upload=pdf, engine="gemma")
+        runner.job_prepare(job_id=job.id)
+    late = runner.job_create(owner=one, upload=CORPUS / "linn.pdf", engine="gemma")
+    (late_page,) = runner.job_prepare(job_id=late.id)
+    claimed = batch.claim_next(engine="gemma", limit=2)
+    assert late_page in claimed  # without turns: mara's two oldest pages
+    assert Page.objects.get(pk=claimed[0]).job.owner == many  # her oldest page first
 
 
 @pytest.mark.django_db

@@ -4,9 +4,9 @@ S3-compatible object store (moto's server on loopback, tests/s3.py). A batch con
 pages on the cpu worker, gemma pages on the gpu worker), every download works through the web
 process, and delete and retention leave no object in the store.
 
-The database is the test's SQLite file, shared as the other multi-process tests share it
-(tests/reliability/conftest.py); docker-compose and the README's three-host setup use
-PostgreSQL. Nothing in the code depends on which.
+The database is a PostgreSQL cluster of the test's own (Debian's postgresql, started on
+loopback by the `postgres_url` fixture), as in docker-compose and the README's three-host setup:
+the test process reads it with psycopg, never through its own (SQLite) test database.
 """
 
 from __future__ import annotations
@@ -18,22 +18,18 @@ import subprocess
 import sys
 import time
 import zipfile
-from datetime import timedelta
 from pathlib import Path
 
+import psycopg
 import pytest
 import requests
-from django.contrib.auth import get_user_model
-from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from axiya.celery import app
 from bench.processes import free_port, stop_process, wait_port
-from conversion.models import Job
 from tests.conftest import CORPUS, ROOT, TINY_GEMMA_WORKER
 from tests.reliability.pdfs import scanned_pdf
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = pytest.mark.slow
 
 
 class Hosts:
@@ -47,8 +43,17 @@ class Hosts:
     def data_dir(self, role: str) -> Path:
         return self.root / role / "data"
 
-    def start(self, role: str, args: list[str], **env: str) -> None:
-        self.data_dir(role).mkdir(parents=True)
+    def run(self, role: str, args: list[str]) -> str:
+        """A management command on that host; its output."""
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=self._env(role),
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def _env(self, role: str, **env: str) -> dict[str, str]:
+        self.data_dir(role).mkdir(parents=True, exist_ok=True)
         full = {k: v for k, v in os.environ.items() if not k.startswith(("AXIYA_", "DJANGO_"))}
         full.update(
             self.shared,
@@ -57,6 +62,10 @@ class Hosts:
             OMP_THREAD_LIMIT="1",
             **env,
         )
+        return full
+
+    def start(self, role: str, args: list[str], **env: str) -> None:
+        full = self._env(role, **env)
         log = open(self.root / role / "log", "w")  # noqa: SIM115 (closed with the process)
         self.procs[role] = subprocess.Popen(
             [sys.executable, "-m", *args], cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT
@@ -92,16 +101,14 @@ def _worker(queue: str) -> list[str]:
 
 
 @pytest.fixture
-def hosts(tmp_path, redis_url, s3_store, gemma_tiny_package, settings):
-    from django.conf import settings as dj_settings
-
+def hosts(tmp_path, redis_url, postgres_url, s3_store, gemma_tiny_package, settings):
     settings.AXIYA_INLINE_WORKER = False
     settings.CELERY_BROKER_URL = redis_url
     app.conf.broker_url = redis_url
     app._pool, app.amqp._producer_pool = None, None  # the producer pool of another broker
     shared = {
         "AXIYA_BROKER_URL": redis_url,
-        "DATABASE_URL": f"sqlite:///{dj_settings.DATABASES['default']['NAME']}",
+        "DATABASE_URL": postgres_url,
         "AXIYA_SECRET_KEY": "three-hosts-test-key-three-hosts-test-key-0123456789",
         "AXIYA_MODEL_DIR": str(gemma_tiny_package),  # the web host offers gemma by its manifest
         "AXIYA_UPLOAD_RATE": "1000/hour",
@@ -110,6 +117,7 @@ def hosts(tmp_path, redis_url, s3_store, gemma_tiny_package, settings):
         **TINY_GEMMA_WORKER,
     }
     made = Hosts(tmp_path, shared)
+    made.run("web", ["migrate", "--noinput"])
     port = free_port()
     made.start("web", ["gunicorn", "axiya.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"])
     made.start("cpu", _worker("cpu"))
@@ -132,11 +140,11 @@ def _wait(api: requests.Session, url: str, hosts: Hosts, timeout: float = 300) -
 
 
 def test_web_cpu_and_gpu_hosts_share_only_redis_the_database_and_the_store(
-    hosts, s3_store, tmp_path
+    hosts, s3_store, postgres_url, tmp_path
 ):
-    user = get_user_model().objects.create_user("hana", password="pw-hana-123")
+    token = hosts.run("web", ["create_api_token", "hana"]).strip()
     api = requests.Session()
-    api.headers["Authorization"] = f"Token {Token.objects.create(user=user).key}"
+    api.headers["Authorization"] = f"Token {token}"
     base = f"{hosts.url}/api/v1"
 
     files = [
@@ -186,10 +194,13 @@ def test_web_cpu_and_gpu_hosts_share_only_redis_the_database_and_the_store(
     # Delete (through the web host) and retention (the cpu worker's hourly task).
     assert api.delete(f"{base}/jobs/{ids[0]}", timeout=30).status_code == 204
     assert not [key for key in s3_store.objects() if ids[0] in key]
-    Job.objects.update(created_at=timezone.now() - timedelta(days=31))
-    app.send_task("conversion.dispatch.tasks.purge_expired_task", queue="cpu")
-    deadline = time.time() + 60
-    while Job.objects.exists() or s3_store.objects():
-        assert time.time() < deadline, (s3_store.objects(), hosts.logs())
-        time.sleep(0.5)
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        db.execute("UPDATE conversion_job SET created_at = created_at - interval '31 days'")
+        app.send_task("conversion.dispatch.tasks.purge_expired_task", queue="cpu")
+        deadline = time.time() + 60
+        while db.execute("SELECT count(*) FROM conversion_job").fetchone()[0] or (
+            s3_store.objects()
+        ):
+            assert time.time() < deadline, (s3_store.objects(), hosts.logs())
+            time.sleep(0.5)
     assert not s3_store.uploads_in_progress()
