@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import json
 import mimetypes
 import sys
@@ -83,7 +84,9 @@ class Client:
                     self.sleep(self._delay(attempt, exc.headers.get("Retry-After")))
                     continue
                 raise _api_error(exc.code, payload) from None
-            except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            except (urllib.error.URLError, http.client.HTTPException, ConnectionError,
+                    TimeoutError) as exc:  # fmt: skip
+                # HTTPException: a server killed mid-answer (IncompleteRead, BadStatusLine).
                 if attempt < self.retries:
                     attempt += 1
                     self.sleep(self._delay(attempt, None))
@@ -102,17 +105,29 @@ class Client:
         fields = {k: v for k, v in {"engine": engine, "language": language}.items() if v}
         body, content_type = encode_multipart(fields, {"file": path})
         _, data, _ = self._request("POST", "/jobs", body=body, content_type=content_type)
-        return json.loads(data)
+        return _answer(data)
 
     def job(self, url_or_id: str) -> dict:
         url = url_or_id if url_or_id.startswith("http") else f"/jobs/{url_or_id}"
-        return json.loads(self._request("GET", url)[1])
+        return _answer(self._request("GET", url)[1])
 
     def download(self, url: str, target: Path) -> Path:
         _, data, _ = self._request("GET", url)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         return target
+
+
+def _answer(data: bytes) -> dict:
+    """A successful answer's JSON. One that is not JSON came from a server that went away while
+    answering (or a proxy in front of it): a transient outage (status 0), not about the file."""
+    try:
+        answer = json.loads(data)
+    except ValueError:
+        raise ApiError(0, "INCOMPLETE_RESPONSE", "The server's answer was cut short.") from None
+    if not isinstance(answer, dict):
+        raise ApiError(0, "INCOMPLETE_RESPONSE", "The server's answer was not a JSON object.")
+    return answer
 
 
 def _api_error(status: int, payload: bytes) -> ApiError:

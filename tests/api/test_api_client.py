@@ -3,10 +3,12 @@ on 429 honour Retry-After."""
 
 from __future__ import annotations
 
+import http.server
 import io
 import shutil
 import subprocess
 import sys
+import threading
 import urllib.error
 from pathlib import Path
 
@@ -78,3 +80,39 @@ def test_client_retries_after_429(monkeypatch, tmp_path):
     with pytest.raises(batch_client.ApiError) as info:
         client.submit(pdf)
     assert info.value.status == 429 and info.value.code == "THROTTLED"
+
+
+class _CutShortServer:
+    """A real HTTP server on loopback whose first answers are cut short, as a server killed
+    while answering leaves them."""
+
+    def __init__(self, answers: list[bytes]):
+        self.answers = list(answers)
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (the stdlib's name)
+                raw = outer.answers.pop(0)
+                self.wfile.write(raw)
+                self.wfile.flush()
+                self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+def test_an_answer_cut_short_is_an_outage_and_is_retried():
+    # Headers promise 100 bytes, 5 come (IncompleteRead); then an empty 200: both retried.
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+    server = _CutShortServer([head % 100 + b'{"sta', head % 0, head % 17 + b'{"status":"done"}'])
+    client = batch_client.Client(url=server.url, token="t", retries=3, sleep=lambda s: None)
+    with pytest.raises(batch_client.ApiError) as cut:
+        client.job("1")  # the IncompleteRead is retried; the empty answer is an outage
+    assert (cut.value.status, cut.value.code) == (0, "INCOMPLETE_RESPONSE")
+    assert batch_client._transient(cut.value)
+    assert client.job("1") == {"status": "done"}
+    server.httpd.shutdown()
