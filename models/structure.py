@@ -30,6 +30,7 @@ FORMULA_FINDING = {
 _LIST_MARKER = re.compile(
     r"^(?:[•·●▪■◦‣⁃∙]\s*|(?:[*–—-]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+)"
 )
+_BULLET_GLYPH = re.compile(r"^[•·●▪■◦‣⁃∙]\s*")  # printed bullets only ("1." opens sections)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _KIND = {
     "title": "heading",
@@ -151,6 +152,8 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     kind = _KIND.get(region.kind)
     if kind == "heading" and not real_words(block.words, block.text):
         kind = "paragraph"
+    if kind == "heading" and _BULLET_GLYPH.match(block.text):
+        kind = "list_item"  # a bullet printed large or bold is a list item, not a section
     if kind == "list_item" and block.kind == "paragraph":
         marker = _LIST_MARKER.match(block.text)
         if marker:

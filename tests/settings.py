@@ -16,7 +16,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(TEST_DB_PATH)}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # client.login() authenticates without a request, which django-axes refuses: the lockout tests
-# switch it on (tests/test_signin_lockout.py).
+# switch it on (tests/web/test_signin_lockout.py).
 AXES_ENABLED = False
 # Static files are served from the app folders in tests (no collectstatic run).
 WHITENOISE_USE_FINDERS = True

@@ -145,3 +145,17 @@ def test_a_footer_reaching_across_the_gutter_does_not_merge_the_columns():
     assert [b.text for b in blocks if b.kind == "paragraph"] == [
         "Left top.", "Left bottom.", "Right top.", "Right bottom."
     ]  # fmt: skip
+
+
+def test_a_bullet_in_a_section_header_region_makes_a_list_item():
+    """A bullet printed large or bold ("• Local Reminders") is a list item, not a section;
+    a numbered section ("1. Introduction") stays a heading."""
+    bullet = _block("• Local Reminders", 100, 200, 0)
+    numbered = _block("1. Introduction", 100, 400, 1)
+    regions = [Region("section-header", (90, 190, 900, 250)),
+               Region("section-header", (90, 390, 900, 450))]  # fmt: skip
+    out, _ = _run([bullet, numbered], regions)
+    by_text = {b.text: b for b in out}
+    assert by_text["Local Reminders"].kind == "list_item"
+    assert by_text["Local Reminders"].marker == "•"
+    assert by_text["1. Introduction"].kind == "heading"

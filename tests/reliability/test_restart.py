@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 from bench.load import _multipart
 from conversion.models import Job, JobStatus
 from tests.reliability.pdfs import text_pdf
-from tests.test_axiya_batch import Server
+from tests.system.test_axiya_batch import Server
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 JOBS = 8
