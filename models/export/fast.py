@@ -31,6 +31,7 @@ step (one token per row, every row at the same padded index `slot`):
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +229,18 @@ def _check_attention(node: Any) -> None:
         raise ValueError(f"{node.name}: fast graphs support 1 KV head, scale 1, no softcap ({a})")
 
 
+def _attention_layers(
+    attn: dict[int, Any], t: dict[str, Any], heads: int
+) -> Iterator[tuple[int, Any, str, int, int | None]]:
+    """Each attention node in layer order, checked: (layer, node, layer type, head size read
+    from the graph (the config may lack it), the layer whose KV it shares or None)."""
+    shared = {int(k): v for k, v in t["kv_shared_from"].items()}
+    for i in sorted(attn):
+        node = attn[i]
+        _check_attention(node)
+        yield i, node, t["layer_types"][i], int(node.inputs[0].shape[-1]) // heads, shared.get(i)
+
+
 def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str) -> tuple:
     """What both fast graphs start from: the graph, text config, heads, window, the masking
     value of the graph's float type, a node builder, the attention nodes and the cache inputs."""
@@ -277,15 +290,10 @@ def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> 
     zeros_b = b.op("Mul", seq, b.const(0))
     kv: dict[int, tuple[Any, Any]] = {}  # layer -> (k3, v3) of this prompt
     outputs = []
-    shared = {int(k): v for k, v in t["kv_shared_from"].items()}
-    for i in sorted(attn):
-        node = attn[i]
-        _check_attention(node)
-        ltype = t["layer_types"][i]
-        hd = int(node.inputs[0].shape[-1]) // heads  # from the graph (config may lack it)
+    for i, node, ltype, hd, source in _attention_layers(attn, t, heads):
         q = node.inputs[0]
-        if i in shared:
-            k3, v3 = kv[shared[i]]
+        if source is not None:
+            k3, v3 = kv[source]
         else:
             k3, v3 = node.inputs[1], node.inputs[2]
             kv[i] = (k3, v3)
@@ -338,14 +346,9 @@ def make_step(model: Any, cfg: dict[str, Any]) -> Any:
     ring_at = b.op("Mod", slot, b.const(W))
     kv: dict[int, tuple[Any, Any]] = {}
     outputs = []
-    shared = {int(k): v for k, v in t["kv_shared_from"].items()}
-    for i in sorted(attn):
-        node = attn[i]
-        _check_attention(node)
-        ltype = t["layer_types"][i]
-        hd = int(node.inputs[0].shape[-1]) // heads  # from the graph (config may lack it)
-        if i in shared:
-            k3, v3 = kv[shared[i]]
+    for i, node, ltype, hd, source in _attention_layers(attn, t, heads):
+        if source is not None:
+            k3, v3 = kv[source]
         else:
             ck, cv = caches[i]
             pair = []
