@@ -247,6 +247,27 @@ def create_reviewer(username: str = "rita", password: str = "pw-rita-123"):
     return user
 
 
+def api_token(username: str) -> str:
+    """A new ordinary user's API token (password pw-<username>-123)."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
+    return Token.objects.create(user=user).key
+
+
+def batch_folder(root: Path, files: dict[str, Path | bytes]) -> Path:
+    """root/in holding files for axiya-batch: each a file copied (a Path) or bytes written."""
+    folder = root / "in"
+    folder.mkdir()
+    for name, content in files.items():
+        if isinstance(content, Path):
+            shutil.copy(content, folder / name)
+        else:
+            (folder / name).write_bytes(content)
+    return folder
+
+
 @pytest.fixture
 def reviewer(db):
     return create_reviewer()

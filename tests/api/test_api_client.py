@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.server
 import io
-import shutil
 import subprocess
 import sys
 import threading
@@ -13,24 +12,19 @@ import urllib.error
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
 from conversion.api import client as batch_client
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import CORPUS, ROOT, api_token, batch_folder
 
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_batch_client_converts_a_folder(live_server, tmp_path):
-    user = get_user_model().objects.create_user("alice", password="pw-alice-123")
-    token = Token.objects.create(user=user).key
-    folder = tmp_path / "in"
-    folder.mkdir()
-    shutil.copy(CORPUS / "linn.pdf", folder / "linn.pdf")
-    shutil.copy(CORPUS / "c02-22.pdf", folder / "scan.pdf")
-    (folder / "broken.pdf").write_bytes(b"not a pdf at all")
-    (folder / "notes.txt").write_text("ignored")
+    token = api_token("alice")
+    folder = batch_folder(tmp_path, {
+        "linn.pdf": CORPUS / "linn.pdf", "scan.pdf": CORPUS / "c02-22.pdf",
+        "broken.pdf": b"not a pdf at all", "notes.txt": b"ignored",
+    })  # fmt: skip
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bin" / "axiya-batch"), str(folder), "--url", live_server.url,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,13 +16,11 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 from django.conf import settings as dj_settings
-from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
 from bench.processes import free_port, stop_process, wait_port
 from conversion.api import client as batch_client
 from conversion.models import Job
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import CORPUS, ROOT, api_token, batch_folder
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -99,13 +96,12 @@ def _wait_for(check, timeout: float = 60) -> None:
 
 
 def test_server_goes_away_mid_batch_then_resume(server, tmp_path):
-    user = get_user_model().objects.create_user("alice", password="pw-alice-123")
-    token = Token.objects.create(user=user).key
-    folder = tmp_path / "in"
-    folder.mkdir()
-    shutil.copy(CORPUS / "linn.pdf", folder / "linn.pdf")
-    shutil.copy(CORPUS / "c02-22.pdf", folder / "scan.pdf")  # a figure, uncertain lines
-    (folder / "broken.pdf").write_bytes(b"not a pdf at all")
+    token = api_token("alice")
+    folder = batch_folder(tmp_path, {
+        "linn.pdf": CORPUS / "linn.pdf",
+        "scan.pdf": CORPUS / "c02-22.pdf",  # a figure, uncertain lines
+        "broken.pdf": b"not a pdf at all",
+    })  # fmt: skip
     out = tmp_path / "out"
 
     client = _run_client(folder, out, server, token)
@@ -148,11 +144,8 @@ def test_server_goes_away_mid_batch_then_resume(server, tmp_path):
 
 def test_a_rerun_waits_for_jobs_an_earlier_run_started(server, tmp_path):
     """The client itself stopped (Ctrl-C) after uploading: the next run polls the same job."""
-    user = get_user_model().objects.create_user("bob", password="pw-bob-123")
-    token = Token.objects.create(user=user).key
-    folder = tmp_path / "in"
-    folder.mkdir()
-    shutil.copy(CORPUS / "linn.pdf", folder / "linn.pdf")
+    token = api_token("bob")
+    folder = batch_folder(tmp_path, {"linn.pdf": CORPUS / "linn.pdf"})
     out = tmp_path / "out"
     first = _run_client(folder, out, server, token)
     _wait_for(lambda: (out / batch_client.STATE_FILE).exists())
