@@ -195,16 +195,18 @@ def _converted(django_db_setup, django_db_blocker):
     """c02-22.pdf (a page with a figure) converted once for the module, synchronously."""
     from django.contrib.auth import get_user_model
 
-    from conversion import storage
     from conversion.models import Job
     from conversion.runner import jobs as runner
+    from tests import local_store
 
     with django_db_blocker.unblock():
         owner = get_user_model().objects.create_user("olive", password="pw-olive-123")
         job = runner.job_create(owner=owner, upload=CORPUS / "c02-22.pdf")
         runner.job_run_inline(job_id=job.id)
         job.refresh_from_db()
-        pristine = {p: p.read_bytes() for p in storage.out_dir(job.id).rglob("*") if p.is_file()}
+        pristine = {
+            p: p.read_bytes() for p in local_store.out_dir(job.id).rglob("*") if p.is_file()
+        }
     yield job.id, pristine
     with django_db_blocker.unblock():
         Job.objects.filter(pk=job.id).delete()
@@ -216,11 +218,12 @@ def job(_converted, db):
     """The converted job, with its output files restored to the pipeline's version."""
     import json
 
-    from conversion import services, storage
+    from conversion import services
     from conversion.models import Job
+    from tests import local_store
 
     job_id, pristine = _converted
-    out = storage.out_dir(job_id)
+    out = local_store.out_dir(job_id)
     for path in list(out.rglob("*")):
         if path.is_file() and path not in pristine:
             path.unlink()
@@ -228,7 +231,7 @@ def job(_converted, db):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     job = Job.objects.get(pk=job_id)
-    report = json.loads(storage.report_path(job_id).read_text())
+    report = json.loads(local_store.report_path(job_id).read_text())
     Job.objects.filter(pk=job_id).update(
         status=services.status_from_evidence(report["summary"]), summary=report["summary"]
     )

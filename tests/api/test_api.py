@@ -15,9 +15,9 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from conversion import storage
 from conversion.models import Job, JobStatus
 from conversion.runner import jobs as runner
+from tests import local_store
 from tests.conftest import CORPUS, create_reviewer, wait_job
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
@@ -195,7 +195,7 @@ def test_job_lifecycle(alice):
     assert client.get(f"/api/v1/jobs?status={job.status}").json()["count"] == 1
     assert error_of(client.get("/api/v1/jobs?status=nonsense"))["code"] == "INVALID_REQUEST"
 
-    directory = storage.job_dir(job.id)
+    directory = local_store.job_dir(job.id)
     assert directory.exists()
     assert client.delete(f"/api/v1/jobs/{job.id}").status_code == 204
     assert not directory.exists()

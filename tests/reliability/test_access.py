@@ -19,10 +19,11 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from conversion import services, storage, views
+from conversion import services, views
 from conversion.models import Job
 from conversion.runner import jobs as runner
 from conversion.views import VIEW_SALT, view_token
+from tests import local_store
 from tests.conftest import ROOT, create_reviewer
 from tests.reliability.pdfs import text_pdf
 
@@ -50,8 +51,8 @@ def job(alice, tmp_path) -> Job:
     for page_id in runner.job_prepare(job_id=job.id):
         runner.page_read(page_id=page_id)
     job = runner.job_finish(job_id=job.id)
-    storage.files_dir(job.id).mkdir(parents=True, exist_ok=True)
-    (storage.files_dir(job.id) / "figure-1.png").write_bytes(b"\x89PNG fake")
+    local_store.files_dir(job.id).mkdir(parents=True, exist_ok=True)
+    (local_store.files_dir(job.id) / "figure-1.png").write_bytes(b"\x89PNG fake")
     return job
 
 
@@ -98,7 +99,7 @@ def test_another_user_gets_404_everywhere(client, job, bob):
         assert api.get(url).status_code == 404, url
     assert api.delete(f"/api/v1/jobs/{job.id}").status_code == 404
     assert api.get("/api/v1/jobs").json()["count"] == 0
-    assert Job.objects.filter(pk=job.id).exists() and storage.html_path(job.id).exists()
+    assert Job.objects.filter(pk=job.id).exists() and local_store.html_path(job.id).exists()
 
 
 def test_anonymous_gets_nothing(job):
@@ -163,7 +164,7 @@ def test_view_links_are_signed_per_job_and_user(client, job, alice, bob, tmp_pat
 def test_site_forms_need_the_csrf_token(job, alice):
     client = Client(enforce_csrf_checks=True)
     client.force_login(alice)
-    with open(text_pdf(storage.job_dir(job.id) / "up.pdf"), "rb") as fh:
+    with open(text_pdf(local_store.job_dir(job.id) / "up.pdf"), "rb") as fh:
         assert client.post("/", {"files": fh}).status_code == 403
     assert client.post(f"/jobs/{job.id}/delete").status_code == 403
     client.force_login(create_reviewer())
@@ -267,20 +268,20 @@ def test_no_secrets_in_the_repository():
 
 
 def _files_of(job: Job) -> list:
-    return [p for p in storage.job_dir(job.id).rglob("*") if p.is_file()]
+    return [p for p in local_store.job_dir(job.id).rglob("*") if p.is_file()]
 
 
 def test_delete_on_request_removes_every_file(client, job, alice):
     assert len(_files_of(job)) >= 4  # source, page image, html, report, figure
     client.force_login(alice)
     assert client.post(f"/jobs/{job.id}/delete").status_code == 302
-    assert not storage.job_dir(job.id).exists()
+    assert not local_store.job_dir(job.id).exists()
     assert not Job.objects.filter(pk=job.id).exists()
 
 
 def test_api_delete_removes_every_file(job, alice):
     assert _api(alice).delete(f"/api/v1/jobs/{job.id}").status_code == 204
-    assert not storage.job_dir(job.id).exists()
+    assert not local_store.job_dir(job.id).exists()
 
 
 def test_purge_expired_deletes_old_jobs_and_their_files(job, alice, settings, tmp_path):
@@ -290,8 +291,8 @@ def test_purge_expired_deletes_old_jobs_and_their_files(job, alice, settings, tm
     Job.objects.filter(pk=job.id).update(created_at=timezone.now() - timedelta(days=31))
     settings.AXIYA_RETENTION_DAYS = 30
     call_command("purge_expired")
-    assert not Job.objects.filter(pk=job.id).exists() and not storage.job_dir(job.id).exists()
-    assert Job.objects.filter(pk=fresh.id).exists() and storage.source_pdf(fresh.id).exists()
+    assert not Job.objects.filter(pk=job.id).exists() and not local_store.job_dir(job.id).exists()
+    assert Job.objects.filter(pk=fresh.id).exists() and local_store.source_pdf(fresh.id).exists()
     settings.AXIYA_RETENTION_DAYS = 0  # keep forever
     Job.objects.filter(pk=fresh.id).update(created_at=timezone.now() - timedelta(days=999))
     assert services.purge_expired() == []

@@ -19,10 +19,11 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import dispatch, services, storage
+from conversion import dispatch, services
 from conversion.dispatch import tasks
 from conversion.models import Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.runner import jobs as runner
+from tests import local_store
 from tests.conftest import CORPUS
 from tests.reliability.conftest import redis_cache
 from tests.reliability.pdfs import text_pdf
@@ -146,7 +147,7 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     assert job.pages_done == job.pages_total == 6
     clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
     _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
-    assert storage.html_path(job.id).read_text() == storage.html_path(clean.id).read_text()
+    assert local_store.html_path(job.id).read_text() == local_store.html_path(clean.id).read_text()
 
 
 def _recover_until_finished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
@@ -169,7 +170,7 @@ def _recover_until_finished(job_ids, *, since: float, workers, limit_s: float = 
 def _clean_html(workers, user, name: str) -> str:
     clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / name))
     _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
-    return storage.html_path(clean.id).read_text()
+    return local_store.html_path(clean.id).read_text()
 
 
 def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
@@ -201,7 +202,7 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     persistent_redis.start()
     ended = _recover_until_finished([job.id, queued.id], since=time.time(), workers=workers)
     assert ended[0].pages_done == 6 and ended[1].pages_done == 1
-    assert storage.html_path(job.id).read_text() == _clean_html(workers, user, "multipage.pdf")
+    assert local_store.html_path(job.id).read_text() == _clean_html(workers, user, "multipage.pdf")
 
 
 def test_redis_that_lost_its_messages_has_them_queued_again(

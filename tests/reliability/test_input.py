@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import services, storage
+from conversion import services
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.errors import ConversionError, PageTimeout, PageTooComplex
 from conversion.pipeline.isolate import run_isolated
@@ -16,6 +16,7 @@ from conversion.pipeline.rasterize import RasterOptions, render_page_file
 from conversion.pipeline.validate import Limits, validate_pdf
 from conversion.runner import jobs as runner
 from models.engine import PageReading, ReadBlock
+from tests import local_store
 from tests.conftest import CORPUS
 from tests.reliability.pdfs import (
     active_content_pdf,
@@ -73,7 +74,7 @@ def test_render_pixel_cap_shrinks_poster_pages(user, settings, tmp_path):
     runner.job_prepare(job_id=job.id)
     from PIL import Image
 
-    with Image.open(storage.page_image(job.id, 1)) as img:
+    with Image.open(local_store.page_image(job.id, 1)) as img:
         assert img.width * img.height <= 2.0e6 * 1.01
 
 
@@ -90,7 +91,7 @@ def test_encrypted_pdf_is_refused_and_empty_user_password_opens(user, tmp_path):
     src.save(restricted, encryption=pymupdf.PDF_ENCRYPT_AES_256, owner_pw="o", permissions=0)
     job = _convert(runner.job_create(owner=user, upload=restricted))
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
-    assert "ferry schedule" in storage.html_path(job.id).read_text()
+    assert "ferry schedule" in local_store.html_path(job.id).read_text()
 
 
 @pytest.mark.django_db
@@ -98,7 +99,7 @@ def test_broken_xref_is_repaired(user, tmp_path):
     path = broken_xref_pdf(text_pdf(tmp_path / "plain.pdf"), tmp_path / "broken.pdf")
     assert validate_pdf(path, Limits()).repaired
     job = _convert(runner.job_create(owner=user, upload=path))
-    assert "ferry schedule" in storage.html_path(job.id).read_text()
+    assert "ferry schedule" in local_store.html_path(job.id).read_text()
 
 
 @pytest.mark.django_db
@@ -114,8 +115,8 @@ def test_javascript_and_embedded_files_never_reach_the_output(user, tmp_path):
     path = active_content_pdf(tmp_path / "active.pdf")
     job = _convert(runner.job_create(owner=user, upload=path))
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
-    out = storage.out_dir(job.id)
-    html = storage.html_path(job.id).read_text()
+    out = local_store.out_dir(job.id)
+    html = local_store.html_path(job.id).read_text()
     assert "ferry schedule" in html  # it converted
     everything = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file())
     for leak in ("PWNED", "payload.html", "javascript:", "<script"):

@@ -32,6 +32,7 @@ from bench.load import _multipart
 from bench.processes import free_port, wait_port
 from conversion import services, storage
 from conversion.models import Job
+from tests import local_store
 from tests.conftest import ROOT
 from tests.reliability.pdfs import text_pdf
 
@@ -111,7 +112,7 @@ def _start_gunicorn(port: int, log: Path) -> subprocess.Popen:
 def _orphans() -> tuple[list[str], list[str]]:
     """(job folders without a row, files in incoming/)."""
     rows = {str(pk) for pk in Job.objects.values_list("pk", flat=True)}
-    root, incoming = storage.jobs_root(), storage.incoming_dir()
+    root, incoming = local_store.jobs_root(), storage.incoming_dir()
     folders = [p.name for p in root.iterdir() if p.name not in rows] if root.is_dir() else []
     return folders, sorted(p.name for p in incoming.iterdir()) if incoming.is_dir() else []
 
@@ -146,5 +147,5 @@ def test_a_web_server_killed_mid_upload_leaves_no_orphans_after_the_sweep(tmp_pa
 
     assert _orphans() == ([], [])
     for job in Job.objects.all():  # every upload that committed kept its file
-        assert storage.source_pdf(job.id).exists(), job.id
+        assert local_store.source_pdf(job.id).exists(), job.id
     assert Job.objects.count() >= sum(c.accepted for c in clients)  # every 202 kept its row

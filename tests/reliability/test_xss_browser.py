@@ -14,9 +14,10 @@ import os
 import pytest
 from django.contrib.auth import get_user_model
 
-from conversion import services, storage
+from conversion import services
 from conversion.runner import jobs as runner
 from models.engine import PageReading, ReadBlock
+from tests import local_store
 from tests.browser.test_site import sign_in
 from tests.conftest import CORPUS, create_reviewer
 
@@ -94,7 +95,7 @@ def test_hostile_page_text_never_executes(live_server, browser, tmp_path):
         page_id=page_id, reading=hostile_reading(1), engine_info={"name": "hostile"}, timings={}
     )
     job = runner.job_finish(job_id=job.id)
-    assert_inert(storage.html_path(job.id).read_text())
+    assert_inert(local_store.html_path(job.id).read_text())
     base = live_server.url
 
     page = browser.new_page()
@@ -124,7 +125,7 @@ def test_hostile_page_text_never_executes(live_server, browser, tmp_path):
         "button[type=submit]"
     ).first.click()
     staff.wait_for_load_state()
-    edited = storage.html_path(job.id).read_text()
+    edited = local_store.html_path(job.id).read_text()
     assert "edited" in edited
     assert_inert(edited)
     staff.goto(f"{base}/review/{job.id}/pages/1/")

@@ -7,8 +7,9 @@ import io
 import json
 import zipfile
 
-from conversion import review, services, storage
+from conversion import review, services
 from conversion.models import JobStatus, ReviewEvent
+from tests import local_store
 from tests.api.test_api import api_for
 
 
@@ -80,7 +81,7 @@ def test_page_html_edit_is_sanitized_again(reviewer_client, reviewer, job):
     )
     response = reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": evil})
     assert response.status_code == 302
-    html = storage.html_path(job.id).read_text()
+    html = local_store.html_path(job.id).read_text()
     assert "Corrected heading" in html and "Fixed text" in html
     for bad in ("<script", "onclick", "evil.example", 'id="page-9"'):
         assert bad not in html
@@ -94,7 +95,7 @@ def test_page_html_edit_is_sanitized_again(reviewer_client, reviewer, job):
 def test_page_decisions_and_reject(reviewer_client, job):
     # "rerun" is queued: tests/system/test_one_flow.py and tests/dispatch/test_rerun.py.
     reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": "<p>Temporary edit</p>"})
-    assert "Temporary edit" in storage.html_path(job.id).read_text()
+    assert "Temporary edit" in local_store.html_path(job.id).read_text()
     reviewer_client.post(
         f"/review/{job.id}/pages/1/decision", {"decision": "approve", "confirm": "on"}
     )

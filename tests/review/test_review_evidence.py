@@ -11,10 +11,11 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from conversion import review, services, storage
+from conversion import review, services
 from conversion.findings import present
 from conversion.models import Job, JobReview, JobStatus, ReviewEvent
 from conversion.runner import jobs as runner
+from tests import local_store
 
 
 @pytest.mark.parametrize(
@@ -33,7 +34,7 @@ def test_status_comes_from_the_evidence(summary, status):
 
 def test_a_scan_with_a_figure_and_uncertain_lines_ends_needing_review(job):
     # The fixture's job went through job_run_inline (job_finish) before the module's tests.
-    report = json.loads(storage.report_path(job.id).read_text())
+    report = json.loads(local_store.report_path(job.id).read_text())
     codes = {f["code"] for f in report["findings"]}
     assert {"FIGURE_ALT_REVIEW", "LOW_CONFIDENCE"} <= codes
     assert report["summary"]["errors"] == 0  # the old rule (errors only) said "done"
@@ -88,11 +89,11 @@ NEW_PAGE = (
 
 
 def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
-    before = BeautifulSoup(storage.html_path(job.id).read_text(), "html.parser")
+    before = BeautifulSoup(local_store.html_path(job.id).read_text(), "html.parser")
     assert before.title.get_text() != "Chapter Three" and before.select("nav.toc") == []
     response = reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": NEW_PAGE})
     assert response.status_code == 302
-    after = BeautifulSoup(storage.html_path(job.id).read_text(), "html.parser")
+    after = BeautifulSoup(local_store.html_path(job.id).read_text(), "html.parser")
     assert after.title.get_text() == "Chapter Three"
     toc = after.select("nav.toc a")
     assert [a.get_text() for a in toc] == ["Chapter Three", "The walk", "The trees"]
@@ -101,7 +102,7 @@ def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
     assert len(after.find_all("h1")) == 1
     job.refresh_from_db()
     assert job.title == "Chapter Three"
-    report = json.loads(storage.report_path(job.id).read_text())
+    report = json.loads(local_store.report_path(job.id).read_text())
     assert report["title"] == "Chapter Three"
     # The figure and the uncertain lines are gone with the old text: nothing is left to check.
     assert report["summary"] == {"errors": 0, "warnings": 0, "needs_review": 0}
@@ -112,13 +113,13 @@ def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
 
     # Fewer than three headings: no table of contents, and an edit that adds a problem back
     # puts the job back in the queue.
-    figure = next(storage.files_dir(job.id).glob("*.png"))  # an image must exist to be kept
-    img = f'<img src="{storage.files_dir(job.id).name}/{figure.name}" alt="image">'
+    figure = next(local_store.files_dir(job.id).glob("*.png"))  # an image must exist to be kept
+    img = f'<img src="{local_store.files_dir(job.id).name}/{figure.name}" alt="image">'
     reviewer_client.post(
         f"/review/{job.id}/pages/1/html",
         {"html": f"<h1>Only one</h1><p>Text</p><figure>{img}</figure>"},
     )
-    after = BeautifulSoup(storage.html_path(job.id).read_text(), "html.parser")
+    after = BeautifulSoup(local_store.html_path(job.id).read_text(), "html.parser")
     assert after.select("nav.toc") == [] and after.title.get_text() == "Only one"
     job.refresh_from_db()
     assert job.status == JobStatus.NEEDS_REVIEW and job.summary["errors"] >= 1
@@ -126,7 +127,7 @@ def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
 
 def test_removing_every_heading_keeps_one_title_heading(reviewer_client, job):
     reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": "<p>Just text.</p>"})
-    html = BeautifulSoup(storage.html_path(job.id).read_text(), "html.parser")
+    html = BeautifulSoup(local_store.html_path(job.id).read_text(), "html.parser")
     assert [h.get_text() for h in html.find_all("h1")] == [html.title.get_text()]
     assert html.select_one("header h1.doc-title") is not None
 
@@ -151,7 +152,7 @@ def test_approving_with_open_findings_asks_and_records_the_override(reviewer_cli
     event = ReviewEvent.objects.get(job=job, action="approve")
     assert f"Approved with {open_count} open findings (override)" in event.note
     assert "Figure is decorative" in event.note
-    report = json.loads(storage.report_path(job.id).read_text())
+    report = json.loads(local_store.report_path(job.id).read_text())
     assert report["review"]["open_findings_overridden"] == open_count
 
     # The same for one page.
@@ -180,7 +181,7 @@ def test_findings_are_named_for_people_grouped_and_skippable(reviewer_client, jo
     assert "nth-of-type" not in text and "#content" not in text and "NEEDSREVIEW" not in text
     groups = section.find_all("details")
     summaries = [" ".join(d.summary.get_text(" ").split()) for d in groups]
-    report = json.loads(storage.report_path(job.id).read_text())
+    report = json.loads(local_store.report_path(job.id).read_text())
     uncertain = sum(f["code"] == "LOW_CONFIDENCE" for f in report["findings"])
     assert uncertain >= 1
     assert summaries == [

@@ -15,13 +15,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from conversion import engines, services, storage
+from conversion import engines, services
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.accessibility import check_html
 from conversion.runner import batch
 from conversion.runner import jobs as runner
 from models.engine import reading_from_json
 from models.gemma.package import sha256_file
+from tests import local_store
 from tests.conftest import CORPUS, ROOT
 
 FAST = {"AXIYA_GEMMA_MAX_NEW_TOKENS": "24", "AXIYA_GEMMA_MAX_SOFT_TOKENS": "70"}
@@ -83,7 +84,7 @@ def _finish_and_check(job_id) -> Job:
     job = runner.job_finish(job_id=job_id)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.summary["errors"] == 0
-    assert_valid_output(storage.html_path(job.id).read_text(), job.pages_total)
+    assert_valid_output(local_store.html_path(job.id).read_text(), job.pages_total)
     return job
 
 

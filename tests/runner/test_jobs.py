@@ -10,6 +10,7 @@ from conversion import dispatch, services, storage
 from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.errors import ConversionError
 from conversion.runner import jobs as runner
+from tests import local_store
 from tests.conftest import CORPUS, wait_job
 
 
@@ -36,7 +37,7 @@ def test_upload_form_runs_in_process(client, user):
 @pytest.mark.django_db(transaction=True)
 def test_bad_upload_leaves_nothing(client, user):
     client.force_login(user)
-    jobs_root, incoming = storage.jobs_root(), storage.incoming_dir()
+    jobs_root, incoming = local_store.jobs_root(), storage.incoming_dir()
     before = set(jobs_root.glob("*")) if jobs_root.exists() else set()
     incoming_before = set(incoming.glob("*"))  # other tests' uploads whose rows never committed
     bad = SimpleUploadedFile("x.pdf", (CORPUS / "bad" / "invalid.pdf").read_bytes())
@@ -110,8 +111,8 @@ def test_celery_worker_converts_end_to_end(celery_worker_process, user):
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
     job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
-    assert storage.html_path(job.id).exists()
-    assert "LinnSequencer" in storage.html_path(job.id).read_text()
+    assert local_store.html_path(job.id).exists()
+    assert "LinnSequencer" in local_store.html_path(job.id).read_text()
 
 
 @pytest.mark.slow
@@ -131,5 +132,5 @@ def test_celery_worker_finishes_a_long_born_digital_job(celery_worker_process, u
     job = wait_job(job.id, timeout=180)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.pages_done == pages
-    html = storage.html_path(job.id).read_text()
+    html = local_store.html_path(job.id).read_text()
     assert "Section 1:" in html and f"Section {pages}:" in html

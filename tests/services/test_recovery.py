@@ -17,6 +17,7 @@ from conversion import services, storage
 from conversion.dispatch.inline import FairQueue
 from conversion.models import Job, Page, PageStatus
 from conversion.runner import jobs as runner
+from tests import local_store
 from tests.reliability.pdfs import text_pdf
 
 LATER = timedelta(seconds=services.ORPHAN_GRACE_S + 60)
@@ -54,9 +55,9 @@ def test_a_rasterized_page_and_its_text_layer_reading_are_recorded_together(
 def test_files_reach_the_job_folder_only_once_the_row_commits(owner, tmp_path):
     with pytest.raises(RuntimeError), transaction.atomic():
         job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "a.pdf"))
-        assert not storage.job_dir(job.id).exists()  # a crash here leaves no folder
+        assert not local_store.job_dir(job.id).exists()  # a crash here leaves no folder
         raise RuntimeError("the web process died before the commit")
-    assert not Job.objects.filter(pk=job.id).exists() and not storage.job_dir(job.id).exists()
+    assert not Job.objects.filter(pk=job.id).exists() and not local_store.job_dir(job.id).exists()
     staged = storage.staged_upload(job.id)
     assert staged.exists()
     assert staged.name not in services.files_sweep()  # too fresh: maybe an upload in progress
@@ -69,13 +70,13 @@ def test_files_reach_the_job_folder_only_once_the_row_commits(owner, tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_sweep_removes_folders_without_a_row_and_places_committed_uploads(owner, tmp_path):
-    orphan = storage.job_dir("6f1c1c1e-0000-4000-8000-000000000001")
+    orphan = local_store.job_dir("6f1c1c1e-0000-4000-8000-000000000001")
     (orphan / "pages").mkdir(parents=True)
     (orphan / "source.pdf").write_bytes(b"%PDF-1.4")
     leftover = storage.incoming_dir() / "tmpupload.pdf"
     leftover.write_bytes(b"%PDF-1.4 half")
     job = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "c.pdf"))
-    os.replace(storage.source_pdf(job.id), storage.staged_upload(job.id))  # died before moving
+    os.replace(local_store.source_pdf(job.id), storage.staged_upload(job.id))  # died before moving
     removed = services.files_sweep(now=timezone.now() + LATER)
     assert {orphan.name, leftover.name} <= set(removed)  # (with what other tests left)
     assert not orphan.exists() and not leftover.exists()

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from conversion import dispatch, downloads, storage
+from conversion import dispatch, downloads
 from conversion.models import Job, ReviewEvent
 from conversion.pipeline.errors import ConversionError
 from conversion.runner import jobs as runner
+from tests import local_store
 from tests.conftest import CORPUS, create_reviewer, run_convert, wait_job
 
 # ../shared/corpus/ocrmypdf, as copied into tests/resources/corpus (PROVENANCE.md there).
@@ -24,7 +25,7 @@ def _site_outputs(job: Job) -> tuple[str, str]:
     """The HTML and report.json as the site hands them out (downloads: `<stem>_files/` links)."""
     return (
         downloads.document_html(job).decode("utf-8"),
-        storage.report_path(job.id).read_text(encoding="utf-8"),
+        local_store.report_path(job.id).read_text(encoding="utf-8"),
     )
 
 
@@ -62,7 +63,7 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
             job = wait_job(job.id, timeout=300)
             assert job.status in ("done", "needs_review"), (name, job.error_code)
             assert _site_outputs(job) == expected[name], name
-            assert storage.report_html_path(job.id).exists()
+            assert local_store.report_html_path(job.id).exists()
     assert any("_files/figure-" in html for html, _ in expected.values())  # links compared too
 
     # A review re-run, queued to the worker, after a reviewer's edit of that page: the engine's

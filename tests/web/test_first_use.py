@@ -13,10 +13,11 @@ import pytest
 from bs4 import BeautifulSoup
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversion import services, storage
+from conversion import services
 from conversion.models import Job, JobStatus
 from conversion.pipeline.errors import EncryptedPdf, EngineFailed
 from conversion.runner import jobs as runner
+from tests import local_store
 from tests.conftest import CORPUS
 
 
@@ -121,8 +122,8 @@ def test_engine_names_and_statuses_are_readable(client, alice):
         original_name="x.pdf", engine="ocr", owner=alice, status=JobStatus.NEEDS_REVIEW,
         summary={"errors": 1, "warnings": 1, "needs_review": 1},
     )  # fmt: skip
-    storage.html_path(job.id).parent.mkdir(parents=True)
-    storage.html_path(job.id).write_text("<!DOCTYPE html><title>x</title>")
+    local_store.html_path(job.id).parent.mkdir(parents=True)
+    local_store.html_path(job.id).write_text("<!DOCTYPE html><title>x</title>")
     page = _text(client.get(f"/jobs/{job.id}/"))
     assert "Engine: Tesseract OCR (CPU)" in page and "Needs review" in page
     assert "1 error, 1 item to review, 1 warning." in page  # no "1 warnings"
@@ -152,7 +153,7 @@ def test_report_html_beside_the_html_and_the_same_names_everywhere(client, alice
         "My scan 2024/My scan 2024.html", "My scan 2024/My scan 2024.report.html",
         "My scan 2024/My scan 2024.report.json", "My scan 2024/My scan 2024_files/figure-1-p1.png",
     ]  # fmt: skip
-    assert storage.files_dir(job.id).joinpath("figure-1-p1.png").exists()
+    assert local_store.files_dir(job.id).joinpath("figure-1-p1.png").exists()
 
 
 def test_login_error_gives_no_admin_command(client, db):

@@ -9,8 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from conversion import storage
 from conversion.views import view_token
+from tests import local_store
 
 
 @pytest.fixture
@@ -68,13 +68,13 @@ def test_an_edit_keeps_only_figure_images_that_exist(reviewer_client, job):
     html = '<h2>Edited</h2><figure id="figure-9"><img src="x/y.png" alt="ghost"></figure>'
     response = reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": html})
     assert response.status_code == 302
-    document = storage.html_path(job.id).read_text()
+    document = local_store.html_path(job.id).read_text()
     assert "Edited" in document and "x/y.png" not in document
     assert reviewer_client.get(f"/review/{job.id}/pages/1/").status_code == 200
 
 
 def test_a_document_with_a_broken_figure_still_opens_for_review(reviewer_client, job):
-    path = storage.html_path(job.id)
+    path = local_store.html_path(job.id)
     ghost = '<figure id="figure-9"><img src="x/y.png" alt="ghost"></figure>'
     path.write_text(path.read_text().replace("</main>", f"{ghost}</main>"))
     response = reviewer_client.get(f"/review/{job.id}/pages/1/")
