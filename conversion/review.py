@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from conversion import services, storage
+from conversion import downloads, services, storage
 from conversion.models import (
     Job,
     JobReview,
@@ -64,11 +64,6 @@ def require_output(job: Job) -> None:
         if job.status == JobStatus.FAILED:
             raise NotReady(f"The conversion failed ({job.error_code}): there is no result.")
         raise NotReady()
-
-
-def _report(job: Job) -> dict:
-    text = storage.read_report_text(job.id)
-    return json.loads(text) if text is not None else {}
 
 
 def _soup(job: Job) -> tuple[str, BeautifulSoup]:
@@ -160,7 +155,7 @@ def _write_html(
     the reading findings of the document read again): they replace that page's and the
     document-wide ones. The job's status follows the new evidence (unless a reviewer has
     approved the document)."""
-    report = _report(job)
+    report = downloads.read_report(job)
     pages = report.get("pages") or job.pages_total or None
     old_checks = {_finding_key(f.as_dict()) for f in check_html(old_html, expected_pages=pages)}
     # Findings of the reading itself (engine notes, blank pages) stay; the HTML checks are redone.
@@ -293,7 +288,7 @@ def _open_on_page(job: Job, number: int | None) -> int:
     """Open findings (errors, items to review) of the whole job, or of one page of it."""
     if number is None:
         return open_findings(job.summary)
-    report = _report(job)
+    report = downloads.read_report(job)
     return sum(
         1
         for f in report.get("findings", [])
@@ -363,7 +358,7 @@ def review_set_job_state(
         if state == ReviewState.APPROVED and job.status == JobStatus.NEEDS_REVIEW:
             Job.objects.filter(pk=job.pk).update(status=JobStatus.DONE)
             job.status = JobStatus.DONE
-        report = _report(job)
+        report = downloads.read_report(job)
         if report:
             report["review"] = {
                 "state": state,

@@ -157,12 +157,6 @@ def _clean(reading: PageReading) -> PageReading:
     return reading if cleaned == as_json else reading_from_json(cleaned)
 
 
-def page_input(pages_dir: Path, number: int, dpi: int) -> PageImage:
-    """A rasterized page as an engine reads it (FileNotFoundError when it has no image)."""
-    with Image.open(page_file(pages_dir, number)) as image:
-        return engine_input(image, number, dpi)
-
-
 def engine_input(image: Image.Image, number: int, dpi: int) -> PageImage:
     """What every engine is given: the page as RGB (the same pixels on every path)."""
     return PageImage(image=image.convert("RGB"), page_number=number, dpi=dpi or 300)

@@ -245,11 +245,12 @@ def _line_scripts(line: dict) -> list[str | None]:
 
 
 def word_styles(
-    page: pymupdf.Page,
+    page: pymupdf.Page, words: list[tuple] | None = None
 ) -> tuple[dict[tuple[int, int, int], list], dict[tuple[int, int, int], float]]:
     """Per word (text block, line, word): its exponents and indices ("2t3" with a raised "3",
     from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], and its own
-    text size in points (a heading's, not that of the paragraph MuPDF put it in)."""
+    text size in points (a heading's, not that of the paragraph MuPDF put it in). `words`: the
+    page's `get_text("words", sort=False)` when the caller already has it."""
     scripts: dict[tuple[int, int, int], list] = {}
     sizes: dict[tuple[int, int, int], float] = {}
     # Words and glyphs come from two extractions whose lines need not be numbered alike: a
@@ -263,7 +264,9 @@ def word_styles(
                 if not char["c"].isspace():
                     cy = (char["bbox"][1] + char["bbox"][3]) / 2
                     buckets.setdefault(int(cy // 8), []).append((char, size, mark))
-    for x0, y0, x1, y1, text, k, i, n in page.get_text("words", sort=False):
+    if words is None:
+        words = page.get_text("words", sort=False)
+    for x0, y0, x1, y1, text, k, i, n in words:
         inside = []
         for bucket in range(int(y0 // 8), int(y1 // 8) + 1):
             for char, size, mark in buckets.get(bucket, ()):
@@ -438,10 +441,11 @@ def text_layer_reading(
         holding = [k for k, rect in enumerate(rects) if centre in rect + (-1, -1, 1, 1)]
         return min(holding, key=lambda k: abs(rects[k])) if holding else None
 
-    scripts, word_size = word_styles(page)
+    page_words = page.get_text("words", sort=False)  # once: word_styles reads the same words
+    scripts, word_size = word_styles(page, page_words)
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
-    for x0, y0, x1, y1, text, block_no, line_no, word_no in page.get_text("words", sort=False):
+    for x0, y0, x1, y1, text, block_no, line_no, word_no in page_words:
         k = owner(x0, y0, x1, y1, block_no)
         centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
         if k is None or any(centre in rect for rect in junk_rects):
