@@ -18,7 +18,9 @@ import os
 import statistics
 import sys
 import threading
+import time
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 from PIL import Image
@@ -50,7 +52,12 @@ class Region:
         return max(0.0, self.bbox[2] - self.bbox[0]) * max(0.0, self.bbox[3] - self.bbox[1])
 
 
-_MODEL_READY = False
+class _Loaded:
+    analyzer: Any = None  # pymupdf.layout's analyzer, once loaded in this process
+    features_of: pymupdf.Page | None = None  # the page whose image features it holds
+
+
+_LOADED = _Loaded()
 
 
 def _unset(*args, **kwargs) -> None:  # pragma: no cover - replaced before any page is read
@@ -66,8 +73,7 @@ def load_model() -> None:
     onnxruntime's telemetry thread is off (ORT_DISABLE_TELEMETRY, set there before the
     import), so the server stays one thread and every reader starts with the model loaded
     (about 1 s of CPU saved per born-digital page). `process_threads` checks it."""
-    global _MODEL_READY
-    if _MODEL_READY:
+    if _LOADED.analyzer is not None:
         return
     if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
         del sys.modules["pymupdf.layout"]  # a process that kept it out until now
@@ -77,13 +83,12 @@ def load_model() -> None:
         pymupdf._get_layout = _unset
     importlib.import_module("pymupdf.layout")
 
-    model = _single_threaded_model()
-    pymupdf._get_layout = lambda *args, **kwargs: model.predict(*args, **kwargs)
-    _MODEL_READY = True
+    _LOADED.analyzer = analyzer = _single_threaded_model()
+    pymupdf._get_layout = lambda *args, **kwargs: analyzer.predict(*args, **kwargs)
 
 
 def model_loaded() -> bool:
-    return _MODEL_READY
+    return _LOADED.analyzer is not None
 
 
 def process_threads() -> int:
@@ -126,6 +131,11 @@ def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
     """The layout model's regions of `page`, boxes multiplied by `scale` (points -> pixels)."""
     with MUPDF_LOCK:
         load_model()
+        if _LOADED.features_of is not page:
+            # Image features cached for another page (one prepared, never used) must not be
+            # taken for this one's.
+            _image_features().consume_cache()
+        _LOADED.features_of = None
         groups = pymupdf._get_layout(page, return_raw=True) or []
     regions = []
     for group in groups:
@@ -135,6 +145,12 @@ def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
         regions.append(Region(group["class_name"], (x0 * scale, y0 * scale, x1 * scale,
                                                     y1 * scale)))  # fmt: skip
     return regions
+
+
+def _image_features():
+    """The layout model's image-feature extractor (its cache protocol: `is_image_page` runs it
+    on a page and keeps the result for that page's `predict`)."""
+    return _LOADED.analyzer._model.feature_extractor
 
 
 _FONT: pymupdf.Font | None = None
@@ -155,40 +171,90 @@ def _lines(words: list[Word]) -> list[list[Word]]:
     return lines
 
 
+# Words further apart than this many line heights are separate runs (table cells, tab stops,
+# a gap between columns), as MuPDF would split them in a real OCR'd page.
+RUN_GAP = 1.0
+
+
+def _runs(line: list[Word], boxes: list[list[float]], height: float):
+    """A line's words with their boxes, cut where the gap between two words is wide."""
+    runs = [[(line[0], boxes[0])]]
+    for word, box in zip(line[1:], boxes[1:], strict=True):
+        if box[0] - runs[-1][-1][1][2] > RUN_GAP * height:
+            runs.append([])
+        runs[-1].append((word, box))
+    return runs
+
+
+class ScanPage:
+    """A scanned page as the layout model expects an OCR'd PDF page: a small copy of the scan,
+    then (`regions`) the engine's words as an invisible text layer over it.
+
+    Made in two steps because the image half does not need the words: built on another thread
+    while Tesseract reads the page, the model's image features (about 0.2 s of CPU on a dense
+    page) are ready when the words are, through pymupdf.layout's own protocol for OCR'd pages
+    (`is_image_page`, then OCR, then `predict`, which reuses the features). The regions are the
+    same either way (tests/models/test_layout.py)."""
+
+    def __init__(self, image: Image.Image, dpi: int) -> None:
+        started = time.perf_counter()
+        self._scale = 72 / dpi
+        small = image.convert("L")
+        small.thumbnail((IMAGE_SIDE, IMAGE_SIDE))
+        buf = io.BytesIO()
+        small.save(buf, "JPEG", quality=75)
+        with MUPDF_LOCK:
+            load_model()
+            self._doc = pymupdf.open()
+            self._page = self._doc.new_page(
+                width=image.width * self._scale, height=image.height * self._scale
+            )
+            self._page.insert_image(self._page.rect, stream=buf.getvalue())
+            _LOADED.analyzer.is_image_page(self._page)
+            _LOADED.features_of = self._page
+        self.prepare_s = time.perf_counter() - started
+
+    def regions(self, words: list[Word]) -> list[Region]:
+        """Regions of the page with `words` (pixel boxes) as its text layer, in pixels. Once."""
+        global _FONT
+        boxed = [w for w in words if w.bbox and w.text.strip()]
+        scale = self._scale
+        with MUPDF_LOCK:
+            try:
+                if not boxed:
+                    return []
+                if _FONT is None:
+                    _FONT = pymupdf.Font("helv")
+                page = self._page
+                writer = pymupdf.TextWriter(page.rect)
+                for line in _lines(boxed):
+                    boxes = [[v * scale for v in w.bbox] for w in line]  # type: ignore[union-attr]
+                    height = statistics.median(b[3] - b[1] for b in boxes)
+                    baseline = statistics.median(b[3] for b in boxes) - 0.15 * height
+                    for run in _runs(line, boxes, height):
+                        # One string per run of words, as an OCR'd PDF has (its words stretched
+                        # to their boxes): MuPDF sees one line where the scan has one, not a
+                        # line per word, and the model one box. As tall as the line's words,
+                        # but no wider than the run's box.
+                        text = " ".join(word.text for word, _ in run)
+                        x0, x1 = run[0][1][0], run[-1][1][2]
+                        size = min(height, (x1 - x0) / (_FONT.text_length(text, fontsize=1) or 1.0))
+                        writer.append((x0, baseline), text, font=_FONT, fontsize=max(size, 1))
+                writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
+                return page_regions(page, scale=1 / scale)
+            finally:
+                self.close()
+
+    def close(self) -> None:
+        with MUPDF_LOCK:
+            if _LOADED.features_of is self._page:
+                _LOADED.features_of = None
+                _image_features().consume_cache()
+            self._doc.close()
+
+
 def ocr_layer_regions(image: Image.Image, dpi: int, words: list[Word]) -> list[Region]:
-    """Regions of a scanned page: its words (pixel boxes) as an invisible text layer over a small
-    copy of the scan, analysed like an OCR'd PDF page. Boxes come back in pixels."""
-    global _FONT
-    boxed = [w for w in words if w.bbox and w.text.strip()]
-    if not boxed:
+    """Regions of a scanned page (ScanPage in one step). Boxes come back in pixels."""
+    if not any(w.bbox and w.text.strip() for w in words):
         return []
-    scale = 72 / dpi
-    with MUPDF_LOCK:
-        if _FONT is None:
-            _FONT = pymupdf.Font("helv")
-        doc = pymupdf.open()
-        try:
-            page = doc.new_page(width=image.width * scale, height=image.height * scale)
-            small = image.convert("L")
-            small.thumbnail((IMAGE_SIDE, IMAGE_SIDE))
-            buf = io.BytesIO()
-            small.save(buf, "JPEG", quality=75)
-            page.insert_image(page.rect, stream=buf.getvalue())
-            writer = pymupdf.TextWriter(page.rect)
-            for line in _lines(boxed):
-                boxes = [[v * scale for v in w.bbox] for w in line]  # type: ignore[union-attr]
-                height = statistics.median(b[3] - b[1] for b in boxes)
-                # One size and one baseline per line, so MuPDF sees one line (as in an OCR'd
-                # PDF) and not a box per word: as tall as the line's words, but no word wider
-                # than its own box (words must not overlap).
-                size = min([height] + [
-                    (b[2] - b[0]) / (_FONT.text_length(w.text, fontsize=1) or 1.0)
-                    for w, b in zip(line, boxes, strict=True)
-                ])  # fmt: skip
-                baseline = statistics.median(b[3] for b in boxes) - 0.15 * height
-                for word, box in zip(line, boxes, strict=True):
-                    writer.append((box[0], baseline), word.text, font=_FONT, fontsize=max(size, 1))
-            writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
-            return page_regions(page, scale=1 / scale)
-        finally:
-            doc.close()
+    return ScanPage(image, dpi).regions(words)

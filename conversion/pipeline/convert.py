@@ -71,10 +71,10 @@ def read_pages(
         read = future.result()  # the engine's error, if any, is raised here
         readings.extend(read)
         timings["engine_pages"] += len(read)
-        # The layout model's share of the engine's time (models.layout), for bench/cpu_pipeline.
-        timings["layout_s"] = timings.get("layout_s", 0.0) + sum(
-            r.timings.get("layout_s", 0.0) for r in read
-        )
+        # The layout model's share of the engine's time (models.layout), for bench/cpu_pipeline:
+        # on the page's path, and beside the OCR on another thread.
+        for key in ("layout_s", "layout_beside_s"):
+            timings[key] = timings.get(key, 0.0) + sum(r.timings.get(key, 0.0) for r in read)
         for page, reading in zip(pages, read, strict=True):
             keep_if_figures(reading, page.image)
             page_done()

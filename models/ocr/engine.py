@@ -17,13 +17,14 @@ import re
 import statistics
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_scores
-from models.layout import ocr_layer_regions
+from models.layout import ScanPage
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
 from models.structure import apply_layout
@@ -83,6 +84,9 @@ class TesseractEngine:
         self._api = self._new_api(languages, tesserocr.PSM.AUTO)
         self._api_turned = self._new_api(languages, tesserocr.PSM.AUTO)  # a sideways page's read
         self._extra: dict = {}
+        # The layout model's image half of a page runs here while Tesseract reads it (GIL
+        # released in both): one page at a time, as the engine reads one at a time.
+        self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-layout")
         self._osd = None
         if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
             # A separate instance: OSD on the recognizing instance aborts the process.
@@ -106,6 +110,7 @@ class TesseractEngine:
         }
 
     def close(self) -> None:
+        self._beside.shutdown()
         self._api.End()
         self._api_turned.End()
         for api in self._extra.values():
@@ -116,6 +121,15 @@ class TesseractEngine:
     def predict_batch(self, pages: list[PageImage]) -> list[PageReading]:
         with self._lock:
             return [self._read(page) for page in pages]
+
+    def _read(self, page: PageImage) -> PageReading:
+        scans: list[tuple[Image.Image, Future[ScanPage]]] = []
+        try:
+            return self._read_page(page, scans)
+        finally:  # a page prepared for the layout model and not used (an error): let it go
+            for _, scan in scans:
+                if not scan.cancel() and scan.exception() is None:
+                    scan.result().close()
 
     # -- languages ----------------------------------------------------------------------------
     @property
@@ -274,7 +288,7 @@ class TesseractEngine:
         best, other = sorted(scores, key=lambda turn: -scores[turn])
         return best if scores[best] >= PROBE_MARGIN * scores[other] and scores[best] > 0 else None
 
-    def _read(self, page: PageImage) -> PageReading:
+    def _read_page(self, page: PageImage, scans: list) -> PageReading:
         tess = self._tesserocr
         started = time.perf_counter()
         original = page.image.convert("L")
@@ -302,6 +316,7 @@ class TesseractEngine:
                 api.SetImage(gray)
                 api.SetSourceResolution(page.dpi)
             prepare_s += time.perf_counter() - started_osd
+        scans.append((gray, self._beside.submit(ScanPage, gray, page.dpi)))
         api.Recognize()
         paragraphs = _paragraphs(tess, api, page.dpi)
         if self.detect_rotation and not _reads_well(paragraphs):
@@ -349,7 +364,12 @@ class TesseractEngine:
             + [block for lines in paragraphs for block in _blocks_from_lines(lines, ink)]
         )
         started_layout = time.perf_counter()
-        regions = ocr_layer_regions(gray, page.dpi, [w for b in blocks for w in b.words])
+        scanned, scan = scans.pop()
+        scan_page = scan.result()
+        if scanned is not gray:  # the page was turned after all: its image half is made again
+            scan_page.close()
+            scan_page = ScanPage(gray, page.dpi)
+        regions = scan_page.regions([w for b in blocks for w in b.words])
         blocks, findings = apply_layout(
             blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size
         )
@@ -372,6 +392,7 @@ class TesseractEngine:
                 "prepare_s": prepare_s,
                 "ocr_s": elapsed - prepare_s - layout_s,
                 "layout_s": layout_s,
+                "layout_beside_s": scan_page.prepare_s,
             },  # fmt: skip
         )
 

@@ -1,0 +1,96 @@
+"""models.layout: a scan's image half prepared ahead (on another thread) gives the regions a
+fresh analysis gives, and image features prepared for one page never leak into another's."""
+
+from __future__ import annotations
+
+import threading
+
+import pymupdf
+import pytest
+from PIL import Image
+
+from models import layout
+from models.engine import Word
+
+DPI = 100
+
+
+def _article(title: str, body: str) -> pymupdf.Document:
+    """A born-digital page: a title, two paragraphs and a footer line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_textbox((72, 60, 523, 110), title, fontsize=22, fontname="hebo")
+    for k in range(2):
+        page.insert_textbox(
+            (72, 140 + 220 * k, 523, 340 + 220 * k), body, fontsize=11, fontname="helv"
+        )
+    page.insert_text((280, 810), "Page 1", fontsize=9)
+    return doc
+
+
+def _scan(doc: pymupdf.Document) -> tuple[Image.Image, list[Word]]:
+    """The page as a scan at DPI and its words in pixels, as an OCR engine would give them."""
+    page = doc[0]
+    pix = page.get_pixmap(dpi=DPI, colorspace=pymupdf.csGRAY)
+    image = Image.frombytes("L", (pix.width, pix.height), pix.samples)
+    k = DPI / 72
+    words = [
+        Word(text=w[4], confidence=95.0, bbox=(w[0] * k, w[1] * k, w[2] * k, w[3] * k))
+        for w in page.get_text("words", sort=True)
+    ]
+    return image, words
+
+
+BODY = (
+    "Libraries hold many scanned books whose text layers were made long ago. "
+    "A reader needs the structure of each page as well as its words, so the page is "
+    "analysed for titles, paragraphs and the lines that repeat on every page. "
+) * 3
+
+
+@pytest.fixture(scope="module")
+def pages():
+    first, second = _article("A study of scans", BODY), _article("Another title", BODY[:300])
+    yield _scan(first), _scan(second), second
+    first.close()
+    second.close()
+
+
+def _fresh(image: Image.Image, words: list[Word]) -> list[layout.Region]:
+    """Regions with the image features computed in the analysis itself (no prepared half)."""
+    scan = layout.ScanPage(image, DPI)
+    with layout.MUPDF_LOCK:
+        layout._LOADED.features_of = None  # as if prepared for another page: dropped
+    return scan.regions(words)
+
+
+def test_prepared_on_another_thread_gives_the_regions_of_a_fresh_analysis(pages):
+    (image, words), _, _ = pages
+    made: list[layout.ScanPage] = []
+    thread = threading.Thread(target=lambda: made.append(layout.ScanPage(image, DPI)))
+    thread.start()
+    thread.join()
+    prepared = made[0].regions(words)
+    assert [r.kind for r in prepared] and prepared == _fresh(image, words)
+
+
+def test_features_prepared_for_one_page_are_not_used_for_another(pages):
+    _, (other_image, other_words), born_digital = pages
+    alone = layout.page_regions(born_digital[0], scale=1.0)
+    # Prepared, then the page was turned (never used): a small landscape scan, so whose image
+    # the model's features came from shows in their size.
+    unused = layout.ScanPage(Image.new("L", (400, 300), 255), DPI)
+    after = layout.page_regions(born_digital[0], scale=1.0)
+    extractor = layout._image_features()
+    assert (extractor._page_w, extractor._page_h) == (595, 842)  # this page's own features
+    assert after == alone
+    unused.close()
+    assert layout.ocr_layer_regions(other_image, DPI, other_words) == _fresh(
+        other_image, other_words
+    )
+
+
+def test_a_page_without_words_has_no_regions(pages):
+    (image, _), _, _ = pages
+    assert layout.ocr_layer_regions(image, DPI, [Word(text=" ", confidence=0.0)]) == []
+    assert layout.ScanPage(image, DPI).regions([]) == []
