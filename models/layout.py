@@ -12,6 +12,7 @@ MuPDF is not thread-safe: every call into it from more than one thread holds MUP
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import os
@@ -156,6 +157,12 @@ def _image_features():
 _FONT: pymupdf.Font | None = None
 
 
+@functools.lru_cache(maxsize=4096)
+def _text_length(text: str) -> float:
+    """Width of `text` in the layer's font at size 1 (words repeat on a page: "the", "of")."""
+    return _FONT.text_length(text, fontsize=1)  # type: ignore[union-attr]
+
+
 def _lines(words: list[Word]) -> list[list[Word]]:
     """Words (in reading order) cut into lines: a line ends where the next word starts left of
     the previous one or off its row."""
@@ -171,19 +178,16 @@ def _lines(words: list[Word]) -> list[list[Word]]:
     return lines
 
 
-# Words further apart than this many line heights are separate runs (table cells, tab stops,
-# a gap between columns), as MuPDF would split them in a real OCR'd page.
-RUN_GAP = 1.0
-
-
-def _runs(line: list[Word], boxes: list[list[float]], height: float):
-    """A line's words with their boxes, cut where the gap between two words is wide."""
-    runs = [[(line[0], boxes[0])]]
-    for word, box in zip(line[1:], boxes[1:], strict=True):
-        if box[0] - runs[-1][-1][1][2] > RUN_GAP * height:
-            runs.append([])
-        runs[-1].append((word, box))
-    return runs
+def _append(writer: pymupdf.TextWriter, pos: tuple[float, float], text: str, size: float) -> None:
+    """`writer.append(pos, text, font=_FONT, fontsize=size)` without what we do not use: append
+    also bounds all the writer's text so far after each string (its `text_rect`), a cost that
+    grows with the page (a fifth of the text layer's time on a dense page). The same MuPDF call
+    puts the same text in the same place."""
+    point = pymupdf.Point(pos) * writer.ictm
+    mupdf = pymupdf.mupdf
+    matrix = mupdf.fz_make_matrix(size, 0, 0, size, point.x, point.y)
+    font = _FONT.this  # type: ignore[union-attr]
+    mupdf.fz_show_string(writer.this, font, matrix, text, 0, 0, 0, mupdf.FZ_LANG_UNSET)
 
 
 class ScanPage:
@@ -230,16 +234,16 @@ class ScanPage:
                 for line in _lines(boxed):
                     boxes = [[v * scale for v in w.bbox] for w in line]  # type: ignore[union-attr]
                     height = statistics.median(b[3] - b[1] for b in boxes)
+                    # One size and one baseline per line, so MuPDF sees one line (as in an
+                    # OCR'd PDF) and not a box per word: as tall as the line's words, but no
+                    # word wider than its own box (words must not overlap).
+                    size = min([height] + [
+                        (b[2] - b[0]) / (_text_length(w.text) or 1.0)
+                        for w, b in zip(line, boxes, strict=True)
+                    ])  # fmt: skip
                     baseline = statistics.median(b[3] for b in boxes) - 0.15 * height
-                    for run in _runs(line, boxes, height):
-                        # One string per run of words, as an OCR'd PDF has (its words stretched
-                        # to their boxes): MuPDF sees one line where the scan has one, not a
-                        # line per word, and the model one box. As tall as the line's words,
-                        # but no wider than the run's box.
-                        text = " ".join(word.text for word, _ in run)
-                        x0, x1 = run[0][1][0], run[-1][1][2]
-                        size = min(height, (x1 - x0) / (_FONT.text_length(text, fontsize=1) or 1.0))
-                        writer.append((x0, baseline), text, font=_FONT, fontsize=max(size, 1))
+                    for word, box in zip(line, boxes, strict=True):
+                        _append(writer, (box[0], baseline), word.text, max(size, 1))
                 writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
                 return page_regions(page, scale=1 / scale)
             finally:

@@ -84,8 +84,9 @@ class TesseractEngine:
         self._api = self._new_api(languages, tesserocr.PSM.AUTO)
         self._api_turned = self._new_api(languages, tesserocr.PSM.AUTO)  # a sideways page's read
         self._extra: dict = {}
-        # The layout model's image half of a page runs here while Tesseract reads it (GIL
-        # released in both): one page at a time, as the engine reads one at a time.
+        # A second thread for the page being read (the engine reads one at a time): half of
+        # the deskew rotation, then the layout model's image half while Tesseract reads the
+        # page (both release the GIL).
         self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-layout")
         self._osd = None
         if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
@@ -292,7 +293,7 @@ class TesseractEngine:
         tess = self._tesserocr
         started = time.perf_counter()
         original = page.image.convert("L")
-        upright = deskew(original)
+        upright = deskew(original, beside=self._beside)
         gray, skew = upright
         prepare_s = time.perf_counter() - started
         api = self._api
@@ -312,7 +313,7 @@ class TesseractEngine:
                 guess = self._orientation(original)
             if guess:
                 rotation = guess
-                gray, skew = deskew(original.rotate(rotation, expand=True))
+                gray, skew = deskew(original.rotate(rotation, expand=True), beside=self._beside)
                 api.SetImage(gray)
                 api.SetSourceResolution(page.dpi)
             prepare_s += time.perf_counter() - started_osd
@@ -329,7 +330,9 @@ class TesseractEngine:
             other = guess if guess != rotation else (0 if rotation else None)
             if other is not None:
                 alt_gray, alt_skew = (
-                    deskew(original.rotate(other, expand=True)) if other else upright
+                    deskew(original.rotate(other, expand=True), beside=self._beside)
+                    if other
+                    else upright
                 )
                 prepare_s += time.perf_counter() - started_osd
                 alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
