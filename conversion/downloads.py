@@ -87,9 +87,15 @@ def read_report(job: Job) -> dict:
     return json.loads(text) if text is not None else {}
 
 
-def report_html(job: Job) -> bytes:
-    """The readable report, with a link to the HTML beside it."""
-    return render_report(read_report(job), document_href=quote(html_name(job))).encode("utf-8")
+def report_html(job: Job) -> bytes | None:
+    """The readable report, with a link to the HTML beside it; None when the job has no report
+    (one read of the store: no look before it)."""
+    text = storage.read_report_text(job.id)
+    return _render_report(job, text) if text is not None else None
+
+
+def _render_report(job: Job, text: str) -> bytes:
+    return render_report(json.loads(text), document_href=quote(html_name(job))).encode("utf-8")
 
 
 def job_zip(*, job: Job) -> IO[bytes]:
@@ -99,11 +105,10 @@ def job_zip(*, job: Job) -> IO[bytes]:
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(f"{folder}/{html_name(job)}", document_html(job))
-        report = storage.open_report(job.id)
+        report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
         if report is not None:
-            with report, zf.open(f"{folder}/{report_json_name(job)}", "w") as entry:
-                shutil.copyfileobj(report, entry, 1 << 20)
-            zf.writestr(f"{folder}/{report_html_name(job)}", report_html(job))
+            zf.writestr(f"{folder}/{report_json_name(job)}", report)
+            zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
         for name in storage.figure_names(job.id):
             figure = storage.open_figure(job.id, name)
             if figure is None:

@@ -367,10 +367,6 @@ def output_exists(job_id) -> bool:
     return _exists(_out_key(job_id, HTML_NAME))
 
 
-def report_exists(job_id) -> bool:
-    return _exists(_out_key(job_id, REPORT_NAME))
-
-
 def read_html(job_id) -> str:
     return _read_text(_out_key(job_id, HTML_NAME))
 

@@ -267,10 +267,11 @@ def job_report(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_report_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    if not storage.report_exists(job.id):
+    page = downloads.report_html(job)
+    if page is None:
         raise Http404("The report is not ready.")
     response = _download(
-        downloads.report_html(job),
+        page,
         content_type="text/html; charset=utf-8",
         filename=downloads.report_html_name(job),
         attach=request.GET.get("download") == "1",

@@ -207,19 +207,21 @@ class JobViewSet(
                url_path="report.html")  # fmt: skip
     def report_html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        _open_report(job).close()
-        return _attachment(
-            downloads.report_html(job),
-            "text/html; charset=utf-8",
-            downloads.report_html_name(job),
-        )
+        review.require_output(job)
+        page = downloads.report_html(job)
+        if page is None:
+            raise review.NotReady(_NO_REPORT)
+        return _attachment(page, "text/html; charset=utf-8", downloads.report_html_name(job))
+
+
+_NO_REPORT = "The report is not ready yet."
 
 
 def _open_report(job: Job) -> IO[bytes]:
     review.require_output(job)
     report = storage.open_report(job.id)
     if report is None:
-        raise review.NotReady("The report is not ready yet.")
+        raise review.NotReady(_NO_REPORT)
     return report
 
 
