@@ -75,9 +75,12 @@ def zip_name(job: Job) -> str:
     return f"{download_stem(job)}.zip"
 
 
-def document_html(job: Job) -> bytes:
-    """The result HTML as downloaded: its figures linked from `<stem>_files/`."""
+def document_html(job: Job) -> bytes | None:
+    """The result HTML as downloaded: its figures linked from `<stem>_files/`; None when the job
+    has no result (yet)."""
     html = storage.read_html(job.id)
+    if html is None:
+        return None
     folder = quote(files_dir_name(job))
     return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html).encode("utf-8")
 
@@ -98,13 +101,16 @@ def _render_report(job: Job, text: str) -> bytes:
     return render_report(json.loads(text), document_href=quote(html_name(job))).encode("utf-8")
 
 
-def job_zip(*, job: Job) -> IO[bytes]:
-    """A zip of the result in a folder named after the upload. The caller checks the result
-    exists. Returns an open temporary file positioned at its start."""
+def job_zip(*, job: Job) -> IO[bytes] | None:
+    """A zip of the result in a folder named after the upload: an open temporary file
+    positioned at its start; None when the job has no result (yet)."""
+    html = document_html(job)
+    if html is None:
+        return None
     folder = download_stem(job)
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{folder}/{html_name(job)}", document_html(job))
+        zf.writestr(f"{folder}/{html_name(job)}", html)
         report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
         if report is not None:
             zf.writestr(f"{folder}/{report_json_name(job)}", report)

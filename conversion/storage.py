@@ -367,8 +367,12 @@ def output_exists(job_id) -> bool:
     return _exists(_out_key(job_id, HTML_NAME))
 
 
-def read_html(job_id) -> str:
-    return _read_text(_out_key(job_id, HTML_NAME))
+def read_html(job_id) -> str | None:
+    """The result's HTML; None when the job has none (yet)."""
+    try:
+        return _read_text(_out_key(job_id, HTML_NAME))
+    except FileNotFoundError:
+        return None
 
 
 def read_report_text(job_id) -> str | None:
