@@ -75,9 +75,12 @@ def zip_name(job: Job) -> str:
     return f"{download_stem(job)}.zip"
 
 
-def document_html(job: Job) -> bytes:
-    """The result HTML as downloaded: its figures linked from `<stem>_files/`."""
+def document_html(job: Job) -> bytes | None:
+    """The result HTML as downloaded: its figures linked from `<stem>_files/`; None when the job
+    has no result (yet)."""
     html = storage.read_html(job.id)
+    if html is None:
+        return None
     folder = quote(files_dir_name(job))
     return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html).encode("utf-8")
 
@@ -87,23 +90,31 @@ def read_report(job: Job) -> dict:
     return json.loads(text) if text is not None else {}
 
 
-def report_html(job: Job) -> bytes:
-    """The readable report, with a link to the HTML beside it."""
-    return render_report(read_report(job), document_href=quote(html_name(job))).encode("utf-8")
+def report_html(job: Job) -> bytes | None:
+    """The readable report, with a link to the HTML beside it; None when the job has no report
+    (one read of the store: no look before it)."""
+    text = storage.read_report_text(job.id)
+    return _render_report(job, text) if text is not None else None
 
 
-def job_zip(*, job: Job) -> IO[bytes]:
-    """A zip of the result in a folder named after the upload. The caller checks the result
-    exists. Returns an open temporary file positioned at its start."""
+def _render_report(job: Job, text: str) -> bytes:
+    return render_report(json.loads(text), document_href=quote(html_name(job))).encode("utf-8")
+
+
+def job_zip(*, job: Job) -> IO[bytes] | None:
+    """A zip of the result in a folder named after the upload: an open temporary file
+    positioned at its start; None when the job has no result (yet)."""
+    html = document_html(job)
+    if html is None:
+        return None
     folder = download_stem(job)
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{folder}/{html_name(job)}", document_html(job))
-        report = storage.open_report(job.id)
+        zf.writestr(f"{folder}/{html_name(job)}", html)
+        report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
         if report is not None:
-            with report, zf.open(f"{folder}/{report_json_name(job)}", "w") as entry:
-                shutil.copyfileobj(report, entry, 1 << 20)
-            zf.writestr(f"{folder}/{report_html_name(job)}", report_html(job))
+            zf.writestr(f"{folder}/{report_json_name(job)}", report)
+            zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
         for name in storage.figure_names(job.id):
             figure = storage.open_figure(job.id, name)
             if figure is None:

@@ -61,14 +61,20 @@ class NotReady(ConversionError):
 
 def require_output(job: Job) -> None:
     if not storage.output_exists(job.id):
-        if job.status == JobStatus.FAILED:
-            raise NotReady(f"The conversion failed ({job.error_code}): there is no result.")
-        raise NotReady()
+        raise not_ready(job)
+
+
+def not_ready(job: Job) -> NotReady:
+    """What to raise when the job has no result (yet)."""
+    if job.status == JobStatus.FAILED:
+        return NotReady(f"The conversion failed ({job.error_code}): there is no result.")
+    return NotReady()
 
 
 def _soup(job: Job) -> tuple[str, BeautifulSoup]:
-    require_output(job)
-    html = storage.read_html(job.id)
+    html = storage.read_html(job.id)  # one read, no look before it: absent is not ready
+    if html is None:
+        raise not_ready(job)
     return html, BeautifulSoup(html, "html.parser")
 
 

@@ -75,7 +75,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
         fragment, figures = "", []
     report = downloads.read_report(job)
     findings = [f for f in report.get("findings", []) if f.get("page") in (None, number)]
-    html = storage.read_html(job.id) if storage.output_exists(job.id) else None
+    html = storage.read_html(job.id)
     token = view_token(job, user=request.user)
     job_review = JobReview.objects.filter(job=job).first()
     page_state = (job_review.page_states or {}).get(str(number), "") if job_review else ""

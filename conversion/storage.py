@@ -193,8 +193,20 @@ def _open(key: str) -> IO[bytes]:
         return fh
 
 
-def _read_text(key: str) -> str:
-    with _open(key) as fh, _calls(f"reading {key}"):
+def _open_or_none(key: str) -> IO[bytes] | None:
+    """_open, with None for a missing object."""
+    try:
+        return _open(key)
+    except FileNotFoundError:
+        return None
+
+
+def _read_text(key: str) -> str | None:
+    """The object's text; None when it is missing."""
+    fh = _open_or_none(key)
+    if fh is None:
+        return None
+    with fh, _calls(f"reading {key}"):
         return fh.read().decode("utf-8")
 
 
@@ -306,10 +318,7 @@ def page_image_exists(job_id, number: int) -> bool:
 
 def open_page_image(job_id, number: int) -> IO[bytes] | None:
     """The stored PNG of a page, open for reading; None when it has none."""
-    try:
-        return _open(_page_key(job_id, number))
-    except FileNotFoundError:
-        return None
+    return _open_or_none(_page_key(job_id, number))
 
 
 def read_page_image(job_id, number: int) -> Image.Image | None:
@@ -367,33 +376,21 @@ def output_exists(job_id) -> bool:
     return _exists(_out_key(job_id, HTML_NAME))
 
 
-def report_exists(job_id) -> bool:
-    return _exists(_out_key(job_id, REPORT_NAME))
-
-
-def read_html(job_id) -> str:
+def read_html(job_id) -> str | None:
+    """The result's HTML; None when the job has none (yet)."""
     return _read_text(_out_key(job_id, HTML_NAME))
 
 
 def read_report_text(job_id) -> str | None:
-    try:
-        return _read_text(_out_key(job_id, REPORT_NAME))
-    except FileNotFoundError:
-        return None
+    return _read_text(_out_key(job_id, REPORT_NAME))
 
 
 def open_html(job_id) -> IO[bytes] | None:
-    try:
-        return _open(_out_key(job_id, HTML_NAME))
-    except FileNotFoundError:
-        return None
+    return _open_or_none(_out_key(job_id, HTML_NAME))
 
 
 def open_report(job_id) -> IO[bytes] | None:
-    try:
-        return _open(_out_key(job_id, REPORT_NAME))
-    except FileNotFoundError:
-        return None
+    return _open_or_none(_out_key(job_id, REPORT_NAME))
 
 
 def write_html(job_id, text: str) -> None:
@@ -416,10 +413,7 @@ def open_figure(job_id, name: str) -> IO[bytes] | None:
     name: the caller checks it)."""
     if "/" in name or name in ("", ".", ".."):
         return None
-    try:
-        return _open(_figure_key(job_id, name))
-    except FileNotFoundError:
-        return None
+    return _open_or_none(_figure_key(job_id, name))
 
 
 def save_figure(job_id, name: str, path: Path) -> None:

@@ -38,6 +38,7 @@ RESULT_CSP = (
 )
 HOME_PAGE_SIZE = 25
 _FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_NO_RESULT = "The result is not ready."
 VIEW_SALT = "axiya.view"
 VIEW_MAX_AGE = 3600  # the page that frames a result makes a fresh link each time it is shown
 
@@ -210,7 +211,7 @@ def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
 def _result_html(job: Job) -> FileResponse:
     html = storage.open_html(job.id)
     if html is None:
-        raise Http404("The result is not ready.")
+        raise Http404(_NO_RESULT)
     response = FileResponse(html, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = RESULT_CSP
     return response
@@ -238,11 +239,6 @@ def _figure_file(job: Job, name: str) -> FileResponse:
     return FileResponse(figure, filename=name)
 
 
-def _ready_output(job: Job) -> None:
-    if not storage.output_exists(job.id):
-        raise Http404("The result is not ready.")
-
-
 def _download(data: bytes, *, content_type: str, filename: str, attach: bool = True):
     return FileResponse(
         io.BytesIO(data), content_type=content_type, as_attachment=attach, filename=filename
@@ -267,10 +263,11 @@ def job_report(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_report_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    if not storage.report_exists(job.id):
+    page = downloads.report_html(job)
+    if page is None:
         raise Http404("The report is not ready.")
     response = _download(
-        downloads.report_html(job),
+        page,
         content_type="text/html; charset=utf-8",
         filename=downloads.report_html_name(job),
         attach=request.GET.get("download") == "1",
@@ -282,9 +279,11 @@ def job_report_html(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_download_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready_output(job)
+    html = downloads.document_html(job)
+    if html is None:
+        raise Http404(_NO_RESULT)
     return _download(
-        downloads.document_html(job),
+        html,
         content_type="text/html; charset=utf-8",
         filename=downloads.html_name(job),
     )
@@ -293,9 +292,11 @@ def job_download_html(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_download_zip(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    _ready_output(job)
+    zipped = downloads.job_zip(job=job)
+    if zipped is None:
+        raise Http404(_NO_RESULT)
     return FileResponse(
-        downloads.job_zip(job=job),
+        zipped,
         content_type="application/zip",
         as_attachment=True,
         filename=downloads.zip_name(job),

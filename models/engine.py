@@ -1,12 +1,14 @@
 """The one contract between page engines and the rest of Axiya.
 
 An engine turns page images into `PageReading`s: typed blocks in reading order. Engines implement
-only `predict_batch`; loading is lazy and happens once per process (see `conversion.engines`).
+`predict_batch` (and describe themselves); loading is lazy and happens once per process (see
+`conversion.engines`). An engine that overlaps batches is also a `StreamingEngine`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
@@ -126,4 +128,21 @@ class PageEngine(Protocol):
 
     def describe(self) -> dict:
         """{"engine": name, "package": ..., "sha256": ..., ...} recorded on the job."""
+        ...
+
+
+@runtime_checkable
+class StreamingEngine(PageEngine, Protocol):
+    """A PageEngine that reads a stream of batches, working on the next batch while it finishes
+    this one (the gemma engine); any other engine is read batch by batch (flow.read_stream)."""
+
+    continuous: bool  # takes pages as its rows free up: a worker keeps its first claim size
+
+    def predict_stream(self, batches: Iterable[list[PageImage]]) -> Iterator[list[PageReading]]:
+        """One reading list per batch, in order."""
+        ...
+
+    def warm_up(self) -> None:
+        """Run once when a worker starts, so that its first real page does not pay for the
+        device's kernel selection and graph capture."""
         ...

@@ -177,17 +177,19 @@ class JobViewSet(
     @_download("The accessible HTML (its images are in the zip, under <name>_files/)", "text/html")
     def html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        review.require_output(job)
-        return _attachment(
-            downloads.document_html(job), "text/html; charset=utf-8", downloads.html_name(job)
-        )
+        html = downloads.document_html(job)
+        if html is None:
+            raise review.not_ready(job)
+        return _attachment(html, "text/html; charset=utf-8", downloads.html_name(job))
 
     @_download("A zip: HTML, its images and the report (JSON and HTML)", "application/zip")
     def zip(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        review.require_output(job)
+        zipped = downloads.job_zip(job=job)
+        if zipped is None:
+            raise review.not_ready(job)
         return FileResponse(
-            downloads.job_zip(job=job),
+            zipped,
             content_type="application/zip",
             as_attachment=True,
             filename=downloads.zip_name(job),
@@ -207,19 +209,21 @@ class JobViewSet(
                url_path="report.html")  # fmt: skip
     def report_html(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        _open_report(job).close()
-        return _attachment(
-            downloads.report_html(job),
-            "text/html; charset=utf-8",
-            downloads.report_html_name(job),
-        )
+        review.require_output(job)
+        page = downloads.report_html(job)
+        if page is None:
+            raise review.NotReady(_NO_REPORT)
+        return _attachment(page, "text/html; charset=utf-8", downloads.report_html_name(job))
+
+
+_NO_REPORT = "The report is not ready yet."
 
 
 def _open_report(job: Job) -> IO[bytes]:
     review.require_output(job)
     report = storage.open_report(job.id)
     if report is None:
-        raise review.NotReady("The report is not ready yet.")
+        raise review.NotReady(_NO_REPORT)
     return report
 
 

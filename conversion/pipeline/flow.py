@@ -42,6 +42,7 @@ from models.engine import (
     PageEngine,
     PageImage,
     PageReading,
+    StreamingEngine,
     reading_from_json,
     reading_to_json,
 )
@@ -194,15 +195,14 @@ def read(engine: PageEngine, pages: list[PageImage]) -> list[PageReading]:
 def read_stream(
     engine: PageEngine, batches: Iterable[list[PageImage]]
 ) -> Iterator[list[PageReading]]:
-    """Read batches in order, one reading list per batch. An engine with `predict_stream`
-    (the gemma engine) works on the next batch while it finishes this one; any other engine
-    reads batch by batch. Engine errors become EngineFailed, as in read."""
-    stream = getattr(engine, "predict_stream", None)
-    if stream is None:
+    """Read batches in order, one reading list per batch. A StreamingEngine (the gemma engine)
+    works on the next batch while it finishes this one; any other engine reads batch by batch.
+    Engine errors become EngineFailed, as in read."""
+    if not isinstance(engine, StreamingEngine):
         for pages in batches:
             yield read(engine, pages)
         return
-    readings_of = iter(stream(batches))
+    readings_of = iter(engine.predict_stream(batches))
     while True:
         try:
             readings = next(readings_of)

@@ -111,11 +111,16 @@ def is_junk_line(text: str) -> bool:
     return alnum < 0.6 * len(chars) or (alnum <= 2 and not chars.isdigit())
 
 
+def _line_text(line: dict) -> str:
+    """A dict line's text, each run of white space one space."""
+    return " ".join("".join(span["text"] for span in line["spans"]).split())
+
+
 def _layer_lines(page: pymupdf.Page) -> list[tuple[str, pymupdf.Rect]]:
     lines = []
     for block in page.get_text("dict", sort=True)["blocks"]:
         for line in block.get("lines", ()):
-            text = " ".join("".join(span["text"] for span in line["spans"]).split())
+            text = _line_text(line)
             if text:
                 lines.append((text, pymupdf.Rect(line["bbox"])))
     return lines
@@ -225,22 +230,22 @@ SCRIPT_SIZE = 0.85  # an exponent or index is set this much smaller than its lin
 SCRIPT_SHIFT = 0.15  # and its baseline moved by this share of the line's size, or more
 
 
-def _line_scripts(line: dict) -> list[str | None]:
-    """Each character of a rawdict line: "sup" (smaller and raised above the line's baseline),
-    "sub" (smaller and lowered) or None."""
+def _line_glyphs(line: dict) -> list[tuple[dict, float, str | None]]:
+    """Each character of a rawdict line with its size and its mark: "sup" (smaller and raised
+    above the line's baseline), "sub" (smaller and lowered) or None."""
     chars = [(char, span["size"]) for span in line["spans"] for char in span["chars"]]
     sizes = [size for char, size in chars if not char["c"].isspace()]
     if not sizes:
-        return [None] * len(chars)
+        return [(char, size, None) for char, size in chars]
     body = max(set(sizes), key=sizes.count)
     base = statistics.median(c["origin"][1] for c, size in chars if size == body)
-    out: list[str | None] = []
+    out: list[tuple[dict, float, str | None]] = []
     for char, size in chars:
         shift = char["origin"][1] - base
         if char["c"].isspace() or size > SCRIPT_SIZE * body or abs(shift) < SCRIPT_SHIFT * body:
-            out.append(None)
+            out.append((char, size, None))
         else:
-            out.append("sup" if shift < 0 else "sub")
+            out.append((char, size, "sup" if shift < 0 else "sub"))
     return out
 
 
@@ -255,25 +260,23 @@ def word_styles(
     sizes: dict[tuple[int, int, int], float] = {}
     # Words and glyphs come from two extractions whose lines need not be numbered alike: a
     # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
-    buckets: dict[int, list[tuple[dict, float, str | None]]] = {}
+    buckets: dict[int, list[tuple[float, float, dict, float, str | None]]] = {}
     for block in page.get_text("rawdict", sort=False)["blocks"]:
         for line in block.get("lines", ()):
-            marks = _line_scripts(line)
-            chars = [(c, span["size"]) for span in line["spans"] for c in span["chars"]]
-            for (char, size), mark in zip(chars, marks, strict=True):
+            for char, size, mark in _line_glyphs(line):
                 if not char["c"].isspace():
+                    cx = (char["bbox"][0] + char["bbox"][2]) / 2
                     cy = (char["bbox"][1] + char["bbox"][3]) / 2
-                    buckets.setdefault(int(cy // 8), []).append((char, size, mark))
+                    buckets.setdefault(int(cy // 8), []).append((cx, cy, char, size, mark))
     if words is None:
         words = page.get_text("words", sort=False)
     for x0, y0, x1, y1, text, k, i, n in words:
-        inside = []
-        for bucket in range(int(y0 // 8), int(y1 // 8) + 1):
-            for char, size, mark in buckets.get(bucket, ()):
-                cx = (char["bbox"][0] + char["bbox"][2]) / 2
-                cy = (char["bbox"][1] + char["bbox"][3]) / 2
-                if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5:
-                    inside.append((char, size, mark))
+        inside = [
+            (char, size, mark)
+            for bucket in range(int(y0 // 8), int(y1 // 8) + 1)
+            for cx, cy, char, size, mark in buckets.get(bucket, ())
+            if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5
+        ]
         inside.sort(key=lambda item: item[0]["origin"][0])
         if "".join(c["c"] for c, _, _ in inside) != text:
             continue
@@ -428,7 +431,7 @@ def text_layer_reading(
         (k, i)
         for k, block in enumerate(text_blocks) if ocr_layer
         for i, line in enumerate(block.get("lines", ()))
-        if is_junk_line(" ".join("".join(span["text"] for span in line["spans"]).split()) or "x")
+        if is_junk_line(_line_text(line))
     }  # fmt: skip
     junk_rects = [pymupdf.Rect(text_blocks[k]["lines"][i]["bbox"]) for k, i in junk]
 

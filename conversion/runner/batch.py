@@ -51,7 +51,7 @@ from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.flow import read_stream
 from conversion.runner import heartbeat
-from models.engine import PageImage
+from models.engine import PageImage, StreamingEngine
 
 log = logging.getLogger(__name__)
 CLAIM_LEASE_S = 900  # a claim older than this belongs to a worker that died
@@ -66,9 +66,8 @@ def load_engine_once(**_: object) -> None:
         return
     started = time.perf_counter()
     engine = get_engine(name)
-    warm_up = getattr(engine, "warm_up", None)
-    if warm_up is not None:
-        warm_up()  # the first real page should not pay for kernel selection and graph capture
+    if isinstance(engine, StreamingEngine):
+        engine.warm_up()  # kernel selection and graph capture before the first real page
     log.info("worker engine %s loaded in %.1f s", engine.describe(), time.perf_counter() - started)
 
 
@@ -195,6 +194,8 @@ def read_claimed(
         return BatchResult()
     engine_name = first[0].job.engine
     engine = get_engine(engine_name)
+    # A continuous engine takes pages as its rows free up: it keeps the first claim's size.
+    continuous = isinstance(engine, StreamingEngine) and engine.continuous
     limit = max(limit, len(page_ids))
     deadline = time.monotonic() + drain_s
     pending: deque[list[Page]] = deque()  # claimed and handed to the engine, not yet recorded
@@ -222,8 +223,7 @@ def read_claimed(
             yield images
             if time.monotonic() >= deadline:
                 return
-            # A continuous engine takes pages as its rows free up: it keeps the first size.
-            size = size if getattr(engine, "continuous", False) else min(limit, 2 * size)
+            size = size if continuous else min(limit, 2 * size)
             ids = claim_next(
                 engine=engine_name,
                 limit=size,

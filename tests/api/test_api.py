@@ -206,7 +206,7 @@ def test_job_lifecycle(alice):
 def test_downloads_of_an_unfinished_job_say_not_ready(alice):
     job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     client = api_for(alice)
-    for kind in ("html", "zip", "report"):
+    for kind in ("html", "zip", "report", "report.html"):
         response = client.get(f"/api/v1/jobs/{job.id}/{kind}")
         assert response.status_code == 409
         assert error_of(response)["code"] == "NOT_READY"
@@ -215,7 +215,7 @@ def test_downloads_of_an_unfinished_job_say_not_ready(alice):
 def test_404_for_another_users_job_and_staff_see_all(alice, bob, staff):
     job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     client = api_for(bob)
-    for path in ("", "/html", "/zip", "/report"):
+    for path in ("", "/html", "/zip", "/report", "/report.html"):
         response = client.get(f"/api/v1/jobs/{job.id}{path}")
         assert response.status_code == 404, path
         assert error_of(response)["code"] == "NOT_FOUND"

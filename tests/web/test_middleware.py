@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from django.conf import settings as dj_settings
 
 from tests.conftest import ROOT
 
@@ -40,14 +41,36 @@ def test_documents_are_private_and_not_stored(reviewer_client, job):
     assert "no-store" not in static.get("Cache-Control", "")
 
 
-@pytest.mark.parametrize(
-    ("broker", "backend"),
-    [("redis://127.0.0.1:6390/0", "RedisCache"), ("", "LocMemCache")],
-)
-def test_throttles_share_redis_when_a_broker_is_configured(broker, backend, tmp_path):
-    code = "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
+# Two web processes (manage.py shell, each its own cache), real requests to the API: one sends
+# wrong tokens up to the lockout, then the other sends one more from the same address.
+_WRONG_TOKENS = """
+from django.test import Client
+client = Client(REMOTE_ADDR={address!r}, HTTP_HOST="localhost")
+print(*(client.get("/api/v1/jobs", HTTP_AUTHORIZATION="Token wrong").status_code
+        for _ in range({count})))
+"""
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["broker", "no-broker"])
+def test_a_lockout_counted_by_one_web_process_holds_in_another(
+    shared, request, tmp_path, transactional_db
+):
+    """The token lockout (and the upload throttle, and django-axes) count in the cache: with a
+    broker every web process shares it (Redis), without one each process counts alone."""
+    broker = request.getfixturevalue("redis_url") if shared else ""
+    db = dj_settings.DATABASES["default"]["NAME"]  # the test database (a file): its tokens
     env = {"PATH": "/usr/bin:/bin", "AXIYA_DATA_DIR": str(tmp_path), "AXIYA_BROKER_URL": broker,
-           "DJANGO_SETTINGS_MODULE": "axiya.settings"}  # fmt: skip
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert result.stdout.strip().endswith(backend), result.stderr
+           "DJANGO_SETTINGS_MODULE": "axiya.settings", "DATABASE_URL": f"sqlite:///{db}",
+           "AXIYA_LOGIN_FAILURES": "2"}  # fmt: skip
+    address = "10.0.0.1" if shared else "10.0.0.2"  # (the session's Redis outlives a test)
+
+    def web_process(count: int) -> list[int]:
+        code = _WRONG_TOKENS.format(address=address, count=count)
+        shell = [sys.executable, "manage.py", "shell", "--no-imports", "-c", code]
+        result = subprocess.run(shell, cwd=ROOT, env=env, capture_output=True, text=True,
+                                timeout=120)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return [int(status) for status in result.stdout.split()]
+
+    assert web_process(3) == [401, 401, 429]  # locked out after 2 wrong tokens
+    assert web_process(1) == ([429] if shared else [401])

@@ -79,6 +79,14 @@ def test_job_page_shows_result_frame_and_downloads(client, alice):
     assert response.status_code == 302 and not Job.objects.filter(pk=job.id).exists()
 
 
+def test_downloads_of_an_unfinished_job_are_not_found(client, alice):
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    client.force_login(alice)
+    for name in ("download.html", "download.zip", "report.json", "report.html",
+                 "result/document.html"):  # fmt: skip
+        assert client.get(f"/jobs/{job.id}/{name}").status_code == 404, name
+
+
 def test_a_user_sees_only_their_own_jobs_and_staff_see_all(client, alice, bob):
     job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
     batch = services.batch_create(owner=alice)

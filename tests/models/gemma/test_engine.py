@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from models.engine import PageEngine, PageImage
+from models.engine import PageEngine, PageImage, StreamingEngine
 from models.gemma.batching import is_out_of_memory, memory_bounded_batch, run_in_batches
 from models.gemma.engine import GemmaPageEngine
 from models.gemma.package import sha256_file
@@ -49,6 +49,8 @@ def test_is_a_page_engine_and_describes_its_package(
     engine: GemmaPageEngine, gemma_tiny_package: Path
 ) -> None:
     assert isinstance(engine, PageEngine)
+    # Streamed by flow.read_stream and warmed up by a worker (a renamed member would lose both).
+    assert isinstance(engine, StreamingEngine) and engine.continuous is False
     info = engine.describe()
     manifest = json.loads((gemma_tiny_package / "manifest.json").read_text())
     assert info["engine"] == "gemma"
