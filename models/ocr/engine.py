@@ -39,6 +39,7 @@ _TESSDATA_CANDIDATES = (
 )
 # Glyphs Tesseract reads list bullets as (•, and its usual misreadings of one).
 BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
+_ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 
 SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
@@ -158,31 +159,41 @@ class TesseractEngine:
         return api
 
     def _foreign_lines(self, gray: Image.Image, paragraphs, *, page_lang: str, dpi: int) -> None:
-        """Lines in another language than the page are read again with that language, and
-        their words carry it (rendered as `lang` on the passage)."""
+        """Lines in another language than the page are read again with that language too (its
+        letters: "über", "cão", which the page's model reads "tiber", "cao"); the re-read is
+        kept when it is more confident. Only long prose with clear evidence carries the
+        language (rendered as `lang` on the passage: a screen reader switches voice)."""
         tess = self._tesserocr
-        # A list bullet read as a letter ("e", "o") is no word of any language.
+        # A list bullet read as a letter ("e", "o") is no word of any language, nor is an
+        # address ("github.com/...": "com" is Portuguese for "with").
         texts = [BULLET.sub("", line.text, count=1) for para in paragraphs for line in para]
         k = -1
         for para in paragraphs:
             for line in para:
                 k += 1
-                if not _long_prose(texts[k]):
-                    continue
-                lang = detect_language(texts[k], default=None)
+                words_only = _ADDRESS.sub(" ", texts[k])
+                lang = detect_language(words_only, default=None)
                 if not lang or lang == page_lang:
                     continue
+                scores = language_scores(words_only)
+                if scores[lang] <= scores.get(page_lang, 0.0):
+                    continue  # as much of the page's own language: a name, a borrowed word
                 # A voice switch needs clear evidence: several of the language's own short
                 # words, far more than of the page's language or of any other.
-                scores = language_scores(texts[k])
                 runner_up = max(v for key, v in scores.items() if key != lang)
-                if scores[lang] < 3 or scores[lang] < 2 * runner_up:
-                    continue
-                for word in line.words:
-                    word.lang = lang
+                voice = (
+                    _long_prose(texts[k]) and scores[lang] >= 3 and scores[lang] >= 2 * runner_up
+                )
+                if voice:
+                    for word in line.words:
+                        word.lang = lang
                 if not self._available(lang):
                     continue
+                # A printed bullet stays as it was read (a line read alone takes it for "O").
+                lead = line.words[:1] if BULLET.match(line.text) and len(line.words) > 1 else []
                 x0, y0, x1, y1 = line.bbox
+                if lead and line.words[1].bbox:
+                    x0 = line.words[1].bbox[0]
                 pad = int((y1 - y0) * 0.3)
                 box = (max(0, x0 - pad), max(0, y0 - pad), min(gray.width, x1 + pad),
                        min(gray.height, y1 + pad))  # fmt: skip
@@ -192,15 +203,17 @@ class TesseractEngine:
                 words = [w for para2 in _paragraphs(tess, api) for ln in para2 for w in ln.words]
                 if not words:
                     continue
-                old = sum(w.confidence for w in line.words) / len(line.words)
+                before = line.words[len(lead) :]
+                old = sum(w.confidence for w in before) / len(before)
                 new = sum(w.confidence for w in words) / len(words)
-                if new >= old:
+                # Without the evidence for a voice, the other reading must be better, not as good.
+                if new > old or (voice and new == old):
                     for w in words:
-                        w.lang = lang
+                        w.lang = lang if voice else None
                         if w.bbox:
                             w.bbox = (w.bbox[0] + box[0], w.bbox[1] + box[1],
                                       w.bbox[2] + box[0], w.bbox[3] + box[1])  # fmt: skip
-                    line.words = words
+                    line.words = lead + words
 
     def _text_in_images(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
         """Tesseract takes text on a dark or mottled page (an old book's scan) for images and

@@ -105,6 +105,20 @@ def test_lines_keep_the_page_language_unless_really_foreign(engine, tmp_path):
     assert _lang_spans(convert_pdf(eurotext, tmp_path / "eu", engine, ConvertOptions())) == {}
 
 
+def test_short_foreign_lines_keep_their_letters(engine, tmp_path):
+    """eurotext's lines in German and Spanish are read again with those languages' models, so
+    "über" and "rápido" keep their letters (the English model reads "tiber", "rapido"), and the
+    re-read carries no `lang` (the test above)."""
+    eurotext = tmp_path / "eurotext.pdf"
+    image_to_pdf(CORPUS / "eurotext.tif", eurotext)
+    text = " ".join(
+        _main_text(convert_pdf(eurotext, tmp_path / "eu", engine, ConvertOptions())).split()
+    )
+    assert "springt über den faulen Hund" in text
+    assert "El zorro marrón rápido salta" in text
+    assert "quick) [brown] {fox} jumps!" in text  # the English lines as they were
+
+
 def test_a_long_foreign_line_is_marked_and_names_and_references_are_not(engine, tmp_path):
     pdf = _scan_of_lines(tmp_path / "mixed.pdf", [
         "The committee reviewed the annual budget and approved the new maintenance plan.",
