@@ -29,6 +29,10 @@ from models.structure import real_words
 LOW_CONFIDENCE = 60.0
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
+EDGE_ROW_BAND = 0.15  # a running head's row (with its page number) lies in the top/bottom 15 %
+_EDGE_KINDS = ("paragraph", "heading", "page_header", "page_footer")
+# A page number as printed or as an OCR misreads it (S for 5 or 3, l or I for 1, O for 0).
+_NUMBER_LIKE = re.compile(r"^[\[(]?(?=[^\d]*\d)[\dSIlO]{1,4}[\])]?$")
 # Stamps that libraries and publishers print on a page: never part of the text.
 _STAMP = re.compile(
     r"^(?:this content )?downloaded (?:from|by)\b|\ball use subject to\b|"
@@ -62,6 +66,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         blocks = _merge_broken_paragraphs(_attach_table_captions(_attach_captions(blocks)))
         pending_items: list[ReadBlock] = []
         blocks = _dash_continuations(blocks)
+        edge_rows = _edge_rows(blocks, reading)
         for rb in blocks:
             if rb.kind == "list_item":
                 pending_items.append(rb)
@@ -69,7 +74,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             if pending_items:
                 page.blocks.append(_list_block(pending_items))
                 pending_items = []
-            kind = _classify(rb, reading, body_size, body_ink, repeated)
+            kind = edge_rows.get(id(rb)) or _classify(rb, reading, body_size, body_ink, repeated)
             if kind == "page_number":
                 number = PAGE_NUMBER.match(rb.text.strip())
                 if number:
@@ -136,6 +141,44 @@ def _in_band(rb: ReadBlock, reading: PageReading) -> str | None:
     if rb.bbox[1] >= reading.height * (1 - FURNITURE_BAND):
         return "bottom"
     return None
+
+
+def _edge_rows(blocks: list[ReadBlock], reading: PageReading) -> dict[int, str]:
+    """Running heads and feet told by their row, on a single page and whatever the page's
+    margins (a book scanned with its margin puts them below the 7 % band): the page's first (or
+    last) row of text, near its edge and apart from the rest, holding a page number, printed or
+    misread by an OCR ("S69"), beside one or two short lines ("IN INDIA: BOOK II.   369")."""
+    boxed = [b for b in blocks if b.bbox and b.text.strip() and b.kind in _EDGE_KINDS]
+    if len(boxed) < 3 or not reading.height:
+        return {}
+    kinds: dict[int, str] = {}
+    for top in (True, False):
+        edge = min(boxed, key=lambda b: b.bbox[1]) if top else max(boxed, key=lambda b: b.bbox[3])
+        row = [b for b in boxed if _same_row(b.bbox, edge.bbox)]
+        rest = [b for b in boxed if b not in row]
+        if top:
+            apart = all(b.bbox[1] >= max(r.bbox[3] for r in row) for b in rest)
+            near = max(r.bbox[3] for r in row) <= EDGE_ROW_BAND * reading.height
+        else:
+            apart = all(b.bbox[3] <= min(r.bbox[1] for r in row) for b in rest)
+            near = min(r.bbox[1] for r in row) >= (1 - EDGE_ROW_BAND) * reading.height
+        numbers = [b for b in row if _NUMBER_LIKE.match(b.text.strip())]
+        lines = [b for b in row if b not in numbers]
+        if not (rest and apart and near and len(numbers) == 1 and 1 <= len(lines) <= 2):
+            continue
+        if any(len(b.text.strip()) > 80 for b in lines):
+            continue
+        kind = "page_header" if top else "page_footer"
+        for b in row:
+            printed = b in numbers and PAGE_NUMBER.match(b.text.strip())
+            kinds[id(b)] = "page_number" if printed else kind
+    return kinds
+
+
+def _same_row(a, b) -> bool:
+    """The vertical centre of each box lies within the other's span."""
+    ca, cb = (a[1] + a[3]) / 2, (b[1] + b[3]) / 2
+    return b[1] <= ca <= b[3] and a[1] <= cb <= a[3]
 
 
 def _repeated_furniture(readings: list[PageReading]) -> set[str]:

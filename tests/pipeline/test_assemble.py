@@ -72,6 +72,48 @@ def test_furniture_is_found_on_a_single_page():
     assert page.label == "3"
 
 
+def _book_page(number_text: str | None, head_y: int = 300):
+    """An old book's page scanned with its margin: the running head and its page number on one
+    row at 10 % of the height (below the 7 % band), the body starting under it."""
+    row = [_para("IN INDIA: BOOK II.", (700, head_y, 1400, head_y + 60), size=28)]
+    if number_text:
+        row.append(_para(number_text, (2000, head_y, 2100, head_y + 60), size=30))
+    body = [
+        _para(
+            "Christians behaving themselves like Mahomedans, as the text goes on. " * 3,
+            (220, 420, 1900, 900),
+        ),  # fmt: skip
+        _para(
+            "The natives soon had reason to suspect the viceroy and his men. " * 5,
+            (220, 950, 1900, 1700),
+        ),  # fmt: skip
+    ]
+    return _doc(row + body).pages[0]
+
+
+def test_a_running_head_beside_its_page_number_is_furniture_below_the_band():
+    page = _book_page("369")
+    assert [b.kind for b in page.blocks] == ["page_header", "paragraph", "paragraph"]
+    assert page.label == "369"
+    misread = _book_page("S69")  # the OCR layer's "369"
+    assert [b.kind for b in misread.blocks] == ["page_header", "page_header", "paragraph",
+                                                "paragraph"]  # fmt: skip
+    assert misread.label is None
+
+
+def test_a_first_line_without_a_page_number_or_far_from_the_edge_stays_text():
+    assert [b.kind for b in _book_page(None).blocks] == ["paragraph"] * 3
+    # A row in the middle of the page is no running head, number or not.
+    text = "Text that goes on for a while on this page. " * 3
+    page = _doc([
+        _para(text, (220, 100, 1900, 400)),
+        _para("Results of the year", (700, 1500, 1400, 1560)),
+        _para("12", (2000, 1500, 2100, 1560)),
+        _para(text, (220, 1700, 1900, 2000)),
+    ]).pages[0]  # fmt: skip
+    assert all(b.kind == "paragraph" for b in page.blocks)
+
+
 def _heading(text, y, size, layout="section-header"):
     return ReadBlock(kind="heading", text=text, bbox=(200, y, 1200, y + size), font_size=size,
                      layout=layout)  # fmt: skip
