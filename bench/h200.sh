@@ -30,6 +30,8 @@ step() {  # step NAME TIMEOUT CMD...: run, log, report; never stop the steps aft
   shift 2
   local t0=$SECONDS
   echo "== $name ($(date -u +%T))"
+  # What this step writes is newer than this mark (not than the .dmon, which dmon keeps writing).
+  touch "$LOGS/$name.start"
   # GPU utilization every second and CPU load every 5 s beside the step (gaps the GPU idles).
   nvidia-smi dmon -s u -d 1 -o T >"$LOGS/$name.dmon" 2>&1 &
   local dmon=$!
@@ -42,7 +44,7 @@ step() {  # step NAME TIMEOUT CMD...: run, log, report; never stop the steps aft
   echo "== $name rc=$rc in $((SECONDS - t0)) s"
   grep -v '^INFO\|it/s\]$' "$LOGS/$name.log" | tail -n 22
   # Only what this step wrote: each call re-copies the tracked tree, older results included.
-  find bench/results -name "*$(date -u +%F)*.json" -newer "$LOGS/$name.dmon" \
+  find bench/results -name "*$(date -u +%F)*.json" -newer "$LOGS/$name.start" \
     -exec cp {} "$RES"/ \;
   return $rc
 }
