@@ -4,7 +4,7 @@ downloaded): regions of a page with a class (title, section-header, text, list-i
 picture, formula, caption, footnote, page-header, page-footer).
 
 Born-digital pages are analysed as they are. A scan has no text boxes, so the engine's words are
-written as an invisible text layer over a small copy of the scan (`ocr_layer_page`), which is
+written as an invisible text layer over a small copy of the scan (`ScanPage`), which is
 what the model expects from an OCR'd page.
 
 MuPDF is not thread-safe: every call into it from more than one thread holds MUPDF_LOCK.
@@ -255,10 +255,3 @@ class ScanPage:
                 _LOADED.features_of = None
                 _image_features().consume_cache()
             self._doc.close()
-
-
-def ocr_layer_regions(image: Image.Image, dpi: int, words: list[Word]) -> list[Region]:
-    """Regions of a scanned page (ScanPage in one step). Boxes come back in pixels."""
-    if not any(w.bbox and w.text.strip() for w in words):
-        return []
-    return ScanPage(image, dpi).regions(words)

@@ -85,12 +85,12 @@ def test_features_prepared_for_one_page_are_not_used_for_another(pages):
     assert (extractor._page_w, extractor._page_h) == (595, 842)  # this page's own features
     assert after == alone
     unused.close()
-    assert layout.ocr_layer_regions(other_image, DPI, other_words) == _fresh(
+    assert layout.ScanPage(other_image, DPI).regions(other_words) == _fresh(
         other_image, other_words
     )
 
 
 def test_a_page_without_words_has_no_regions(pages):
     (image, _), _, _ = pages
-    assert layout.ocr_layer_regions(image, DPI, [Word(text=" ", confidence=0.0)]) == []
+    assert layout.ScanPage(image, DPI).regions([Word(text=" ", confidence=0.0)]) == []
     assert layout.ScanPage(image, DPI).regions([]) == []
