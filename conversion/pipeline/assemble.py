@@ -155,23 +155,26 @@ def _edge_rows(blocks: list[ReadBlock], reading: PageReading) -> dict[int, str]:
     for top in (True, False):
         edge = min(boxed, key=lambda b: b.bbox[1]) if top else max(boxed, key=lambda b: b.bbox[3])
         row = [b for b in boxed if _same_row(b.bbox, edge.bbox)]
-        rest = [b for b in boxed if b not in row]
+        in_row = {id(b) for b in row}  # blocks by identity: ReadBlock's == compares every field
+        rest = [b for b in boxed if id(b) not in in_row]
+        row_top, row_bottom = min(r.bbox[1] for r in row), max(r.bbox[3] for r in row)
         if top:
-            apart = all(b.bbox[1] >= max(r.bbox[3] for r in row) for b in rest)
-            near = max(r.bbox[3] for r in row) <= EDGE_ROW_BAND * reading.height
+            apart = all(b.bbox[1] >= row_bottom for b in rest)
+            near = row_bottom <= EDGE_ROW_BAND * reading.height
         else:
-            apart = all(b.bbox[3] <= min(r.bbox[1] for r in row) for b in rest)
-            near = min(r.bbox[1] for r in row) >= (1 - EDGE_ROW_BAND) * reading.height
+            apart = all(b.bbox[3] <= row_top for b in rest)
+            near = row_top >= (1 - EDGE_ROW_BAND) * reading.height
         numbers = [b for b in row if _NUMBER_LIKE.match(b.text.strip())]
-        lines = [b for b in row if b not in numbers]
+        lines = [b for b in row if not _NUMBER_LIKE.match(b.text.strip())]
         if not (rest and apart and near and len(numbers) == 1 and 1 <= len(lines) <= 2):
             continue
         if any(len(b.text.strip()) > 80 for b in lines):
             continue
         kind = "page_header" if top else "page_footer"
-        for b in row:
-            printed = b in numbers and PAGE_NUMBER.match(b.text.strip())
-            kinds[id(b)] = "page_number" if printed else kind
+        for b in lines:
+            kinds[id(b)] = kind
+        (number,) = numbers
+        kinds[id(number)] = "page_number" if PAGE_NUMBER.match(number.text.strip()) else kind
     return kinds
 
 
