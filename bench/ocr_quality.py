@@ -27,47 +27,11 @@ import django  # noqa: E402
 if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
     django.setup()
 
-from rapidfuzz.distance import Levenshtein  # noqa: E402
-
 from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
-from bench.quality import (  # noqa: E402
-    cer,
-    iter_main_text,  # noqa: E402
-    normalize_text,
-)
+from bench.quality import cer, iter_main_text, run_test  # noqa: E402
 from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
-
-
-def _find(haystack: str, needle: str, max_diffs: int) -> int:
-    """Start of the best fuzzy occurrence of needle in haystack within max_diffs edits, or -1."""
-    if max_diffs == 0:
-        return haystack.find(needle)
-    best, where = max_diffs + 1, -1
-    n = len(needle)
-    for start in range(0, max(1, len(haystack) - n + 1)):
-        window = haystack[start : start + n + max_diffs]
-        d = Levenshtein.distance(needle, window[:n])
-        if d < best:
-            best, where = d, start
-            if d == 0:
-                break
-    return where if best <= max_diffs else -1
-
-
-def run_test(test: dict, pages: dict[int, str]) -> bool:
-    text = normalize_text(pages.get(test["page"], ""))
-    diffs = int(test.get("max_diffs", 0))
-    if test["type"] == "present":
-        return _find(text, normalize_text(test["text"]), diffs) >= 0
-    if test["type"] == "absent":
-        return _find(text, normalize_text(test["text"]), diffs) < 0
-    if test["type"] == "order":
-        a = _find(text, normalize_text(test["before"]), diffs)
-        b = _find(text, normalize_text(test["after"]), diffs)
-        return 0 <= a < b
-    raise ValueError(f"unknown test type {test['type']}")
 
 
 def ours_by_page(html: str) -> dict[int, str]:

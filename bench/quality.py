@@ -1,5 +1,6 @@
-"""Text quality measures shared by tests and bench/: the reading text of an output document and
-its character error rate on normalized text."""
+"""Text quality measures shared by tests and bench/: the reading text of an output document, its
+character error rate on normalized text, and olmOCR-Bench's text tests (present / absent /
+order)."""
 
 from __future__ import annotations
 
@@ -37,19 +38,20 @@ def cer(hypothesis: str, reference: str) -> float:
     return Levenshtein.distance(hyp, ref) / len(ref)
 
 
-def iter_main_text(html: str) -> list[str]:
-    """The reading text of an output document: <main>, furniture and markers excluded."""
+MAIN_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption")
+
+
+def iter_main_text(html: str, *, blocks: tuple[str, ...] = MAIN_BLOCKS) -> list[str]:
+    """The reading text of an output document, block by block: <main>, furniture and markers
+    excluded."""
     soup = BeautifulSoup(html, "html.parser")
     main = soup.find("main")
     if main is None:
         return []
     for el in main.select(".furniture"):
         el.decompose()
-    blocks = main.find_all(
-        ["p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption"]
-    )
     out = []
-    for el in blocks:
+    for el in main.find_all(list(blocks)):
         if el.name == "li":
             # The item's own text, not its nested list's.
             text = "".join(
@@ -61,3 +63,33 @@ def iter_main_text(html: str) -> list[str]:
             text = el.get_text()
         out.append(" ".join(text.split()))
     return out
+
+
+def fuzzy_find(haystack: str, needle: str, max_diffs: int) -> int:
+    """Start of the best fuzzy occurrence of needle in haystack within max_diffs edits, or -1."""
+    if max_diffs == 0:
+        return haystack.find(needle)
+    best, where = max_diffs + 1, -1
+    n = len(needle)
+    for start in range(0, max(1, len(haystack) - n + 1)):
+        window = haystack[start : start + n + max_diffs]
+        d = Levenshtein.distance(needle, window[:n])
+        if d < best:
+            best, where = d, start
+            if d == 0:
+                break
+    return where if best <= max_diffs else -1
+
+
+def run_test(test: dict, pages: dict[int, str]) -> bool:
+    text = normalize_text(pages.get(test["page"], ""))
+    diffs = int(test.get("max_diffs", 0))
+    if test["type"] == "present":
+        return fuzzy_find(text, normalize_text(test["text"]), diffs) >= 0
+    if test["type"] == "absent":
+        return fuzzy_find(text, normalize_text(test["text"]), diffs) < 0
+    if test["type"] == "order":
+        a = fuzzy_find(text, normalize_text(test["before"]), diffs)
+        b = fuzzy_find(text, normalize_text(test["after"]), diffs)
+        return 0 <= a < b
+    raise ValueError(f"unknown test type {test['type']}")

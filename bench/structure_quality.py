@@ -49,8 +49,7 @@ from bs4 import BeautifulSoup  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 from bench.common import plain_tesseract_pages  # noqa: E402
-from bench.ocr_quality import _find  # noqa: E402
-from bench.quality import normalize_text  # noqa: E402
+from bench.quality import fuzzy_find, normalize_text  # noqa: E402
 from bench.structure_corpus import DEFAULT_OUT, generate, scan  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -229,7 +228,7 @@ def cell_score(truth: Structure, got: Structure) -> float | None:
 
 def _present(text: str, needle: str) -> int:
     needle = needle[:120]
-    return _find(text, needle, max(1, len(needle) // 10))
+    return fuzzy_find(text, needle, max(1, len(needle) // 10))
 
 
 def furniture_score(truth: Structure, got: Structure) -> float | None:
