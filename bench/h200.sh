@@ -87,6 +87,11 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   tp1120cp) throughput 1120cp --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
     --tag=-page ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
+  # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
+  attn) step attn 150 $PY bench/gemma_attention.py --batch 512 1024 ;;
+  # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.
+  tp1024) throughput 1024 --hf-batch 0 --pages 2048 --batch 1024 --tag=-b1024 ;;
+  tp768) throughput 768 --hf-batch 0 --pages 1536 --batch 768 --tag=-b768 ;;
   hf) throughput hf --part hf --hf-batch 512,256 --hf-new-tokens 128 --hf-prompt 1198 \
     --json "$RES/gemma-hf-h200.json" ;;
   tp560) throughput 560 --hf-batch 0 --soft-tokens 560 --pages 1024 --batch 512 --tag -560 ;;
