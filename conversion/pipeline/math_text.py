@@ -1,9 +1,11 @@
 """A born-digital formula's glyphs -> TeX: superscripts and subscripts from size and baseline,
-limits above and below big operators, math letters and symbols to their TeX names.
+limits above and below big operators, fractions over their drawn bars, rows of a display one
+under the other, math letters and symbols to their TeX names.
 
-Only what the glyphs show without doubt: a formula whose glyphs stack at full size (fractions,
-matrices) or hold a glyph with no TeX name gives None, and the caller keeps it as an image with
-a finding. The TeX is checked by converting it to MathML.
+Only what the glyphs show without doubt: full-size glyphs stacked with no bar between them (a
+matrix), a bar with nothing over or under it, or a glyph with no TeX name give None, and the
+caller keeps the formula as an image with a finding. The TeX is checked by converting it to
+MathML.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _GREEK = {
     "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
 }  # fmt: skip
 _BIG = {"∑", "∏", "∫", "∮"}
+# TeX's math extension font (cmex) embedded without a ToUnicode map gives its big operators as
+# the letters of their slots (text and display sizes).
+_CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
 _FENCES = set("()[]{}|‖⟨⟩")
 _PLAIN = set("0123456789+-=()[]<>/|!,.;:'*")
 
@@ -43,6 +48,11 @@ class Glyph:
     x: float  # origin (left end of the baseline)
     y: float  # baseline
     bbox: tuple[float, float, float, float]
+    font: str = ""
+
+
+Bar = tuple[float, float, float]  # a horizontal rule drawn in the formula: x0, x1, y
+ROW_GAP = 1.3  # rows of a display stand at least this many sizes apart (baseline to baseline)
 
 
 def _tex(char: str) -> str | None:
@@ -60,21 +70,34 @@ def _group(parts: list[str]) -> str:
     return "{" + " ".join(parts) + "}"
 
 
-def tex_from_glyphs(glyphs: list[Glyph]) -> str | None:
-    glyphs = [g for g in glyphs if g.char.strip()]
+def _decoded(glyph: Glyph) -> Glyph:
+    if "CMEX" in glyph.font.upper():
+        char = _CMEX.get(glyph.char, "\ufffd")  # another slot: no TeX name, no guess
+        return Glyph(char, glyph.size, glyph.x, glyph.y, glyph.bbox, glyph.font)
+    return glyph
+
+
+def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str | None:
+    glyphs = [_decoded(g) for g in glyphs if g.char.strip()]
+    tex = _tex_of(glyphs, bars or [])
+    if tex is None:
+        return None
+    try:
+        latex2mathml.converter.convert(tex)
+    except Exception:  # noqa: BLE001 - the converter raises many types on bad TeX
+        return None
+    return tex
+
+
+def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
+    """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
+    the rows of the display (each a baseline of full-size glyphs), top down."""
     if not glyphs:
         return None
     base = max(g.size for g in glyphs)
-    full = [g for g in glyphs if g.size >= 0.9 * base]
-    baseline = statistics.median(g.y for g in full if g.char not in _BIG | _FENCES)
-    # Full-size glyphs on another line: a fraction or a matrix, beyond what is rebuilt here.
-    # (Big operators and fences are placed on their own centre, not on the baseline.)
-    if any(abs(g.y - baseline) > 0.45 * base for g in full if g.char not in _BIG | _FENCES):
-        return None
     limits: dict[int, tuple[list[Glyph], list[Glyph]]] = {}
     used: set[int] = set()
-    ops = [g for g in glyphs if g.char in _BIG]
-    for op in ops:
+    for op in (g for g in glyphs if g.char in _BIG):
         x0, y0, x1, y1 = op.bbox
         grow = 1.5 * (x1 - x0)
         above, below = [], []
@@ -82,20 +105,67 @@ def tex_from_glyphs(glyphs: list[Glyph]) -> str | None:
             cx = (g.bbox[0] + g.bbox[2]) / 2
             if g is op or id(g) in used or not x0 - grow <= cx <= x1 + grow or g.size >= base:
                 continue
-            if g.bbox[3] <= y0 + 0.25 * (y1 - y0):
+            # Limits sit right over or under their operator, not a row away (an operator from
+            # a font without metrics has a short box: the bounds go by the formula's size).
+            if y0 - 1.2 * base <= g.bbox[1] and g.bbox[3] <= y0 + 0.25 * (y1 - y0):
                 above.append(g)
-            elif g.bbox[1] >= y1 - 0.25 * (y1 - y0):
+            elif y1 - 0.25 * (y1 - y0) <= g.bbox[1] and g.bbox[3] <= y1 + 2 * base:
                 below.append(g)
         used.update(id(g) for g in above + below)
         limits[id(op)] = (sorted(above, key=lambda g: g.x), sorted(below, key=lambda g: g.x))
+    # A fraction: what stands over a drawn bar and what stands under it, within its length. It
+    # sits on the row's baseline, a little under its bar (the math axis).
+    fractions: dict[int, str] = {}
+    tokens: list[Glyph] = []
+    for x0, x1, y in sorted(bars, key=lambda bar: bar[1] - bar[0]):  # inner bars first
+        within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
+                  and x0 - 1 <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + 1]  # fmt: skip
+        over = [g for g in within if y - 1.5 * base < g.y < y]
+        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < y + 2 * base]
+        numerator, denominator = _tex_of(over, []), _tex_of(under, [])
+        if numerator is None or denominator is None:
+            return None  # a rule that is no fraction bar (an overline): not guessed
+        used.update(id(g) for g in over + under)
+        token = Glyph("\x00", base, x0, y + 0.25 * base, (x0, y - base, x1, y + base))
+        fractions[id(token)] = r"\frac" + _group([numerator]) + _group([denominator])
+        tokens.append(token)
+    rest = [g for g in glyphs if id(g) not in used] + tokens
+    # Rows: baselines of full-size glyphs a line apart. Closer than that with no bar between
+    # (a matrix, a stack): beyond what is rebuilt here.
+    full = sorted(g.y for g in rest if g.size >= 0.9 * base and g.char not in _BIG | _FENCES)
+    if not full:
+        full = sorted(g.y for g in rest)
+    lines = [[full[0]]]
+    for y in full[1:]:
+        if y - lines[-1][-1] > 0.45 * base:
+            if y - lines[-1][-1] < ROW_GAP * base:
+                return None
+            lines.append([])
+        lines[-1].append(y)
+    baselines = [statistics.median(line) for line in lines]
+    rows: list[list[Glyph]] = [[] for _ in baselines]
+    for g in rest:
+        y = (g.bbox[1] + g.bbox[3]) / 2 if g.char in _BIG | _FENCES else g.y
+        rows[min(range(len(baselines)), key=lambda i: abs(baselines[i] - y))].append(g)
+    texs = [_row(row, b, base, fractions, limits) for row, b in zip(rows, baselines, strict=True)]
+    if any(t is None for t in texs):
+        return None
+    joined = " \\\\ ".join(texs)  # type: ignore[arg-type]
+    return joined if len(texs) == 1 else r"\begin{array}{l} " + joined + r" \end{array}"
+
+
+def _row(glyphs, baseline, base, fractions, limits) -> str | None:
+    """One row of the display, left to right: scripts by size and baseline, limits after their
+    operator."""
     out: list[str] = []
     script: tuple[str, list[str]] | None = None  # ("^" or "_", its glyphs' TeX)
-    for g in sorted((g for g in glyphs if id(g) not in used), key=lambda g: g.x):
-        tex = _tex(g.char)
+    for g in sorted(glyphs, key=lambda g: g.x):
+        tex = fractions.get(id(g)) or _tex(g.char)
         if tex is None:
             return None
         # A smaller glyph is a script: raised, a superscript; else a subscript.
-        mark = ("^" if g.y < baseline - 0.15 * base else "_") if g.size < 0.9 * base else ""
+        small = id(g) not in fractions and g.size < 0.9 * base
+        mark = ("^" if g.y < baseline - 0.15 * base else "_") if small else ""
         if script and script[0] != mark:
             out.append(script[0] + _group(script[1]))
             script = None
@@ -115,9 +185,4 @@ def tex_from_glyphs(glyphs: list[Glyph]) -> str | None:
                 out.append("^" + _group(parts[1]))  # type: ignore[arg-type]
     if script:
         out.append(script[0] + _group(script[1]))
-    tex = " ".join(out)
-    try:
-        latex2mathml.converter.convert(tex)
-    except Exception:  # noqa: BLE001 - the converter raises many types on bad TeX
-        return None
-    return tex
+    return " ".join(out)

@@ -19,7 +19,7 @@ import pymupdf
 from PIL import Image
 from rapidfuzz import fuzz
 
-from conversion.pipeline.math_text import Glyph, tex_from_glyphs
+from conversion.pipeline.math_text import Bar, Glyph, tex_from_glyphs
 from models.engine import PageReading, ReadBlock, Word
 from models.language import detect_language, language_scores
 from models.layout import page_regions
@@ -31,6 +31,10 @@ MIN_CHARS = 40
 UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
 _BOLD_FLAG = 16
+# A grid cell holding this many lines that line up with those of STACKED_CELLS - 1 other cells
+# of its row: rows the rules do not part.
+STACKED_LINES = 3
+STACKED_CELLS = 3
 
 
 def _visible_text_fraction(page: pymupdf.Page) -> float:
@@ -179,6 +183,70 @@ def _lines_at(edges: list[float], tolerance: float = 2.0) -> list[float]:
     return lines
 
 
+def _rows_not_ruled(rows: list, words: list[tuple]) -> bool:
+    """Rules that frame the table but do not part its printed rows (a rule under the header and
+    one at the foot, as journals print them): one grid row in which three cells or more stack
+    several lines that line up with the other cells' lines holds many printed rows. (Two cells
+    side by side, each a list of a few lines, are cells of their own.)"""
+    for row in rows:
+        stacks = []
+        for box in row.cells:
+            if box is None:
+                continue
+            centres = {round((w[1] + w[3]) / 2) for w in words
+                       if box[0] <= (w[0] + w[2]) / 2 <= box[2]
+                       and box[1] <= (w[1] + w[3]) / 2 <= box[3]}  # fmt: skip
+            lines: list[float] = []
+            for y in sorted(centres):  # centres within 2 pt are one line
+                if not lines or y - lines[-1] > 2:
+                    lines.append(y)
+            if len(lines) >= STACKED_LINES:
+                stacks.append(lines)
+        for a in stacks:
+            lined_up = sum(
+                sum(any(abs(y - z) <= 2 for z in b) for y in a) >= 0.6 * min(len(a), len(b))
+                for b in stacks
+                if b is not a
+            )
+            if lined_up >= STACKED_CELLS - 1:
+                return True
+    return False
+
+
+def _unruled_column_gaps(rows: list, words: list[tuple]) -> list[float]:
+    """Where rules do not part two printed columns (a category beside its description, no rule
+    between them): the middle of a vertical gap that every body cell of one grid column, three
+    or more, leaves free, wider than a line is tall."""
+    if not words:
+        return []
+    height = statistics.median(w[3] - w[1] for w in words)
+    gaps = []
+    for c in range(max((len(row.cells) for row in rows), default=0)):
+        shared: list[tuple[float, float]] | None = None
+        cells = 0
+        for row in rows[1:]:
+            box = row.cells[c] if c < len(row.cells) else None
+            inside = [w for w in words if box and box[0] <= (w[0] + w[2]) / 2 <= box[2]
+                      and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
+            if len(inside) < 2:
+                continue
+            cells += 1
+            spans = sorted((w[0], w[2]) for w in inside)
+            free, reach = [], spans[0][1]
+            for a, b in spans[1:]:
+                if a > reach:
+                    free.append((reach, a))
+                reach = max(reach, b)
+            shared = free if shared is None else [
+                (max(a, x), min(b, y)) for a, b in shared for x, y in free if min(b, y) > max(a, x)
+            ]  # fmt: skip
+        if cells >= 3 and shared:
+            a, b = max(shared, key=lambda gap: gap[1] - gap[0])
+            if b - a >= height:
+                gaps.append((a + b) / 2)
+    return gaps
+
+
 def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list[list[dict]] | None:
     """The table drawn with rules under a table region, from PyMuPDF's table finder (its
     vector lines give cells and spans exactly); None when no single ruled table holds most of
@@ -199,25 +267,40 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
                   and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
         return " ".join(w[4] for w in sorted(inside, key=lambda w: (w[5], w[6], w[7])))
 
+    if _rows_not_ruled(table.rows, words):
+        return None  # the words decide
+    # A column the rules do not part is parted at its gap; a cell whose words cross the gap (a
+    # header over both) spans both.
+    splits = _unruled_column_gaps(table.rows, words)
+    xs = sorted(xs + splits)
     rows: list[list[dict]] = []
+    filled = [bool(text_in(box)) for row in table.rows for box in row.cells if box is not None]
+    if sum(filled) < 0.7 * len(filled):
+        return None  # rules that do not separate the text (a spreadsheet's partial grid)
     for row in table.rows:
         cells = []
-        for box in row.cells:
-            if box is None:
+        for whole in row.cells:
+            if whole is None:
                 continue  # covered by a spanning cell
-            colspan = sum(
-                box[0] - 1 <= (a + b) / 2 <= box[2] + 1 for a, b in zip(xs, xs[1:], strict=False)
-            )
-            rowspan = sum(
-                box[1] - 1 <= (a + b) / 2 <= box[3] + 1 for a, b in zip(ys, ys[1:], strict=False)
-            )
-            text = text_in(box)
-            cells.append({"text": text, "header": False, "rowspan": max(rowspan, 1),
-                          "colspan": max(colspan, 1)})  # fmt: skip
+            inner = [x for x in splits if whole[0] < x < whole[2]]
+            if any(w[0] < x < w[2] for x in inner for w in words
+                   if whole[0] <= (w[0] + w[2]) / 2 <= whole[2]
+                   and whole[1] <= (w[1] + w[3]) / 2 <= whole[3]):  # fmt: skip
+                inner = []
+            edges = [whole[0], *inner, whole[2]]
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                box = (x0, whole[1], x1, whole[3])
+                colspan = sum(
+                    box[0] - 1 <= (a + b) / 2 <= box[2] + 1
+                    for a, b in zip(xs, xs[1:], strict=False)
+                )
+                rowspan = sum(
+                    box[1] - 1 <= (a + b) / 2 <= box[3] + 1
+                    for a, b in zip(ys, ys[1:], strict=False)
+                )
+                cells.append({"text": text_in(box), "header": False,
+                              "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
         rows.append(cells)
-    cells = [cell for row in rows for cell in row]
-    if sum(bool(cell["text"]) for cell in cells) < 0.7 * len(cells):
-        return None  # rules that do not separate the text (a spreadsheet's partial grid)
     head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
     if not table.header.external:
         for row in rows[:head]:
@@ -302,8 +385,25 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
             for span in line["spans"]:
                 for char in span["chars"]:
                     glyphs.append(Glyph(char["c"], span["size"], char["origin"][0],
-                                        char["origin"][1], tuple(char["bbox"])))  # fmt: skip
+                                        char["origin"][1], tuple(char["bbox"]),
+                                        span["font"]))  # fmt: skip
     return glyphs
+
+
+def _bars(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Bar]:
+    """Horizontal rules drawn inside clip (a stroked line, or a filled box thinner than a
+    point and a half, as TeX draws fraction bars): x0, x1, y."""
+    bars = []
+    for drawing in page.get_drawings():
+        for item in drawing["items"]:
+            if item[0] == "l":
+                a, b = item[1], item[2]
+                if abs(a.y - b.y) < 0.5:
+                    bars.append((min(a.x, b.x), max(a.x, b.x), (a.y + b.y) / 2))
+            elif item[0] == "re" and item[1].height < 1.5 and item[1].width > 2:
+                bars.append((item[1].x0, item[1].x1, (item[1].y0 + item[1].y1) / 2))
+    x0, y0, x1, y1 = clip.x0 - 1, clip.y0, clip.x1 + 1, clip.y1
+    return [bar for bar in bars if x0 <= bar[0] and bar[1] <= x1 and y0 <= bar[2] <= y1]
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
@@ -514,7 +614,8 @@ def text_layer_reading(
         regions = page_regions(page, scale=scale)
 
         def transcribe(box) -> str | None:
-            return tex_from_glyphs(_glyphs(page, pymupdf.Rect(box) / scale))
+            clip = pymupdf.Rect(box) / scale
+            return tex_from_glyphs(_glyphs(page, clip), _bars(page, clip))
 
         ruled: list | None = None
 

@@ -31,3 +31,31 @@ def test_stacked_glyphs_and_unknown_glyphs_are_not_guessed():
     assert tex_from_glyphs(fraction) is None
     assert tex_from_glyphs([_g("𝑥", 0), _g("\ue001", 12)]) is None
     assert tex_from_glyphs([]) is None
+
+
+def test_a_fraction_over_its_drawn_bar_and_a_sum_from_the_tex_extension_font():
+    """∑ k² = 1/6 n as TeX sets it (bws_book_ch2.pdf, p. 111): the sum is the letter "X" of
+    the cmex font (embedded without a Unicode map), the 1 and the 6 stand over and under a
+    drawn bar at the math axis."""
+    glyphs = [
+        Glyph("X", BASE, 0, 96, (0, 90, 20, 99), "CMEX10"),  # a short box: no metrics
+        _g("𝑛", 6, 80, SMALL), _g("𝑘", 2, 122, SMALL), _g("=", 8, 122, SMALL),
+        _g("1", 14, 122, SMALL),
+        _g("𝑘", 24), _g("2", 32, 92, SMALL), _g("=", 44),
+        _g("1", 58, 90), _g("6", 58, 112),
+        _g("𝑛", 70),
+    ]  # fmt: skip
+    tex = tex_from_glyphs(glyphs, [(56, 66, 96.0)])
+    assert tex == r"\sum _{k = 1} ^{n} k ^{2} = \frac{1}{6} n"
+    # Without the bar the same glyphs are a stack nobody can read for sure.
+    assert tex_from_glyphs(glyphs) is None
+    # Another slot of the extension font has no TeX name here: not guessed.
+    assert (
+        tex_from_glyphs([Glyph("g", BASE, 0, 96, (0, 90, 20, 99), "CMEX10"), _g("x", 24)]) is None
+    )
+
+
+def test_the_rows_of_a_display_one_under_the_other():
+    rows = [_g("𝑎", 0), _g("=", 12), _g("1", 24), _g("𝑏", 0, 140), _g("=", 12, 140),
+            _g("2", 24, 140)]  # fmt: skip
+    assert tex_from_glyphs(rows) == r"\begin{array}{l} a = 1 \\ b = 2 \end{array}"

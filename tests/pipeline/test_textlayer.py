@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pymupdf
+from bs4 import BeautifulSoup
 
 from bench.quality import iter_main_text
 from conversion.pipeline.convert import convert_pdf
@@ -291,3 +292,35 @@ def test_a_line_drawn_twice_a_little_apart_is_read_once(tmp_path):
     doc.save(tmp_path / "twice.pdf")
     reading = text_layer_reading(pymupdf.open(tmp_path / "twice.pdf")[0], page_number=1, dpi=150)
     assert sum(stamp in b.text for b in reading.blocks) == 1
+
+
+def test_a_table_framed_by_rules_that_do_not_part_its_rows_is_read_from_its_words(tmp_path):
+    """A journal table printed with a rule over and under its header and one at its foot
+    (tests/resources/corpus/realworld/repeating_references-p2.pdf): the rules make a grid of
+    one body row whose cells stack twenty lines; its printed rows come from the words."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "realworld" / "repeating_references-p2.pdf"
+    result = convert_pdf(pdf, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    rows = [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])]
+            for tr in main.find("table").find_all("tr")]  # fmt: skip
+    assert ["10", "NAF8", "Strawberry", "Aichi, Japan"] in rows
+    assert ["12", "ATCC38962", "Rough lemon", "United States"] in rows
+    assert len(rows) >= 21
+
+
+def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_path):
+    """A certificate's table ruled between its rows and before its last column, with no rule
+    between the category and its description (tests/resources/corpus/realworld/
+    lots_of_sci_tables-p1.pdf): the rules give the rows, the gap every body cell leaves free
+    gives the missing column, and the header printed over both spans them."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "realworld" / "lots_of_sci_tables-p1.pdf"
+    result = convert_pdf(pdf, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    rows = [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])]
+            for tr in main.find("table").find_all("tr")]  # fmt: skip
+    assert rows[0] == ["Environmental Category & Description", "Details for: XRT83L30IV"]
+    assert main.find("th", string="Environmental Category & Description")["colspan"] == "2"
+    assert [row[0] for row in rows[1:]] == ["RoHS | Exempt", "RoHS", "Halogen Free", "REACH",
+                                            "TSCA"]  # fmt: skip
+    assert rows[3][1].startswith("If “Y”, then product is halogen and lead (Pb) free.")
+    assert rows[3][2] == "Y"
