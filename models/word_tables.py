@@ -69,8 +69,32 @@ def _gaps(phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: fl
         elif not free and start is not None:
             if x - start >= min_gap and start > 0 and x < width:
                 cuts.append(x0 + _least_covered_middle(cover, start, x))
+            elif x - start >= min_gap:
+                # A stretch at the table's edge that few rows cover: a sparse column (row
+                # labels over several lines each) with its own gap, which no phrase covers.
+                empty = _empty_inside(cover, start, min(x, width), min_gap)
+                if empty is not None:
+                    cuts.append(x0 + empty)
             start = None
-    return cuts
+    return sorted(cuts)
+
+
+def _empty_inside(cover: list[int], start: int, end: int, min_gap: float) -> float | None:
+    """The middle of the widest stretch of the edge stretch [start, end) that no phrase covers,
+    at least min_gap wide, with the sparse column's text between it and the table's edge; None
+    if there is none."""
+    best: tuple[int, float] | None = None
+    run = None
+    for x in range(start, end + 1):
+        if x < end and cover[x] == 0:
+            run = x if run is None else run
+        elif run is not None:
+            left = start > 0 or any(cover[start:run])
+            right = end < len(cover) or any(cover[x:end])
+            if x - run >= min_gap and left and right and (best is None or x - run > best[0]):
+                best = (x - run, (run + x) / 2)
+            run = None
+    return best[1] if best else None
 
 
 def _span(phrase: list[Word]) -> float:

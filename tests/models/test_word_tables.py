@@ -108,3 +108,22 @@ def test_figures_right_aligned_under_a_left_aligned_header_and_a_title_row():
     assert table is not None
     assert _texts(table)[1:] == [["Year", "Freshwater Ducks"], ["2019", "120"], ["2020", "135"],
                                  ["2021", "150"]]  # fmt: skip
+
+
+def test_a_sparse_first_column_of_row_labels_keeps_its_own_column():
+    """Row labels printed once over several lines each (a clinical table: "Lymphatic system"
+    beside four lines of findings) cover their column in few rows, no more than a spanning
+    header may cover a gap; the empty stretch between them and the next column still parts
+    them."""
+    rows = [[(400, "Childhood"), (900, "Adulthood")]]
+    for group in ("Bone", "Renal", "Cardiac", "Lymphatic", "Skin", "Eyes"):
+        rows.append([(100, group), (400, f"{group} finding one"), (900, "adult finding")])
+        rows += [[(430, "- more findings here")] for _ in range(4)]
+    rows.append([(400, "Urinary tract infections")])
+    table = table_from_words(_cells(rows), (90, 90, 1300, 100 + len(rows) * ROW))
+    assert table is not None
+    texts = _texts(table)
+    assert texts[0] == ["", "Childhood", "Adulthood"]
+    assert [row[0] for row in texts[1:7]] == ["Bone", "Renal", "Cardiac", "Lymphatic", "Skin",
+                                             "Eyes"]  # fmt: skip
+    assert texts[1][1].startswith("Bone finding one") and texts[1][2] == "adult finding"
