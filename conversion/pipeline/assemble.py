@@ -39,6 +39,10 @@ _STAMP = re.compile(
     r"^for personal use only\b|^provided by\b.{0,80}\blibrary\b",
     re.IGNORECASE,
 )
+# A copyright line ("This journal is © The Royal Society of Chemistry 2016", "© The Author
+# 2014. Published by ..."): in the top or bottom band, a publisher's stamp.
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|\bcopyright\b).{0,80}\b(?:1[89]|20)\d\d\b|"
+                        r"\b(?:1[89]|20)\d\d\b.{0,20}©", re.IGNORECASE)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         pages.append(page)
 
     for page in pages:
-        page.blocks = _joined_headings(page.blocks)
+        page.blocks = _joined_headings(page.blocks, exact_sizes=page.source == "text_layer")
     _assign_heading_levels(pages)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)
@@ -216,6 +220,7 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     if band and PAGE_NUMBER.match(text):
         return "page_number"
     if band and (_furniture_key(text) in repeated or _STAMP.search(text)
+                 or _COPYRIGHT.search(text) and len(text) <= 300
                  or _small_margin_note(rb, body_size)):  # fmt: skip
         return "page_header" if band == "top" else "page_footer"
     if _STAMP.search(text) and len(text) < 200:
@@ -258,12 +263,20 @@ def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
     return bool(body_size) and 0 < size <= 0.9 * body_size and len(rb.text.strip()) <= 100
 
 
-def _joined_headings(blocks: list[Block]) -> list[Block]:
-    """A heading set on two lines (an article title the layout model cut in two) is one
-    heading: consecutive headings of one size, the second right under the first (at a title's
-    line spacing: less than 1.6 of its size apart) and not numbered itself ("2.1.1 Objectives"
-    under "2.1 Introduction" is a section of its own). A heading that reads "Table 3 ..." or
-    "Figure 2 ..." is a caption, not a section."""
+SAME_SIZE_MEASURED = 0.1  # two heading lines of one size, sizes measured from a scan's pixels
+SAME_SIZE_EXACT = 0.05  # ... sizes given by a text layer
+
+
+def _joined_headings(blocks: list[Block], *, exact_sizes: bool = False) -> list[Block]:
+    """A heading set on two lines (an article title the layout model cut in two, a title and
+    its subtitle after a colon) is one heading: consecutive headings of one size, the second
+    right under the first (at a title's line spacing: less than 1.6 of its size apart) and not
+    numbered itself ("2.1.1 Objectives" under "2.1 Introduction" is a section of its own). One
+    size is within 10 % on a scan (sizes measured from pixels), within 5 % where the text layer
+    gives them exactly (an author line set a point smaller under a title, a section head a point
+    smaller under a running title, are not the same heading). A heading that reads "Table 3 ..."
+    or "Figure 2 ..." is a caption, not a section."""
+    same_size = SAME_SIZE_EXACT if exact_sizes else SAME_SIZE_MEASURED
     out: list[Block] = []
     for block in blocks:
         if block.kind == "heading" and (_TABLE_CAPTION.match(block.text) or
@@ -277,9 +290,9 @@ def _joined_headings(blocks: list[Block]) -> list[Block]:
             and prev.bbox
             and block.bbox
             and abs(getattr(prev, "font_key", 0) - getattr(block, "font_key", 0))
-            <= 0.1 * max(getattr(prev, "font_key", 0), 1)
+            <= same_size * max(getattr(prev, "font_key", 0), 1)
             and 0 <= block.bbox[1] - prev.bbox[3] <= 1.6 * getattr(block, "font_key", 0)
-            and not prev.text.strip().endswith((".", "!", "?", ":"))
+            and not prev.text.strip().endswith((".", "!", "?"))
             and not _SECTION_NUMBER.match(block.text)
         ):
             prev.spans = prev.spans + [Span(text=" ")] + block.spans
@@ -314,8 +327,12 @@ _CAPTION = re.compile(r"^(fig(ure)?|plate|illustration|image|photo|chart|map)\.?
 
 
 def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
-    """A short text right below a figure (or one that says "Figure 3") is that figure's caption."""
-    figures = [b for b in blocks if b.kind == "figure" and b.bbox and not b.text]
+    """A short text right below a figure (or one that says "Figure 3") is that figure's caption.
+    A formula kept as an image has none: the line under a display equation is the text going
+    on."""
+    figures = [
+        b for b in blocks if b.kind == "figure" and b.bbox and not b.text and b.layout != "formula"
+    ]
     taken: set[int] = set()
     for fig in figures:
         fx0, _, fx1, fy1 = fig.bbox  # type: ignore[misc]

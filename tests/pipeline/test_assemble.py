@@ -238,3 +238,56 @@ def test_supporting_information_is_no_title():
         _doc([label, title, body]).title
         == "Non-thermal polyimidization reaction in an ionic liquid"
     )
+
+
+def test_a_title_and_its_subtitle_join_but_not_the_author_a_point_smaller_under_them():
+    """A born-digital article title on two lines, the first ending in a colon, and the author's
+    name set a point smaller right under it (failing_anchor_pg4.pdf's first page): the title
+    is one heading, the name is not part of it. The text layer gives sizes exactly, so a point
+    smaller (9 %) is another size; a running title over a section head a point smaller
+    likewise."""
+    blocks = [
+        _heading_at(
+            "Employee’s Perception of Fairness of Advancement:", (866, 362, 1850, 416), size=47.5
+        ),
+        _heading_at("Implications for Fair Labour Practices", (1141, 416, 1838, 470), size=47.5),
+        _heading_at("Kola O. Odeku", (1595, 512, 1850, 562), size=43.3),
+        _para(
+            "The text of the paper begins here and goes on. " * 4, (180, 900, 1850, 1300), size=35
+        ),
+    ]
+    reading = PageReading(page_number=1, blocks=blocks, width=2079, height=2954,
+                          source="text_layer")  # fmt: skip
+    doc = assemble([reading], AssembleOptions())
+    headings = [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+    assert headings[0] == (
+        "Employee’s Perception of Fairness of Advancement: Implications for Fair Labour Practices"
+    )
+    assert "Kola O. Odeku" not in headings[0]
+
+
+def test_a_formula_kept_as_an_image_takes_no_caption():
+    """The short line under a display equation the engine kept as an image goes on as text; it
+    is not the formula's caption (a figure's caption would be)."""
+    formula = ReadBlock(kind="figure", bbox=(600, 300, 1400, 420), layout="formula",
+                        alt="Formula, not transcribed: see the image")  # fmt: skip
+    after = _para("Why, of course, we meant the list of natural numbers.", (300, 440, 1700, 490))
+    picture = ReadBlock(kind="figure", bbox=(600, 800, 1400, 1500), layout="picture")
+    caption = _para("Figure 2: the cubes.", (700, 1520, 1300, 1570))
+    blocks = _doc([formula, after, picture, caption]).pages[0].blocks
+    assert [b.kind for b in blocks] == ["figure", "paragraph", "figure"]
+    assert blocks[0].caption is None and blocks[2].caption == "Figure 2: the cubes."
+
+
+def test_a_copyright_line_in_the_margin_is_a_stamp_in_body_size_too():
+    """A journal's stamp at the top of a single page, in the body's size and too long for a
+    margin note ("Electronic Supplementary Material (ESI) for RSC Advances. This journal is ©
+    The Royal Society of Chemistry 2016", lots_of_chem_tables.pdf): furniture. The same words
+    in the body stay text."""
+    stamp = _para("Electronic Supplementary Material (ESI) for RSC Advances. This journal is "
+                  "© The Royal Society of Chemistry 2016", (50, 20, 1500, 180))  # fmt: skip
+    body = _para("The text of the only page, long enough to be the body. " * 4,
+                 (200, 400, 1800, 1400))  # fmt: skip
+    quoted = _para("Its licence reads: © The Authors 2016, reuse allowed.", (200, 1500, 1800, 1560))
+    page = _doc([stamp, body, quoted]).pages[0]
+    assert [b.kind for b in page.blocks] == ["page_header", "paragraph", "paragraph"]
