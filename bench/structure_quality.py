@@ -327,12 +327,18 @@ MEASURES = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", help="documents whose name contains one of these")
+def arguments(doc: str, *, only: str, dump: str) -> argparse.Namespace:
+    """The quality benches' command line: --only, --systems, --dump."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", help=only)
     parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
-    parser.add_argument("--dump", type=Path, help="keep every system's HTML in this folder")
-    args = parser.parse_args()
+    parser.add_argument("--dump", type=Path, help=dump)
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__, only="documents whose name contains one of these",
+                     dump="keep every system's HTML in this folder")  # fmt: skip
     engine = TesseractEngine()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -365,16 +371,16 @@ def main() -> None:
     print("\nmean over documents (generated corpus; scans / born-digital):")
     for line in summary["lines"]:
         print(line)
-    out = {
-        "date": dt.date.today().isoformat(),
-        "cpus": os.cpu_count(),
-        "rows": rows,
-        "summary": summary["table"],
-    }
-    results = ROOT / "bench" / "results"
-    results.mkdir(parents=True, exist_ok=True)
+    write_results("structure_quality", args, rows=rows, summary=summary["table"])
+
+
+def write_results(name: str, args: argparse.Namespace, **results) -> None:
+    """bench/results/<name>-<date>.json (-partial when only some documents or systems ran)."""
+    out = {"date": dt.date.today().isoformat(), "cpus": os.cpu_count(), **results}
+    folder = ROOT / "bench" / "results"
+    folder.mkdir(parents=True, exist_ok=True)
     partial = "" if not args.only and set(args.systems) == set(SYSTEMS) else "-partial"
-    path = results / f"structure_quality-{out['date']}{partial}.json"
+    path = folder / f"{name}-{out['date']}{partial}.json"
     path.write_text(json.dumps(out, indent=2))
     print(f"wrote {path.relative_to(ROOT)}")
 
