@@ -88,7 +88,7 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
     --tag=-page ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
-  attn) step attn 150 $PY bench/gemma_attention.py --batch 512 1024 ;;
+  attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;
   # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.
   tp1024) throughput 1024 --hf-batch 0 --pages 2048 --batch 1024 --tag=-b1024 ;;
   tp768) throughput 768 --hf-batch 0 --pages 1536 --batch 768 --tag=-b768 ;;
