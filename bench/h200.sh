@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The H200 runs of docs/gemma-runtime.md, on the device tool's machine (CUDA image, Python 3.12,
 # torch; no package index; each call carries < 64 MiB). bench/h200_pack.sh makes the carried
-# folders here first: .ort/a (onnxruntime-gpu, part 1), .ort/b (its part 2, the app's and the
-# exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
+# folders here first: .ort/a and .ort/d (onnxruntime-gpu, parts 1 and 2), .ort/b (the app's and
+# the exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
 # warm only 30 s):
 #   carry .ort/a:  bash bench/h200.sh stage
+#   carry .ort/d:  bash bench/h200.sh stage
 #   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120cp tp1120 ...
 #   carry .ort/c:  bash bench/h200.sh stage pymupdf scalec test ...
 # (service vs engine: scalec against tp1120cp, the engine with the worker's own page prompt, on
