@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The H200 runs of docs/gemma-runtime.md, on the device tool's machine (CUDA image, Python 3.12,
 # torch; no package index; each call carries < 64 MiB). bench/h200_pack.sh makes the carried
-# folders here first: .ort/a (onnxruntime-gpu, part 1), .ort/b (its part 2, the app's and the
-# exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
+# folders here first: .ort/a and .ort/d (onnxruntime-gpu, parts 1 and 2), .ort/b (the app's and
+# the exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
 # warm only 30 s):
 #   carry .ort/a:  bash bench/h200.sh stage
+#   carry .ort/d:  bash bench/h200.sh stage
 #   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120cp tp1120 ...
 #   carry .ort/c:  bash bench/h200.sh stage pymupdf scalec test ...
 # (service vs engine: scalec against tp1120cp, the engine with the worker's own page prompt, on
@@ -88,7 +89,7 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
     --tag=-page ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
-  attn) step attn 150 $PY bench/gemma_attention.py --batch 512 1024 ;;
+  attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;
   # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.
   tp1024) throughput 1024 --hf-batch 0 --pages 2048 --batch 1024 --tag=-b1024 ;;
   tp768) throughput 768 --hf-batch 0 --pages 1536 --batch 768 --tag=-b768 ;;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Makes the folders bench/h200.sh carries to the device machine (run here, in the repo root;
-# .ort/ is ignored by git): .ort/a and .ort/b hold onnxruntime-gpu (its CUDA provider cut to
-# sm_90 code by bench/fatbin_keep.py, then tar.xz split in two), .ort/b also the exporter's and
-# the app's wheels and Debian 12's Redis .debs, .ort/c PyMuPDF (unpacked, tar.xz: its wheel is
-# 69 MB). Each stays under the 64 MiB a call carries, with the working tree.
+# .ort/ is ignored by git): .ort/a and .ort/d hold onnxruntime-gpu (its CUDA provider cut to
+# sm_90 code by bench/fatbin_keep.py, then tar.xz split in two: 48 MB and ~21 MB), .ort/b the
+# exporter's and the app's wheels and Debian 12's Redis .debs, .ort/c PyMuPDF (unpacked, tar.xz:
+# its wheel is 69 MB). Each stays under the 64 MiB a call carries, with the working tree (~8 MB).
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 W=$(mktemp -d)
@@ -11,15 +11,15 @@ get() { $PY -m pip download -q --no-deps --only-binary=:all: --python-version 3.
   --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
   --platform manylinux_2_5_x86_64 --platform manylinux1_x86_64 -d "$@"; }
-rm -rf .ort && mkdir -p .ort/a .ort/b .ort/c "$W/ort" "$W/pym"
+rm -rf .ort && mkdir -p .ort/a .ort/b .ort/c .ort/d "$W/ort" "$W/pym"
 get "$W" onnxruntime-gpu==1.31.1 PyMuPDF==2.0
 (cd "$W/ort" && unzip -q "$W"/onnxruntime_gpu-*.whl)
 lib=$W/ort/onnxruntime/capi/libonnxruntime_providers_cuda.so
 $PY bench/fatbin_keep.py "$lib" "$lib" --arch 90
 rm -f "$W"/ort/onnxruntime/capi/libonnxruntime_providers_tensorrt.so
 tar -C "$W/ort" -cf - . | xz -T2 -9e >"$W/ort.tar.xz"
-split -b 60000000 "$W/ort.tar.xz" .ort/a/ort.tar.xz.part-
-mv .ort/a/ort.tar.xz.part-a[b-z] .ort/b/
+split -b 48000000 "$W/ort.tar.xz" .ort/a/ort.tar.xz.part-
+mv .ort/a/ort.tar.xz.part-a[b-z] .ort/d/
 (cd "$W/pym" && unzip -q "$W"/pymupdf-*.whl)
 tar -C "$W/pym" -cf - . | xz -T2 -9 >.ort/c/pymupdf.tar.xz
 # The exporter (the device image has torch, onnx, onnxscript, older transformers/onnx-ir) and
