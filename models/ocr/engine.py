@@ -24,7 +24,7 @@ from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_scores
-from models.layout import ScanPage
+from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
 from models.structure import apply_layout
@@ -42,6 +42,9 @@ BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 _ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 
+# A display formula is at most this share of the text's width (see _formula_regions).
+FORMULA_WIDTH = 0.75
+DISPLAY_GAP = 2.5  # rows of one display formula stand less than this many lines' height apart
 SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
 # A page on its side: its PROBE_LINES longest lines are read turned both ways; one way must
 # score PROBE_MARGIN times the other to decide.
@@ -370,8 +373,15 @@ class TesseractEngine:
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
-        paragraphs = _without_noise(_outside_figures(paragraphs, figures))
+        paragraphs = _outside_figures(paragraphs, figures)
+        read_lines = [line for para in paragraphs for line in para]
+        paragraphs = _without_noise(paragraphs)
         paragraphs, unreadable = _without_illegible(paragraphs, figures, gray)
+        # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
+        # they stood, the formula is kept as an image with a finding, not lost without a word.
+        kept = {id(line) for para in paragraphs for line in para}
+        dropped = [line for line in read_lines if id(line) not in kept]
+        formulas = [] if unreadable else _formula_regions(dropped, read_lines)
         # Our own threshold: Tesseract erases ruling lines from its binarized page.
         tables, paragraphs = _tables(gray, paragraphs, ink)
         blocks = (
@@ -385,7 +395,7 @@ class TesseractEngine:
         if scanned is not gray:  # the page was turned after all: its image half is made again
             scan_page.close()
             scan_page = ScanPage(gray, page.dpi)
-        regions = scan_page.regions([w for b in blocks for w in b.words])
+        regions = scan_page.regions([w for b in blocks for w in b.words]) + formulas
         blocks, findings = apply_layout(
             blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size
         )
@@ -692,6 +702,65 @@ def _without_noise(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
         return not (scraps and mean < 60)
 
     return _keep_lines(paragraphs, real)
+
+
+_MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
+
+
+def _math_like(line: _Line) -> bool:
+    """What Tesseract makes of a formula it cannot read: signs, brackets and scraps
+    ("z(n+1)°— 5(nt1)-*", "38n(n +1 ="), few dictionary words; a list of numbers has none."""
+    text = line.text
+    chars = [c for c in text if not c.isspace()]
+    signs = sum(c in _MATH_SIGNS for c in chars)
+    # Words of three letters or more (Tesseract's dictionary takes "(n+" for "n").
+    longer = [w for w in line.words if len(re.sub(r"[\W\d_]", "", w.text)) >= 3]
+    known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
+    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars) and known < 0.5
+
+
+def _math_scrap(line: _Line) -> bool:
+    """A few signs kept as a line of their own ("k=1": a sum's limit), part of the display
+    they stand in."""
+    chars = [c for c in line.text if not c.isspace()]
+    return len(chars) <= 8 and any(c in _MATH_SIGNS for c in chars)
+
+
+def _formula_regions(dropped: list[_Line], lines: list[_Line]) -> list[Region]:
+    """Formula regions where dropped lines look like mathematics and stand as a display: one
+    or more such lines, stacked (closer than a line's height), narrower than the text around
+    them (at most FORMULA_WIDTH of it) and about centred on it (handwriting and smudged text
+    run from the margin). The region takes the scraps kept inside it (a lone "k=1")."""
+    seeds = {id(line) for line in dropped if _math_like(line)}
+    dropped_ids = {id(line) for line in dropped}
+    maths = sorted(
+        (line for line in lines
+         if id(line) in seeds or id(line) not in dropped_ids and _math_scrap(line)),
+        key=lambda line: line.bbox[1],
+    )  # fmt: skip
+    text = [line for line in lines if id(line) not in dropped_ids and line.bbox]
+    if not seeds or not text:
+        return []
+    left = min(line.bbox[0] for line in text)
+    right = max(line.bbox[2] for line in text)
+    height = statistics.median(line.height for line in lines)
+    groups: list[tuple[list[float], list[bool]]] = []  # box, and whether a seed is in it
+    for line in maths:
+        x0, y0, x1, y1 = line.bbox
+        # The rows of a display (a fraction's numerator, a sum's limits, a derivation's
+        # lines) stand further apart than lines of text.
+        if groups and y0 - groups[-1][0][3] < DISPLAY_GAP * height:
+            box, has_seed = groups[-1]
+            box[:] = [min(box[0], x0), box[1], max(box[2], x1), max(box[3], y1)]
+            has_seed.append(id(line) in seeds)
+        else:
+            groups.append(([x0, y0, x1, y1], [id(line) in seeds]))
+    out = []
+    for (x0, y0, x1, y1), has_seed in groups:
+        centred = abs((x0 + x1) / 2 - (left + right) / 2) <= 0.15 * (right - left)
+        if any(has_seed) and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
+            out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
+    return out
 
 
 def _keep_lines(paragraphs: list[_ParaLines], keep) -> list[_ParaLines]:

@@ -1,0 +1,96 @@
+"""Display formulas Tesseract cannot read: kept as images with a finding, never lost silently
+and never left as scattered symbols (models.ocr.engine._formula_regions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page
+from models.engine import Word
+from models.ocr import TesseractEngine
+from models.ocr.engine import _formula_regions, _Line
+
+SCAN = (
+    Path(__file__).resolve().parents[2]
+    / "resources"
+    / "corpus"
+    / "realworld"
+    / "bws_book_ch2-p11.scan.pdf"
+)
+
+
+def _line(text: str, bbox, *, confidence: float = 30.0, known: bool = False) -> _Line:
+    x0, y0, x1, y1 = bbox
+    words, step = text.split(), (x1 - x0) / max(len(text.split()), 1)
+    return _Line(
+        [
+            Word(
+                text=w,
+                confidence=confidence,
+                bbox=(x0 + i * step, y0, x0 + (i + 1) * step, y1),
+                known=known,
+            )  # fmt: skip
+            for i, w in enumerate(words)
+        ],
+        bbox,
+        0.0,
+    )
+
+
+def _page(dropped: list[_Line]) -> list[_Line]:
+    """A column of text lines (x 100-1100) with the dropped lines among them."""
+    text = [_line("words of a plain line of text", (100, y, 1100, y + 30), confidence=90,
+                  known=True) for y in range(100, 1600, 45)]  # fmt: skip
+    return text + dropped
+
+
+def test_a_centred_line_of_signs_among_text_is_a_formula() -> None:
+    dropped = [_line("z(n+1)°— 5(nt1)-* — “ye", (400, 700, 800, 760))]
+    regions = _formula_regions(dropped, _page(dropped))
+    assert [(r.kind, r.bbox) for r in regions] == [("formula", (400.0, 700.0, 800.0, 760.0))]
+
+
+def test_rows_of_one_display_and_its_kept_scraps_make_one_region() -> None:
+    numerator = _line("38n(n +1 =", (500, 600, 700, 640))
+    limit = _line("k=1", (690, 680, 720, 700), confidence=80)  # kept: not dropped
+    main_row = _line("(n+ i)? in 3.", (420, 720, 780, 770))
+    dropped = [numerator, main_row]
+    regions = _formula_regions(dropped, _page(dropped) + [limit])
+    assert [r.bbox for r in regions] == [(420.0, 600.0, 780.0, 770.0)]
+
+
+@pytest.mark.parametrize(
+    "dropped",
+    [
+        # Handwriting read as scraps runs from the margin across the text's width.
+        [_line("Tho wsrd (lotkr) - fer = ahm", (100, 700, 1050, 760))],
+        # A list of numbers has no signs of mathematics.
+        [_line("1, 2,354; 23,100", (450, 700, 700, 740))],
+        # Words a dictionary knows are text, however many brackets they hold.
+        [_line("(see the) notes = below", (400, 700, 800, 740), known=True)],
+    ],
+)
+def test_handwriting_number_lists_and_words_are_not_formulas(dropped) -> None:
+    assert _formula_regions(dropped, _page(dropped)) == []
+
+
+def test_a_scanned_display_formula_is_kept_as_an_image_with_a_finding() -> None:
+    # At the pipeline's resolution Tesseract reads this page's two displays as scraps and the
+    # layout model finds no formula there: without the rule they vanish from the page silently.
+    with pymupdf.open(SCAN) as doc:
+        page = rasterize_page(doc, 0, RasterOptions())
+    engine = TesseractEngine()
+    try:
+        reading = engine.predict_batch([page])[0]
+    finally:
+        engine.close()
+    formulas = [b for b in reading.blocks if b.kind == "figure" and b.layout == "formula"]
+    assert len(formulas) == 2
+    assert "FORMULA_NOT_TRANSCRIBED" in [f["code"] for f in reading.findings]
+    scraps = [b.text for b in reading.blocks if b.kind == "paragraph" and len(b.text) <= 8]
+    assert not scraps, scraps  # no "k=1" or "=" left between the paragraphs
+    text = " ".join(b.text for b in reading.blocks)
+    assert "This is what we" in text and "And so on" in text  # the prose around stays
