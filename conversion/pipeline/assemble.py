@@ -28,6 +28,7 @@ from models.structure import real_words
 
 LOW_CONFIDENCE = 60.0
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
+LINE_CUT_GAP = 0.8  # a line cut at a column gap: its pieces this many line heights apart, or less
 FURNITURE_BAND = 0.07  # top and bottom 7 % of the page height
 EDGE_ROW_BAND = 0.15  # a running head's row (with its page number) lies in the top/bottom 15 %
 _EDGE_KINDS = ("paragraph", "heading", "page_header", "page_footer")
@@ -67,7 +68,8 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             rotation=reading.rotation,
         )
         blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
-        blocks = _merge_broken_paragraphs(_attach_table_captions(_attach_captions(blocks)))
+        blocks = _attach_table_captions(_attach_captions(_lines_cut_at_a_gutter(blocks)))
+        blocks = _merge_broken_paragraphs(blocks)
         pending_items: list[ReadBlock] = []
         blocks = _dash_continuations(blocks)
         edge_rows = _edge_rows(blocks, reading)
@@ -413,6 +415,37 @@ def _same_body_text(prev: ReadBlock, rb: ReadBlock) -> bool:
 
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
+
+
+def _lines_cut_at_a_gutter(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A full-width line the engine cut where it crosses a column gap (the last line of a page
+    running under an infobox): a one-line paragraph that starts in lowercase on the same line,
+    just right of where a paragraph ends mid-sentence (less than LINE_CUT_GAP of a line height
+    away), is the rest of that paragraph's last line."""
+    joined: set[int] = set()  # ids: ReadBlock is a dataclass, == compares every field
+    paragraphs = [b for b in blocks if b.kind == "paragraph" and b.bbox and b.text]
+    for rb in paragraphs:
+        if not rb.text[:1].islower() or id(rb) in joined:
+            continue
+        height = rb.bbox[3] - rb.bbox[1]  # type: ignore[index]
+        words = [w.bbox[3] - w.bbox[1] for w in rb.words if w.bbox]
+        if not words or height > 1.5 * max(words):
+            continue  # not a single line
+        for prev in paragraphs:
+            if (
+                prev is not rb
+                and id(prev) not in joined
+                and not _SENTENCE_END.search(prev.text.strip())
+                and abs(prev.bbox[3] - rb.bbox[3]) <= 0.3 * height  # type: ignore[index]
+                and 0 <= rb.bbox[0] - prev.bbox[2] <= LINE_CUT_GAP * height  # type: ignore[index]
+            ):
+                prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
+                prev.words = prev.words + rb.words
+                prev.bbox = (prev.bbox[0], prev.bbox[1], rb.bbox[2],  # type: ignore[index]
+                             max(prev.bbox[3], rb.bbox[3]))  # type: ignore[index]  # fmt: skip
+                joined.add(id(rb))
+                break
+    return [b for b in blocks if id(b) not in joined]
 
 
 def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:

@@ -291,3 +291,26 @@ def test_a_copyright_line_in_the_margin_is_a_stamp_in_body_size_too():
     quoted = _para("Its licence reads: © The Authors 2016, reuse allowed.", (200, 1500, 1800, 1560))
     page = _doc([stamp, body, quoted]).pages[0]
     assert [b.kind for b in page.blocks] == ["page_header", "paragraph", "paragraph"]
+
+
+def _line(text, bbox):
+    words = [Word(w, 95.0, (bbox[0], bbox[1], bbox[0] + 10, bbox[3])) for w in text.split()]
+    return _para(text, bbox, size=40, words=words)
+
+
+def test_a_full_width_line_cut_at_a_column_gap_is_one_line():
+    """The last line of a scanned page runs under an infobox; Tesseract cut it at the gap
+    between the text column and the box (edgar_image.pdf): the lowercase rest on the same line,
+    a word space away, ends the paragraph instead of following the infobox. A line of the other
+    column at a gutter's distance stays where it is."""
+    body = _line("England was free from external", (150, 3075, 1442, 3125))
+    box = _line("Mother Elfgifu of Shaftesbury", (1463, 2950, 2300, 2983))
+    rest = _line("attacks and internal disorder, especially", (1475, 3075, 2404, 3125))
+    blocks = _doc([body, box, rest]).pages[0].blocks
+    assert [b.text for b in blocks] == [
+        "England was free from external attacks and internal disorder, especially",
+        "Mother Elfgifu of Shaftesbury",
+    ]
+    far = _line("the other column goes on here", (1600, 3075, 2404, 3125))
+    body = _line("England was free from external", (150, 3075, 1442, 3125))
+    assert len(_doc([body, far]).pages[0].blocks) == 2
