@@ -728,9 +728,10 @@ def _math_scrap(line: _Line) -> bool:
 
 def _formula_regions(dropped: list[_Line], lines: list[_Line]) -> list[Region]:
     """Formula regions where dropped lines look like mathematics and stand as a display: one
-    or more such lines, stacked (closer than a line's height), narrower than the text around
-    them (at most FORMULA_WIDTH of it) and about centred on it (handwriting and smudged text
-    run from the margin). The region takes the scraps kept inside it (a lone "k=1")."""
+    or more such lines, stacked (less than DISPLAY_GAP lines' height apart), narrower than the
+    text around them (at most FORMULA_WIDTH of it) and about centred on it (handwriting and
+    smudged text run from the margin). The region takes the scraps kept among its rows (a
+    lone "k=1")."""
     seeds = {id(line) for line in dropped if _math_like(line)}
     dropped_ids = {id(line) for line in dropped}
     maths = sorted(
