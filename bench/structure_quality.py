@@ -49,7 +49,7 @@ from bs4 import BeautifulSoup  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 from bench.common import plain_tesseract_pages  # noqa: E402
-from bench.quality import fuzzy_find, normalize_text  # noqa: E402
+from bench.quality import MAIN_BLOCKS, fuzzy_find, normalize_text  # noqa: E402
 from bench.structure_corpus import DEFAULT_OUT, generate, scan  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -57,7 +57,7 @@ from models.ocr.engine import find_tessdata  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus" / "structure"
 SYSTEMS = ("ours", "tesseract", "pymupdf4llm")
-TEXT_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption", "caption")
+TEXT_BLOCKS = MAIN_BLOCKS + ("caption",)  # iter_main_text's blocks, and table captions
 
 
 @dataclass
