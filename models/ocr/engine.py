@@ -380,8 +380,7 @@ class TesseractEngine:
         # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
         # they stood, the formula is kept as an image with a finding, not lost without a word.
         kept = {id(line) for para in paragraphs for line in para}
-        dropped = [line for line in read_lines if id(line) not in kept]
-        formulas = [] if unreadable else _formula_regions(dropped, read_lines)
+        formulas = [] if unreadable else _formula_regions(read_lines, kept=kept)
         # Our own threshold: Tesseract erases ruling lines from its binarized page.
         tables, paragraphs = _tables(gray, paragraphs, ink)
         blocks = (
@@ -726,26 +725,24 @@ def _math_scrap(line: _Line) -> bool:
     return len(chars) <= 8 and any(c in _MATH_SIGNS for c in chars)
 
 
-def _formula_regions(dropped: list[_Line], lines: list[_Line]) -> list[Region]:
+def _formula_regions(lines: list[_Line], *, kept: set[int]) -> list[Region]:
     """Formula regions where dropped lines look like mathematics and stand as a display: one
     or more such lines, stacked (less than DISPLAY_GAP lines' height apart), narrower than the
     text around them (at most FORMULA_WIDTH of it) and about centred on it (handwriting and
     smudged text run from the margin). The region takes the scraps kept among its rows (a
-    lone "k=1")."""
-    seeds = {id(line) for line in dropped if _math_like(line)}
-    dropped_ids = {id(line) for line in dropped}
-    maths = sorted(
-        (line for line in lines
-         if id(line) in seeds or id(line) not in dropped_ids and _math_scrap(line)),
-        key=lambda line: line.bbox[1],
-    )  # fmt: skip
-    text = [line for line in lines if id(line) not in dropped_ids and line.bbox]
+    lone "k=1"). lines: the page's lines as read; kept: the ids of those left in its text."""
+    seeds = {id(line) for line in lines if id(line) not in kept and _math_like(line)}
+    text = [line for line in lines if id(line) in kept and line.bbox]
     if not seeds or not text:
         return []
+    maths = sorted(
+        (line for line in lines if id(line) in seeds or id(line) in kept and _math_scrap(line)),
+        key=lambda line: line.bbox[1],
+    )
     left = min(line.bbox[0] for line in text)
     right = max(line.bbox[2] for line in text)
     height = statistics.median(line.height for line in lines)
-    groups: list[tuple[list[float], list[bool]]] = []  # box, and whether a seed is in it
+    groups: list[tuple[list[float], bool]] = []  # box, and whether a seed is in it
     for line in maths:
         x0, y0, x1, y1 = line.bbox
         # The rows of a display (a fraction's numerator, a sum's limits, a derivation's
@@ -753,13 +750,13 @@ def _formula_regions(dropped: list[_Line], lines: list[_Line]) -> list[Region]:
         if groups and y0 - groups[-1][0][3] < DISPLAY_GAP * height:
             box, has_seed = groups[-1]
             box[:] = [min(box[0], x0), box[1], max(box[2], x1), max(box[3], y1)]
-            has_seed.append(id(line) in seeds)
+            groups[-1] = (box, has_seed or id(line) in seeds)
         else:
-            groups.append(([x0, y0, x1, y1], [id(line) in seeds]))
+            groups.append(([x0, y0, x1, y1], id(line) in seeds))
     out = []
     for (x0, y0, x1, y1), has_seed in groups:
         centred = abs((x0 + x1) / 2 - (left + right) / 2) <= 0.15 * (right - left)
-        if any(has_seed) and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
+        if has_seed and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
             out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
     return out
 

@@ -40,16 +40,18 @@ def _line(text: str, bbox, *, confidence: float = 30.0, known: bool = False) -> 
     )
 
 
-def _page(dropped: list[_Line]) -> list[_Line]:
-    """A column of text lines (x 100-1100) with the dropped lines among them."""
+def _regions(dropped: list[_Line], *, also_kept: tuple[_Line, ...] = ()):
+    """_formula_regions over a column of text lines (x 100-1100) kept in the page's text, with
+    `also_kept` kept too and the dropped lines among them."""
     text = [_line("words of a plain line of text", (100, y, 1100, y + 30), confidence=90,
                   known=True) for y in range(100, 1600, 45)]  # fmt: skip
-    return text + dropped
+    kept = text + list(also_kept)
+    return _formula_regions(kept + dropped, kept={id(line) for line in kept})
 
 
 def test_a_centred_line_of_signs_among_text_is_a_formula() -> None:
     dropped = [_line("z(n+1)°— 5(nt1)-* — “ye", (400, 700, 800, 760))]
-    regions = _formula_regions(dropped, _page(dropped))
+    regions = _regions(dropped)
     assert [(r.kind, r.bbox) for r in regions] == [("formula", (400.0, 700.0, 800.0, 760.0))]
 
 
@@ -58,7 +60,7 @@ def test_rows_of_one_display_and_its_kept_scraps_make_one_region() -> None:
     limit = _line("k=1", (690, 680, 720, 700), confidence=80)  # kept: not dropped
     main_row = _line("(n+ i)? in 3.", (420, 720, 780, 770))
     dropped = [numerator, main_row]
-    regions = _formula_regions(dropped, _page(dropped) + [limit])
+    regions = _regions(dropped, also_kept=(limit,))
     assert [r.bbox for r in regions] == [(420.0, 600.0, 780.0, 770.0)]
 
 
@@ -74,7 +76,7 @@ def test_rows_of_one_display_and_its_kept_scraps_make_one_region() -> None:
     ],
 )
 def test_handwriting_number_lists_and_words_are_not_formulas(dropped) -> None:
-    assert _formula_regions(dropped, _page(dropped)) == []
+    assert _regions(dropped) == []
 
 
 def test_a_scanned_display_formula_is_kept_as_an_image_with_a_finding() -> None:
