@@ -183,6 +183,12 @@ def _lines_at(edges: list[float], tolerance: float = 2.0) -> list[float]:
     return lines
 
 
+def _words_in(box, words: list[tuple]) -> list[tuple]:
+    """The words (PyMuPDF "words" tuples) whose centre lies in box."""
+    return [w for w in words if box[0] <= (w[0] + w[2]) / 2 <= box[2]
+            and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
+
+
 def _rows_not_ruled(rows: list, words: list[tuple]) -> bool:
     """Rules that frame the table but do not part its printed rows (a rule under the header and
     one at the foot, as journals print them): one grid row in which three cells or more stack
@@ -193,13 +199,8 @@ def _rows_not_ruled(rows: list, words: list[tuple]) -> bool:
         for box in row.cells:
             if box is None:
                 continue
-            centres = {round((w[1] + w[3]) / 2) for w in words
-                       if box[0] <= (w[0] + w[2]) / 2 <= box[2]
-                       and box[1] <= (w[1] + w[3]) / 2 <= box[3]}  # fmt: skip
-            lines: list[float] = []
-            for y in sorted(centres):  # centres within 2 pt are one line
-                if not lines or y - lines[-1] > 2:
-                    lines.append(y)
+            # Centres within 2 pt are one line.
+            lines = _lines_at([round((w[1] + w[3]) / 2) for w in _words_in(box, words)])
             if len(lines) >= STACKED_LINES:
                 stacks.append(lines)
         for a in stacks:
@@ -226,8 +227,7 @@ def _unruled_column_gaps(rows: list, words: list[tuple]) -> list[float]:
         cells = 0
         for row in rows[1:]:
             box = row.cells[c] if c < len(row.cells) else None
-            inside = [w for w in words if box and box[0] <= (w[0] + w[2]) / 2 <= box[2]
-                      and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
+            inside = _words_in(box, words) if box else []
             if len(inside) < 2:
                 continue
             cells += 1
@@ -263,8 +263,7 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
     words = page.get_text("words", clip=pymupdf.Rect(table.bbox))
 
     def text_in(box) -> str:
-        inside = [w for w in words if box[0] <= (w[0] + w[2]) / 2 <= box[2]
-                  and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
+        inside = _words_in(box, words)
         return " ".join(w[4] for w in sorted(inside, key=lambda w: (w[5], w[6], w[7])))
 
     if _rows_not_ruled(table.rows, words):
@@ -283,9 +282,7 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
             if whole is None:
                 continue  # covered by a spanning cell
             inner = [x for x in splits if whole[0] < x < whole[2]]
-            if any(w[0] < x < w[2] for x in inner for w in words
-                   if whole[0] <= (w[0] + w[2]) / 2 <= whole[2]
-                   and whole[1] <= (w[1] + w[3]) / 2 <= whole[3]):  # fmt: skip
+            if any(w[0] < x < w[2] for x in inner for w in _words_in(whole, words)):
                 inner = []
             edges = [whole[0], *inner, whole[2]]
             for x0, x1 in zip(edges, edges[1:], strict=False):
