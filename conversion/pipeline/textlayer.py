@@ -387,9 +387,9 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
     return glyphs
 
 
-def _bars(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Bar]:
-    """Horizontal rules drawn inside clip (a stroked line, or a filled box thinner than a
-    point and a half, as TeX draws fraction bars): x0, x1, y."""
+def _page_bars(page: pymupdf.Page) -> list[Bar]:
+    """The page's horizontal rules (a stroked line, or a filled box thinner than a point and a
+    half, as TeX draws fraction bars): x0, x1, y."""
     bars = []
     for drawing in page.get_drawings():
         for item in drawing["items"]:
@@ -399,6 +399,11 @@ def _bars(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Bar]:
                     bars.append((min(a.x, b.x), max(a.x, b.x), (a.y + b.y) / 2))
             elif item[0] == "re" and item[1].height < 1.5 and item[1].width > 2:
                 bars.append((item[1].x0, item[1].x1, (item[1].y0 + item[1].y1) / 2))
+    return bars
+
+
+def _bars_in(bars: list[Bar], clip: pymupdf.Rect) -> list[Bar]:
+    """The rules drawn inside clip."""
     x0, y0, x1, y1 = clip.x0 - 1, clip.y0, clip.x1 + 1, clip.y1
     return [bar for bar in bars if x0 <= bar[0] and bar[1] <= x1 and y0 <= bar[2] <= y1]
 
@@ -610,9 +615,14 @@ def text_layer_reading(
         # (The layout model reads an unrotated page; a turned one keeps the text's own blocks.)
         regions = page_regions(page, scale=scale)
 
+        bars: list[Bar] | None = None
+
         def transcribe(box) -> str | None:
+            nonlocal bars
+            if bars is None:  # the page's drawn rules, walked once (only if a formula asks)
+                bars = _page_bars(page)
             clip = pymupdf.Rect(box) / scale
-            return tex_from_glyphs(_glyphs(page, clip), _bars(page, clip))
+            return tex_from_glyphs(_glyphs(page, clip), _bars_in(bars, clip))
 
         ruled: list | None = None
 
