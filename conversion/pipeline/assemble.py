@@ -439,13 +439,19 @@ def _lines_cut_at_a_gutter(blocks: list[ReadBlock]) -> list[ReadBlock]:
                 and abs(prev.bbox[3] - rb.bbox[3]) <= 0.3 * height  # type: ignore[index]
                 and 0 <= rb.bbox[0] - prev.bbox[2] <= LINE_CUT_GAP * height  # type: ignore[index]
             ):
-                prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
-                prev.words = prev.words + rb.words
-                prev.bbox = (prev.bbox[0], prev.bbox[1], rb.bbox[2],  # type: ignore[index]
-                             max(prev.bbox[3], rb.bbox[3]))  # type: ignore[index]  # fmt: skip
+                x0, y0, _, y1 = prev.bbox  # type: ignore[misc]
+                _continue_with(prev, rb, bbox=(x0, y0, rb.bbox[2], max(y1, rb.bbox[3])))  # type: ignore[index]
                 joined.add(id(rb))
                 break
     return [b for b in blocks if id(b) not in joined]
+
+
+def _continue_with(prev: ReadBlock, rb: ReadBlock, *, bbox: tuple) -> None:
+    """prev's text goes on with rb's: the texts joined by a space, the words in order, and
+    the box the caller gives the two."""
+    prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
+    prev.words = prev.words + rb.words
+    prev.bbox = bbox
 
 
 def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
@@ -468,14 +474,9 @@ def _merge_broken_paragraphs(blocks: list[ReadBlock]) -> list[ReadBlock]:
             and abs(prev.bbox[0] - rb.bbox[0]) < 0.1 * max(prev.bbox[2] - prev.bbox[0], 1)
             and abs((prev.font_size or 0) - (rb.font_size or 0)) < 0.25 * (prev.font_size or 1)
         ):
-            prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
-            prev.words = prev.words + rb.words
-            prev.bbox = (
-                min(prev.bbox[0], rb.bbox[0]),
-                prev.bbox[1],
-                max(prev.bbox[2], rb.bbox[2]),
-                rb.bbox[3],
-            )
+            bbox = (min(prev.bbox[0], rb.bbox[0]), prev.bbox[1], max(prev.bbox[2], rb.bbox[2]),
+                    rb.bbox[3])  # fmt: skip
+            _continue_with(prev, rb, bbox=bbox)
             out[-1:-1] = figures_between
             continue
         out.extend(figures_between)
