@@ -77,12 +77,19 @@ def _scores(words: list[str], text: str) -> dict[str, float]:
 
 
 def detect_language(text: str, *, default: str | None = "en") -> str | None:
+    return language_and_scores(text, default=default)[0]
+
+
+def language_and_scores(
+    text: str, *, default: str | None = "en"
+) -> tuple[str | None, dict[str, float]]:
+    """detect_language's answer and the scores it came from (language_scores), counted once."""
     words = _WORD.findall(text)
-    if len(words) < 3:
-        return default
     scores = _scores(words, text)
+    if len(words) < 3:
+        return default, scores
     best = max(scores, key=lambda lang: scores[lang])
     if scores[best] == 0 or scores[best] < 0.05 * len(words):
-        return default
+        return default, scores
     ties = [lang for lang, score in scores.items() if score == scores[best]]
-    return best if len(ties) == 1 else (default if default in ties else best)
+    return (best if len(ties) == 1 else (default if default in ties else best)), scores

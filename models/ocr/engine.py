@@ -23,7 +23,7 @@ from pathlib import Path
 from PIL import Image
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
-from models.language import TESSERACT_CODES, detect_language, language_scores
+from models.language import TESSERACT_CODES, detect_language, language_and_scores
 from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
@@ -175,10 +175,9 @@ class TesseractEngine:
             for line in para:
                 k += 1
                 words_only = _ADDRESS.sub(" ", texts[k])
-                lang = detect_language(words_only, default=None)
+                lang, scores = language_and_scores(words_only, default=None)
                 if not lang or lang == page_lang:
                     continue
-                scores = language_scores(words_only)
                 if scores[lang] <= scores.get(page_lang, 0.0):
                     continue  # as much of the page's own language: a name, a borrowed word
                 # A voice switch needs clear evidence: several of the language's own short
