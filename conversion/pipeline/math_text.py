@@ -114,18 +114,43 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
         used.update(id(g) for g in above + below)
         limits[id(op)] = (sorted(above, key=lambda g: g.x), sorted(below, key=lambda g: g.x))
     # A fraction: what stands over a drawn bar and what stands under it, within its length. It
-    # sits on the row's baseline, a little under its bar (the math axis).
+    # sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
+    # longest): a bar within its length over or under it is a fraction inside its numerator or
+    # denominator (a/b over c, 1 over 1 + 1/x), rebuilt with it, and reaches a row further.
     fractions: dict[int, str] = {}
     tokens: list[Glyph] = []
-    for x0, x1, y in sorted(bars, key=lambda bar: bar[1] - bar[0]):  # inner bars first
+    taken: set[Bar] = set()
+    for bar in sorted(bars, key=lambda bar: bar[0] - bar[1]):
+        if bar in taken:
+            continue
+        x0, x1, y = bar
+        top, bottom = y - 1.5 * base, y + 2 * base
+        inner = [
+            b for b in bars if b != bar and b not in taken and x0 - 1 <= b[0] and b[1] <= x1 + 1
+        ]
+        over_bars: list[Bar] = []
+        under_bars: list[Bar] = []
+        grew = True
+        while grew:
+            grew = False
+            for b in inner:
+                if b in over_bars or b in under_bars:
+                    continue
+                if top < b[2] < y:
+                    over_bars.append(b)
+                    top, grew = min(top, b[2] - 1.5 * base), True
+                elif y < b[2] < bottom:
+                    under_bars.append(b)
+                    bottom, grew = max(bottom, b[2] + 2 * base), True
         within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
                   and x0 - 1 <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + 1]  # fmt: skip
-        over = [g for g in within if y - 1.5 * base < g.y < y]
-        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < y + 2 * base]
-        numerator, denominator = _tex_of(over, []), _tex_of(under, [])
+        over = [g for g in within if top < g.y < y]
+        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < bottom]
+        numerator, denominator = _tex_of(over, over_bars), _tex_of(under, under_bars)
         if numerator is None or denominator is None:
             return None  # a rule that is no fraction bar (an overline): not guessed
         used.update(id(g) for g in over + under)
+        taken.update([bar, *over_bars, *under_bars])
         token = Glyph("\x00", base, x0, y + 0.25 * base, (x0, y - base, x1, y + base))
         fractions[id(token)] = r"\frac" + _group([numerator]) + _group([denominator])
         tokens.append(token)

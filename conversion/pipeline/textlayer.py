@@ -403,9 +403,14 @@ def _page_bars(page: pymupdf.Page) -> list[Bar]:
 
 
 def _bars_in(bars: list[Bar], clip: pymupdf.Rect) -> list[Bar]:
-    """The rules drawn inside clip."""
+    """The rules drawn inside clip: most of their length (a browser draws a fraction bar a
+    point or two past the glyphs the layout model boxes; a table's rule crossing the region
+    is not one)."""
     x0, y0, x1, y1 = clip.x0 - 1, clip.y0, clip.x1 + 1, clip.y1
-    return [bar for bar in bars if x0 <= bar[0] and bar[1] <= x1 and y0 <= bar[2] <= y1]
+    return [
+        bar for bar in bars
+        if y0 <= bar[2] <= y1 and min(bar[1], x1) - max(bar[0], x0) >= 0.8 * (bar[1] - bar[0])
+    ]  # fmt: skip
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign

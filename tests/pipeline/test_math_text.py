@@ -59,3 +59,18 @@ def test_the_rows_of_a_display_one_under_the_other():
     rows = [_g("𝑎", 0), _g("=", 12), _g("1", 24), _g("𝑏", 0, 140), _g("=", 12, 140),
             _g("2", 24, 140)]  # fmt: skip
     assert tex_from_glyphs(rows) == r"\begin{array}{l} a = 1 \\ b = 2 \end{array}"
+
+
+def test_a_fraction_in_a_numerator_and_one_in_a_denominator():
+    """The glyphs and bars of a/b over c and of 1 over 1 + 1/x as Chromium prints MathML: the
+    inner bar is the shorter; what stands under it stops at the outer bar, and the inner
+    fraction is part of the outer one's numerator or denominator."""
+    a_b_c = [_g("𝑎", 2, 68.25, SMALL), _g("𝑏", 2, 78.75, SMALL), _g("𝑐", 1, 90.75)]
+    bars = [(1.5, 10.5, 81.375), (2.25, 9.75, 70.125)]
+    assert tex_from_glyphs(a_b_c, bars) == r"\frac{\frac{a}{b}}{c}"
+    continued = [
+        _g("𝑦", -31, 142.5), _g("=", -16, 142.5), _g("1", 14, 136.5), _g("1", 0, 153.75),
+        _g("+", 12, 153.75), _g("1", 28, 148.5, SMALL), _g("𝑥", 28, 156.0, SMALL),
+    ]  # fmt: skip
+    bars = [(0.0, 36.75, 139.125), (27.75, 36.0, 149.625)]
+    assert tex_from_glyphs(continued, bars) == r"y = \frac{1}{1 + \frac{1}{x}}"

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pymupdf
+import pytest
 from bs4 import BeautifulSoup
 
 from bench.quality import iter_main_text
+from bench.structure_corpus import print_pdf
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
@@ -324,3 +328,33 @@ def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_pat
                                             "TSCA"]  # fmt: skip
     assert rows[3][1].startswith("If “Y”, then product is halogen and lead (Pb) free.")
     assert rows[3][2] == "Y"
+
+
+_NESTED = {
+    r"z = \frac{\frac{a}{b}}{c} + 1": "<mi>z</mi><mo>=</mo><mfrac><mfrac><mi>a</mi><mi>b</mi>"
+    "</mfrac><mi>c</mi></mfrac><mo>+</mo><mn>1</mn>",
+    r"u = \frac{\frac{a + 1}{b}}{\frac{c}{d}}": "<mi>u</mi><mo>=</mo><mfrac><mfrac><mrow><mi>a"
+    "</mi><mo>+</mo><mn>1</mn></mrow><mi>b</mi></mfrac><mfrac><mi>c</mi><mi>d</mi></mfrac></mfrac>",
+    r"y = \frac{1}{1 + \frac{1}{x}}": "<mi>y</mi><mo>=</mo><mfrac><mn>1</mn><mrow><mn>1</mn><mo>+"
+    "</mo><mfrac><mn>1</mn><mi>x</mi></mfrac></mrow></mfrac>",
+}
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_a_fraction_inside_a_fraction_is_rebuilt_with_it(tmp_path):
+    """MathML fractions in a numerator and a denominator, printed by Chromium (its bars are
+    drawn a point past the glyphs the layout model boxes): each display is one formula with
+    its inner fractions inside the outer one, none kept as an image."""
+    para = f"<p>{BODY}</p>"
+    body = "".join(f"{para}<math display='block'>{m}</math>" for m in _NESTED.values()) + para
+    html = tmp_path / "nested.html"
+    html.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>body { font: 11pt 'DejaVu "
+        "Serif' } math[display=block] { font-size: 14pt; margin: 8pt 0 }</style></head>"
+        f"<body>{body}</body></html>",
+        encoding="utf-8",
+    )
+    print_pdf(html, tmp_path / "nested.pdf")
+    reading = text_layer_reading(pymupdf.open(tmp_path / "nested.pdf")[0], page_number=1, dpi=150)
+    assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_NESTED)
+    assert not reading.findings
