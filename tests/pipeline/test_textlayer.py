@@ -358,3 +358,13 @@ def test_a_fraction_inside_a_fraction_is_rebuilt_with_it(tmp_path):
     reading = text_layer_reading(pymupdf.open(tmp_path / "nested.pdf")[0], page_number=1, dpi=150)
     assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_NESTED)
     assert not reading.findings
+
+
+def test_a_display_formula_the_layout_model_calls_a_caption_is_a_formula():
+    """bws_book_ch2.pdf p. 5 (tests/resources/corpus/realworld/bws_book_ch2-p5.pdf): the display
+    "2^3 = 1 + 3 + 3 + 1" under a drawing of cubes the layout model does not box is a
+    "caption" region; it becomes a formula rebuilt from its glyphs."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "realworld" / "bws_book_ch2-p5.pdf"
+    reading = text_layer_reading(pymupdf.open(pdf)[0], page_number=1, dpi=150)
+    assert [b.latex for b in reading.blocks if b.kind == "formula"] == ["2 ^{3} = 1 + 3 + 3 + 1"]
+    assert not [b for b in reading.blocks if b.kind == "caption"]
