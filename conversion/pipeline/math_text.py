@@ -10,6 +10,7 @@ MathML.
 
 from __future__ import annotations
 
+import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ _SYMBOLS = {
     "∞": r"\infty", "→": r"\to", "←": r"\leftarrow", "⇒": r"\Rightarrow", "∈": r"\in",
     "∉": r"\notin", "±": r"\pm", "∓": r"\mp", "∂": r"\partial", "∇": r"\nabla", "∀": r"\forall",
     "∃": r"\exists", "∪": r"\cup", "∩": r"\cap", "⊂": r"\subset", "⊆": r"\subseteq",
-    "≡": r"\equiv", "∝": r"\propto", "′": "'", "…": r"\ldots", "⋯": r"\cdots", "∘": r"\circ",
+    "≡": r"\equiv", "∝": r"\propto", "′": "'", "″": "''", "‴": "'''", "…": r"\ldots",
+    "⋯": r"\cdots", "∘": r"\circ",
     "{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&", "_": r"\_",
 }  # fmt: skip
 _GREEK = {
@@ -38,6 +40,13 @@ _BIG = {"∑", "∏", "∫", "∮"}
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
 _FENCES = set("()[]{}|‖⟨⟩")
+# Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
+# under them in a display (lim over n -> infinity).
+_LIMIT_NAMES = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr"}
+_NAMES = _LIMIT_NAMES | {
+    "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh", "coth", "arcsin", "arccos",
+    "arctan", "log", "ln", "lg", "exp", "deg", "dim", "ker", "arg", "hom",
+}  # fmt: skip
 _PLAIN = set("0123456789+-=()[]<>/|!,.;:'*")
 
 
@@ -77,9 +86,51 @@ def _decoded(glyph: Glyph) -> Glyph:
     return glyph
 
 
+def _upright(glyph: Glyph) -> bool:
+    font = glyph.font.upper()
+    return glyph.char.isascii() and not any(k in font for k in ("CMMI", "ITALIC", "OBLIQUE"))
+
+
+def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
+    """Glyphs set side by side at one size on one baseline read as one: the digits of a number
+    ("100", "2.5": one number to a reader, not "1 0 0") and the letters of an operator name set
+    upright ("lim"); the glyphs with those put together, and the TeX of each put together."""
+    runs: list[list[Glyph]] = []
+    for g in sorted(glyphs, key=lambda g: g.x):
+        if not (g.char.isdigit() and g.char.isascii() or g.char == "." or _upright(g)
+                and g.char.isalpha()):  # fmt: skip
+            continue
+        for run in runs:
+            last = run[-1]
+            if (abs(last.size - g.size) < 0.05 * g.size and abs(last.y - g.y) < 0.1 * g.size
+                    and -0.1 * g.size < g.bbox[0] - last.bbox[2] < 0.15 * g.size):  # fmt: skip
+                run.append(g)
+                break
+        else:
+            runs.append([g])
+    made: dict[int, str] = {}
+    merged: set[int] = set()
+    tokens: list[Glyph] = []
+    for run in runs:
+        text = "".join(g.char for g in run)
+        # Numbers (a point only between digits) and whole operator names.
+        for m in re.finditer(r"\d+(?:\.\d+)*|[A-Za-z]+", text):
+            part = run[m.start() : m.end()]
+            word = m.group()
+            if len(part) < 2 or word.isalpha() and word not in _NAMES:
+                continue
+            x0, y0 = min(g.bbox[0] for g in part), min(g.bbox[1] for g in part)
+            x1, y1 = max(g.bbox[2] for g in part), max(g.bbox[3] for g in part)
+            token = Glyph(word, part[0].size, part[0].x, part[0].y, (x0, y0, x1, y1), part[0].font)
+            made[id(token)] = word if word[0].isdigit() else "\\" + word
+            merged.update(id(g) for g in part)
+            tokens.append(token)
+    return [g for g in glyphs if id(g) not in merged] + tokens, made
+
+
 def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str | None:
-    glyphs = [_decoded(g) for g in glyphs if g.char.strip()]
-    tex = _tex_of(glyphs, bars or [])
+    glyphs, words = _words([_decoded(g) for g in glyphs if g.char.strip()])
+    tex = _tex_of(glyphs, bars or [], words)
     if tex is None:
         return None
     try:
@@ -89,21 +140,26 @@ def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str |
     return tex
 
 
-def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
+def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str | None:
     """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
-    the rows of the display (each a baseline of full-size glyphs), top down."""
+    the rows of the display (each a baseline of full-size glyphs), top down. words: the TeX of
+    the numbers and operator names among the glyphs (see _words)."""
     if not glyphs:
         return None
     base = max(g.size for g in glyphs)
     limits: dict[int, tuple[list[Glyph], list[Glyph]]] = {}
     used: set[int] = set()
-    for op in (g for g in glyphs if g.char in _BIG):
+    for op in (g for g in glyphs if g.char in _BIG | _LIMIT_NAMES):
         x0, y0, x1, y1 = op.bbox
-        grow = 1.5 * (x1 - x0)
+        grow = 1.5 * (x1 - x0) if op.char in _BIG else 0.5 * op.size
         above, below = [], []
         for g in glyphs:
             cx = (g.bbox[0] + g.bbox[2]) / 2
             if g is op or id(g) in used or not x0 - grow <= cx <= x1 + grow or g.size >= base:
+                continue
+            if op.char in _LIMIT_NAMES:  # a name's box holds its descenders: its baseline
+                if 0.3 * base < g.y - op.y < 1.5 * base:
+                    below.append(g)
                 continue
             # Limits sit right over or under their operator, not a row away (an operator from
             # a font without metrics has a short box: the bounds go by the formula's size).
@@ -146,7 +202,8 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
                   and x0 - 1 <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + 1]  # fmt: skip
         over = [g for g in within if top < g.y < y]
         under = [g for g in within if y < g.y - 0.5 * g.size and g.y < bottom]
-        numerator, denominator = _tex_of(over, over_bars), _tex_of(under, under_bars)
+        numerator = _tex_of(over, over_bars, words)
+        denominator = _tex_of(under, under_bars, words)
         if numerator is None or denominator is None:
             return None  # a rule that is no fraction bar (an overline): not guessed
         used.update(id(g) for g in over + under)
@@ -172,20 +229,22 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
     for g in rest:
         y = (g.bbox[1] + g.bbox[3]) / 2 if g.char in _BIG | _FENCES else g.y
         rows[min(range(len(baselines)), key=lambda i: abs(baselines[i] - y))].append(g)
-    texs = [_row(row, b, base, fractions, limits) for row, b in zip(rows, baselines, strict=True)]
+    texs = [
+        _row(row, b, base, fractions, limits, words) for row, b in zip(rows, baselines, strict=True)
+    ]
     if any(t is None for t in texs):
         return None
     joined = " \\\\ ".join(texs)  # type: ignore[arg-type]
     return joined if len(texs) == 1 else r"\begin{array}{l} " + joined + r" \end{array}"
 
 
-def _row(glyphs, baseline, base, fractions, limits) -> str | None:
+def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
     """One row of the display, left to right: scripts by size and baseline, limits after their
     operator."""
     out: list[str] = []
     script: tuple[str, list[str]] | None = None  # ("^" or "_", its glyphs' TeX)
     for g in sorted(glyphs, key=lambda g: g.x):
-        tex = fractions.get(id(g)) or _tex(g.char)
+        tex = fractions.get(id(g)) or words.get(id(g)) or _tex(g.char)
         if tex is None:
             return None
         # A smaller glyph is a script: raised, a superscript; else a subscript.
@@ -194,14 +253,17 @@ def _row(glyphs, baseline, base, fractions, limits) -> str | None:
         if script and script[0] != mark:
             out.append(script[0] + _group(script[1]))
             script = None
+        if mark == "^" and set(tex) == {"'"} and script is None:
+            out.append(tex)  # a raised prime is TeX's f' (f^{'} has a prime with no base)
+            continue
         if mark:
             script = script or (mark, [])
             script[1].append(tex)
             continue
         out.append(tex)
-        if g.char in _BIG:
-            above, below = limits.get(id(g), ([], []))
-            parts = [[_tex(x.char) for x in side] for side in (below, above)]
+        if id(g) in limits:
+            above, below = limits[id(g)]
+            parts = [[words.get(id(x)) or _tex(x.char) for x in side] for side in (below, above)]
             if any(p is None for side in parts for p in side):
                 return None
             if parts[0]:

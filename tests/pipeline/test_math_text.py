@@ -74,3 +74,23 @@ def test_a_fraction_in_a_numerator_and_one_in_a_denominator():
     ]  # fmt: skip
     bars = [(0.0, 36.75, 139.125), (27.75, 36.0, 149.625)]
     assert tex_from_glyphs(continued, bars) == r"y = \frac{1}{1 + \frac{1}{x}}"
+
+
+def test_numbers_primes_and_operator_names_as_a_reader_hears_them():
+    """Digits set side by side are one number ("100", "2.5", not "1 0 0"); a raised prime is
+    f' (f^{'} is a prime with no base in MathML); an upright "lim" is \\lim, with what stands
+    under it as its limit."""
+    number = [_g("𝑁", 0), _g("=", 12), _g("1", 24), _g("0", 32.4), _g("0", 40.8), _g("+", 52),
+              _g("2", 64), _g(".", 72.4), _g("5", 76), _g("𝑡", 86)]  # fmt: skip
+    for g in number[2:5] + number[6:9]:  # each digit as wide as its advance
+        g.bbox = (g.x, g.bbox[1], g.x + (3.6 if g.char == "." else 8.4), g.bbox[3])
+    assert tex_from_glyphs(number) == "N = 100 + 2.5 t"
+    prime = [_g("𝑓", 0), _g("′", 9, 92, SMALL), _g("(", 14), _g("𝑥", 20), _g(")", 30)]
+    assert tex_from_glyphs(prime) == "f ' ( x )"
+    lim = [_g("l", 6), _g("i", 9.9), _g("m", 13.8), _g("𝑛", 0, 108, SMALL),
+           _g("→", 10, 108, SMALL), _g("∞", 22, 108, SMALL), _g("𝑥", 32)]  # fmt: skip
+    for g, right in zip(lim, (9.9, 13.8, 27.4), strict=False):  # (as Chromium sets "lim")
+        g.bbox = (g.x, g.bbox[1], right, g.bbox[3])
+    assert tex_from_glyphs(lim) == r"\lim _{n \to \infty} x"
+    # Letters side by side that are no operator's name stay letters (a product).
+    assert tex_from_glyphs([_g("a", 0), _g("b", 8.4)]) == "a b"

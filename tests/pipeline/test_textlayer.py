@@ -19,6 +19,7 @@ from conversion.pipeline.textlayer import (
     text_layer_reading,
     word_styles,
 )
+from models.engine import PageReading
 from models.ocr import TesseractEngine
 from tests.conftest import ROOT
 
@@ -340,23 +341,50 @@ _NESTED = {
 }
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
-def test_a_fraction_inside_a_fraction_is_rebuilt_with_it(tmp_path):
-    """MathML fractions in a numerator and a denominator, printed by Chromium (its bars are
-    drawn a point past the glyphs the layout model boxes): each display is one formula with
-    its inner fractions inside the outer one, none kept as an image."""
+_SCRIPTS = {
+    r"f ' ( x ) = 3 x ^{2}": "<msup><mi>f</mi><mo>′</mo></msup><mo>(</mo><mi>x</mi><mo>)</mo>"
+    "<mo>=</mo><mn>3</mn><msup><mi>x</mi><mn>2</mn></msup>",
+    "N = 100 + 2.5 t": "<mi>N</mi><mo>=</mo><mn>100</mn><mo>+</mo><mn>2.5</mn><mi>t</mi>",
+    r"x _{i} ^{2} + y _{i j}": "<msubsup><mi>x</mi><mi>i</mi><mn>2</mn></msubsup><mo>+</mo>"
+    "<msub><mi>y</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub>",
+    r"I = \int _{0} ^{1} x ^{2} d x": "<mi>I</mi><mo>=</mo><msubsup><mo>∫</mo><mn>0</mn><mn>1</mn>"
+    "</msubsup><msup><mi>x</mi><mn>2</mn></msup><mi>d</mi><mi>x</mi>",
+    r"\lim _{n \to \infty} \frac{1}{n} = 0": "<munder><mo>lim</mo><mrow><mi>n</mi><mo>→</mo>"
+    "<mi>∞</mi></mrow></munder><mfrac><mn>1</mn><mi>n</mi></mfrac><mo>=</mo><mn>0</mn>",
+}
+
+
+def _mathml_page(tmp_path, maths) -> PageReading:
+    """A page of MathML displays between paragraphs, printed by Chromium, read from its text."""
     para = f"<p>{BODY}</p>"
-    body = "".join(f"{para}<math display='block'>{m}</math>" for m in _NESTED.values()) + para
-    html = tmp_path / "nested.html"
+    body = "".join(f"{para}<math display='block'>{m}</math>" for m in maths) + para
+    html = tmp_path / "maths.html"
     html.write_text(
         "<!DOCTYPE html><html><head><meta charset='utf-8'><style>body { font: 11pt 'DejaVu "
         "Serif' } math[display=block] { font-size: 14pt; margin: 8pt 0 }</style></head>"
         f"<body>{body}</body></html>",
         encoding="utf-8",
     )
-    print_pdf(html, tmp_path / "nested.pdf")
-    reading = text_layer_reading(pymupdf.open(tmp_path / "nested.pdf")[0], page_number=1, dpi=150)
+    print_pdf(html, tmp_path / "maths.pdf")
+    return text_layer_reading(pymupdf.open(tmp_path / "maths.pdf")[0], page_number=1, dpi=150)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_a_fraction_inside_a_fraction_is_rebuilt_with_it(tmp_path):
+    """MathML fractions in a numerator and a denominator, printed by Chromium (its bars are
+    drawn a point past the glyphs the layout model boxes): each display is one formula with
+    its inner fractions inside the outer one, none kept as an image."""
+    reading = _mathml_page(tmp_path, _NESTED.values())
     assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_NESTED)
+    assert not reading.findings
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_scripts_primes_numbers_and_limits_keep_their_meaning(tmp_path):
+    """Chromium's MathML: a prime, numbers of several digits, a sub- and superscript on one
+    letter, an integral's limits and lim's limit under it, each in TeX as written."""
+    reading = _mathml_page(tmp_path, _SCRIPTS.values())
+    assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_SCRIPTS)
     assert not reading.findings
 
 
