@@ -25,6 +25,8 @@ _SYMBOLS = {
     "∃": r"\exists", "∪": r"\cup", "∩": r"\cap", "⊂": r"\subset", "⊆": r"\subseteq",
     "≡": r"\equiv", "∝": r"\propto", "′": "'", "″": "''", "‴": "'''", "…": r"\ldots",
     "⋯": r"\cdots", "∘": r"\circ",
+    "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil", "⟨": r"\langle",
+    "⟩": r"\rangle", "‖": r"\|", "\\": r"\backslash",
     "{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&", "_": r"\_",
 }  # fmt: skip
 _GREEK = {
@@ -39,7 +41,11 @@ _BIG = {"∑", "∏", "∫", "∮"}
 # TeX's math extension font (cmex) embedded without a ToUnicode map gives its big operators as
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
-_FENCES = set("()[]{}|‖⟨⟩")
+# Its first 48 slots are delimiters in three sizes (\big to \Bigg), a slot for each.
+_CMEX.update(
+    zip(map(chr, range(48)), "()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\", strict=True)
+)
+_FENCES = set("()[]{}|‖⟨⟩⌊⌋⌈⌉")
 # Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
 # under them in a display (lim over n -> infinity).
 _LIMIT_NAMES = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr"}
@@ -88,13 +94,15 @@ def _decoded(glyph: Glyph) -> Glyph:
 
 def _upright(glyph: Glyph) -> bool:
     font = glyph.font.upper()
-    return glyph.char.isascii() and not any(k in font for k in ("CMMI", "ITALIC", "OBLIQUE"))
+    italic = ("CMMI", "ITAL", "OBLIQUE", "-IT", "MATHIT")
+    return glyph.char.isascii() and not any(k in font for k in italic)
 
 
 def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
     """Glyphs set side by side at one size on one baseline read as one: the digits of a number
-    ("100", "2.5": one number to a reader, not "1 0 0") and the letters of an operator name set
-    upright ("lim"); the glyphs with those put together, and the TeX of each put together."""
+    ("100", "2.5": one number to a reader, not "1 0 0"), the letters of an operator name set
+    upright ("lim"), and other upright words, text inside the formula ("and": \\text{and}, not
+    the product a n d); the glyphs with those put together, and the TeX of each."""
     runs: list[list[Glyph]] = []
     for g in sorted(glyphs, key=lambda g: g.x):
         if not (g.char.isdigit() and g.char.isascii() or g.char == "." or _upright(g)
@@ -113,23 +121,27 @@ def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
     tokens: list[Glyph] = []
     for run in runs:
         text = "".join(g.char for g in run)
-        # Numbers (a point only between digits) and whole operator names.
+        # Numbers (a point only between digits) and words.
         for m in re.finditer(r"\d+(?:\.\d+)*|[A-Za-z]+", text):
             part = run[m.start() : m.end()]
             word = m.group()
-            if len(part) < 2 or word.isalpha() and word not in _NAMES:
+            if len(part) < 2:
                 continue
             x0, y0 = min(g.bbox[0] for g in part), min(g.bbox[1] for g in part)
             x1, y1 = max(g.bbox[2] for g in part), max(g.bbox[3] for g in part)
             token = Glyph(word, part[0].size, part[0].x, part[0].y, (x0, y0, x1, y1), part[0].font)
-            made[id(token)] = word if word[0].isdigit() else "\\" + word
+            if word[0].isdigit():
+                made[id(token)] = word
+            else:
+                made[id(token)] = "\\" + word if word in _NAMES else r"\text{" + word + "}"
             merged.update(id(g) for g in part)
             tokens.append(token)
     return [g for g in glyphs if id(g) not in merged] + tokens, made
 
 
 def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str | None:
-    glyphs, words = _words([_decoded(g) for g in glyphs if g.char.strip()])
+    # (Decoded first: the extension font's slot 32, a \Bigg "(", is a space character.)
+    glyphs, words = _words([g for g in map(_decoded, glyphs) if g.char.strip()])
     tex = _tex_of(glyphs, bars or [], words)
     if tex is None:
         return None
@@ -140,6 +152,62 @@ def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str |
     return tex
 
 
+def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], list[Glyph]]]:
+    """Per big operator (and operator name taking limits): the small glyphs over it and under
+    it. A glyph near two operators (sums side by side) is a limit of the nearer; a limit is one
+    line (a script of the glyph after the operator, nearer its baseline, is not), and takes the
+    small glyphs beside it on that line (a minus sign whose box reaches down)."""
+    ops = [g for g in glyphs if g.char in _BIG | _LIMIT_NAMES]
+    claims: dict[int, tuple[float, Glyph, int]] = {}  # glyph -> (distance, operator, side)
+    for op in ops:
+        x0, y0, x1, y1 = op.bbox
+        grow = 1.5 * (x1 - x0) if op.char in _BIG else 0.5 * op.size
+        for g in glyphs:
+            cx = (g.bbox[0] + g.bbox[2]) / 2
+            if g is op or g.char in _BIG or not x0 - grow <= cx <= x1 + grow or g.size >= base:
+                continue
+            if op.char in _LIMIT_NAMES:  # a name's box holds its descenders: its baseline
+                side = 1 if 0.3 * base < g.y - op.y < 1.5 * base else None
+            # Limits sit right over or under their operator, not a row away (an operator from
+            # a font without metrics has a short box: the bounds go by the formula's size).
+            elif y0 - 1.2 * base <= g.bbox[1] and g.bbox[3] <= y0 + 0.25 * (y1 - y0):
+                side = 0
+            elif y1 - 0.25 * (y1 - y0) <= g.bbox[1] and g.bbox[3] <= y1 + 2 * base:
+                side = 1
+            else:
+                side = None
+            distance = abs(cx - (x0 + x1) / 2)
+            if side is not None and (id(g) not in claims or distance < claims[id(g)][0]):
+                claims[id(g)] = (distance, op, side)
+    out: dict[int, tuple[list[Glyph], list[Glyph]]] = {}
+    taken: set[int] = set()
+    for op in ops:
+        sides: list[list[Glyph]] = []
+        for side in (0, 1):
+            mine = [g for g in glyphs if id(g) in claims and claims[id(g)][1:] == (op, side)]
+            line: list[Glyph] = []
+            if mine:
+                centre = (op.bbox[0] + op.bbox[2]) / 2
+                y = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre)).y
+                line = [g for g in mine if abs(g.y - y) <= 0.15 * g.size]
+                grew = True
+                while grew:  # small glyphs on the line, next to it
+                    grew = False
+                    left = min(g.bbox[0] for g in line)
+                    right = max(g.bbox[2] for g in line)
+                    for g in glyphs:
+                        if (id(g) not in claims and id(g) not in taken and g not in line
+                                and g.size < base and abs(g.y - y) <= 0.15 * g.size
+                                and g.bbox[0] <= right + 0.3 * g.size
+                                and g.bbox[2] >= left - 0.3 * g.size):  # fmt: skip
+                            line.append(g)
+                            grew = True
+            taken.update(id(g) for g in line)
+            sides.append(sorted(line, key=lambda g: g.x))
+        out[id(op)] = (sides[0], sides[1])
+    return out
+
+
 def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str | None:
     """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
     the rows of the display (each a baseline of full-size glyphs), top down. words: the TeX of
@@ -147,28 +215,8 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str 
     if not glyphs:
         return None
     base = max(g.size for g in glyphs)
-    limits: dict[int, tuple[list[Glyph], list[Glyph]]] = {}
-    used: set[int] = set()
-    for op in (g for g in glyphs if g.char in _BIG | _LIMIT_NAMES):
-        x0, y0, x1, y1 = op.bbox
-        grow = 1.5 * (x1 - x0) if op.char in _BIG else 0.5 * op.size
-        above, below = [], []
-        for g in glyphs:
-            cx = (g.bbox[0] + g.bbox[2]) / 2
-            if g is op or id(g) in used or not x0 - grow <= cx <= x1 + grow or g.size >= base:
-                continue
-            if op.char in _LIMIT_NAMES:  # a name's box holds its descenders: its baseline
-                if 0.3 * base < g.y - op.y < 1.5 * base:
-                    below.append(g)
-                continue
-            # Limits sit right over or under their operator, not a row away (an operator from
-            # a font without metrics has a short box: the bounds go by the formula's size).
-            if y0 - 1.2 * base <= g.bbox[1] and g.bbox[3] <= y0 + 0.25 * (y1 - y0):
-                above.append(g)
-            elif y1 - 0.25 * (y1 - y0) <= g.bbox[1] and g.bbox[3] <= y1 + 2 * base:
-                below.append(g)
-        used.update(id(g) for g in above + below)
-        limits[id(op)] = (sorted(above, key=lambda g: g.x), sorted(below, key=lambda g: g.x))
+    limits = _limits(glyphs, base)
+    used = {id(g) for above, below in limits.values() for g in above + below}
     # A fraction: what stands over a drawn bar and what stands under it, within its length. It
     # sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
     # longest): a bar within its length over or under it is a fraction inside its numerator or
@@ -239,10 +287,16 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str 
 
 
 def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
-    """One row of the display, left to right: scripts by size and baseline, limits after their
-    operator."""
+    """One row of the display, left to right: scripts by size and baseline (the scripts after
+    one glyph are its subscript and its superscript, however they interleave: f_{n+1}^2 sets
+    the 2 over the n), limits after their operator."""
     out: list[str] = []
-    script: tuple[str, list[str]] | None = None  # ("^" or "_", its glyphs' TeX)
+    scripts: dict[str, list[str]] = {}  # "_" and "^": the TeX of the glyphs of each
+
+    def flush() -> None:
+        out.extend(mark + _group(scripts[mark]) for mark in ("_", "^") if mark in scripts)
+        scripts.clear()
+
     for g in sorted(glyphs, key=lambda g: g.x):
         tex = fractions.get(id(g)) or words.get(id(g)) or _tex(g.char)
         if tex is None:
@@ -250,16 +304,13 @@ def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
         # A smaller glyph is a script: raised, a superscript; else a subscript.
         small = id(g) not in fractions and g.size < 0.9 * base
         mark = ("^" if g.y < baseline - 0.15 * base else "_") if small else ""
-        if script and script[0] != mark:
-            out.append(script[0] + _group(script[1]))
-            script = None
-        if mark == "^" and set(tex) == {"'"} and script is None:
+        if mark == "^" and set(tex) == {"'"} and not scripts:
             out.append(tex)  # a raised prime is TeX's f' (f^{'} has a prime with no base)
             continue
         if mark:
-            script = script or (mark, [])
-            script[1].append(tex)
+            scripts.setdefault(mark, []).append(tex)
             continue
+        flush()
         out.append(tex)
         if id(g) in limits:
             above, below = limits[id(g)]
@@ -270,6 +321,5 @@ def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
                 out.append("_" + _group(parts[0]))  # type: ignore[arg-type]
             if parts[1]:
                 out.append("^" + _group(parts[1]))  # type: ignore[arg-type]
-    if script:
-        out.append(script[0] + _group(script[1]))
+    flush()
     return " ".join(out)
