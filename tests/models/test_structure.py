@@ -29,8 +29,8 @@ def _block(text, x, y, order, **kw) -> ReadBlock:
     return block
 
 
-def _run(blocks, regions, ink=_ink):
-    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink)
+def _run(blocks, regions, ink=_ink, transcribe=None):
+    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink, transcribe=transcribe)
 
 
 def test_real_words_refuse_scraps_and_doubtful_reads():
@@ -107,10 +107,8 @@ def test_a_formula_not_transcribed_is_an_image_with_a_finding():
 
 def test_a_transcribed_formula_is_a_formula_block():
     scraps = _block("E = mc2", 600, 700, 1)
-    blocks, findings = apply_layout(
-        [scraps], [Region("formula", (590, 690, 1200, 760))], width=WIDTH, height=HEIGHT,
-        ink=_ink, transcribe=lambda box: "E = m c^{2}",
-    )  # fmt: skip
+    blocks, findings = _run([scraps], [Region("formula", (590, 690, 1200, 760))],
+                            transcribe=lambda box: "E = m c^{2}")  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "E = m c^{2}")]
     assert findings == []
 
@@ -119,10 +117,8 @@ def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
     """The layout model calls a display formula standing under a drawing it did not box a
     "caption" (bws_book_ch2.pdf p. 5: "2^3 = 1 + 3 + 3 + 1"): it is a formula."""
     cube = _block("23 = 1 + 3 + 3 + 1", 600, 700, 1)
-    blocks, findings = apply_layout(
-        [cube], [Region("caption", (590, 690, 1200, 760))], width=WIDTH, height=HEIGHT,
-        ink=_ink, transcribe=lambda box: "2^{3} = 1 + 3 + 3 + 1",
-    )  # fmt: skip
+    blocks, findings = _run([cube], [Region("caption", (590, 690, 1200, 760))],
+                            transcribe=lambda box: "2^{3} = 1 + 3 + 3 + 1")  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "2^{3} = 1 + 3 + 3 + 1")]
     # Read by OCR (no glyphs to transcribe): an image with its finding, not a caption.
     blocks, findings = _run([_block("23 = 1 + 3 + 3 + 1", 600, 700, 1)],
