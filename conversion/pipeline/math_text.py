@@ -102,24 +102,44 @@ def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
     """Glyphs set side by side at one size on one baseline read as one: the digits of a number
     ("100", "2.5": one number to a reader, not "1 0 0"), the letters of an operator name set
     upright ("lim"), and other upright words, text inside the formula ("and": \\text{and}, not
-    the product a n d); the glyphs with those put together, and the TeX of each."""
-    runs: list[list[Glyph]] = []
-    for g in sorted(glyphs, key=lambda g: g.x):
-        if not (g.char.isdigit() and g.char.isascii() or g.char == "." or _upright(g)
-                and g.char.isalpha()):  # fmt: skip
-            continue
-        for run in runs:
-            last = run[-1]
-            if (abs(last.size - g.size) < 0.05 * g.size and abs(last.y - g.y) < 0.1 * g.size
-                    and -0.1 * g.size < g.bbox[0] - last.bbox[2] < 0.15 * g.size):  # fmt: skip
-                run.append(g)
-                break
-        else:
-            runs.append([g])
+    the product a n d), three dots or more an ellipsis (\\ldots, \\cdots); the glyphs with those
+    put together, and the TeX of each."""
     made: dict[int, str] = {}
     merged: set[int] = set()
     tokens: list[Glyph] = []
-    for run in runs:
+
+    def runs_of(keep, gap: float, same: bool = False) -> list[list[Glyph]]:
+        runs: list[list[Glyph]] = []
+        for g in sorted(glyphs, key=lambda g: g.x):
+            if id(g) in merged or not keep(g):
+                continue
+            for run in runs:
+                last = run[-1]
+                if (abs(last.size - g.size) < 0.05 * g.size and abs(last.y - g.y) < 0.1 * g.size
+                        and -0.1 * g.size < g.bbox[0] - last.bbox[2] < gap * g.size
+                        and (not same or last.char == g.char)):  # fmt: skip
+                    run.append(g)
+                    break
+            else:
+                runs.append([g])
+        return runs
+
+    def put_together(part: list[Glyph], word: str, tex: str) -> None:
+        x0, y0 = min(g.bbox[0] for g in part), min(g.bbox[1] for g in part)
+        x1, y1 = max(g.bbox[2] for g in part), max(g.bbox[3] for g in part)
+        token = Glyph(word, part[0].size, part[0].x, part[0].y, (x0, y0, x1, y1), part[0].font)
+        made[id(token)] = tex
+        merged.update(id(g) for g in part)
+        tokens.append(token)
+
+    for run in runs_of(lambda g: g.char in ".·⋅", 0.3, same=True):
+        if len(run) >= 3:
+            put_together(run, "…", r"\ldots" if run[0].char == "." else r"\cdots")
+    digits_and_letters = runs_of(
+        lambda g: g.char.isdigit() and g.char.isascii() or g.char == "."
+        or _upright(g) and g.char.isalpha(), 0.15,
+    )  # fmt: skip
+    for run in digits_and_letters:
         text = "".join(g.char for g in run)
         # Numbers (a point only between digits) and words.
         for m in re.finditer(r"\d+(?:\.\d+)*|[A-Za-z]+", text):
@@ -127,15 +147,10 @@ def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
             word = m.group()
             if len(part) < 2:
                 continue
-            x0, y0 = min(g.bbox[0] for g in part), min(g.bbox[1] for g in part)
-            x1, y1 = max(g.bbox[2] for g in part), max(g.bbox[3] for g in part)
-            token = Glyph(word, part[0].size, part[0].x, part[0].y, (x0, y0, x1, y1), part[0].font)
             if word[0].isdigit():
-                made[id(token)] = word
+                put_together(part, word, word)
             else:
-                made[id(token)] = "\\" + word if word in _NAMES else r"\text{" + word + "}"
-            merged.update(id(g) for g in part)
-            tokens.append(token)
+                put_together(part, word, "\\" + word if word in _NAMES else r"\text{" + word + "}")
     return [g for g in glyphs if id(g) not in merged] + tokens, made
 
 
