@@ -41,6 +41,7 @@ _BIG = {"∑", "∏", "∫", "∮"}
 # TeX's math extension font (cmex) embedded without a ToUnicode map gives its big operators as
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
+_CMEX.update(dict.fromkeys("pqrst", "√"))  # radical signs of five sizes
 # Its first 48 slots are delimiters in three sizes (\big to \Bigg), a slot for each.
 _CMEX.update(
     zip(map(chr, range(48)), "()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\", strict=True)
@@ -223,6 +224,38 @@ def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], li
     return out
 
 
+def _radicals(
+    glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]
+) -> tuple[list[Glyph] | None, list[Bar]]:
+    """Square roots: a radical sign and the rule drawn from its top right, over what it holds
+    (\\sqrt{5}), each made one glyph on the baseline of what it holds (its TeX in `words`);
+    with the bars left for fractions. None for the glyphs when what is under a radical's rule
+    cannot be read."""
+    out = list(glyphs)
+    left = list(bars)
+    for sign in sorted((g for g in glyphs if g.char == "√"), key=lambda g: g.size):
+        x0, y0, x1, y1 = sign.bbox
+        reach = 0.3 * sign.size
+        over = [b for b in left if abs(b[0] - x1) <= reach and y0 - reach <= b[2] <= y1]
+        if not over:
+            continue  # a radical without its rule: no TeX name, the caller gives up
+        bar = min(over, key=lambda b: abs(b[0] - x1))
+        inside = [g for g in out if g is not sign and bar[0] - 1 <= (g.bbox[0] + g.bbox[2]) / 2
+                  <= bar[1] + 1 and bar[2] < g.y <= bar[2] + 1.5 * g.size]  # fmt: skip
+        inner = [b for b in left if b != bar and bar[0] - 1 <= b[0] and b[1] <= bar[1] + 1
+                 and bar[2] < b[2] < bar[2] + 2 * sign.size]  # fmt: skip
+        tex = _tex_of(inside, inner, words)
+        if tex is None:
+            return None, bars
+        full = [g.y for g in inside if g.size >= 0.9 * max(x.size for x in inside)]
+        token = Glyph("√", sign.size, x0, statistics.median(full), (x0, bar[2], bar[1], y1))
+        words[id(token)] = r"\sqrt" + _group([tex])
+        gone = {id(g) for g in inside} | {id(sign)}
+        out = [g for g in out if id(g) not in gone] + [token]
+        left = [b for b in left if b != bar and b not in inner]
+    return out, left
+
+
 def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str | None:
     """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
     the rows of the display (each a baseline of full-size glyphs), top down. words: the TeX of
@@ -230,6 +263,9 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str 
     if not glyphs:
         return None
     base = max(g.size for g in glyphs)
+    glyphs, bars = _radicals(glyphs, bars, words)
+    if glyphs is None:
+        return None
     limits = _limits(glyphs, base)
     used = {id(g) for above, below in limits.values() for g in above + below}
     # A fraction: what stands over a drawn bar and what stands under it, within its length. It

@@ -102,10 +102,11 @@ def test_numbers_primes_and_operator_names_as_a_reader_hears_them():
 
 
 def _tex_glyphs(spec: str) -> list[Glyph]:
-    """Glyphs as pdf TeX set them: "char size x y x0 y0 x1 y1 font" a line."""
+    """Glyphs as pdf TeX set them: "char size x y x0 y0 x1 y1 font" a line ("␣": a space)."""
     out = []
     for line in spec.strip().splitlines():
         char, size, x, y, *box, font = line.split()
+        char = char.replace("␣", " ")
         out.append(Glyph(char, float(size), float(x), float(y), tuple(map(float, box)), font))
     return out
 
@@ -228,3 +229,46 @@ def test_three_dots_are_an_ellipsis():
         n 10 388.1 658.8 388.1 651.4 394.1 661.3 CMMI10
     """)
     assert tex_from_glyphs(centred) == r"+ \cdots + n \cdot n"
+
+
+def test_square_roots_under_their_rules():
+    """Binet's formula (bws_book_ch2.pdf p. 46): three radicals, each with the rule TeX draws
+    from its top right over the 5, two inside fractions; \\Bigg brackets and parentheses of
+    the extension font (its "(" a space character)."""
+    binet = _tex_glyphs("""
+        f 10 246.1 378.4 246.1 370.9 251.0 380.9 CMMI10
+        n 7 251.0 379.9 251.0 374.7 255.9 381.6 CMMI7
+        = 10 259.2 378.4 259.2 370.9 267.0 380.9 CMR10
+        1 10 275.1 371.7 275.1 364.2 280.0 374.2 CMR10
+        √ 10 270.9 378.1 270.9 370.4 279.2 387.7 CMSY10
+        5 10 279.2 386.4 279.2 378.9 284.2 388.8 CMR10
+        " 10 287.1 361.4 287.1 361.0 292.9 367.3 CMEX10
+        ␣ 10 292.9 361.4 292.9 361.0 300.8 367.3 CMEX10
+        1 10 301.9 371.7 301.9 364.2 306.9 374.2 CMR10
+        + 10 309.1 371.7 309.1 364.2 316.9 374.2 CMR10
+        √ 10 319.1 363.4 319.1 355.7 327.4 373.0 CMSY10
+        5 10 327.4 371.7 327.4 364.2 332.4 374.2 CMR10
+        2 10 314.7 385.2 314.7 377.8 319.7 387.7 CMR10
+        ! 10 333.6 361.4 333.6 361.0 341.5 367.3 CMEX10
+        n 7 341.5 363.4 341.5 358.2 346.4 365.2 CMMI7
+        − 10 349.1 378.4 349.1 370.7 356.9 388.0 CMSY10
+        ␣ 10 359.1 361.4 359.1 361.0 367.0 367.3 CMEX10
+        1 10 368.2 371.7 368.2 364.2 373.1 374.2 CMR10
+        − 10 375.3 371.7 375.3 363.9 383.1 381.2 CMSY10
+        √ 10 385.3 363.4 385.3 355.7 393.6 373.0 CMSY10
+        5 10 393.6 371.7 393.6 364.2 398.6 374.2 CMR10
+        2 10 380.9 385.2 380.9 377.8 385.9 387.7 CMR10
+        ! 10 399.8 361.4 399.8 361.0 407.7 367.3 CMEX10
+        n 7 407.7 363.4 407.7 358.2 412.6 365.2 CMMI7
+        # 10 413.1 361.4 413.1 361.0 418.9 367.3 CMEX10
+    """)
+    bars = [
+        (270.914, 284.198, 375.917), (279.216, 284.197, 377.910), (327.407, 332.388, 363.227),
+        (301.947, 332.388, 375.917), (393.613, 398.594, 363.227), (368.153, 398.594, 375.917),
+    ]  # fmt: skip
+    assert tex_from_glyphs(binet, bars) == (
+        r"f _{n} = \frac{1}{\sqrt{5}} [ ( \frac{1 + \sqrt{5}}{2} ) ^{n}"
+        r" - ( \frac{1 - \sqrt{5}}{2} ) ^{n} ]"
+    )
+    # Without its rules a radical is not read: no TeX is guessed.
+    assert tex_from_glyphs(binet) is None
