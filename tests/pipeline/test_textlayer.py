@@ -351,6 +351,9 @@ _SCRIPTS = {
     "</msubsup><msup><mi>x</mi><mn>2</mn></msup><mi>d</mi><mi>x</mi>",
     r"\lim _{n \to \infty} \frac{1}{n} = 0": "<munder><mo>lim</mo><mrow><mi>n</mi><mo>→</mo>"
     "<mi>∞</mi></mrow></munder><mfrac><mn>1</mn><mi>n</mi></mfrac><mo>=</mo><mn>0</mn>",
+    r"x = \frac{- b \pm \sqrt{b ^{2} - 4 a c}}{2 a}": "<mi>x</mi><mo>=</mo><mfrac><mrow><mo>−</mo>"
+    "<mi>b</mi><mo>±</mo><msqrt><msup><mi>b</mi><mn>2</mn></msup><mo>−</mo><mn>4</mn><mi>a</mi>"
+    "<mi>c</mi></msqrt></mrow><mrow><mn>2</mn><mi>a</mi></mrow></mfrac>",
 }
 
 
@@ -382,7 +385,8 @@ def test_a_fraction_inside_a_fraction_is_rebuilt_with_it(tmp_path):
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
 def test_scripts_primes_numbers_and_limits_keep_their_meaning(tmp_path):
     """Chromium's MathML: a prime, numbers of several digits, a sub- and superscript on one
-    letter, an integral's limits and lim's limit under it, each in TeX as written."""
+    letter, an integral's limits, lim's limit under it and a square root in a fraction, each
+    in TeX as written."""
     reading = _mathml_page(tmp_path, _SCRIPTS.values())
     assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_SCRIPTS)
     assert not reading.findings
