@@ -224,6 +224,12 @@ def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], li
     return out
 
 
+def _nearer(glyph: Glyph, y: float, bars: list[Bar]) -> bool:
+    """`glyph` stands nearer one of `bars` across its column than the bar at height `y`."""
+    cx = (glyph.bbox[0] + glyph.bbox[2]) / 2
+    return any(b[0] - 1 <= cx <= b[1] + 1 and abs(glyph.y - b[2]) < abs(glyph.y - y) for b in bars)
+
+
 def _radicals(
     glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]
 ) -> tuple[list[Glyph] | None, list[Bar]]:
@@ -299,8 +305,12 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str 
                     bottom, grew = max(bottom, b[2] + 2 * base), True
         within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
                   and x0 - 1 <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + 1]  # fmt: skip
-        over = [g for g in within if top < g.y < y]
-        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < bottom]
+        # What stands nearer another bar across it (not one inside this fraction) is that
+        # fraction's: the rows of an aligned display stacking 1/6 over 1/6.
+        others = [b for b in bars if b != bar and b not in over_bars + under_bars]
+        over = [g for g in within if top < g.y < y and not _nearer(g, y, others)]
+        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < bottom
+                 and not _nearer(g, y, others)]  # fmt: skip
         numerator = _tex_of(over, over_bars, words)
         denominator = _tex_of(under, under_bars, words)
         if numerator is None or denominator is None:

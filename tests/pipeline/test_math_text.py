@@ -272,3 +272,27 @@ def test_square_roots_under_their_rules():
     )
     # Without its rules a radical is not read: no TeX is guessed.
     assert tex_from_glyphs(binet) is None
+
+
+def test_fractions_stacked_row_over_row_keep_their_own_glyphs():
+    """bws_book_ch2.pdf p. 19: an aligned display whose rows each hold 1/6, the bars one under
+    the other: the numerator of the row below stands in reach of the denominator of the row
+    above, yet nearer its own bar."""
+    rows = _tex_glyphs("""
+        = 10 295.9 372.4 295.9 364.9 303.6 374.9 CMR10
+        1 10 307.6 365.7 307.6 358.2 312.6 368.2 CMR10
+        6 10 307.6 379.2 307.6 371.8 312.6 381.7 CMR10
+        ( 10 313.8 372.4 313.8 364.9 317.6 374.9 CMR10
+        1 10 317.6 372.4 317.6 364.9 322.6 374.9 CMR10
+        ) 10 322.6 372.4 322.6 364.9 326.5 374.9 CMR10
+        = 10 295.9 396.4 295.9 388.9 303.6 398.9 CMR10
+        1 10 307.6 389.6 307.6 382.2 312.6 392.1 CMR10
+        6 10 307.6 403.2 307.6 395.7 312.6 405.7 CMR10
+        ( 10 313.8 396.4 313.8 388.9 317.6 398.9 CMR10
+        2 10 317.6 396.4 317.6 388.9 322.6 398.9 CMR10
+        ) 10 322.6 396.4 322.6 388.9 326.5 398.9 CMR10
+    """)
+    bars = [(307.589, 312.570, 369.913), (307.589, 312.570, 393.892)]
+    assert tex_from_glyphs(rows, bars) == (
+        r"\begin{array}{l} = \frac{1}{6} ( 1 ) \\ = \frac{1}{6} ( 2 ) \end{array}"
+    )
