@@ -16,7 +16,7 @@ from collections.abc import Callable
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading_order import reading_order
-from models.word_tables import table_from_words
+from models.word_tables import key_value_tables, table_from_words
 
 # A figure smaller than this share of the page width (or height) is a speck, a rule or an
 # initial, not an illustration; it must also hold ink that varies (an image, not a blank box).
@@ -247,6 +247,7 @@ def apply_layout(
         elif region.kind in ("picture", "formula"):
             out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
                            transcribe=transcribe)  # fmt: skip
+    out = _with_key_value_tables(out)
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
@@ -386,3 +387,30 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
     figure.order = min(orders) if orders else order  # type: ignore[attr-defined]
     figure.layout = region.kind
     return kept + [figure]
+
+
+def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """Key/value tables no ruling and no layout region showed (an infobox read as paragraphs
+    "Reign 1 October 959", or as a column of labels beside a column of values): rebuilt from
+    the words of the page's text blocks (models.word_tables.key_value_tables), in the place of
+    the first block they took words from."""
+    text = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.words]
+    text = [b for b in text if all(w.bbox for w in b.words)]
+    others = [
+        b.bbox for b in blocks
+        if b not in text and b.bbox and b.kind not in ("page_header", "page_footer")
+    ]  # fmt: skip
+    found = key_value_tables([b.words for b in text], others)
+    for table, taken in found:
+        touched = [b for b in text if any(id(w) in taken for w in b.words)]
+        table.order = min(b.order for b in touched)  # type: ignore[attr-defined]
+        sizes = [b.font_size for b in touched if b.font_size]
+        table.font_size = statistics.median(sizes) if sizes else None
+        for block in touched:
+            rest = [w for w in block.words if id(w) not in taken]
+            if rest:
+                block.words, block.text, block.bbox = rest, _join(rest), _bbox(rest)
+            else:
+                blocks = [b for b in blocks if b is not block]
+        blocks.append(table)
+    return blocks
