@@ -129,7 +129,20 @@ def _single_threaded_model():
 
 
 def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
-    """The layout model's regions of `page`, boxes multiplied by `scale` (points -> pixels)."""
+    """The layout model's regions of `page` in the page's own coordinates (as get_text gives
+    its words: a /Rotate not applied), boxes multiplied by `scale` (points -> pixels)."""
+    if page.rotation:
+        # Read on a turned page, the model sees its text one way and its image another (it took
+        # a Wikipedia print's body for one table): an unturned copy is read instead.
+        with MUPDF_LOCK:
+            unturned = pymupdf.open()
+            unturned.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+            unturned[0].set_rotation(0)
+        try:
+            return page_regions(unturned[0], scale=scale)
+        finally:
+            with MUPDF_LOCK:
+                unturned.close()
     with MUPDF_LOCK:
         load_model()
         if _LOADED.features_of is not page:

@@ -507,6 +507,21 @@ def _joined_lines(blocks: list[ReadBlock]) -> list[ReadBlock]:
     return out
 
 
+def _upright_in_own_frame(data: dict) -> bool:
+    """Most of the page's letters lie on lines that run left to right in the page's own
+    coordinates (get_text's "dir" of (1, 0))."""
+    upright = other = 0
+    for block in data["blocks"]:
+        for line in block.get("lines", ()):
+            letters = sum(len(span["text"].strip()) for span in line["spans"])
+            dx, dy = line["dir"]
+            if dx > 0.9 and abs(dy) < 0.1:
+                upright += letters
+            else:
+                other += letters
+    return upright > other
+
+
 def text_layer_reading(
     page: pymupdf.Page, *, page_number: int, dpi: int, image: Image.Image | None = None
 ) -> PageReading | None:
@@ -522,8 +537,17 @@ def text_layer_reading(
     if ocr_layer and (image is None or not ocr_layer_agrees(page, image, dpi=dpi, text=raw)):
         return None
     scale = dpi / 72
-    rot = page.rotation_matrix
     data = page.get_text("dict", sort=False)
+    # A page turned by /Rotate whose lines run upright in its own coordinates (a landscape
+    # page set on its side, a scan's layer under a turned page) is read in those coordinates,
+    # as a sideways scan is read turned upright: the layout model, reading order and boxes
+    # all see upright lines, and the reading says how the page image turns to match them.
+    # Lines upright only as the page is shown keep its turn (and their own blocks' order).
+    own_frame = page.rotation == 0 or _upright_in_own_frame(data)
+    rot = pymupdf.Identity if own_frame else page.rotation_matrix
+    turn = (360 - page.rotation) % 360 if own_frame else 0
+    if turn and image is not None:
+        image = image.rotate(page.rotation, expand=True)
     # Words are numbered by text block (image blocks do not count), dict blocks by block.
     text_blocks = [block for block in data["blocks"] if block["type"] == 0]
     text_no = {id(block): k for k, block in enumerate(text_blocks)}
@@ -609,10 +633,9 @@ def text_layer_reading(
         blocks.append(read)
     if ocr_layer:
         blocks = _joined_lines(blocks)
-    rect = page.rect * scale
+    rect = page.rect * page.derotation_matrix * scale if own_frame else page.rect * scale
     findings: list[dict] = []
-    if page.rotation == 0:
-        # (The layout model reads an unrotated page; a turned one keeps the text's own blocks.)
+    if own_frame:
         regions = page_regions(page, scale=scale)
 
         bars: list[Bar] | None = None
@@ -647,6 +670,7 @@ def text_layer_reading(
         blocks=blocks,
         width=int(rect.width),
         height=int(rect.height),
+        rotation=turn,
         source="text_layer",
         findings=findings,
     )

@@ -94,3 +94,18 @@ def test_a_page_without_words_has_no_regions(pages):
     (image, _), _, _ = pages
     assert layout.ScanPage(image, DPI).regions([Word(text=" ", confidence=0.0)]) == []
     assert layout.ScanPage(image, DPI).regions([]) == []
+
+
+def test_a_turned_page_is_read_in_its_own_coordinates(tmp_path):
+    """The model reads a page carrying /Rotate as the same page unturned: on the turned page
+    itself it took a Wikipedia print's body text for one table."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Running head of the report", fontsize=8)
+    page.insert_text((72, 120), "Annual Report", fontsize=24, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 150, 520, 500), "Body text of the page. " * 60,
+                        fontsize=11)  # fmt: skip
+    page.insert_text((300, 800), "7", fontsize=9)
+    upright = layout.page_regions(page, scale=2.0)
+    page.set_rotation(90)
+    assert [r.kind for r in upright] and layout.page_regions(page, scale=2.0) == upright

@@ -324,3 +324,29 @@ def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_pat
                                             "TSCA"]  # fmt: skip
     assert rows[3][1].startswith("If “Y”, then product is halogen and lead (Pb) free.")
     assert rows[3][2] == "Y"
+
+
+EDGAR_TURNED = ROOT / "tests" / "resources" / "corpus" / "realworld" / "edgar-rotated90.pdf"
+
+
+def test_a_page_turned_by_rotate_is_read_upright_with_its_layout(tmp_path):
+    """A Wikipedia print whose page carries /Rotate 90 over upright lines (tests/resources/
+    corpus/realworld/edgar-rotated90.pdf): it is read in its own coordinates, where its lines
+    run left to right, so the layout model finds its title, its running head and its "1/34"
+    page number, and the reading order is the upright page's."""
+    result = convert_pdf(EDGAR_TURNED, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    assert main.find("h1").get_text(" ", strip=True) == "Edgar, King of England"
+    text = " ".join(iter_main_text(result.html_path.read_text()))
+    assert "1/34" not in text and "3:42 PM" not in text
+    assert text.index("Edgar (or Eadgar") < text.index("England had suffered from Viking")
+
+
+def test_a_turned_page_says_how_its_image_turns_to_match_its_boxes():
+    doc = pymupdf.open(EDGAR_TURNED)
+    page = doc[0]
+    image = rasterize_page(doc, 0, RasterOptions())
+    reading = text_layer_reading(page, page_number=1, dpi=image.dpi, image=image.image)
+    assert reading.rotation == 270  # the shown page turned back: its own, upright frame
+    assert (reading.width, reading.height) == (image.image.height, image.image.width)
+    assert all(b.bbox[2] <= reading.width + 1 for b in reading.blocks if b.bbox)
