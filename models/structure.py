@@ -32,6 +32,11 @@ _LIST_MARKER = re.compile(
 )
 _BULLET_GLYPH = re.compile(r"^[•·●▪■◦‣⁃∙]\s*")  # printed bullets only ("1." opens sections)
 _WORD = re.compile(r"[^\W\d_]{2,}")
+MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
+_PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
+_CAPTION_LABEL = re.compile(
+    r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
+)
 _KIND = {
     "title": "heading",
     "section-header": "heading",
@@ -62,6 +67,43 @@ def real_words(words: list[Word], text: str) -> bool:
         if known and sum(known) < 0.6 * len(known):
             return False
     return True
+
+
+def math_signs(text: str) -> bool:
+    """Signs enough for mathematics: an equals sign or two signs, and signs a share of the
+    characters (a sentence with a dash or a bracket has few)."""
+    chars = [c for c in text if not c.isspace()]
+    signs = sum(c in MATH_SIGNS for c in chars)
+    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars)
+
+
+def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Region]:
+    """A caption region whose text is mathematics (signs, no word of four letters, no label
+    such as "Figure 3") with no picture or table over or under it is a display formula the
+    model took for a caption ("2^3 = 1 + 3 + 3 + 1" under a drawing it did not box)."""
+    out = []
+    for region in regions:
+        if region.kind == "caption":
+            text = " ".join(w.text for b in blocks for w in _inside(region, b))
+            x0, y0, x1, y1 = region.bbox
+            reach = 2 * (y1 - y0)  # a caption stands right over or under what it labels
+            near = [r.bbox for r in regions if r.kind in ("picture", "table")] + [
+                b.bbox for b in blocks if b.kind in ("figure", "table") and b.bbox
+            ]
+            labels = any(
+                min(x1, b[2]) > max(x0, b[0]) and b[1] - reach < y1 and y0 < b[3] + reach
+                for b in near
+            )
+            if (
+                text
+                and math_signs(text)
+                and not _PROSE_WORD.search(text)
+                and not _CAPTION_LABEL.match(text)
+                and not labels
+            ):
+                region = Region("formula", region.bbox)
+        out.append(region)
+    return out
 
 
 def _region_of(box: BBox, regions: list[Region]) -> int | None:
@@ -210,7 +252,7 @@ def apply_layout(
     positions, pictures and formulas as figures; with the page's findings. Every block carries
     `.order` (a sortable tuple); the result is in that order."""
     findings: list[dict] = []
-    regions = _without_nested_text(regions)
+    regions = _math_captions(_without_nested_text(regions), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [

@@ -39,8 +39,8 @@ def _block(text, x, y, order, **kw) -> ReadBlock:
     return block
 
 
-def _run(blocks, regions, ink=_ink):
-    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink)
+def _run(blocks, regions, ink=_ink, transcribe=None):
+    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink, transcribe=transcribe)
 
 
 def test_real_words_refuse_scraps_and_doubtful_reads():
@@ -117,12 +117,36 @@ def test_a_formula_not_transcribed_is_an_image_with_a_finding():
 
 def test_a_transcribed_formula_is_a_formula_block():
     scraps = _block("E = mc2", 600, 700, 1)
-    blocks, findings = apply_layout(
-        [scraps], [Region("formula", (590, 690, 1200, 760))], width=WIDTH, height=HEIGHT,
-        ink=_ink, transcribe=lambda box: "E = m c^{2}",
-    )  # fmt: skip
+    blocks, findings = _run([scraps], [Region("formula", (590, 690, 1200, 760))],
+                            transcribe=lambda box: "E = m c^{2}")  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "E = m c^{2}")]
     assert findings == []
+
+
+def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
+    """The layout model calls a display formula standing under a drawing it did not box a
+    "caption" (bws_book_ch2.pdf p. 5: "2^3 = 1 + 3 + 3 + 1"): it is a formula."""
+    cube = _block("23 = 1 + 3 + 3 + 1", 600, 700, 1)
+    blocks, findings = _run([cube], [Region("caption", (590, 690, 1200, 760))],
+                            transcribe=lambda box: "2^{3} = 1 + 3 + 3 + 1")  # fmt: skip
+    assert [(b.kind, b.latex) for b in blocks] == [("formula", "2^{3} = 1 + 3 + 3 + 1")]
+    # Read by OCR (no glyphs to transcribe): an image with its finding, not a caption.
+    blocks, findings = _run([_block("23 = 1 + 3 + 3 + 1", 600, 700, 1)],
+                            [Region("caption", (590, 690, 1200, 760))])  # fmt: skip
+    assert [b.kind for b in blocks] == ["figure"] and findings == [FORMULA_FINDING]
+
+
+def test_real_captions_stay_captions():
+    regions = [Region("caption", (90, 690, 1200, 760))]
+    for text in ("Figure 3: growth of a = b + c", "Table 2 (n = 40)", "Fig. 4 x = y + 1",
+                 "The sum 1 + 2 = 3 of the parts"):  # fmt: skip
+        blocks, findings = _run([_block(text, 100, 700, 1)], regions)
+        assert [(b.kind, b.text) for b in blocks] == [("caption", text)] and not findings
+    # Mathematics over a picture or a table labels it (a figure's caption written as maths).
+    for kind in ("picture", "table"):
+        regions = [Region(kind, (100, 200, 1200, 680)), Region("caption", (590, 690, 1200, 760))]
+        blocks, _ = _run([_block("x = a + b", 600, 700, 1)], regions)
+        assert "caption" in [b.kind for b in blocks]
 
 
 def test_the_layout_model_runs_single_threaded():
