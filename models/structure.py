@@ -16,7 +16,7 @@ from collections.abc import Callable
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading_order import reading_order
-from models.word_tables import table_from_words
+from models.word_tables import key_value_tables, table_from_words
 
 # A figure smaller than this share of the page width (or height) is a speck, a rule or an
 # initial, not an illustration; it must also hold ink that varies (an image, not a blank box).
@@ -34,6 +34,11 @@ _BULLET_GLYPH = re.compile(r"^[•·●▪■◦‣⁃∙]\s*")  # printed bulle
 _WORD = re.compile(r"[^\W\d_]{2,}")
 SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
+MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
+_PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
+_CAPTION_LABEL = re.compile(
+    r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
+)
 _KIND = {
     "title": "heading",
     "section-header": "heading",
@@ -82,6 +87,43 @@ def _known(word: Word) -> bool:
         and all(_WORD.fullmatch(p) or p.isdigit() for p in parts)
         and any(len(p) >= 4 and p.isalpha() for p in parts)
     )
+
+
+def math_signs(text: str) -> bool:
+    """Signs enough for mathematics: an equals sign or two signs, and signs a share of the
+    characters (a sentence with a dash or a bracket has few)."""
+    chars = [c for c in text if not c.isspace()]
+    signs = sum(c in MATH_SIGNS for c in chars)
+    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars)
+
+
+def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Region]:
+    """A caption region whose text is mathematics (signs, no word of four letters, no label
+    such as "Figure 3") with no picture or table over or under it is a display formula the
+    model took for a caption ("2^3 = 1 + 3 + 3 + 1" under a drawing it did not box)."""
+    out = []
+    for region in regions:
+        if region.kind == "caption":
+            text = " ".join(w.text for b in blocks for w in _inside(region, b))
+            x0, y0, x1, y1 = region.bbox
+            reach = 2 * (y1 - y0)  # a caption stands right over or under what it labels
+            near = [r.bbox for r in regions if r.kind in ("picture", "table")] + [
+                b.bbox for b in blocks if b.kind in ("figure", "table") and b.bbox
+            ]
+            labels = any(
+                min(x1, b[2]) > max(x0, b[0]) and b[1] - reach < y1 and y0 < b[3] + reach
+                for b in near
+            )
+            if (
+                text
+                and math_signs(text)
+                and not _PROSE_WORD.search(text)
+                and not _CAPTION_LABEL.match(text)
+                and not labels
+            ):
+                region = Region("formula", region.bbox)
+        out.append(region)
+    return out
 
 
 def _region_of(box: BBox, regions: list[Region]) -> int | None:
@@ -241,7 +283,7 @@ def apply_layout(
     positions, pictures and formulas as figures; with the page's findings. Every block carries
     `.order` (a sortable tuple); the result is in that order."""
     findings: list[dict] = []
-    regions = _without_nested_text(regions)
+    regions = _math_captions(_without_nested_text(regions), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [
@@ -278,6 +320,7 @@ def apply_layout(
         elif region.kind in ("picture", "formula"):
             out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
                            transcribe=transcribe)  # fmt: skip
+    out = _with_key_value_tables(out)
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
@@ -417,3 +460,30 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
     figure.order = min(orders) if orders else order  # type: ignore[attr-defined]
     figure.layout = region.kind
     return kept + [figure]
+
+
+def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """Key/value tables no ruling and no layout region showed (an infobox read as paragraphs
+    "Reign 1 October 959", or as a column of labels beside a column of values): rebuilt from
+    the words of the page's text blocks (models.word_tables.key_value_tables), in the place of
+    the first block they took words from."""
+    text = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.words]
+    text = [b for b in text if all(w.bbox for w in b.words)]
+    others = [
+        b.bbox for b in blocks
+        if b not in text and b.bbox and b.kind not in ("page_header", "page_footer")
+    ]  # fmt: skip
+    found = key_value_tables([b.words for b in text], others)
+    for table, taken in found:
+        touched = [b for b in text if any(id(w) in taken for w in b.words)]
+        table.order = min(b.order for b in touched)  # type: ignore[attr-defined]
+        sizes = [b.font_size for b in touched if b.font_size]
+        table.font_size = statistics.median(sizes) if sizes else None
+        for block in touched:
+            rest = [w for w in block.words if id(w) not in taken]
+            if rest:
+                block.words, block.text, block.bbox = rest, _join(rest), _bbox(rest)
+            else:
+                blocks = [b for b in blocks if b is not block]
+        blocks.append(table)
+    return blocks

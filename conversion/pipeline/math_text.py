@@ -10,6 +10,7 @@ MathML.
 
 from __future__ import annotations
 
+import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
@@ -22,7 +23,10 @@ _SYMBOLS = {
     "∞": r"\infty", "→": r"\to", "←": r"\leftarrow", "⇒": r"\Rightarrow", "∈": r"\in",
     "∉": r"\notin", "±": r"\pm", "∓": r"\mp", "∂": r"\partial", "∇": r"\nabla", "∀": r"\forall",
     "∃": r"\exists", "∪": r"\cup", "∩": r"\cap", "⊂": r"\subset", "⊆": r"\subseteq",
-    "≡": r"\equiv", "∝": r"\propto", "′": "'", "…": r"\ldots", "⋯": r"\cdots", "∘": r"\circ",
+    "≡": r"\equiv", "∝": r"\propto", "′": "'", "″": "''", "‴": "'''", "…": r"\ldots",
+    "⋯": r"\cdots", "∘": r"\circ",
+    "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil", "⟨": r"\langle",
+    "⟩": r"\rangle", "‖": r"\|", "\\": r"\backslash",
     "{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&", "_": r"\_",
 }  # fmt: skip
 _GREEK = {
@@ -37,7 +41,18 @@ _BIG = {"∑", "∏", "∫", "∮"}
 # TeX's math extension font (cmex) embedded without a ToUnicode map gives its big operators as
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
-_FENCES = set("()[]{}|‖⟨⟩")
+# Its first 48 slots are delimiters in three sizes (\big to \Bigg), a slot for each.
+_CMEX.update(
+    zip(map(chr, range(48)), "()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\", strict=True)
+)
+_FENCES = set("()[]{}|‖⟨⟩⌊⌋⌈⌉")
+# Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
+# under them in a display (lim over n -> infinity).
+_LIMIT_NAMES = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr"}
+_NAMES = _LIMIT_NAMES | {
+    "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh", "coth", "arcsin", "arccos",
+    "arctan", "log", "ln", "lg", "exp", "deg", "dim", "ker", "arg", "hom",
+}  # fmt: skip
 _PLAIN = set("0123456789+-=()[]<>/|!,.;:'*")
 
 
@@ -77,9 +92,72 @@ def _decoded(glyph: Glyph) -> Glyph:
     return glyph
 
 
+def _upright(glyph: Glyph) -> bool:
+    font = glyph.font.upper()
+    italic = ("CMMI", "ITAL", "OBLIQUE", "-IT", "MATHIT")
+    return glyph.char.isascii() and not any(k in font for k in italic)
+
+
+def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
+    """Glyphs set side by side at one size on one baseline read as one: the digits of a number
+    ("100", "2.5": one number to a reader, not "1 0 0"), the letters of an operator name set
+    upright ("lim"), and other upright words, text inside the formula ("and": \\text{and}, not
+    the product a n d), three dots or more an ellipsis (\\ldots, \\cdots); the glyphs with those
+    put together, and the TeX of each."""
+    made: dict[int, str] = {}
+    merged: set[int] = set()
+    tokens: list[Glyph] = []
+
+    def runs_of(keep, gap: float, same: bool = False) -> list[list[Glyph]]:
+        runs: list[list[Glyph]] = []
+        for g in sorted(glyphs, key=lambda g: g.x):
+            if id(g) in merged or not keep(g):
+                continue
+            for run in runs:
+                last = run[-1]
+                if (abs(last.size - g.size) < 0.05 * g.size and abs(last.y - g.y) < 0.1 * g.size
+                        and -0.1 * g.size < g.bbox[0] - last.bbox[2] < gap * g.size
+                        and (not same or last.char == g.char)):  # fmt: skip
+                    run.append(g)
+                    break
+            else:
+                runs.append([g])
+        return runs
+
+    def put_together(part: list[Glyph], word: str, tex: str) -> None:
+        x0, y0 = min(g.bbox[0] for g in part), min(g.bbox[1] for g in part)
+        x1, y1 = max(g.bbox[2] for g in part), max(g.bbox[3] for g in part)
+        token = Glyph(word, part[0].size, part[0].x, part[0].y, (x0, y0, x1, y1), part[0].font)
+        made[id(token)] = tex
+        merged.update(id(g) for g in part)
+        tokens.append(token)
+
+    for run in runs_of(lambda g: g.char in ".·⋅", 0.3, same=True):
+        if len(run) >= 3:
+            put_together(run, "…", r"\ldots" if run[0].char == "." else r"\cdots")
+    digits_and_letters = runs_of(
+        lambda g: g.char.isdigit() and g.char.isascii() or g.char == "."
+        or _upright(g) and g.char.isalpha(), 0.15,
+    )  # fmt: skip
+    for run in digits_and_letters:
+        text = "".join(g.char for g in run)
+        # Numbers (a point only between digits) and words.
+        for m in re.finditer(r"\d+(?:\.\d+)*|[A-Za-z]+", text):
+            part = run[m.start() : m.end()]
+            word = m.group()
+            if len(part) < 2:
+                continue
+            if word[0].isdigit():
+                put_together(part, word, word)
+            else:
+                put_together(part, word, "\\" + word if word in _NAMES else r"\text{" + word + "}")
+    return [g for g in glyphs if id(g) not in merged] + tokens, made
+
+
 def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str | None:
-    glyphs = [_decoded(g) for g in glyphs if g.char.strip()]
-    tex = _tex_of(glyphs, bars or [])
+    # (Decoded first: the extension font's slot 32, a \Bigg "(", is a space character.)
+    glyphs, words = _words([g for g in map(_decoded, glyphs) if g.char.strip()])
+    tex = _tex_of(glyphs, bars or [], words)
     if tex is None:
         return None
     try:
@@ -89,43 +167,110 @@ def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str |
     return tex
 
 
-def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
+def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], list[Glyph]]]:
+    """Per big operator (and operator name taking limits): the small glyphs over it and under
+    it. A glyph near two operators (sums side by side) is a limit of the nearer; a limit is one
+    line (a script of the glyph after the operator, nearer its baseline, is not), and takes the
+    small glyphs beside it on that line (a minus sign whose box reaches down)."""
+    ops = [g for g in glyphs if g.char in _BIG | _LIMIT_NAMES]
+    claims: dict[int, tuple[float, Glyph, int]] = {}  # glyph -> (distance, operator, side)
+    for op in ops:
+        x0, y0, x1, y1 = op.bbox
+        grow = 1.5 * (x1 - x0) if op.char in _BIG else 0.5 * op.size
+        for g in glyphs:
+            cx = (g.bbox[0] + g.bbox[2]) / 2
+            if g is op or g.char in _BIG or not x0 - grow <= cx <= x1 + grow or g.size >= base:
+                continue
+            if op.char in _LIMIT_NAMES:  # a name's box holds its descenders: its baseline
+                side = 1 if 0.3 * base < g.y - op.y < 1.5 * base else None
+            # Limits sit right over or under their operator, not a row away (an operator from
+            # a font without metrics has a short box: the bounds go by the formula's size).
+            elif y0 - 1.2 * base <= g.bbox[1] and g.bbox[3] <= y0 + 0.25 * (y1 - y0):
+                side = 0
+            elif y1 - 0.25 * (y1 - y0) <= g.bbox[1] and g.bbox[3] <= y1 + 2 * base:
+                side = 1
+            else:
+                side = None
+            distance = abs(cx - (x0 + x1) / 2)
+            if side is not None and (id(g) not in claims or distance < claims[id(g)][0]):
+                claims[id(g)] = (distance, op, side)
+    out: dict[int, tuple[list[Glyph], list[Glyph]]] = {}
+    taken: set[int] = set()
+    for op in ops:
+        sides: list[list[Glyph]] = []
+        for side in (0, 1):
+            mine = [g for g in glyphs if id(g) in claims and claims[id(g)][1:] == (op, side)]
+            line: list[Glyph] = []
+            if mine:
+                centre = (op.bbox[0] + op.bbox[2]) / 2
+                y = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre)).y
+                line = [g for g in mine if abs(g.y - y) <= 0.15 * g.size]
+                grew = True
+                while grew:  # small glyphs on the line, next to it
+                    grew = False
+                    left = min(g.bbox[0] for g in line)
+                    right = max(g.bbox[2] for g in line)
+                    for g in glyphs:
+                        if (id(g) not in claims and id(g) not in taken and g not in line
+                                and g.size < base and abs(g.y - y) <= 0.15 * g.size
+                                and g.bbox[0] <= right + 0.3 * g.size
+                                and g.bbox[2] >= left - 0.3 * g.size):  # fmt: skip
+                            line.append(g)
+                            grew = True
+            taken.update(id(g) for g in line)
+            sides.append(sorted(line, key=lambda g: g.x))
+        out[id(op)] = (sides[0], sides[1])
+    return out
+
+
+def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str | None:
     """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
-    the rows of the display (each a baseline of full-size glyphs), top down."""
+    the rows of the display (each a baseline of full-size glyphs), top down. words: the TeX of
+    the numbers and operator names among the glyphs (see _words)."""
     if not glyphs:
         return None
     base = max(g.size for g in glyphs)
-    limits: dict[int, tuple[list[Glyph], list[Glyph]]] = {}
-    used: set[int] = set()
-    for op in (g for g in glyphs if g.char in _BIG):
-        x0, y0, x1, y1 = op.bbox
-        grow = 1.5 * (x1 - x0)
-        above, below = [], []
-        for g in glyphs:
-            cx = (g.bbox[0] + g.bbox[2]) / 2
-            if g is op or id(g) in used or not x0 - grow <= cx <= x1 + grow or g.size >= base:
-                continue
-            # Limits sit right over or under their operator, not a row away (an operator from
-            # a font without metrics has a short box: the bounds go by the formula's size).
-            if y0 - 1.2 * base <= g.bbox[1] and g.bbox[3] <= y0 + 0.25 * (y1 - y0):
-                above.append(g)
-            elif y1 - 0.25 * (y1 - y0) <= g.bbox[1] and g.bbox[3] <= y1 + 2 * base:
-                below.append(g)
-        used.update(id(g) for g in above + below)
-        limits[id(op)] = (sorted(above, key=lambda g: g.x), sorted(below, key=lambda g: g.x))
+    limits = _limits(glyphs, base)
+    used = {id(g) for above, below in limits.values() for g in above + below}
     # A fraction: what stands over a drawn bar and what stands under it, within its length. It
-    # sits on the row's baseline, a little under its bar (the math axis).
+    # sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
+    # longest): a bar within its length over or under it is a fraction inside its numerator or
+    # denominator (a/b over c, 1 over 1 + 1/x), rebuilt with it, and reaches a row further.
     fractions: dict[int, str] = {}
     tokens: list[Glyph] = []
-    for x0, x1, y in sorted(bars, key=lambda bar: bar[1] - bar[0]):  # inner bars first
+    taken: set[Bar] = set()
+    for bar in sorted(bars, key=lambda bar: bar[0] - bar[1]):
+        if bar in taken:
+            continue
+        x0, x1, y = bar
+        top, bottom = y - 1.5 * base, y + 2 * base
+        inner = [
+            b for b in bars if b != bar and b not in taken and x0 - 1 <= b[0] and b[1] <= x1 + 1
+        ]
+        over_bars: list[Bar] = []
+        under_bars: list[Bar] = []
+        grew = True
+        while grew:
+            grew = False
+            for b in inner:
+                if b in over_bars or b in under_bars:
+                    continue
+                if top < b[2] < y:
+                    over_bars.append(b)
+                    top, grew = min(top, b[2] - 1.5 * base), True
+                elif y < b[2] < bottom:
+                    under_bars.append(b)
+                    bottom, grew = max(bottom, b[2] + 2 * base), True
         within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
                   and x0 - 1 <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + 1]  # fmt: skip
-        over = [g for g in within if y - 1.5 * base < g.y < y]
-        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < y + 2 * base]
-        numerator, denominator = _tex_of(over, []), _tex_of(under, [])
+        over = [g for g in within if top < g.y < y]
+        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < bottom]
+        numerator = _tex_of(over, over_bars, words)
+        denominator = _tex_of(under, under_bars, words)
         if numerator is None or denominator is None:
             return None  # a rule that is no fraction bar (an overline): not guessed
         used.update(id(g) for g in over + under)
+        taken.update([bar, *over_bars, *under_bars])
         token = Glyph("\x00", base, x0, y + 0.25 * base, (x0, y - base, x1, y + base))
         fractions[id(token)] = r"\frac" + _group([numerator]) + _group([denominator])
         tokens.append(token)
@@ -147,42 +292,49 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar]) -> str | None:
     for g in rest:
         y = (g.bbox[1] + g.bbox[3]) / 2 if g.char in _BIG | _FENCES else g.y
         rows[min(range(len(baselines)), key=lambda i: abs(baselines[i] - y))].append(g)
-    texs = [_row(row, b, base, fractions, limits) for row, b in zip(rows, baselines, strict=True)]
+    texs = [
+        _row(row, b, base, fractions, limits, words) for row, b in zip(rows, baselines, strict=True)
+    ]
     if any(t is None for t in texs):
         return None
     joined = " \\\\ ".join(texs)  # type: ignore[arg-type]
     return joined if len(texs) == 1 else r"\begin{array}{l} " + joined + r" \end{array}"
 
 
-def _row(glyphs, baseline, base, fractions, limits) -> str | None:
-    """One row of the display, left to right: scripts by size and baseline, limits after their
-    operator."""
+def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
+    """One row of the display, left to right: scripts by size and baseline (the scripts after
+    one glyph are its subscript and its superscript, however they interleave: f_{n+1}^2 sets
+    the 2 over the n), limits after their operator."""
     out: list[str] = []
-    script: tuple[str, list[str]] | None = None  # ("^" or "_", its glyphs' TeX)
+    scripts: dict[str, list[str]] = {}  # "_" and "^": the TeX of the glyphs of each
+
+    def flush() -> None:
+        out.extend(mark + _group(scripts[mark]) for mark in ("_", "^") if mark in scripts)
+        scripts.clear()
+
     for g in sorted(glyphs, key=lambda g: g.x):
-        tex = fractions.get(id(g)) or _tex(g.char)
+        tex = fractions.get(id(g)) or words.get(id(g)) or _tex(g.char)
         if tex is None:
             return None
         # A smaller glyph is a script: raised, a superscript; else a subscript.
         small = id(g) not in fractions and g.size < 0.9 * base
         mark = ("^" if g.y < baseline - 0.15 * base else "_") if small else ""
-        if script and script[0] != mark:
-            out.append(script[0] + _group(script[1]))
-            script = None
-        if mark:
-            script = script or (mark, [])
-            script[1].append(tex)
+        if mark == "^" and set(tex) == {"'"} and not scripts:
+            out.append(tex)  # a raised prime is TeX's f' (f^{'} has a prime with no base)
             continue
+        if mark:
+            scripts.setdefault(mark, []).append(tex)
+            continue
+        flush()
         out.append(tex)
-        if g.char in _BIG:
-            above, below = limits.get(id(g), ([], []))
-            parts = [[_tex(x.char) for x in side] for side in (below, above)]
+        if id(g) in limits:
+            above, below = limits[id(g)]
+            parts = [[words.get(id(x)) or _tex(x.char) for x in side] for side in (below, above)]
             if any(p is None for side in parts for p in side):
                 return None
             if parts[0]:
                 out.append("_" + _group(parts[0]))  # type: ignore[arg-type]
             if parts[1]:
                 out.append("^" + _group(parts[1]))  # type: ignore[arg-type]
-    if script:
-        out.append(script[0] + _group(script[1]))
+    flush()
     return " ".join(out)

@@ -273,14 +273,18 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
     splits = _unruled_column_gaps(table.rows, words)
     xs = sorted(xs + splits)
     rows: list[list[dict]] = []
-    filled = [bool(text_in(box)) for row in table.rows for box in row.cells if box is not None]
-    if sum(filled) < 0.7 * len(filled):
+    # Each ruled cell's text, read once: for the share of cells filled, and for the cell itself
+    # when no gap parts it.
+    whole_texts = [text_in(box) for row in table.rows for box in row.cells if box is not None]
+    if sum(map(bool, whole_texts)) < 0.7 * len(whole_texts):
         return None  # rules that do not separate the text (a spreadsheet's partial grid)
+    texts = iter(whole_texts)
     for row in table.rows:
         cells = []
         for whole in row.cells:
             if whole is None:
                 continue  # covered by a spanning cell
+            whole_text = next(texts)
             inner = [x for x in splits if whole[0] < x < whole[2]]
             if any(w[0] < x < w[2] for x in inner for w in _words_in(whole, words)):
                 inner = []
@@ -295,7 +299,8 @@ def _ruled_table(tables: list, region: pymupdf.Rect, page: pymupdf.Page) -> list
                     box[1] - 1 <= (a + b) / 2 <= box[3] + 1
                     for a, b in zip(ys, ys[1:], strict=False)
                 )
-                cells.append({"text": text_in(box), "header": False,
+                text = text_in(box) if inner else whole_text
+                cells.append({"text": text, "header": False,
                               "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
         rows.append(cells)
     head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
@@ -403,9 +408,14 @@ def _page_bars(page: pymupdf.Page) -> list[Bar]:
 
 
 def _bars_in(bars: list[Bar], clip: pymupdf.Rect) -> list[Bar]:
-    """The rules drawn inside clip."""
+    """The rules drawn inside clip: most of their length (a browser draws a fraction bar a
+    point or two past the glyphs the layout model boxes; a table's rule crossing the region
+    is not one)."""
     x0, y0, x1, y1 = clip.x0 - 1, clip.y0, clip.x1 + 1, clip.y1
-    return [bar for bar in bars if x0 <= bar[0] and bar[1] <= x1 and y0 <= bar[2] <= y1]
+    return [
+        bar for bar in bars
+        if y0 <= bar[2] <= y1 and min(bar[1], x1) - max(bar[0], x0) >= 0.8 * (bar[1] - bar[0])
+    ]  # fmt: skip
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign

@@ -27,7 +27,7 @@ from models.language import TESSERACT_CODES, detect_language, language_and_score
 from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, table_block
-from models.structure import apply_layout
+from models.structure import MATH_SIGNS, apply_layout, math_signs
 from models.word_tables import table_from_words
 
 log = logging.getLogger(__name__)
@@ -702,26 +702,20 @@ def _without_noise(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
     return _keep_lines(paragraphs, real)
 
 
-_MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
-
-
 def _math_like(line: _Line) -> bool:
     """What Tesseract makes of a formula it cannot read: signs, brackets and scraps
     ("z(n+1)°— 5(nt1)-*", "38n(n +1 ="), few dictionary words; a list of numbers has none."""
-    text = line.text
-    chars = [c for c in text if not c.isspace()]
-    signs = sum(c in _MATH_SIGNS for c in chars)
     # Words of three letters or more (Tesseract's dictionary takes "(n+" for "n").
     longer = [w for w in line.words if len(re.sub(r"[\W\d_]", "", w.text)) >= 3]
     known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
-    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars) and known < 0.5
+    return math_signs(line.text) and known < 0.5
 
 
 def _math_scrap(line: _Line) -> bool:
     """A few signs kept as a line of their own ("k=1": a sum's limit), part of the display
     they stand in."""
     chars = [c for c in line.text if not c.isspace()]
-    return len(chars) <= 8 and any(c in _MATH_SIGNS for c in chars)
+    return len(chars) <= 8 and any(c in MATH_SIGNS for c in chars)
 
 
 def _formula_regions(lines: list[_Line], *, kept: set[int]) -> list[Region]:

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import pymupdf
+import pytest
+from bs4 import BeautifulSoup
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.textlayer import text_layer_reading
 from models.engine import ReadBlock, Word
 from models.layout import Region
+from models.ocr import TesseractEngine
 from models.structure import FORMULA_FINDING, apply_layout, figure_worthy, real_words
+from tests.conftest import CORPUS
+
+REALWORLD = CORPUS / "realworld"
 
 WIDTH, HEIGHT = 2000, 3000
 
@@ -29,8 +39,8 @@ def _block(text, x, y, order, **kw) -> ReadBlock:
     return block
 
 
-def _run(blocks, regions, ink=_ink):
-    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink)
+def _run(blocks, regions, ink=_ink, transcribe=None):
+    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink, transcribe=transcribe)
 
 
 def test_real_words_refuse_scraps_and_doubtful_reads():
@@ -107,12 +117,36 @@ def test_a_formula_not_transcribed_is_an_image_with_a_finding():
 
 def test_a_transcribed_formula_is_a_formula_block():
     scraps = _block("E = mc2", 600, 700, 1)
-    blocks, findings = apply_layout(
-        [scraps], [Region("formula", (590, 690, 1200, 760))], width=WIDTH, height=HEIGHT,
-        ink=_ink, transcribe=lambda box: "E = m c^{2}",
-    )  # fmt: skip
+    blocks, findings = _run([scraps], [Region("formula", (590, 690, 1200, 760))],
+                            transcribe=lambda box: "E = m c^{2}")  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "E = m c^{2}")]
     assert findings == []
+
+
+def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
+    """The layout model calls a display formula standing under a drawing it did not box a
+    "caption" (bws_book_ch2.pdf p. 5: "2^3 = 1 + 3 + 3 + 1"): it is a formula."""
+    cube = _block("23 = 1 + 3 + 3 + 1", 600, 700, 1)
+    blocks, findings = _run([cube], [Region("caption", (590, 690, 1200, 760))],
+                            transcribe=lambda box: "2^{3} = 1 + 3 + 3 + 1")  # fmt: skip
+    assert [(b.kind, b.latex) for b in blocks] == [("formula", "2^{3} = 1 + 3 + 3 + 1")]
+    # Read by OCR (no glyphs to transcribe): an image with its finding, not a caption.
+    blocks, findings = _run([_block("23 = 1 + 3 + 3 + 1", 600, 700, 1)],
+                            [Region("caption", (590, 690, 1200, 760))])  # fmt: skip
+    assert [b.kind for b in blocks] == ["figure"] and findings == [FORMULA_FINDING]
+
+
+def test_real_captions_stay_captions():
+    regions = [Region("caption", (90, 690, 1200, 760))]
+    for text in ("Figure 3: growth of a = b + c", "Table 2 (n = 40)", "Fig. 4 x = y + 1",
+                 "The sum 1 + 2 = 3 of the parts"):  # fmt: skip
+        blocks, findings = _run([_block(text, 100, 700, 1)], regions)
+        assert [(b.kind, b.text) for b in blocks] == [("caption", text)] and not findings
+    # Mathematics over a picture or a table labels it (a figure's caption written as maths).
+    for kind in ("picture", "table"):
+        regions = [Region(kind, (100, 200, 1200, 680)), Region("caption", (590, 690, 1200, 760))]
+        blocks, _ = _run([_block("x = a + b", 600, 700, 1)], regions)
+        assert "caption" in [b.kind for b in blocks]
 
 
 def test_the_layout_model_runs_single_threaded():
@@ -203,3 +237,112 @@ def test_a_title_term_of_art_read_without_doubt_counts_as_a_word():
     compound[3] = Word("3-Cube", 92.0, compound[3].bbox, known=False)
     assert real_words(compound, "2-Cube into a 3-Cube")
     assert not real_words(_words("x-Zq 3-Qe", 0, 0, known=False), "x-Zq 3-Qe")
+
+
+def test_a_key_value_run_outside_any_table_region_becomes_a_table_in_its_place():
+    # A column of labels read as one block beside a column of values read as another, in a
+    # text region (no table region, no ruling): one table, in the place of the first block.
+    pairs = [("Reign", "959 to 975"), ("Predecessor", "Eadwig"), ("Successor", "Edward"),
+             ("House", "Wessex")]  # fmt: skip
+    intro = _block("The king of the English", 100, 100, 1)
+    labels = [w for k, (a, _) in enumerate(pairs) for w in _words(a, 100, 200 + 60 * k)]
+    values = [w for k, (_, b) in enumerate(pairs) for w in _words(b, 600, 200 + 60 * k)]
+    after = _block("Later chroniclers presented his reign", 100, 500, 4)
+    blocks = [intro, after]
+    for order, words in ((2, values), (3, labels)):
+        block = ReadBlock(kind="paragraph", text=" ".join(w.text for w in words), words=words,
+                          bbox=(words[0].bbox[0], 200, 1000, 420), font_size=40.0)  # fmt: skip
+        block.order = (order, 0)
+        blocks.append(block)
+    out, _ = _run(blocks, [Region("text", (90, 90, 1500, 560))])
+    assert [b.kind for b in out] == ["paragraph", "table", "paragraph"]
+    table = out[1]
+    assert [[c["text"] for c in row] for row in table.rows] == [list(p) for p in pairs]
+    assert [row[0]["header"] for row in table.rows] == [True] * 4
+    assert table.font_size == 40.0
+
+
+def _rows_of(table) -> list[list[str]]:
+    return [[" ".join(c.get_text().split()) for c in tr.find_all(["th", "td"])]
+            for tr in table.find_all("tr")]  # fmt: skip
+
+
+def test_an_infobox_printed_without_rules_is_a_table_with_row_headers(tmp_path):
+    """edgar.pdf page 1 (a Wikipedia print): its infobox, labels beside values with no ruling,
+    is found by neither the layout model nor find_tables; it was paragraphs ("Reign 1 October
+    959 – 8 July 975"). A value of several lines is one cell."""
+    result = convert_pdf(REALWORLD / "edgar.pdf", tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    tables = main.find_all("table")
+    assert len(tables) == 1
+    rows = _rows_of(tables[0])
+    assert rows[0] == ["Reign", "1 October 959 – 8 July 975"]
+    assert ["Spouses", "Æthelflæd Wulfthryth Ælfthryth"] in rows
+    assert rows[-1] == ["Mother", "Ælfgifu of Shaftesbury"]
+    assert len(rows) == 11
+    assert all(th["scope"] == "row" for th in tables[0].find_all("th"))
+    assert [th.get_text() for th in tables[0].find_all("th")][:3] == [
+        "Reign", "Predecessor", "Successor"
+    ]  # fmt: skip
+    text = " ".join(p.get_text(" ") for p in main.find_all("p"))
+    assert "Predecessor" not in text  # the rows left the paragraphs
+
+
+@pytest.mark.slow
+def test_a_scanned_infobox_is_paired_by_rows(tmp_path):
+    """edgar_image.pdf, the same page as a 72 DPI image: Tesseract reads the labels as one
+    block and the values as others, and drops some of them. The rows are paired by position;
+    a value whose label was not read is a row of its own, never another label's value."""
+    result = convert_pdf(REALWORLD / "edgar_image.pdf", tmp_path, TesseractEngine(),
+                         ConvertOptions())  # fmt: skip
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    tables = main.find_all("table")
+    assert len(tables) == 1
+    rows = {row[0]: row[1] for row in _rows_of(tables[0]) if row[0]}
+    assert {"Reign", "Successor", "Spouses", "House", "Father"} <= set(rows)
+    assert "Martyr" in rows["Successor"] and "975" in rows["Reign"]
+    assert rows["Spouses"] == ""  # its values were not read: nothing else's is given to it
+
+
+BODY = (
+    "The committee reviewed the annual budget and approved the new maintenance plan. Most of "
+    "the older buildings were repaired during the summer months. Water quality in the "
+    "northern district improved after the pipes were replaced. "
+)
+
+
+def test_text_that_lines_up_in_two_columns_is_no_key_value_table():
+    """Two columns of justified text, footnotes, a list with markers, side headings beside
+    their paragraphs and a run of figure captions, as a text layer: none is a table."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 80, 295, 600), BODY * 5, fontsize=10, align=3)
+    page.insert_textbox(pymupdf.Rect(317, 80, 540, 600), BODY * 5, fontsize=10, align=3)
+    notes = ["The figures are for the calendar year.", "Costs include the new roof.",
+             "Schools were counted in March.", "See the council's website."]  # fmt: skip
+    for k, note in enumerate(notes):
+        page.insert_text((72, 680 + 14 * k), str(k + 1), fontsize=8)
+        page.insert_text((86, 680 + 14 * k), note, fontsize=8)
+    page = doc.new_page()
+    items = ["Keep the receipt for a year", "Check the meter every month",
+             "Send the form before June", "Call the office if in doubt"]  # fmt: skip
+    for k, item in enumerate(items):
+        page.insert_text((72, 80 + 16 * k), "•", fontsize=11)
+        page.insert_text((90, 80 + 16 * k), item, fontsize=11)
+        page.insert_text((72, 180 + 16 * k), f"{k + 1}.", fontsize=11)
+        page.insert_text((100, 180 + 16 * k), item, fontsize=11)
+    y = 300
+    for head in ["Summary", "Methods used", "Results", "Outlook"]:
+        page.insert_text((72, y + 10), head, fontsize=11, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(180, y, 540, y + 70), BODY, fontsize=10)
+        y += 90
+    for k in range(4):
+        page.insert_text((72, y + 30 * k), f"Figure {k + 1}", fontsize=9, fontname="hebo")
+        page.insert_text((130, y + 30 * k), "The district's spending on repairs, by month",
+                         fontsize=9)  # fmt: skip
+    for number, page in enumerate(doc, start=1):
+        reading = text_layer_reading(page, page_number=number, dpi=150)
+        assert reading is not None
+        # (A table region the layout model finds is read by table_from_words: not this rule.)
+        assert [b.rows for b in reading.blocks if b.kind == "table" and b.layout != "table"] == []
+        assert "Results" in " ".join(b.text for b in reading.blocks) or number == 1

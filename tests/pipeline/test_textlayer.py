@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pymupdf
+import pytest
 from bs4 import BeautifulSoup
 
 from bench.quality import iter_main_text
+from bench.structure_corpus import print_pdf
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
@@ -15,6 +19,7 @@ from conversion.pipeline.textlayer import (
     text_layer_reading,
     word_styles,
 )
+from models.engine import PageReading
 from models.ocr import TesseractEngine
 from tests.conftest import ROOT
 
@@ -324,6 +329,73 @@ def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_pat
                                             "TSCA"]  # fmt: skip
     assert rows[3][1].startswith("If “Y”, then product is halogen and lead (Pb) free.")
     assert rows[3][2] == "Y"
+
+
+_NESTED = {
+    r"z = \frac{\frac{a}{b}}{c} + 1": "<mi>z</mi><mo>=</mo><mfrac><mfrac><mi>a</mi><mi>b</mi>"
+    "</mfrac><mi>c</mi></mfrac><mo>+</mo><mn>1</mn>",
+    r"u = \frac{\frac{a + 1}{b}}{\frac{c}{d}}": "<mi>u</mi><mo>=</mo><mfrac><mfrac><mrow><mi>a"
+    "</mi><mo>+</mo><mn>1</mn></mrow><mi>b</mi></mfrac><mfrac><mi>c</mi><mi>d</mi></mfrac></mfrac>",
+    r"y = \frac{1}{1 + \frac{1}{x}}": "<mi>y</mi><mo>=</mo><mfrac><mn>1</mn><mrow><mn>1</mn><mo>+"
+    "</mo><mfrac><mn>1</mn><mi>x</mi></mfrac></mrow></mfrac>",
+}
+
+
+_SCRIPTS = {
+    r"f ' ( x ) = 3 x ^{2}": "<msup><mi>f</mi><mo>′</mo></msup><mo>(</mo><mi>x</mi><mo>)</mo>"
+    "<mo>=</mo><mn>3</mn><msup><mi>x</mi><mn>2</mn></msup>",
+    "N = 100 + 2.5 t": "<mi>N</mi><mo>=</mo><mn>100</mn><mo>+</mo><mn>2.5</mn><mi>t</mi>",
+    r"x _{i} ^{2} + y _{i j}": "<msubsup><mi>x</mi><mi>i</mi><mn>2</mn></msubsup><mo>+</mo>"
+    "<msub><mi>y</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub>",
+    r"I = \int _{0} ^{1} x ^{2} d x": "<mi>I</mi><mo>=</mo><msubsup><mo>∫</mo><mn>0</mn><mn>1</mn>"
+    "</msubsup><msup><mi>x</mi><mn>2</mn></msup><mi>d</mi><mi>x</mi>",
+    r"\lim _{n \to \infty} \frac{1}{n} = 0": "<munder><mo>lim</mo><mrow><mi>n</mi><mo>→</mo>"
+    "<mi>∞</mi></mrow></munder><mfrac><mn>1</mn><mi>n</mi></mfrac><mo>=</mo><mn>0</mn>",
+}
+
+
+def _mathml_page(tmp_path, maths) -> PageReading:
+    """A page of MathML displays between paragraphs, printed by Chromium, read from its text."""
+    para = f"<p>{BODY}</p>"
+    body = "".join(f"{para}<math display='block'>{m}</math>" for m in maths) + para
+    html = tmp_path / "maths.html"
+    html.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>body { font: 11pt 'DejaVu "
+        "Serif' } math[display=block] { font-size: 14pt; margin: 8pt 0 }</style></head>"
+        f"<body>{body}</body></html>",
+        encoding="utf-8",
+    )
+    print_pdf(html, tmp_path / "maths.pdf")
+    return text_layer_reading(pymupdf.open(tmp_path / "maths.pdf")[0], page_number=1, dpi=150)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_a_fraction_inside_a_fraction_is_rebuilt_with_it(tmp_path):
+    """MathML fractions in a numerator and a denominator, printed by Chromium (its bars are
+    drawn a point past the glyphs the layout model boxes): each display is one formula with
+    its inner fractions inside the outer one, none kept as an image."""
+    reading = _mathml_page(tmp_path, _NESTED.values())
+    assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_NESTED)
+    assert not reading.findings
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_scripts_primes_numbers_and_limits_keep_their_meaning(tmp_path):
+    """Chromium's MathML: a prime, numbers of several digits, a sub- and superscript on one
+    letter, an integral's limits and lim's limit under it, each in TeX as written."""
+    reading = _mathml_page(tmp_path, _SCRIPTS.values())
+    assert [b.latex for b in reading.blocks if b.kind == "formula"] == list(_SCRIPTS)
+    assert not reading.findings
+
+
+def test_a_display_formula_the_layout_model_calls_a_caption_is_a_formula():
+    """bws_book_ch2.pdf p. 5 (tests/resources/corpus/realworld/bws_book_ch2-p5.pdf): the display
+    "2^3 = 1 + 3 + 3 + 1" under a drawing of cubes the layout model does not box is a
+    "caption" region; it becomes a formula rebuilt from its glyphs."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "realworld" / "bws_book_ch2-p5.pdf"
+    reading = text_layer_reading(pymupdf.open(pdf)[0], page_number=1, dpi=150)
+    assert [b.latex for b in reading.blocks if b.kind == "formula"] == ["2 ^{3} = 1 + 3 + 3 + 1"]
+    assert not [b for b in reading.blocks if b.kind == "caption"]
 
 
 EDGAR_TURNED = ROOT / "tests" / "resources" / "corpus" / "realworld" / "edgar-rotated90.pdf"
