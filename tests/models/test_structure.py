@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import pymupdf
+import pytest
+from bs4 import BeautifulSoup
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.textlayer import text_layer_reading
 from models.engine import ReadBlock, Word
 from models.layout import Region
+from models.ocr import TesseractEngine
 from models.structure import FORMULA_FINDING, apply_layout, figure_worthy, real_words
+from tests.conftest import CORPUS
+
+REALWORLD = CORPUS / "realworld"
 
 WIDTH, HEIGHT = 2000, 3000
 
@@ -183,3 +193,156 @@ def test_a_bullet_in_a_section_header_region_makes_a_list_item():
     assert by_text["Local Reminders"].kind == "list_item"
     assert by_text["Local Reminders"].marker == "•"
     assert by_text["1. Introduction"].kind == "heading"
+
+
+def test_a_numbered_section_the_engine_took_for_a_list_item_keeps_its_number():
+    """The OCR engine reads "1. Introduction" as item "1." of a list; in a section-header
+    region it is the heading "1. Introduction", number included."""
+    item = _block("1. Introduction", 100, 400, 1)
+    item.kind, item.ordered, item.marker = "list_item", True, "1."
+    item.text, item.words = "Introduction", item.words[1:]
+    (out,), _ = _run([item], [Region("section-header", (90, 390, 900, 450))])
+    assert (out.kind, out.text, out.marker) == ("heading", "1. Introduction", None)
+    assert [w.text for w in out.words] == ["1.", "Introduction"]
+
+
+def test_a_section_number_read_with_doubt_does_not_make_its_title_garbage():
+    """A lone "1" or "2.1" before a title is no dictionary word and often read with little
+    confidence; the title's own words decide."""
+    one = _words("1 Introduction", 0, 0)
+    one[0] = Word("1", 53.0, one[0].bbox, known=False)
+    assert real_words(one, "1 Introduction")
+    numbered = _words("2.1.1 Objectives", 0, 0)
+    numbered[0] = Word("2.1.1", 92.0, numbered[0].bbox, known=False)
+    assert real_words(numbered, "2.1.1 Objectives")
+    # The title's words still count: a confident number does not rescue scraps.
+    scraps = _words("3 ic Task ST", 0, 0, confidence=50)
+    scraps[0] = Word("3", 99.0, scraps[0].bbox, known=False)
+    assert not real_words(scraps, "3 ic Task ST")
+
+
+def test_a_title_term_of_art_read_without_doubt_counts_as_a_word():
+    """ "Pubertal" is no word of Tesseract's dictionary but is read at 93: the section title
+    "Pubertal development in TS" is real words. Scraps read with doubt, or too short to
+    tell, are not."""
+    words = _words("Pubertal development in TS", 0, 0)
+    words[0] = Word("Pubertal", 93.0, words[0].bbox, known=False)
+    assert real_words(words, "Pubertal development in TS")
+    doubtful = list(words)
+    doubtful[0] = Word("Pubertal", 80.0, words[0].bbox, known=False)
+    assert not real_words(doubtful, "Pubertal development in TS")
+    assert not real_words(_words("Zhe Qwr Tsk", 0, 0, known=False), "Zhe Qwr Tsk")
+    compound = _words("2-Cube into a 3-Cube", 0, 0)
+    compound[0] = Word("2-Cube", 92.0, compound[0].bbox, known=False)
+    compound[3] = Word("3-Cube", 92.0, compound[3].bbox, known=False)
+    assert real_words(compound, "2-Cube into a 3-Cube")
+    assert not real_words(_words("x-Zq 3-Qe", 0, 0, known=False), "x-Zq 3-Qe")
+
+
+def test_a_key_value_run_outside_any_table_region_becomes_a_table_in_its_place():
+    # A column of labels read as one block beside a column of values read as another, in a
+    # text region (no table region, no ruling): one table, in the place of the first block.
+    pairs = [("Reign", "959 to 975"), ("Predecessor", "Eadwig"), ("Successor", "Edward"),
+             ("House", "Wessex")]  # fmt: skip
+    intro = _block("The king of the English", 100, 100, 1)
+    labels = [w for k, (a, _) in enumerate(pairs) for w in _words(a, 100, 200 + 60 * k)]
+    values = [w for k, (_, b) in enumerate(pairs) for w in _words(b, 600, 200 + 60 * k)]
+    after = _block("Later chroniclers presented his reign", 100, 500, 4)
+    blocks = [intro, after]
+    for order, words in ((2, values), (3, labels)):
+        block = ReadBlock(kind="paragraph", text=" ".join(w.text for w in words), words=words,
+                          bbox=(words[0].bbox[0], 200, 1000, 420), font_size=40.0)  # fmt: skip
+        block.order = (order, 0)
+        blocks.append(block)
+    out, _ = _run(blocks, [Region("text", (90, 90, 1500, 560))])
+    assert [b.kind for b in out] == ["paragraph", "table", "paragraph"]
+    table = out[1]
+    assert [[c["text"] for c in row] for row in table.rows] == [list(p) for p in pairs]
+    assert [row[0]["header"] for row in table.rows] == [True] * 4
+    assert table.font_size == 40.0
+
+
+def _rows_of(table) -> list[list[str]]:
+    return [[" ".join(c.get_text().split()) for c in tr.find_all(["th", "td"])]
+            for tr in table.find_all("tr")]  # fmt: skip
+
+
+def test_an_infobox_printed_without_rules_is_a_table_with_row_headers(tmp_path):
+    """edgar.pdf page 1 (a Wikipedia print): its infobox, labels beside values with no ruling,
+    is found by neither the layout model nor find_tables; it was paragraphs ("Reign 1 October
+    959 – 8 July 975"). A value of several lines is one cell."""
+    result = convert_pdf(REALWORLD / "edgar.pdf", tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    tables = main.find_all("table")
+    assert len(tables) == 1
+    rows = _rows_of(tables[0])
+    assert rows[0] == ["Reign", "1 October 959 – 8 July 975"]
+    assert ["Spouses", "Æthelflæd Wulfthryth Ælfthryth"] in rows
+    assert rows[-1] == ["Mother", "Ælfgifu of Shaftesbury"]
+    assert len(rows) == 11
+    assert all(th["scope"] == "row" for th in tables[0].find_all("th"))
+    assert [th.get_text() for th in tables[0].find_all("th")][:3] == [
+        "Reign", "Predecessor", "Successor"
+    ]  # fmt: skip
+    text = " ".join(p.get_text(" ") for p in main.find_all("p"))
+    assert "Predecessor" not in text  # the rows left the paragraphs
+
+
+@pytest.mark.slow
+def test_a_scanned_infobox_is_paired_by_rows(tmp_path):
+    """edgar_image.pdf, the same page as a 72 DPI image: Tesseract reads the labels as one
+    block and the values as others, and drops some of them. The rows are paired by position;
+    a value whose label was not read is a row of its own, never another label's value."""
+    result = convert_pdf(REALWORLD / "edgar_image.pdf", tmp_path, TesseractEngine(),
+                         ConvertOptions())  # fmt: skip
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    tables = main.find_all("table")
+    assert len(tables) == 1
+    rows = {row[0]: row[1] for row in _rows_of(tables[0]) if row[0]}
+    assert {"Reign", "Successor", "Spouses", "House", "Father"} <= set(rows)
+    assert "Martyr" in rows["Successor"] and "975" in rows["Reign"]
+    assert rows["Spouses"] == ""  # its values were not read: nothing else's is given to it
+
+
+BODY = (
+    "The committee reviewed the annual budget and approved the new maintenance plan. Most of "
+    "the older buildings were repaired during the summer months. Water quality in the "
+    "northern district improved after the pipes were replaced. "
+)
+
+
+def test_text_that_lines_up_in_two_columns_is_no_key_value_table():
+    """Two columns of justified text, footnotes, a list with markers, side headings beside
+    their paragraphs and a run of figure captions, as a text layer: none is a table."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 80, 295, 600), BODY * 5, fontsize=10, align=3)
+    page.insert_textbox(pymupdf.Rect(317, 80, 540, 600), BODY * 5, fontsize=10, align=3)
+    notes = ["The figures are for the calendar year.", "Costs include the new roof.",
+             "Schools were counted in March.", "See the council's website."]  # fmt: skip
+    for k, note in enumerate(notes):
+        page.insert_text((72, 680 + 14 * k), str(k + 1), fontsize=8)
+        page.insert_text((86, 680 + 14 * k), note, fontsize=8)
+    page = doc.new_page()
+    items = ["Keep the receipt for a year", "Check the meter every month",
+             "Send the form before June", "Call the office if in doubt"]  # fmt: skip
+    for k, item in enumerate(items):
+        page.insert_text((72, 80 + 16 * k), "•", fontsize=11)
+        page.insert_text((90, 80 + 16 * k), item, fontsize=11)
+        page.insert_text((72, 180 + 16 * k), f"{k + 1}.", fontsize=11)
+        page.insert_text((100, 180 + 16 * k), item, fontsize=11)
+    y = 300
+    for head in ["Summary", "Methods used", "Results", "Outlook"]:
+        page.insert_text((72, y + 10), head, fontsize=11, fontname="hebo")
+        page.insert_textbox(pymupdf.Rect(180, y, 540, y + 70), BODY, fontsize=10)
+        y += 90
+    for k in range(4):
+        page.insert_text((72, y + 30 * k), f"Figure {k + 1}", fontsize=9, fontname="hebo")
+        page.insert_text((130, y + 30 * k), "The district's spending on repairs, by month",
+                         fontsize=9)  # fmt: skip
+    for number, page in enumerate(doc, start=1):
+        reading = text_layer_reading(page, page_number=number, dpi=150)
+        assert reading is not None
+        # (A table region the layout model finds is read by table_from_words: not this rule.)
+        assert [b.rows for b in reading.blocks if b.kind == "table" and b.layout != "table"] == []
+        assert "Results" in " ".join(b.text for b in reading.blocks) or number == 1
