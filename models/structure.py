@@ -32,6 +32,8 @@ _LIST_MARKER = re.compile(
 )
 _BULLET_GLYPH = re.compile(r"^[•·●▪■◦‣⁃∙]\s*")  # printed bullets only ("1." opens sections)
 _WORD = re.compile(r"[^\W\d_]{2,}")
+SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
+_SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
 _PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
 _CAPTION_LABEL = re.compile(
@@ -60,13 +62,31 @@ def real_words(words: list[Word], text: str) -> bool:
     if any(t.isupper() for t in tokens) and not any(len(t) >= 4 for t in tokens):
         return False  # "PERS A" or "ST": scraps of capitals
     if words:
-        confidence = statistics.mean(w.confidence for w in words)
-        known = [w.known for w in words if w.known is not None and len(w.text) >= 3]
+        # A section's number ("1", "2.1" before "Introduction") is no dictionary word and is
+        # read with little confidence when it stands alone: it says nothing of the title.
+        titled = [w for w in words if not _SECTION_NUMBER.fullmatch(w.text)] or words
+        confidence = statistics.mean(w.confidence for w in titled)
+        known = [_known(w) for w in titled if w.known is not None and len(w.text) >= 3]
         if confidence < 75:
             return False
         if known and sum(known) < 0.6 * len(known):
             return False
     return True
+
+
+def _known(word: Word) -> bool:
+    """In the dictionary, or a word read with full confidence whose parts are words or numbers
+    and one a word of four letters or more: a title's terms of art and compounds ("Pubertal
+    development in TS", "2-Cube", "base-ionic") are no dictionary words, and garbage is never
+    read so surely."""
+    if word.known:
+        return True
+    parts = word.text.strip(".,:;!?()[]\"'’”“").split("-")
+    return (
+        word.confidence >= SURE_WORD
+        and all(_WORD.fullmatch(p) or p.isdigit() for p in parts)
+        and any(len(p) >= 4 and p.isalpha() for p in parts)
+    )
 
 
 def math_signs(text: str) -> bool:
@@ -196,6 +216,8 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
         kind = "paragraph"
     if kind == "heading" and _BULLET_GLYPH.match(block.text):
         kind = "list_item"  # a bullet printed large or bold is a list item, not a section
+    if kind == "heading" and block.kind == "list_item" and block.ordered and block.marker:
+        _number_the_title(block)
     if kind == "list_item" and block.kind == "paragraph":
         marker = _LIST_MARKER.match(block.text)
         if marker:
@@ -210,6 +232,15 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     if kind:
         block.kind = kind  # type: ignore[assignment]
     return block
+
+
+def _number_the_title(block: ReadBlock) -> None:
+    """A numbered section title the engine took for a list item ("1. Introduction" read as
+    item "1." of a list): the number is part of the heading again."""
+    confidence = min((w.confidence for w in block.words), default=100.0)
+    block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
+    block.text = f"{block.marker} {block.text}"
+    block.marker, block.ordered = None, False
 
 
 def figure_worthy(bbox: BBox, width: float, height: float, ink: Callable[[BBox], float]) -> bool:

@@ -195,6 +195,50 @@ def test_a_bullet_in_a_section_header_region_makes_a_list_item():
     assert by_text["1. Introduction"].kind == "heading"
 
 
+def test_a_numbered_section_the_engine_took_for_a_list_item_keeps_its_number():
+    """The OCR engine reads "1. Introduction" as item "1." of a list; in a section-header
+    region it is the heading "1. Introduction", number included."""
+    item = _block("1. Introduction", 100, 400, 1)
+    item.kind, item.ordered, item.marker = "list_item", True, "1."
+    item.text, item.words = "Introduction", item.words[1:]
+    (out,), _ = _run([item], [Region("section-header", (90, 390, 900, 450))])
+    assert (out.kind, out.text, out.marker) == ("heading", "1. Introduction", None)
+    assert [w.text for w in out.words] == ["1.", "Introduction"]
+
+
+def test_a_section_number_read_with_doubt_does_not_make_its_title_garbage():
+    """A lone "1" or "2.1" before a title is no dictionary word and often read with little
+    confidence; the title's own words decide."""
+    one = _words("1 Introduction", 0, 0)
+    one[0] = Word("1", 53.0, one[0].bbox, known=False)
+    assert real_words(one, "1 Introduction")
+    numbered = _words("2.1.1 Objectives", 0, 0)
+    numbered[0] = Word("2.1.1", 92.0, numbered[0].bbox, known=False)
+    assert real_words(numbered, "2.1.1 Objectives")
+    # The title's words still count: a confident number does not rescue scraps.
+    scraps = _words("3 ic Task ST", 0, 0, confidence=50)
+    scraps[0] = Word("3", 99.0, scraps[0].bbox, known=False)
+    assert not real_words(scraps, "3 ic Task ST")
+
+
+def test_a_title_term_of_art_read_without_doubt_counts_as_a_word():
+    """ "Pubertal" is no word of Tesseract's dictionary but is read at 93: the section title
+    "Pubertal development in TS" is real words. Scraps read with doubt, or too short to
+    tell, are not."""
+    words = _words("Pubertal development in TS", 0, 0)
+    words[0] = Word("Pubertal", 93.0, words[0].bbox, known=False)
+    assert real_words(words, "Pubertal development in TS")
+    doubtful = list(words)
+    doubtful[0] = Word("Pubertal", 80.0, words[0].bbox, known=False)
+    assert not real_words(doubtful, "Pubertal development in TS")
+    assert not real_words(_words("Zhe Qwr Tsk", 0, 0, known=False), "Zhe Qwr Tsk")
+    compound = _words("2-Cube into a 3-Cube", 0, 0)
+    compound[0] = Word("2-Cube", 92.0, compound[0].bbox, known=False)
+    compound[3] = Word("3-Cube", 92.0, compound[3].bbox, known=False)
+    assert real_words(compound, "2-Cube into a 3-Cube")
+    assert not real_words(_words("x-Zq 3-Qe", 0, 0, known=False), "x-Zq 3-Qe")
+
+
 def test_a_key_value_run_outside_any_table_region_becomes_a_table_in_its_place():
     # A column of labels read as one block beside a column of values read as another, in a
     # text region (no table region, no ruling): one table, in the place of the first block.
