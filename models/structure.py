@@ -469,9 +469,10 @@ def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
     the first block they took words from."""
     text = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.words]
     text = [b for b in text if all(w.bbox for w in b.words)]
+    ids = {id(b) for b in text}  # (ReadBlocks compare by value: by identity here)
     others = [
         b.bbox for b in blocks
-        if b not in text and b.bbox and b.kind not in ("page_header", "page_footer")
+        if id(b) not in ids and b.bbox and b.kind not in ("page_header", "page_footer")
     ]  # fmt: skip
     found = key_value_tables([b.words for b in text], others)
     for table, taken in found:
