@@ -181,6 +181,19 @@ def _edge_rows(blocks: list[ReadBlock], reading: PageReading) -> dict[int, str]:
             kinds[id(b)] = kind
         (number,) = numbers
         kinds[id(number)] = "page_number" if PAGE_NUMBER.match(number.text.strip()) else kind
+    for b in boxed:
+        # A page number on a row of its own, near an edge, with only furniture between it and
+        # that edge ("Page 3 of 6" over a form's disclaimer footer, above the 7 % band).
+        if id(b) in kinds or b.kind != "paragraph" or not PAGE_NUMBER.match(b.text.strip()):
+            continue
+        bottom = b.bbox[1] >= (1 - EDGE_ROW_BAND) * reading.height
+        if not bottom and b.bbox[3] > EDGE_ROW_BAND * reading.height:
+            continue
+        beyond = [
+            o for o in boxed if (o.bbox[1] >= b.bbox[3] if bottom else o.bbox[3] <= b.bbox[1])
+        ]
+        if all(kinds.get(id(o), o.kind) in ("page_header", "page_footer") for o in beyond):
+            kinds[id(b)] = "page_number"
     return kinds
 
 
@@ -212,8 +225,9 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
     if rb.kind in ("page_header", "page_footer"):
         if PAGE_NUMBER.match(text):
             return "page_number"
-        if body_size and (rb.font_size or 0) >= 1.4 * body_size:
-            # Running headers are small print: display type at the top is the page's title.
+        if rb.kind == "page_header" and body_size and (rb.font_size or 0) >= 1.4 * body_size:
+            # Running headers are small print: display type at the top is the page's title
+            # (at the foot it is no title: a form's disclaimer set large is still its footer).
             return "heading" if real_words(rb.words, text) else "paragraph"
         return rb.kind
     if rb.kind != "paragraph":

@@ -314,3 +314,26 @@ def test_a_full_width_line_cut_at_a_column_gap_is_one_line():
     far = _line("the other column goes on here", (1600, 3075, 2404, 3125))
     body = _line("England was free from external", (150, 3075, 1442, 3125))
     assert len(_doc([body, far]).pages[0].blocks) == 2
+
+
+def test_a_page_number_with_only_furniture_below_it_is_the_page_label():
+    """A form's "Page 3 of 6" above its disclaimer footer, outside the 7 % band (the page
+    number read large, 43 px beside a 20 px body, was taken for a heading)."""
+    text = "Text that goes on for a while on this page. " * 3
+    footer = ReadBlock(kind="page_footer", text="This information is given in good faith.",
+                       bbox=(250, 2890, 1770, 2960), font_size=24)  # fmt: skip
+    blocks = [_para(text, (220, 300, 1900, 2500), size=20),
+              _para("Page 3 of 6", (970, 2760, 1050, 2800), size=43), footer]  # fmt: skip
+    page = _doc(blocks).pages[0]
+    assert [b.kind for b in page.blocks] == ["paragraph", "page_footer"]
+    assert page.label == "3"
+    # Text below it, or a number far from the edge, keeps it where it is.
+    tail = _para("The last line of text.", (220, 2850, 1900, 2880), size=20)
+    assert "heading" in [b.kind for b in _doc(blocks[:2] + [tail]).pages[0].blocks]
+    # Set large, a footer is still a footer.
+    footer.font_size = 43
+    assert [b.kind for b in _doc(blocks).pages[0].blocks] == ["paragraph", "page_footer"]
+    footer.font_size = 24
+    middle = _para("12", (970, 1500, 1050, 1540), size=20)
+    assert [b.kind for b in _doc([blocks[0], middle, footer]).pages[0].blocks] == [
+        "paragraph", "paragraph", "page_footer"]  # fmt: skip
