@@ -101,18 +101,18 @@ def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Regio
     """A caption region whose text is mathematics (signs, no word of four letters, no label
     such as "Figure 3") with no picture or table over or under it is a display formula the
     model took for a caption ("2^3 = 1 + 3 + 3 + 1" under a drawing it did not box)."""
+    labelled = [r.bbox for r in regions if r.kind in ("picture", "table")] + [
+        b.bbox for b in blocks if b.kind in ("figure", "table") and b.bbox
+    ]
     out = []
     for region in regions:
         if region.kind == "caption":
             text = " ".join(w.text for b in blocks for w in _inside(region, b))
             x0, y0, x1, y1 = region.bbox
             reach = 2 * (y1 - y0)  # a caption stands right over or under what it labels
-            near = [r.bbox for r in regions if r.kind in ("picture", "table")] + [
-                b.bbox for b in blocks if b.kind in ("figure", "table") and b.bbox
-            ]
             labels = any(
                 min(x1, b[2]) > max(x0, b[0]) and b[1] - reach < y1 and y0 < b[3] + reach
-                for b in near
+                for b in labelled
             )
             if (
                 text
