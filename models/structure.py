@@ -408,13 +408,18 @@ def _take(region: Region, blocks: list[ReadBlock]) -> tuple[list[Word], list, li
             continue
         taken.extend(inside)
         orders.append(block.order)  # type: ignore[attr-defined]
-        rest = [w for w in block.words if w not in inside]
-        if rest:
-            block.words = rest
-            block.text = _join(rest)
-            block.bbox = _bbox(rest)
+        if _keep_only(block, [w for w in block.words if w not in inside]):
             kept.append(block)
     return taken, orders, kept
+
+
+def _keep_only(block: ReadBlock, rest: list[Word]) -> bool:
+    """The block keeps only `rest` of its words, its text and box made of them; False when
+    none is left (the block is gone)."""
+    if not rest:
+        return False
+    block.words, block.text, block.bbox = rest, _join(rest), _bbox(rest)
+    return True
 
 
 def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=None):
@@ -481,10 +486,7 @@ def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
         sizes = [b.font_size for b in touched if b.font_size]
         table.font_size = statistics.median(sizes) if sizes else None
         for block in touched:
-            rest = [w for w in block.words if id(w) not in taken]
-            if rest:
-                block.words, block.text, block.bbox = rest, _join(rest), _bbox(rest)
-            else:
+            if not _keep_only(block, [w for w in block.words if id(w) not in taken]):
                 blocks = [b for b in blocks if b is not block]
         blocks.append(table)
     return blocks
