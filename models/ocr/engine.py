@@ -11,6 +11,7 @@ figures, tables from word boxes, illegible lines); a split by step is issue 15's
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import re
@@ -18,6 +19,7 @@ import statistics
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from PIL import Image
@@ -58,6 +60,11 @@ UNREADABLE_FINDING = {
 CAP_HEIGHT = 0.72  # cap height / font size of most text faces: pixels of cap height -> font size
 # An image region this share of the page or more is read again as text (see _text_in_images).
 TEXT_IMAGE_SHARE = 0.04
+# A page of BAND_WORK line heights of text or more (a dense page: linn.pdf has about 2000) is
+# recognized as two bands at once, cut between two lines where each band holds BAND_SHARE or
+# more of that work (see _band_cut). Less text does not pay for the bands' own layouts.
+BAND_WORK = 1000
+BAND_SHARE = 0.35
 
 
 def find_tessdata() -> str:
@@ -87,11 +94,16 @@ class TesseractEngine:
         self._lock = threading.Lock()
         self._api = self._new_api(languages, tesserocr.PSM.AUTO)
         self._api_turned = self._new_api(languages, tesserocr.PSM.AUTO)  # a sideways page's read
+        # A dense page's two bands (top, bottom), while self._api holds the page's layout.
+        self._band_apis = tuple(self._new_api(languages, tesserocr.PSM.AUTO) for _ in range(2))
         self._extra: dict = {}
         # A second thread for the page being read (the engine reads one at a time): half of
         # the deskew rotation, then the layout model's image half while Tesseract reads the
         # page (both release the GIL).
         self._beside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-layout")
+        # A dense page's top band is recognized on this thread while the page's own thread
+        # reads the bottom one (tesserocr releases the GIL): see _read_in_bands.
+        self._band = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-band")
         self._osd = None
         if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
             # A separate instance: OSD on the recognizing instance aborts the process.
@@ -116,8 +128,11 @@ class TesseractEngine:
 
     def close(self) -> None:
         self._beside.shutdown()
+        self._band.shutdown()
         self._api.End()
         self._api_turned.End()
+        for api in self._band_apis:
+            api.End()
         for api in self._extra.values():
             api.End()
         if self._osd is not None:
@@ -304,6 +319,27 @@ class TesseractEngine:
         best, other = sorted(scores, key=lambda turn: -scores[turn])
         return best if scores[best] >= PROBE_MARGIN * scores[other] and scores[best] > 0 else None
 
+    def _read_in_bands(self, gray: Image.Image, layout, cut: int, dpi: int) -> list[_ParaLines]:
+        """The page recognized as two bands, above and below `cut` (a row between two text
+        lines), at once: each its own crop, on its own thread and Tesseract instance. Their
+        words fill the whole page's layout (`layout`, from AnalyseLayout), so paragraphs, lines
+        and block order are the page's, as a read of the whole page would give them: a band's
+        own layout sees fewer lines and finds other paragraphs and columns."""
+        top, bottom = self._band_apis
+        upper = self._band.submit(self._read_band, top, gray.crop((0, 0, gray.width, cut)), 0, dpi)
+        lower = self._read_band(bottom, gray.crop((0, cut, gray.width, gray.height)), cut, dpi)
+        band_lines = upper.result() + lower
+        return _kept(_filled(_page_lines(self._tesserocr, layout, dpi, read=False), band_lines))
+
+    def _read_band(self, api, band: Image.Image, top: int, dpi: int) -> list[_Line]:
+        """The lines a band of the page reads, in page pixels (the band starts at row `top`)."""
+        self._recognize(api, band, dpi)
+        lines = [line for para in _paragraphs(self._tesserocr, api, dpi) for line in para]
+        for line in lines:
+            line.bbox = _moved(line.bbox, top)
+            line.words = [replace(w, bbox=_moved(w.bbox, top)) for w in line.words]
+        return lines
+
     def _read_page(self, page: PageImage, scans: list) -> PageReading:
         tess = self._tesserocr
         started = time.perf_counter()
@@ -318,8 +354,9 @@ class TesseractEngine:
         # The page's layout (which Recognize then reuses, at no extra cost) shows a page lying on
         # its side: its text lines run up or down. Which way up is decided at once and the page
         # is read once, turned, instead of first being read sideways.
-        boxes = _line_boxes(tess, api.AnalyseLayout()) if self.detect_rotation else []
-        if _runs_sideways(boxes):
+        layout = api.AnalyseLayout()
+        boxes = _line_boxes(tess, layout)
+        if self.detect_rotation and _runs_sideways(boxes):
             started_osd = time.perf_counter()
             # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
             # on their side, e.g. small dense print); OSD decides when they do not.
@@ -331,10 +368,15 @@ class TesseractEngine:
                 gray, skew = deskew(original.rotate(rotation, expand=True), beside=self._beside)
                 api.SetImage(gray)
                 api.SetSourceResolution(page.dpi)
+                layout = None  # the turned page's layout is Recognize's to find
             prepare_s += time.perf_counter() - started_osd
         scans.append((gray, self._beside.submit(ScanPage, gray, page.dpi)))
-        api.Recognize()
-        paragraphs = _paragraphs(tess, api, page.dpi)
+        cut = _band_cut(boxes) if layout is not None else None
+        if cut is None:
+            api.Recognize()
+            paragraphs = _paragraphs(tess, api, page.dpi)
+        else:  # api keeps the page's layout, which the bands' words fill
+            paragraphs = self._read_in_bands(gray, layout, cut, page.dpi)
         if self.detect_rotation and not _reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
             # for OSD (and a second read when the page turns out to be upside down, or the
@@ -357,6 +399,7 @@ class TesseractEngine:
                 if (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score):
                     rotation = other
                     gray, skew, api, paragraphs = alt_gray, alt_skew, alt_api, alt_paragraphs
+                    cut = None
             else:
                 prepare_s += time.perf_counter() - started_osd
         language = self.primary
@@ -368,9 +411,10 @@ class TesseractEngine:
             api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), gray, page.dpi)
             paragraphs = _paragraphs(tess, api, page.dpi)
             language = page_lang
+            cut = None
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
         ink = _InkMeter(api.GetThresholdedImage())
-        figures = _figures(tess, api)
+        figures = _figures(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         paragraphs = _outside_figures(paragraphs, figures)
         read_lines = [line for para in paragraphs for line in para]
@@ -417,6 +461,9 @@ class TesseractEngine:
                 "ocr_s": elapsed - prepare_s - layout_s,
                 "layout_s": layout_s,
                 "layout_beside_s": scan_page.prepare_s,
+                "ocr_bands": 1.0
+                if cut is None
+                else 2.0,  # recognized as two bands at once, or whole
             },  # fmt: skip
         )
 
@@ -524,6 +571,54 @@ def _line_boxes(tess, layout) -> list[tuple[int, int, int, int]]:
     return [b for b in boxes if b]
 
 
+def _band_cut(boxes) -> int | None:
+    """The row where a page of text lines (`boxes`) is cut in two bands to be read at once: in
+    a gap between lines that no line crosses, where the work above and below is most even (a
+    line's work is its length in line heights: Tesseract's recognizer scales each line to one
+    height). None for a page of little text, or one no gap divides fairly."""
+    spans = sorted((y0, y1, (x1 - x0) / max(1, y1 - y0)) for x0, y0, x1, y1 in boxes)
+    total = sum(work for *_, work in spans)
+    if total < BAND_WORK:
+        return None
+    best: tuple[float, int] | None = None
+    above, reach = 0.0, spans[0][1]
+    for y0, y1, work in spans:
+        if above and y0 > reach + 1:  # rows reach..y0 hold no line
+            balance = min(above, total - above) / total
+            if best is None or balance > best[0]:
+                best = (balance, (reach + y0) // 2)
+        above += work
+        reach = max(reach, y1)
+    return best[1] if best and best[0] >= BAND_SHARE else None
+
+
+def _moved(bbox, dy: int):
+    return (bbox[0], bbox[1] + dy, bbox[2], bbox[3] + dy)
+
+
+def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLines]:
+    """The page layout's lines (`layout`, without words) given the words that bands of the page
+    read: each word to the line it lies in (half its box or more), in the bands' reading order,
+    each line with the text size of the band line its first word came from. A word outside
+    every line is one the page's own read would not have made (its layout saw no text there)."""
+    lines = sorted(
+        (line for para in layout for line in para if line.bbox), key=lambda ln: ln.bbox[1]
+    )
+    tops = [line.bbox[1] for line in lines]
+    for band_line in band_lines:
+        # Only lines that start above this band line's bottom can hold its words.
+        near = [ln for ln in lines[: bisect.bisect_left(tops, band_line.bbox[3])]
+                if ln.bbox[3] > band_line.bbox[1]]  # fmt: skip
+        for word in band_line.words:
+            share, home = max(((_inside_share(word.bbox, ln.bbox), ln) for ln in near),
+                              key=lambda pair: pair[0], default=(0.0, None))  # fmt: skip
+            if home is not None and share >= 0.5:
+                if not home.words:
+                    home.size = band_line.size
+                home.words.append(word)
+    return layout
+
+
 def _is_upright_strip(box) -> bool:
     x0, y0, x1, y1 = box
     return y1 - y0 > 1.5 * (x1 - x0)
@@ -534,14 +629,15 @@ def _runs_sideways(boxes) -> bool:
     return sum(1 for b in boxes if _is_upright_strip(b)) > len(boxes) / 2
 
 
-def _figures(tess, api) -> list[ReadBlock]:
-    """Image regions Tesseract found, with their place in the block order."""
+def _figures(tess, iterator) -> list[ReadBlock]:
+    """Image regions of a page's layout or read (Tesseract's iterator over either), with their
+    place in the block order."""
     ril = tess.RIL
     figures = []
     image_types = (tess.PT.FLOWING_IMAGE, tess.PT.HEADING_IMAGE, tess.PT.PULLOUT_IMAGE)
-    iterator = api.GetIterator()
     if iterator is None:
         return figures
+    iterator.Begin()  # a layout's iterator may have been walked already
     for order, block in enumerate(tess.iterate_level(iterator, ril.BLOCK)):
         if block.BlockType() in image_types:
             bbox = block.BoundingBox(ril.BLOCK)
@@ -554,12 +650,19 @@ def _figures(tess, api) -> list[ReadBlock]:
 
 def _paragraphs(tess, api, dpi: int = 300) -> list[list[_Line]]:
     """One pass over every word: paragraphs of lines of words, in Tesseract's reading order."""
+    return _kept(_page_lines(tess, api.GetIterator(), dpi))
+
+
+def _page_lines(tess, it, dpi: int, *, read: bool = True) -> list[_ParaLines]:
+    """The paragraphs and lines of a read page, with their words; or (`read` False) of a page's
+    layout, every line without words yet."""
     ril = tess.RIL
-    it = api.GetIterator()
     paragraphs: list[_ParaLines] = []
-    if it is None or it.Empty(ril.BLOCK):
+    if it is None:
+        return []
+    it.Begin()  # a layout's iterator may have been walked already
+    if it.Empty(ril.BLOCK):
         return []  # a blank page: nothing to read, nothing invented
-    it.Begin()
     block_index = -1
     while True:
         if it.IsAtBeginningOf(ril.BLOCK):
@@ -570,14 +673,17 @@ def _paragraphs(tess, api, dpi: int = 300) -> list[list[_Line]]:
         if it.IsAtBeginningOf(ril.TEXTLINE) or not paragraphs[-1]:
             bbox = it.BoundingBox(ril.TEXTLINE)
             paragraphs[-1].append(_Line([], bbox, 0.0))
-            # Tesseract's size of the line's text (from its x-height, in points at the source
-            # resolution): steadier than the line's box, which grows with ascenders.
-            attributes = it.WordFontAttributes() or {}
-            paragraphs[-1][-1].size = float(attributes.get("pointsize") or 0) * dpi / 72
-        try:
-            text = it.GetUTF8Text(ril.WORD)
-        except RuntimeError:  # an empty element
-            text = ""
+            if read:
+                # Tesseract's size of the line's text (from its x-height, in points at the
+                # source resolution): steadier than the line's box, which grows with ascenders.
+                attributes = it.WordFontAttributes() or {}
+                paragraphs[-1][-1].size = float(attributes.get("pointsize") or 0) * dpi / 72
+        text = ""
+        if read:
+            try:
+                text = it.GetUTF8Text(ril.WORD)
+            except RuntimeError:  # an empty element
+                pass
         if text and text.strip():
             paragraphs[-1][-1].words.append(
                 Word(
@@ -589,6 +695,11 @@ def _paragraphs(tess, api, dpi: int = 300) -> list[list[_Line]]:
             )
         if not it.Next(ril.WORD):
             break
+    return paragraphs
+
+
+def _kept(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
+    """The paragraphs' lines that hold words (and a box), in paragraphs that hold any."""
     out = []
     for para in paragraphs:
         lines = [line for line in para if line.words and line.bbox]
