@@ -327,8 +327,11 @@ class TesseractEngine:
         own layout sees fewer lines and finds other paragraphs and columns."""
         top, bottom = self._band_apis
         upper = self._band.submit(self._read_band, top, gray.crop((0, 0, gray.width, cut)), 0, dpi)
-        lower = self._read_band(bottom, gray.crop((0, cut, gray.width, gray.height)), cut, dpi)
-        band_lines = upper.result() + lower
+        try:
+            lower = self._read_band(bottom, gray.crop((0, cut, gray.width, gray.height)), cut, dpi)
+        finally:  # never leave the top band's instance busy for the next page
+            above = upper.result()
+        band_lines = above + lower
         return _kept(_filled(_page_lines(self._tesserocr, layout, dpi, read=False), band_lines))
 
     def _read_band(self, api, band: Image.Image, top: int, dpi: int) -> list[_Line]:
