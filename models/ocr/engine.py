@@ -350,6 +350,9 @@ class TesseractEngine:
         upright = deskew(original, beside=self._beside)
         gray, skew = upright
         prepare_s = time.perf_counter() - started
+        # The layout model's image half, on the second thread while Tesseract analyses the
+        # page (which is then made again for a page found lying on its side).
+        scans.append((gray, self._beside.submit(ScanPage, gray, page.dpi)))
         api = self._api
         api.SetImage(gray)
         api.SetSourceResolution(page.dpi)
@@ -373,7 +376,6 @@ class TesseractEngine:
                 api.SetSourceResolution(page.dpi)
                 layout = None  # the turned page's layout is Recognize's to find
             prepare_s += time.perf_counter() - started_osd
-        scans.append((gray, self._beside.submit(ScanPage, gray, page.dpi)))
         cut = _band_cut(boxes) if layout is not None else None
         if cut is None:
             api.Recognize()
@@ -601,8 +603,9 @@ def _moved(bbox, dy: int):
 
 def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLines]:
     """The page layout's lines (`layout`, without words) given the words that bands of the page
-    read: each word to the line it lies in (half its box or more), in the bands' reading order,
-    each line with the text size of the band line its first word came from. A word outside
+    read: each word to the line it lies in (half its box or more; the smallest such line where
+    lines nest), in the bands' reading order, each line with the text size of the band line
+    its first word came from. A word outside
     every line is one the page's own read would not have made (its layout saw no text there)."""
     lines = sorted(
         (line for para in layout for line in para if line.bbox), key=lambda ln: ln.bbox[1]
@@ -613,8 +616,12 @@ def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLine
         near = [ln for ln in lines[: bisect.bisect_left(tops, band_line.bbox[3])]
                 if ln.bbox[3] > band_line.bbox[1]]  # fmt: skip
         for word in band_line.words:
-            share, home = max(((_inside_share(word.bbox, ln.bbox), ln) for ln in near),
-                              key=lambda pair: pair[0], default=(0.0, None))  # fmt: skip
+            # Of lines holding as much of the word, the tightest: lines of a display formula
+            # nest (a fraction's numerator inside the row of its bar).
+            share, _, home = max(
+                ((_inside_share(word.bbox, ln.bbox), -_area(ln.bbox), ln) for ln in near),
+                key=lambda t: t[:2], default=(0.0, 0.0, None),
+            )  # fmt: skip
             if home is not None and share >= 0.5:
                 if not home.words:
                     home.size = band_line.size
