@@ -248,13 +248,8 @@ class TesseractEngine:
                     figure.illegible_text = True  # type: ignore[attr-defined]
                 kept.append(figure)
                 continue
+            _move(found, x0, y0)
             for k, para in enumerate(found):
-                for line in para:
-                    line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
-                                 line.bbox[3] + y0)  # fmt: skip
-                    for w in line.words:
-                        w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0,
-                                  w.bbox[3] + y0)  # fmt: skip
                 para.order = (figure.order[0], k)  # type: ignore[attr-defined]
                 paragraphs.append(para)
             read_as_text.append(figure.bbox)
@@ -284,13 +279,7 @@ class TesseractEngine:
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
                 continue
-            for para in found:
-                for line in para:
-                    line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
-                                 line.bbox[3] + y0)  # fmt: skip
-                    for w in line.words:
-                        w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0,
-                                  w.bbox[3] + y0)  # fmt: skip
+            _move(found, x0, y0)
             paragraphs = _outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=bar)])
             # In the reading order just before the first paragraph under it.
             under = [p for p in paragraphs if p[0].bbox[1] >= y0]
@@ -793,6 +782,16 @@ def _formula_regions(lines: list[_Line], *, kept: set[int]) -> list[Region]:
         if has_seed and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
             out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
     return out
+
+
+def _move(paragraphs: list[_ParaLines], x0: float, y0: float) -> None:
+    """Lines and words read in a crop, moved to the page's coordinates."""
+    for para in paragraphs:
+        for line in para:
+            line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
+                         line.bbox[3] + y0)  # fmt: skip
+            for w in line.words:
+                w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0, w.bbox[3] + y0)
 
 
 def _without_scraps(line: _Line) -> bool:

@@ -241,15 +241,17 @@ def reversed_bars(gray: Image.Image, dpi: int) -> list[BBox]:
     height, width = small.shape
     dots = dpi / scale  # pixels per inch on the copy
     window = max(3, int(0.1 * dots))
-    dark = (small < 128).astype(np.int32)
-    sums = np.cumsum(np.pad(dark, ((0, 0), (1, 0))), axis=1)
-    share = (sums[:, window:] - sums[:, :-window]) / window  # share of dark in each window
-    barish = share >= 0.66
-    spans: list[tuple[int, int, int] | None] = []  # per row: the longest barish stretch
-    for y in range(height):
-        row = barish[y]
+    dark = small < 128
+    spans: list[tuple[int, int, int] | None] = [None] * height  # per row: its bar stretch
+    # Only rows an inch of dark could be a bar's (few on a page of text).
+    candidates = np.flatnonzero(dark.sum(axis=1) >= dots)
+    if candidates.size == 0:
+        return []
+    sums = np.cumsum(np.pad(dark[candidates].astype(np.int32), ((0, 0), (1, 0))), axis=1)
+    barish = (sums[:, window:] - sums[:, :-window]) >= 0.66 * window  # two thirds dark around
+    for i, y in enumerate(candidates.tolist()):
+        row = barish[i]
         if row.sum() < dots:
-            spans.append(None)
             continue
         edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
         starts, ends = edges[0::2], edges[1::2]
@@ -258,9 +260,7 @@ def reversed_bars(gray: Image.Image, dpi: int) -> list[BBox]:
         starts, ends = starts[keep], np.concatenate((ends[np.flatnonzero(keep)[1:] - 1], ends[-1:]))
         k = int(np.argmax(ends - starts))
         if row[starts[k] : ends[k]].mean() >= 0.5:
-            spans.append((y, int(starts[k]), int(ends[k]) + window))
-        else:
-            spans.append(None)
+            spans[y] = (y, int(starts[k]), int(ends[k]) + window)
     bars: list[BBox] = []
     y = 0
     while y < height:

@@ -25,13 +25,16 @@ def _texts(block):
     return [[c["text"] for c in row] for row in block.rows]
 
 
+BUDGET = [
+    [(100, "Item"), (400, "Budget"), (600, "Spent")],
+    [(100, "Staff"), (400, "812"), (600, "798")],
+    [(100, "Energy"), (400, "365"), (600, "402")],
+    [(100, "Repairs"), (400, "214"), (600, "236")],
+]
+
+
 def test_unruled_table_rows_columns_and_header_row():
-    words = _cells([
-        [(100, "Item"), (400, "Budget"), (600, "Spent")],
-        [(100, "Staff"), (400, "812"), (600, "798")],
-        [(100, "Energy"), (400, "365"), (600, "402")],
-        [(100, "Repairs"), (400, "214"), (600, "236")],
-    ])  # fmt: skip
+    words = _cells(BUDGET)
     table = table_from_words(words, (90, 90, 800, 400))
     assert table is not None
     assert _texts(table) == [["Item", "Budget", "Spent"], ["Staff", "812", "798"],
@@ -355,13 +358,7 @@ def test_lines_between_two_rules_are_one_row_when_one_column_wraps():
 def test_rules_around_rows_of_several_columns_keep_the_rows():
     """A rule only under the header (and at the foot): the body's lines stack in every column,
     they are rows of their own."""
-    words = _cells([
-        [(100, "Item"), (400, "Budget"), (600, "Spent")],
-        [(100, "Staff"), (400, "812"), (600, "798")],
-        [(100, "Energy"), (400, "365"), (600, "402")],
-        [(100, "Repairs"), (400, "214"), (600, "236")],
-    ])  # fmt: skip
-    table = table_from_words(words, (90, 90, 800, 400), rules=[145, 345])
+    table = table_from_words(_cells(BUDGET), (90, 90, 800, 400), rules=[145, 345])
     assert table is not None
     assert _texts(table)[1:] == [["Staff", "812", "798"], ["Energy", "365", "402"],
                                  ["Repairs", "214", "236"]]  # fmt: skip

@@ -113,6 +113,17 @@ def test_row_rules_finds_light_rules_across_a_table_not_bars_or_short_rules():
     assert [round(y) for y in rules] == [151, 301]
 
 
+def _saved_as_scan(page, path):
+    """Only the page's 300 DPI gray picture kept: a scan."""
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    scan = pymupdf.open()
+    scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(
+        page.rect, pixmap=pix
+    )
+    scan.save(path)
+    return path
+
+
 def _scan_of_rows_ruled_table(path):
     """A certificate's table (lots_of_sci_tables p1, made again): gray rules between its rows
     only, a description of three lines beside a label and a status set on its middle line;
@@ -147,13 +158,7 @@ def _scan_of_rows_ruled_table(path):
         page.draw_line((72, y), (520, y), color=gray, width=0.8)
     signed = "Quality and Reliability, signed on behalf of the company by its quality manager."
     page.insert_textbox(pymupdf.Rect(72, y + 30, 520, y + 90), signed, fontsize=11)
-    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-    scan = pymupdf.open()
-    scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(
-        page.rect, pixmap=pix
-    )
-    scan.save(path)
-    return path
+    return _saved_as_scan(page, path)
 
 
 def test_a_scanned_table_ruled_between_rows_keeps_each_row_whole(engine, tmp_path):
@@ -189,13 +194,7 @@ def _scan_of_reversed_header_table(path):
         y += 20
         page.draw_line((72, y), (440, y), color=(0.7, 0.7, 0.7), width=0.8)
     page.draw_line((256, 190), (256, y), color=(0.7, 0.7, 0.7), width=0.8)
-    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-    scan = pymupdf.open()
-    scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(
-        page.rect, pixmap=pix
-    )
-    scan.save(path)
-    return path
+    return _saved_as_scan(page, path)
 
 
 def test_a_header_row_printed_white_on_dark_is_read(engine, tmp_path):
