@@ -286,11 +286,13 @@ def apply_layout(
     transcribe: Callable[[BBox], str | None] | None = None,
     text_size: Callable[[list[Word]], float | None] | None = None,
     ruled_table: Callable[[BBox], list[list[dict]] | None] | None = None,
+    row_rules: Callable[[BBox], list[float]] | None = None,
     stroke: Callable[[BBox], float] | None = None,
 ) -> tuple[list[ReadBlock], list[dict]]:
     """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
     positions, pictures and formulas as figures; with the page's findings. Every block carries
-    `.order` (a sortable tuple); the result is in that order."""
+    `.order` (a sortable tuple); the result is in that order. `row_rules`: the heights of the
+    horizontal rules printed across a box (a scan's table rows)."""
     findings: list[dict] = []
     regions = _math_captions(_without_nested_text(regions), blocks)
     taken_regions = []
@@ -325,7 +327,7 @@ def apply_layout(
         if region in taken_regions:
             continue
         if region.kind == "table":
-            out = _table(region, out, ruled_table, text_size)
+            out = _table(region, out, ruled_table, text_size, row_rules)
         elif region.kind in ("picture", "formula"):
             out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
                            transcribe=transcribe)  # fmt: skip
@@ -431,14 +433,16 @@ def _keep_only(block: ReadBlock, rest: list[Word]) -> bool:
     return True
 
 
-def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=None):
+def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=None,
+           row_rules=None):  # fmt: skip
     inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
     sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
     rows = ruled_table(region.bbox) if ruled_table else None
     if rows:
         table = ReadBlock(kind="table", bbox=region.bbox, rows=rows, text="")
     else:
-        table = table_from_words(inside, region.bbox)
+        rules = row_rules(region.bbox) if row_rules else ()
+        table = table_from_words(inside, region.bbox, rules=rules)
     if table is None:
         return blocks  # no grid in the words: they stay text
     # The size of the table's text counts towards the document's body size.

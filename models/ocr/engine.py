@@ -21,13 +21,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageOps
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_and_scores
 from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
-from models.ocr.tables import find_grids, table_block
+from models.ocr.tables import find_grids, reversed_bars, row_rules, table_block
 from models.structure import MATH_SIGNS, apply_layout, math_signs
 from models.word_tables import table_from_words
 
@@ -249,13 +249,8 @@ class TesseractEngine:
                     figure.illegible_text = True  # type: ignore[attr-defined]
                 kept.append(figure)
                 continue
+            _move(found, x0, y0)
             for k, para in enumerate(found):
-                for line in para:
-                    line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
-                                 line.bbox[3] + y0)  # fmt: skip
-                    for w in line.words:
-                        w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0,
-                                  w.bbox[3] + y0)  # fmt: skip
                 para.order = (figure.order[0], k)  # type: ignore[attr-defined]
                 paragraphs.append(para)
             read_as_text.append(figure.bbox)
@@ -263,6 +258,39 @@ class TesseractEngine:
         kept.sort(key=lambda f: f.order)  # type: ignore[attr-defined]
         paragraphs.sort(key=lambda para: para.order)
         return kept, paragraphs
+
+    def _reversed_rows(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
+        """Rows printed white on dark (a table's header row: models.ocr.tables.reversed_bars),
+        which Tesseract takes for pictures or reads as scraps: each bar is read inverted, and
+        when that reads as text (confident, mostly dictionary words) its words replace what
+        was read there, and the "picture" goes."""
+        for bar in reversed_bars(gray, dpi):
+            x0, y0, x1, y1 = bar
+            api = self._recognize(
+                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
+                ImageOps.invert(gray.crop(bar)),
+                dpi,
+            )
+            found = _keep_lines(_paragraphs(self._tesserocr, api, dpi), _without_scraps)
+            words = [w for para in found for line in para for w in line.words]
+            known = [w.known for w in words if len(w.text) >= 3]
+            if (
+                not words
+                or statistics.mean(w.confidence for w in words) < 70
+                or sum(known) < 0.6 * max(len(known), 1)
+            ):
+                continue
+            _move(found, x0, y0)
+            paragraphs = _outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=bar)])
+            # In the reading order just before the first paragraph under it.
+            under = [p for p in paragraphs if p[0].bbox[1] >= y0]
+            order = min((p.order for p in under), default=(len(paragraphs) + 1, 0))
+            for k, para in enumerate(found):
+                para.order = (order[0] - 0.5, k)  # type: ignore[attr-defined]
+                paragraphs.append(para)
+            figures = [f for f in figures if f.bbox is None or _inside_share(f.bbox, bar) < 0.5]
+        paragraphs.sort(key=lambda para: para.order)
+        return figures, paragraphs
 
     # -- one page ------------------------------------------------------------------------------
     def _orientation(self, gray: Image.Image) -> int:
@@ -373,6 +401,7 @@ class TesseractEngine:
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
+        figures, paragraphs = self._reversed_rows(gray, figures, paragraphs, page.dpi)
         paragraphs = _outside_figures(paragraphs, figures)
         read_lines = [line for para in paragraphs for line in para]
         paragraphs = _without_noise(paragraphs)
@@ -396,14 +425,9 @@ class TesseractEngine:
             scan_page = ScanPage(gray, page.dpi)
         regions = scan_page.regions([w for b in blocks for w in b.words]) + formulas
         blocks, findings = apply_layout(
-            blocks,
-            regions,
-            width=gray.width,
-            height=gray.height,
-            ink=ink,
-            text_size=_words_size,
-            stroke=ink.stroke,
-        )
+            blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size,
+            row_rules=lambda box: row_rules(gray, box), stroke=ink.stroke,
+        )  # fmt: skip
         if unreadable:
             findings.append(dict(UNREADABLE_FINDING))
         layout_s = time.perf_counter() - started_layout
@@ -773,6 +797,23 @@ def _formula_regions(lines: list[_Line], *, kept: set[int]) -> list[Region]:
         if has_seed and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
             out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
     return out
+
+
+def _move(paragraphs: list[_ParaLines], x0: float, y0: float) -> None:
+    """Lines and words read in a crop, moved to the page's coordinates."""
+    for para in paragraphs:
+        for line in para:
+            line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
+                         line.bbox[3] + y0)  # fmt: skip
+            for w in line.words:
+                w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0, w.bbox[3] + y0)
+
+
+def _without_scraps(line: _Line) -> bool:
+    """A line without its scraps: words read with little confidence or without a letter or a
+    digit (the edges of a reversed bar read as "'", ":" or "|"); False when none is left."""
+    line.words = [w for w in line.words if w.confidence >= 50 and any(c.isalnum() for c in w.text)]
+    return bool(line.words)
 
 
 def _keep_lines(paragraphs: list[_ParaLines], keep) -> list[_ParaLines]:
