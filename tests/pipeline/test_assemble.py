@@ -449,25 +449,14 @@ def test_a_papers_bold_authors_row_after_row_are_no_headings():
     run of bold lines longer than a title is a list of names, none of them a heading. The
     title over them is found by its size, as before."""
     names = ["Dirk Groeneveld", "Pete Walsh", "Ananya Harsh Jha", "Shane Arora", "Kyle Lo"]
-    blocks = [
-        _scanned(
-            "Accelerating the Science of Language Models",
-            (550, 338, 1930, 413),
-            stroke=8.3,
-            size=58.0,
-        ),  # fmt: skip
-        *[
-            _scanned(n, (800, 480 + 90 * i, 1300, 520 + 90 * i), stroke=6.4, size=48.0)
-            for i, n in enumerate(names)
-        ],  # fmt: skip
-        _scanned(
-            "Allen Institute for Artificial Intelligence",
-            (860, 960, 1660, 1000),
-            stroke=4.3,
-            size=47.0,
-        ),  # fmt: skip
-        _scanned(BODY_TEXT, (360, 1100, 1800, 1900), stroke=3.8, size=38.0),
-    ]
+    title = _scanned("Accelerating the Science of Language Models", (550, 338, 1930, 413),
+                     stroke=8.3, size=58.0)  # fmt: skip
+    rows = [_scanned(n, (800, 480 + 90 * i, 1300, 520 + 90 * i), stroke=6.4, size=48.0)
+            for i, n in enumerate(names)]  # fmt: skip
+    place = _scanned("Allen Institute for Artificial Intelligence", (860, 960, 1660, 1000),
+                     stroke=4.3, size=47.0)  # fmt: skip
+    body = _scanned(BODY_TEXT, (360, 1100, 1800, 1900), stroke=3.8, size=38.0)
+    blocks = [title, *rows, place, body]
     blocks[3].stroke, blocks[3].font_size = 5.5, 46.0  # larger: heavy, if not bold for its size
     assert _headings(blocks) == ["Accelerating the Science of Language Models"]
     # The last two names alone are as short as a title and its subtitle.
