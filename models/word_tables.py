@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 import statistics
+from collections.abc import Sequence
 
 from models.engine import BBox, ReadBlock, Word
 
@@ -32,6 +33,24 @@ def _rows(words: list[Word]) -> list[list[Word]]:
                 continue
         rows.append([word])
     return [sorted(r, key=lambda w: w.bbox[0]) for r in rows]  # type: ignore[index]
+
+
+def _read_once(row: list[Word]) -> list[Word]:
+    """A row's words without those read twice: a word whose box lies half or more inside the
+    next one's ("Tot" under "Total", the same ink read by two of Tesseract's blocks) goes,
+    the longer reading stays."""
+    out: list[Word] = []
+    for word in row:
+        if out:
+            last = out[-1]
+            overlap = min(last.bbox[2], word.bbox[2]) - max(last.bbox[0], word.bbox[0])  # type: ignore[index]
+            short = min(last.bbox[2] - last.bbox[0], word.bbox[2] - word.bbox[0])  # type: ignore[index]
+            if overlap >= 0.5 * short > 0:
+                if len(word.text) > len(last.text):
+                    out[-1] = word
+                continue
+        out.append(word)
+    return out
 
 
 def _phrases(row: list[Word], gap: float) -> list[list[Word]]:
@@ -103,15 +122,41 @@ def _span(phrase: list[Word]) -> float:
     return b - a
 
 
-def _without_lonely_columns(cuts: list[float], phrase_rows: list[list[list[Word]]]) -> list[float]:
+def _between_rows(rows: list[list[Word]], height: float) -> set[int]:
+    """Rows set between the rows above and below them, in a stretch both leave empty: a cell
+    spanning two rows, its text centred on them ("1500 ppm Total" beside two substances). A
+    row of its own (a subheading) stands a row's pitch from both."""
+    found: set[int] = set()
+    for r in range(1, len(rows) - 1):
+        a, y0, b, y1 = _box(rows[r])
+        above, below = _box(rows[r - 1]), _box(rows[r + 1])
+        up, mid, down = (above[1] + above[3]) / 2, (y0 + y1) / 2, (below[1] + below[3]) / 2
+        clear = not any(
+            w.bbox[0] < b and w.bbox[2] > a  # type: ignore[index]
+            for w in rows[r - 1] + rows[r + 1]
+        )
+        if clear and down - up <= 2.6 * height and abs(mid - (up + down) / 2) <= 0.35 * height:
+            found.add(r)
+    return found
+
+
+def _without_lonely_columns(
+    cuts: list[float], phrase_rows: list[list[list[Word]]], floating: set[int]
+) -> list[float]:
     """A "column" holding text in one row only (a left-aligned header over right-aligned
-    figures, its gap too wide to bridge) joins the neighbour it is nearest to."""
+    figures, its gap too wide to bridge) joins the neighbour it is nearest to; not when that
+    text is a cell set between two rows (it spans them, in a column of its own)."""
     if len(phrase_rows) < 4:
         return cuts
     while cuts:
         bounds = [float("-inf"), *cuts, float("inf")]
         rows_in = [0] * (len(bounds) - 1)
         for phrases in phrase_rows:
+            if id(phrases[0]) in floating:
+                a, _, b, _ = _box(phrases[0])
+                k = next(i for i in range(len(rows_in)) if (a + b) / 2 < bounds[i + 1])
+                rows_in[k] += 2  # a cell set between two rows counts as both
+                continue
             for k in {next(i for i in range(len(rows_in)) if (_box(p)[0] + _box(p)[2]) / 2
                            < bounds[i + 1]) for p in phrases}:  # fmt: skip
                 rows_in[k] += 1
@@ -165,22 +210,30 @@ def _is_number(text: str) -> bool:
     return bool(_NUMBER.match(text))
 
 
-def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
+def table_from_words(
+    words: list[Word], bbox: BBox, *, rules: Sequence[float] = ()
+) -> ReadBlock | None:
     """A table block from the words inside a table region, or None when they do not line up
-    into at least MIN_ROWS rows of MIN_COLS columns."""
+    into at least MIN_ROWS rows of MIN_COLS columns. `rules`: heights of horizontal rules
+    printed across the region (a scan's row rules); the lines between two of them are one row
+    where only one column wraps."""
     words = [_without_rules(w) for w in words if w.bbox and w.text.strip()]
     words = [w for w in words if w.text]
     if len(words) < MIN_ROWS * MIN_COLS:
         return None
     height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
-    rows = _rows(words)
-    phrase_rows = [_phrases(row, 0.9 * height) for row in rows]
+    rows = [_read_once(row) for row in _rows(words)]
+    # A row set between two rows is one cell (its words may stand apart: letter-spaced type).
+    between = _between_rows(rows, height)
+    phrase_rows = [[row] if r in between else _phrases(row, 0.9 * height)
+                   for r, row in enumerate(rows)]  # fmt: skip
+    floating = {id(phrase_rows[r][0]) for r in between}
     # A row that is one phrase across most of the table (a title set inside it) says nothing
     # about the columns.
     width = max(bbox[2] - bbox[0], 1.0)
     columned = [p for p in phrase_rows if not (len(p) == 1 and _span(p[0]) >= 0.6 * width)]
     cuts = _gaps(columned or phrase_rows, bbox[0], bbox[2], 0.6 * height)
-    cuts = _without_lonely_columns(cuts, columned or phrase_rows)
+    cuts = _without_lonely_columns(cuts, columned or phrase_rows, floating)
     bounds = [float("-inf"), *cuts, float("inf")]
     n_cols = len(bounds) - 1
     if n_cols < MIN_COLS or len(rows) < MIN_ROWS:
@@ -205,8 +258,12 @@ def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
             else:
                 slots[first] = {"text": text, "header": False, "rowspan": 1,
                                 "colspan": last - first + 1}  # fmt: skip
+        if id(phrases[0]) in floating:
+            for cell in slots:
+                if cell is not None:
+                    cell["between"] = True
         grid.append(slots)
-    grid = _join_wrapped_rows(_lift_middle_rows(grid))
+    grid = _join_wrapped_rows(_lift_middle_rows(_ruled_rows(grid, rows, rules)))
     if len(grid) < MIN_ROWS:
         return None
     _mark_headers(grid)
@@ -217,7 +274,7 @@ def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
         while c < n_cols:
             cell = slots[c]
             if cell is None:
-                if not any(_covers(grid, rr, c) for rr in range(r)):
+                if not any(_covers(grid, rr, c, r) for rr in range(r)):
                     row.append({"text": "", "header": False, "rowspan": 1, "colspan": 1})
                 c += 1
                 continue
@@ -226,30 +283,75 @@ def table_from_words(words: list[Word], bbox: BBox) -> ReadBlock | None:
             while span < cell["colspan"] and c + span < n_cols and slots[c + span] is None:
                 span += 1
             cell["colspan"] = span
+            cell.pop("between", None)
             row.append(cell)
             c += span
         rows_out.append(row)
     return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text="")
 
 
-def _covers(grid: list[list[dict | None]], r: int, c: int) -> bool:
-    """A cell of row r spans down over column c of a later row."""
+def _covers(grid: list[list[dict | None]], r: int, c: int, below: int) -> bool:
+    """A cell of row r spans down over column c of row `below`."""
     for cc in range(c + 1):
         cell = grid[r][cc]
-        if cell is not None and cc + cell["colspan"] > c and cell.get("rowspan", 1) > 1:
+        if cell is not None and cc + cell["colspan"] > c and r + cell.get("rowspan", 1) > below:
             return True
     return False
 
 
+def _ruled_rows(
+    grid: list[list[dict | None]], rows: list[list[Word]], rules: Sequence[float]
+) -> list[list[dict | None]]:
+    """The text rows between two rules printed across the table are one row when at most one
+    column holds several of them (a description wrapping beside its label, the label centred
+    on its lines): their cells join top down. Where two columns or more stack lines, the
+    rules part groups of rows (a rule only under the header), and the lines stay rows."""
+    if not rules:
+        return grid
+    bands: list[list[int]] = []
+    last = None
+    for r, row in enumerate(rows):
+        cy = statistics.median((w.bbox[1] + w.bbox[3]) / 2 for w in row)  # type: ignore[index]
+        band = bisect.bisect(sorted(rules), cy)
+        if band == last:
+            bands[-1].append(r)
+        else:
+            bands.append([r])
+        last = band
+    out: list[list[dict | None]] = []
+    for band_rows in bands:
+        cells = [grid[r] for r in band_rows]
+        stacked = sum(sum(row[c] is not None for row in cells) > 1 for c in range(len(cells[0])))
+        if len(cells) == 1 or stacked > 1:
+            out += cells
+            continue
+        merged: list[dict | None] = [None] * len(cells[0])
+        for row in cells:
+            for c, cell in enumerate(row):
+                if cell is None:
+                    continue
+                cell.pop("between", None)
+                if merged[c] is None:
+                    merged[c] = cell
+                else:
+                    merged[c]["text"] += " " + cell["text"]  # type: ignore[index]
+                    merged[c]["colspan"] = max(merged[c]["colspan"], cell["colspan"])  # type: ignore[index]
+        out.append(merged)
+    return out
+
+
 def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
     """A row holding only cells whose columns are empty just above and below is a cell centred
-    on two rows (a header spanning its row and the next): it joins the row above, spanning
-    two rows."""
+    on two rows (a header spanning its row and the next; in the body, a cell set between two
+    rows): it joins the row above, spanning two rows."""
     out = list(grid)
     r = 1
-    while r < min(len(out) - 1, 2):  # only between the two top rows: a header spanning both
+    while r < len(out) - 1:
         filled = [c for c, cell in enumerate(out[r]) if cell is not None]
-        if filled and all(out[r - 1][c] is None and out[r + 1][c] is None for c in filled):
+        # Between the two top rows any such row (a header spanning both); below them only a
+        # row set between its neighbours (`between`), not a row of its own.
+        lift = r < 2 or all(out[r][c].get("between") for c in filled)  # type: ignore[union-attr]
+        if filled and lift and all(out[r - 1][c] is None and out[r + 1][c] is None for c in filled):
             for c in filled:
                 cell = out[r][c]
                 cell["rowspan"] = 2  # type: ignore[index]
@@ -273,6 +375,9 @@ def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]
             and not any(s and _is_number(s["text"]) for s in slots)
             and len(out) > 1  # the header rows below a spanning header are rows of their own
         ):
+            for cell in out[-1]:
+                if cell is not None and cell["rowspan"] > 1:
+                    cell["rowspan"] -= 1  # it spanned the row that now joins it
             for c, cell in enumerate(slots):
                 if cell is None:
                     continue

@@ -22,13 +22,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from PIL import Image
+import numpy as np
+from PIL import Image, ImageOps
 
 from models.engine import PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_and_scores
 from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
-from models.ocr.tables import find_grids, table_block
+from models.ocr.tables import find_grids, reversed_bars, row_rules, table_block
 from models.structure import MATH_SIGNS, apply_layout, math_signs
 from models.word_tables import table_from_words
 
@@ -263,13 +264,8 @@ class TesseractEngine:
                     figure.illegible_text = True  # type: ignore[attr-defined]
                 kept.append(figure)
                 continue
+            _move(found, x0, y0)
             for k, para in enumerate(found):
-                for line in para:
-                    line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
-                                 line.bbox[3] + y0)  # fmt: skip
-                    for w in line.words:
-                        w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0,
-                                  w.bbox[3] + y0)  # fmt: skip
                 para.order = (figure.order[0], k)  # type: ignore[attr-defined]
                 paragraphs.append(para)
             read_as_text.append(figure.bbox)
@@ -277,6 +273,39 @@ class TesseractEngine:
         kept.sort(key=lambda f: f.order)  # type: ignore[attr-defined]
         paragraphs.sort(key=lambda para: para.order)
         return kept, paragraphs
+
+    def _reversed_rows(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
+        """Rows printed white on dark (a table's header row: models.ocr.tables.reversed_bars),
+        which Tesseract takes for pictures or reads as scraps: each bar is read inverted, and
+        when that reads as text (confident, mostly dictionary words) its words replace what
+        was read there, and the "picture" goes."""
+        for bar in reversed_bars(gray, dpi):
+            x0, y0, x1, y1 = bar
+            api = self._recognize(
+                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
+                ImageOps.invert(gray.crop(bar)),
+                dpi,
+            )
+            found = _keep_lines(_paragraphs(self._tesserocr, api, dpi), _without_scraps)
+            words = [w for para in found for line in para for w in line.words]
+            known = [w.known for w in words if len(w.text) >= 3]
+            if (
+                not words
+                or statistics.mean(w.confidence for w in words) < 70
+                or sum(known) < 0.6 * max(len(known), 1)
+            ):
+                continue
+            _move(found, x0, y0)
+            paragraphs = _outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=bar)])
+            # In the reading order just before the first paragraph under it.
+            under = [p for p in paragraphs if p[0].bbox[1] >= y0]
+            order = min((p.order for p in under), default=(len(paragraphs) + 1, 0))
+            for k, para in enumerate(found):
+                para.order = (order[0] - 0.5, k)  # type: ignore[attr-defined]
+                paragraphs.append(para)
+            figures = [f for f in figures if f.bbox is None or _inside_share(f.bbox, bar) < 0.5]
+        paragraphs.sort(key=lambda para: para.order)
+        return figures, paragraphs
 
     # -- one page ------------------------------------------------------------------------------
     def _orientation(self, gray: Image.Image) -> int:
@@ -421,6 +450,7 @@ class TesseractEngine:
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
+        figures, paragraphs = self._reversed_rows(gray, figures, paragraphs, page.dpi)
         paragraphs = _outside_figures(paragraphs, figures)
         read_lines = [line for para in paragraphs for line in para]
         paragraphs = _without_noise(paragraphs)
@@ -444,8 +474,9 @@ class TesseractEngine:
             scan_page = ScanPage(gray, page.dpi)
         regions = scan_page.regions([w for b in blocks for w in b.words]) + formulas
         blocks, findings = apply_layout(
-            blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size
-        )
+            blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size,
+            row_rules=lambda box: row_rules(gray, box), stroke=ink.stroke,
+        )  # fmt: skip
         if unreadable:
             findings.append(dict(UNREADABLE_FINDING))
         layout_s = time.perf_counter() - started_layout
@@ -475,12 +506,13 @@ class TesseractEngine:
 
 # -- helpers over Tesseract's iterator ------------------------------------------------------------
 class _Line:
-    __slots__ = ("words", "bbox", "ink", "size")
+    __slots__ = ("words", "bbox", "ink", "stroke", "size")
 
     def __init__(self, words: list[Word], bbox, ink: float) -> None:
         self.words = words
         self.bbox = bbox
         self.ink = ink
+        self.stroke = 0.0
         self.size = 0.0  # text size in pixels, when Tesseract gives one
 
     @property
@@ -505,6 +537,19 @@ class _InkMeter:
         hist = crop.histogram()
         total = sum(hist) or 1
         return sum(hist[:128]) / total
+
+    def stroke(self, bbox) -> float:
+        """Mean width in pixels of the dark runs across a line's box, those no longer than a
+        quarter of its height: its letters' strokes (bars, rules and filled boxes left out). A
+        bold line's strokes are a third or more wider than the body's at one size, where its
+        share of dark pixels says as much of how close its letters stand."""
+        if self._image is None or bbox[2] <= bbox[0] or bbox[3] <= bbox[1]:
+            return 0.0
+        dark = np.asarray(self._image.crop(tuple(int(v) for v in bbox))) < 128
+        edges = np.diff(dark.astype(np.int8), axis=1, prepend=0, append=0).ravel()
+        runs = np.flatnonzero(edges == -1) - np.flatnonzero(edges == 1)
+        strokes = runs[runs <= 0.25 * (bbox[3] - bbox[1])]
+        return float(strokes.mean()) if strokes.size else 0.0
 
 
 def _area(bbox) -> float:
@@ -875,6 +920,23 @@ def _formula_regions(lines: list[_Line], *, kept: set[int]) -> list[Region]:
     return out
 
 
+def _move(paragraphs: list[_ParaLines], x0: float, y0: float) -> None:
+    """Lines and words read in a crop, moved to the page's coordinates."""
+    for para in paragraphs:
+        for line in para:
+            line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
+                         line.bbox[3] + y0)  # fmt: skip
+            for w in line.words:
+                w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0, w.bbox[3] + y0)
+
+
+def _without_scraps(line: _Line) -> bool:
+    """A line without its scraps: words read with little confidence or without a letter or a
+    digit (the edges of a reversed bar read as "'", ":" or "|"); False when none is left."""
+    line.words = [w for w in line.words if w.confidence >= 50 and any(c.isalnum() for c in w.text)]
+    return bool(line.words)
+
+
 def _keep_lines(paragraphs: list[_ParaLines], keep) -> list[_ParaLines]:
     """The paragraphs with only the lines `keep` accepts (it may trim a line's words first);
     emptied paragraphs go, the others keep their place in the reading order."""
@@ -934,6 +996,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
     """Split one Tesseract paragraph into blocks: list items start where a bullet starts a line."""
     for line in lines:
         line.ink = ink(line.bbox)
+        line.stroke = ink.stroke(line.bbox)
     groups: list[list[_Line]] = []
     for i, line in enumerate(lines):
         starts_item = bool(BULLET.match(line.text) or _ORDERED.match(line.text))
@@ -959,6 +1022,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
             font_size=statistics.median(_text_size(line) for line in group),
         )
         block.ink = statistics.median(line.ink for line in group)
+        block.stroke = statistics.median(line.stroke for line in group)
         bullet = BULLET.match(text)
         ordered = _ORDERED.match(text)
         if bullet:

@@ -196,3 +196,87 @@ def _header_row(grid: Grid, ink) -> bool:
     first = ink((int(x0) + 4, int(grid.ys[0]) + 4, int(x1) - 4, int(grid.ys[1]) - 4))
     rest = ink((int(x0) + 4, int(grid.ys[1]) + 4, int(x1) - 4, int(grid.ys[-1]) - 4))
     return rest > 0 and first >= 1.3 * rest
+
+
+def row_rules(gray: Image.Image, box: BBox) -> list[float]:
+    """Heights of the horizontal rules printed across a table region, light ones too (a scan's
+    gray rules, which the grid finder's threshold misses): pixel rows of which 90 % of the
+    region's width is darker than the paper within two pixel rows (a rule a little askew after
+    deskewing lies on several), in runs of at most 16 pixel rows (thicker is a filled bar, as a
+    reversed header row is). A rule stopping short of a column (under cells beside one that
+    spans rows) does not count."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(gray.width, x1), min(gray.height, y1)
+    if x1 - x0 < 20 or y1 - y0 < 3:
+        return []
+    pixels = np.asarray(gray.convert("L").crop((x0, y0, x1, y1)), dtype=np.int16)
+    paper = np.percentile(pixels, 90)
+    dark = pixels < paper - 30
+    near = dark.copy()
+    for k in (1, 2):
+        near[k:] |= dark[:-k]
+        near[:-k] |= dark[k:]
+    dark = near.mean(axis=1) >= 0.9
+    out: list[float] = []
+    start = None
+    for y, on in enumerate([*dark.tolist(), False]):
+        if on and start is None:
+            start = y
+        elif not on and start is not None:
+            if y - start <= 16:
+                out.append(y0 + (start + y - 1) / 2)
+            start = None
+    return out
+
+
+def reversed_bars(gray: Image.Image, dpi: int) -> list[BBox]:
+    """Filled dark bars a line or two tall holding light text: a table's header row printed
+    reversed (white on dark), which Tesseract takes for a picture and does not read. A pixel
+    row belongs to a bar where a tenth of an inch around a point is two thirds dark, over an
+    inch or more; the bar goes down from such a row while that stretch stays half dark (its
+    letters cut it), 0.1-0.6 inch tall, four times as wide, with light pixels inside."""
+    scale = 2  # measured on a half-size copy: the bars are large, and it is four times cheaper
+    small = np.asarray(gray.convert("L").reduce(scale), dtype=np.uint8)
+    height, width = small.shape
+    dots = dpi / scale  # pixels per inch on the copy
+    window = max(3, int(0.1 * dots))
+    dark = small < 128
+    spans: list[tuple[int, int, int] | None] = [None] * height  # per row: its bar stretch
+    # Only rows an inch of dark could be a bar's (few on a page of text).
+    candidates = np.flatnonzero(dark.sum(axis=1) >= dots)
+    if candidates.size == 0:
+        return []
+    sums = np.cumsum(np.pad(dark[candidates].astype(np.int32), ((0, 0), (1, 0))), axis=1)
+    barish = (sums[:, window:] - sums[:, :-window]) >= 0.66 * window  # two thirds dark around
+    for i, y in enumerate(candidates.tolist()):
+        row = barish[i]
+        if row.sum() < dots:
+            continue
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
+        starts, ends = edges[0::2], edges[1::2]
+        # The bar's letters break its stretch: gaps narrower than 0.3 inch are closed.
+        keep = np.concatenate(([True], starts[1:] - ends[:-1] > 0.3 * dots))
+        starts, ends = starts[keep], np.concatenate((ends[np.flatnonzero(keep)[1:] - 1], ends[-1:]))
+        k = int(np.argmax(ends - starts))
+        if row[starts[k] : ends[k]].mean() >= 0.5:
+            spans[y] = (y, int(starts[k]), int(ends[k]) + window)
+    bars: list[BBox] = []
+    y = 0
+    while y < height:
+        span = spans[y]
+        if span is None or span[2] - span[1] < dots:
+            y += 1
+            continue
+        _, x0, x1 = span
+        # The bar goes on while its stretch stays half dark (its letters are light).
+        end = y + 1
+        while end < height and (small[end, x0:x1] < 128).mean() >= 0.5:
+            end += 1
+        # Its width: its widest solid row (the first may be a blurred edge).
+        _, x0, x1 = max((s for s in spans[y:end] if s), key=lambda s: s[2] - s[1])
+        light = (small[y:end, x0:x1] >= 128).mean()
+        if 0.1 * dots <= end - y <= 0.6 * dots and x1 - x0 >= 4 * (end - y) and light >= 0.04:
+            bars.append((x0 * scale, y * scale, x1 * scale, end * scale))
+        y = end
+    return bars

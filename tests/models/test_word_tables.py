@@ -25,13 +25,16 @@ def _texts(block):
     return [[c["text"] for c in row] for row in block.rows]
 
 
+BUDGET = [
+    [(100, "Item"), (400, "Budget"), (600, "Spent")],
+    [(100, "Staff"), (400, "812"), (600, "798")],
+    [(100, "Energy"), (400, "365"), (600, "402")],
+    [(100, "Repairs"), (400, "214"), (600, "236")],
+]
+
+
 def test_unruled_table_rows_columns_and_header_row():
-    words = _cells([
-        [(100, "Item"), (400, "Budget"), (600, "Spent")],
-        [(100, "Staff"), (400, "812"), (600, "798")],
-        [(100, "Energy"), (400, "365"), (600, "402")],
-        [(100, "Repairs"), (400, "214"), (600, "236")],
-    ])  # fmt: skip
+    words = _cells(BUDGET)
     table = table_from_words(words, (90, 90, 800, 400))
     assert table is not None
     assert _texts(table) == [["Item", "Budget", "Spent"], ["Staff", "812", "798"],
@@ -322,3 +325,89 @@ def test_a_third_column_beside_the_values_is_not_a_key_value_table():
     blocks = [_line(100, r, a) + _line(400, r, b) + _line(600, r, c) for r, (a, b, c) in
               enumerate(rows)]  # fmt: skip
     assert _kv_texts(blocks) == []
+
+
+# Scanned tables: rules across the table part its rows; cells set between rows span them.
+def test_lines_between_two_rules_are_one_row_when_one_column_wraps():
+    """A label centred beside a description of three lines, rules printed between the rows:
+    the label, the description and the value are one row (without the rules the label sat
+    on the description's middle line and the rows came apart)."""
+    words = _cells([
+        [(100, "Category"), (400, "Description"), (1200, "Value")],
+        [(400, "If Y, then the product contains")],
+        [(100, "Halogen Free"), (400, "no halogen and no lead at all;"), (1200, "Y")],
+        [(400, "see appendix C.")],
+        [(400, "If Y, then the product does not")],
+        [(100, "REACH"), (400, "use any substance of high concern;"), (1200, "N")],
+        [(400, "see appendix D.")],
+    ])  # fmt: skip
+    rules = [100 + ROW * r - 15 for r in (1, 4)]  # under the header, between the two rows
+    table = table_from_words(words, (90, 90, 1400, 520), rules=rules)
+    assert table is not None
+    assert _texts(table) == [
+        ["Category", "Description", "Value"],
+        ["Halogen Free", "If Y, then the product contains no halogen and no lead at all; see "
+         "appendix C.", "Y"],
+        ["REACH", "If Y, then the product does not use any substance of high concern; see "
+         "appendix D.", "N"],
+    ]  # fmt: skip
+    without = table_from_words(words, (90, 90, 1400, 520))
+    assert without is not None and len(without.rows) > 3
+
+
+def test_rules_around_rows_of_several_columns_keep_the_rows():
+    """A rule only under the header (and at the foot): the body's lines stack in every column,
+    they are rows of their own."""
+    table = table_from_words(_cells(BUDGET), (90, 90, 800, 400), rules=[145, 345])
+    assert table is not None
+    assert _texts(table)[1:] == [["Staff", "812", "798"], ["Energy", "365", "402"],
+                                 ["Repairs", "214", "236"]]  # fmt: skip
+
+
+def test_a_cell_set_between_two_rows_spans_them():
+    """ "1500 ppm Total" printed centred on two rows, in a column the other rows leave empty:
+    one cell spanning both rows, in its own column (not joined to the column beside it)."""
+    words = _cells([
+        [(100, "Substance"), (500, "Limit"), (800, "Total")],
+        [(100, "Bromine"), (500, "900 ppm")],
+        [(100, "Chlorine"), (500, "900 ppm")],
+        [(100, "Antimony"), (500, "900 ppm")],
+    ])  # fmt: skip
+    # Between Bromine's row and Chlorine's, its words set wide apart (letter-spaced type).
+    total = [Word("1500", 95.0, (800, 190, 880, 220)), Word("ppm", 95.0, (920, 190, 980, 220))]
+    table = table_from_words([*words, *total], (90, 90, 1100, 400))
+    assert table is not None
+    texts = _texts(table)
+    assert texts[1] == ["Bromine", "900 ppm", "1500 ppm"]
+    assert table.rows[1][2]["rowspan"] == 2
+    assert texts[2] == ["Chlorine", "900 ppm"]  # its third slot is the cell above
+    assert texts[3] == ["Antimony", "900 ppm", ""]
+    assert all("between" not in c for row in table.rows for c in row)
+
+
+def test_a_row_of_its_own_between_rows_is_no_spanning_cell():
+    """A subheading row a full row's pitch from the rows around it stays a row."""
+    words = _cells([
+        [(100, "Substance"), (500, "Limit"), (800, "Note")],
+        [(100, "Bromine"), (500, "900 ppm")],
+        [(800, "Group two")],
+        [(100, "Chlorine"), (500, "900 ppm")],
+        [(100, "Antimony"), (500, "900 ppm")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1100, 420))
+    assert table is not None
+    assert not any(c["rowspan"] > 1 for row in table.rows[1:] for c in row)
+
+
+def test_a_word_read_twice_is_read_once():
+    words = _cells([
+        [(100, "Substance"), (500, "Limit")],
+        [(100, "Bromine"), (500, "900 ppm")],
+        [(100, "Chlorine"), (500, "900 ppm Total")],
+    ])  # fmt: skip
+    # Tesseract read "Tot" from the same ink as "Total", in another block.
+    total = next(w for w in words if w.text == "Total")
+    tot = Word("Tot", 60.0, (total.bbox[0] - 10, total.bbox[1], total.bbox[0] + 50, total.bbox[3]))
+    table = table_from_words([*words, tot], (90, 90, 1100, 300))
+    assert table is not None
+    assert _texts(table)[2] == ["Chlorine", "900 ppm Total"]

@@ -11,7 +11,7 @@ from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from models.ocr import TesseractEngine
 from models.ocr.engine import _InkMeter
-from models.ocr.tables import Grid, _Rule, table_block
+from models.ocr.tables import Grid, _Rule, reversed_bars, row_rules, table_block
 
 
 def _scan_of_table(path, *, spanning_header: bool, born_digital: bool = False):
@@ -94,3 +94,128 @@ def test_a_grid_row_thinner_than_its_margins_is_no_crash():
     grid = Grid(ys=[10, 15, 200], xs=[10, 200, 390], h_rules=rules)
     table = table_block(grid, [], ink)
     assert len(table.rows) == 2
+
+
+def test_row_rules_finds_light_rules_across_a_table_not_bars_or_short_rules():
+    """A scan's gray rules (the grid finder's threshold misses them), a little askew, are found;
+    a filled bar (a reversed header row), a rule under some columns only and text are not."""
+    image = Image.new("L", (1000, 600), 250)
+    for y in range(40, 90):  # a dark bar: a header row printed white on dark
+        image.paste(80, (0, y, 1000, y + 1))
+    for y in (150, 300):
+        for x in range(1000):  # a light rule, dropping two pixels across the page
+            image.putpixel((x, y + x // 500), 205)
+            image.putpixel((x, y + 1 + x // 500), 205)
+    image.paste(205, (0, 400, 700, 402))  # under two of the three columns only
+    for x in range(0, 1000, 14):  # a line of "text": strokes with gaps
+        image.paste(30, (x, 480, x + 6, 510))
+    rules = row_rules(image, (0, 0, 1000, 600))
+    assert [round(y) for y in rules] == [151, 301]
+
+
+def _saved_as_scan(page, path):
+    """Only the page's 300 DPI gray picture kept: a scan."""
+    pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+    scan = pymupdf.open()
+    scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(
+        page.rect, pixmap=pix
+    )
+    scan.save(path)
+    return path
+
+
+def _scan_of_rows_ruled_table(path):
+    """A certificate's table (lots_of_sci_tables p1, made again): gray rules between its rows
+    only, a description of three lines beside a label and a status set on its middle line;
+    kept as a 300 DPI scan."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Certificate of materials", fontsize=16, fontname="hebo")
+    intro = "The product listed below is certified as follows, for each of the categories."
+    page.insert_textbox(pymupdf.Rect(72, 100, 520, 150), intro, fontsize=11)
+    rows = [
+        ("Category", ["Description"], "Status"),
+        ("Lead Free", ["If yes, then the product holds no lead",
+                       "in any of its solders or finishes and",
+                       "meets the directive. See appendix A."], "Yes"),
+        ("Halogen Free", ["If yes, then the product holds neither",
+                          "bromine nor chlorine above the limits",
+                          "of the standard. See appendix B."], "No"),
+        ("Conflict Free", ["If yes, then the minerals in the product",
+                           "come from audited smelters only. See",
+                           "appendix C for the list of smelters."], "Yes"),
+    ]  # fmt: skip
+    y, gray = 180, (0.7, 0.7, 0.7)
+    page.draw_line((72, y), (520, y), color=gray, width=0.8)
+    for label, lines, status in rows:
+        height = 14 * len(lines) + 8
+        middle = y + height / 2 + 4
+        page.insert_text((78, middle), label, fontsize=10, fontname="hebo")
+        for k, line in enumerate(lines):
+            page.insert_text((190, y + 16 + 14 * k), line, fontsize=10)
+        page.insert_text((440, middle), status, fontsize=10)
+        y += height
+        page.draw_line((72, y), (520, y), color=gray, width=0.8)
+    signed = "Quality and Reliability, signed on behalf of the company by its quality manager."
+    page.insert_textbox(pymupdf.Rect(72, y + 30, 520, y + 90), signed, fontsize=11)
+    return _saved_as_scan(page, path)
+
+
+def test_a_scanned_table_ruled_between_rows_keeps_each_row_whole(engine, tmp_path):
+    """Without the rules the label sat on the description's middle line: the description's
+    first line became a row of its own and each row took the next one's first line."""
+    table = _table(engine, _scan_of_rows_ruled_table(tmp_path / "r.pdf"))
+    assert table is not None
+    rows = [[c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    assert rows[0] == ["Category", "Description", "Status"]
+    halogen = "If yes, then the product holds neither bromine nor chlorine above the limits"
+    assert rows[2] == ["Halogen Free", f"{halogen} of the standard. See appendix B.", "No"]
+    assert len(rows) == 4
+
+
+def _scan_of_reversed_header_table(path):
+    """A table whose header row is printed white on a dark bar (lots_of_sci_tables p2's
+    appendices, made again), gray rules between its rows; a 300 DPI scan."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Restricted substances", fontsize=16, fontname="hebo")
+    intro = "The limits below apply to every homogeneous material of the product."
+    page.insert_textbox(pymupdf.Rect(72, 100, 520, 150), intro, fontsize=11)
+    page.draw_rect(pymupdf.Rect(72, 170, 440, 190), color=None, fill=(0.3, 0.3, 0.3))
+    white = (1, 1, 1)
+    page.insert_text((78, 184), "Restricted Substance", fontsize=10, color=white)
+    page.insert_text((300, 184), "Allowable Limit", fontsize=10, color=white)
+    rows = [("Cadmium (Cd)", "100 ppm"), ("Mercury (Hg)", "1000 ppm"), ("Lead (Pb)", "1000 ppm"),
+            ("Bromine (Br)", "900 ppm"), ("Chlorine (Cl)", "900 ppm")]  # fmt: skip
+    y = 190
+    for name, limit in rows:
+        page.insert_text((78, y + 14), name, fontsize=10)
+        page.insert_text((300, y + 14), limit, fontsize=10)
+        y += 20
+        page.draw_line((72, y), (440, y), color=(0.7, 0.7, 0.7), width=0.8)
+    page.draw_line((256, 190), (256, y), color=(0.7, 0.7, 0.7), width=0.8)
+    return _saved_as_scan(page, path)
+
+
+def test_a_header_row_printed_white_on_dark_is_read(engine, tmp_path):
+    """Tesseract takes the reversed header row for a picture: it was lost, and the first
+    substance became the table's header."""
+    table = _table(engine, _scan_of_reversed_header_table(tmp_path / "h.pdf"))
+    assert table is not None
+    heads = [th.get_text(" ", strip=True) for th in table.find("tr").find_all("th")]
+    assert heads == ["Restricted Substance", "Allowable Limit"]
+    rows = [[c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    assert ["Cadmium (Cd)", "100 ppm"] in rows
+
+
+def test_reversed_bars_are_dark_bars_holding_light_text():
+    image = Image.new("L", (2400, 1200), 250)
+    image.paste(70, (200, 100, 2000, 160))  # a header bar, 0.2 inch tall at 300 DPI
+    for x in range(260, 900, 40):  # its white letters
+        image.paste(250, (x, 115, x + 14, 145))
+    image.paste(70, (200, 400, 2000, 460))  # the same bar with nothing in it: a black band
+    image.paste(70, (200, 600, 2000, 606))  # a heavy rule
+    image.paste(70, (200, 800, 700, 1150))  # a dark picture, far too tall for a row
+    bars = reversed_bars(image, 300)
+    assert len(bars) == 1  # the bar, to a few pixels (a crop to read: a margin does no harm)
+    assert all(abs(a - b) <= 15 for a, b in zip(bars[0], (200, 100, 2000, 160), strict=True))
