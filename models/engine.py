@@ -78,6 +78,7 @@ class ReadBlock:
     font_size: float | None = None  # median text height in px, for heading levels across pages
     bold: bool = False
     ink: float | None = None  # share of dark pixels in the text's box: bold text scores higher
+    stroke: float | None = None  # OCR: mean width in px of its letters' strokes (bold is wider)
     layout: str | None = None  # the layout model's class of the block's region ("title", ...)
 
 

@@ -35,6 +35,8 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
+# A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
+_CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 _PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
 _CAPTION_LABEL = re.compile(
     r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
@@ -77,15 +79,18 @@ def real_words(words: list[Word], text: str) -> bool:
 def _known(word: Word) -> bool:
     """In the dictionary, or a word read with full confidence whose parts are words or numbers
     and one a word of four letters or more: a title's terms of art and compounds ("Pubertal
-    development in TS", "2-Cube", "base-ionic") are no dictionary words, and garbage is never
-    read so surely."""
+    development in TS", "2-Cube", "base-ionic") are no dictionary words, nor are codes of
+    capitals and digits ("Hole U1503A"), and garbage is never read so surely."""
     if word.known:
         return True
-    parts = word.text.strip(".,:;!?()[]\"'’”“").split("-")
-    return (
-        word.confidence >= SURE_WORD
-        and all(_WORD.fullmatch(p) or p.isdigit() for p in parts)
-        and any(len(p) >= 4 and p.isalpha() for p in parts)
+    if word.confidence < SURE_WORD:
+        return False
+    stripped = word.text.strip(".,:;!?()[]\"'’”“")
+    if _CODE.fullmatch(stripped):
+        return True  # "U1503A", "368X": a code read surely is no misreading
+    parts = stripped.split("-")
+    return all(_WORD.fullmatch(p) or p.isdigit() for p in parts) and any(
+        len(p) >= 4 and p.isalpha() for p in parts
     )
 
 
@@ -172,10 +177,11 @@ def _without_nested_text(regions: list[Region]) -> list[Region]:
 
 
 def _split(
-    block: ReadBlock, regions: list[Region], text_size=None
+    block: ReadBlock, regions: list[Region], text_size=None, stroke=None
 ) -> list[tuple[ReadBlock, int | None]]:
     """The block cut where its words move into another region; each part with its region (and
-    its own text size, when `text_size` can tell it from the words)."""
+    its own text size and stroke width, when `text_size` and `stroke` can tell them from the
+    words: a bold title cut from the text it was read with is bold alone)."""
     if not block.words or any(w.bbox is None for w in block.words):
         return [(block, _region_of(block.bbox, regions) if block.bbox else None)]
     owners = [_region_of(w.bbox, regions) for w in block.words]  # type: ignore[arg-type]
@@ -199,8 +205,10 @@ def _split(
     for k, (key, words) in enumerate(grouped.items()):
         owner = key if key is not None and key >= 0 else None
         size = (text_size(words) if text_size else None) or block.font_size
+        strokes = [stroke(w.bbox) for w in words] if stroke else []
         part = ReadBlock(kind="paragraph", text=_join(words), bbox=_bbox(words), words=words,
                          font_size=size, bold=block.bold, ink=block.ink,
+                         stroke=statistics.median(strokes) if strokes else block.stroke,
                          lang=block.lang)  # fmt: skip
         part.order = (*block.order, k)  # type: ignore[attr-defined]
         parts.append((part, owner))
@@ -279,6 +287,7 @@ def apply_layout(
     text_size: Callable[[list[Word]], float | None] | None = None,
     ruled_table: Callable[[BBox], list[list[dict]] | None] | None = None,
     row_rules: Callable[[BBox], list[float]] | None = None,
+    stroke: Callable[[BBox], float] | None = None,
 ) -> tuple[list[ReadBlock], list[dict]]:
     """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
     positions, pictures and formulas as figures; with the page's findings. Every block carries
@@ -309,7 +318,7 @@ def apply_layout(
         if block.kind not in ("paragraph", "list_item"):
             out.append(block)
             continue
-        for part, i in _split(block, regions, text_size):
+        for part, i in _split(block, regions, text_size, stroke):
             out.append(_labelled(part, regions[i] if i is not None else None))
             if i is not None:
                 owner[id(part)] = i

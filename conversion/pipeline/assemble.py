@@ -56,6 +56,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
     readings = sorted(readings, key=lambda r: r.page_number)
     body_size = _body_font_size(readings)
     body_ink = _body_ink(readings)
+    body_stroke = _body_stroke(readings)
     repeated = _repeated_furniture(readings)
     findings: list[Finding] = []
     pages: list[Page] = []
@@ -68,11 +69,14 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             rotation=reading.rotation,
         )
         blocks = [b for b in reading.blocks if b.kind == "figure" or b.text.strip() or b.rows]
+        for rb in blocks:  # weight measured on a scan: a bold title is no body text
+            rb.bold = rb.bold or _bold_scan(rb, body_size, body_stroke)
         blocks = _attach_table_captions(_attach_captions(_lines_cut_at_a_gutter(blocks)))
         blocks = _merge_broken_paragraphs(blocks)
         pending_items: list[ReadBlock] = []
         blocks = _dash_continuations(blocks)
         edge_rows = _edge_rows(blocks, reading)
+        bold = _bold_titles(blocks, body_size, body_stroke) if reading.source == "ocr" else set()
         for rb in blocks:
             if rb.kind == "list_item":
                 pending_items.append(rb)
@@ -80,7 +84,9 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             if pending_items:
                 page.blocks.append(_list_block(pending_items))
                 pending_items = []
-            kind = edge_rows.get(id(rb)) or _classify(rb, reading, body_size, body_ink, repeated)
+            kind = edge_rows.get(id(rb)) or _classify(
+                rb, reading, body_size, body_ink, repeated, bold_title=id(rb) in bold
+            )
             if kind == "page_number":
                 number = PAGE_NUMBER.match(rb.text.strip())
                 if number:
@@ -133,6 +139,16 @@ def _body_font_size(readings: list[PageReading]) -> float:
 def _body_ink(readings: list[PageReading]) -> float:
     inks = [b.ink for r in readings for b in r.blocks if b.ink]
     return statistics.median(inks) if inks else 0.0
+
+
+def _body_stroke(readings: list[PageReading]) -> float:
+    """The body text's stroke width on scans (the engine's per-line measure), by characters."""
+    weighted: list[float] = []
+    for r in readings:
+        for b in r.blocks:
+            if b.stroke and b.kind in ("paragraph", "list_item"):
+                weighted.extend([b.stroke] * max(1, len(b.text) // 20))
+    return statistics.median(weighted) if weighted else 0.0
 
 
 def _furniture_key(text: str) -> str:
@@ -197,6 +213,12 @@ def _edge_rows(blocks: list[ReadBlock], reading: PageReading) -> dict[int, str]:
     return kinds
 
 
+def _beside(a, b) -> bool:
+    """Side by side on one row: half the lower box's height or more in common, and apart."""
+    common = min(a[3], b[3]) - max(a[1], b[1])
+    return common >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and (a[2] <= b[0] or b[2] <= a[0])
+
+
 def _same_row(a, b) -> bool:
     """The vertical centre of each box lies within the other's span."""
     ca, cb = (a[1] + a[3]) / 2, (b[1] + b[3]) / 2
@@ -220,7 +242,7 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 
 
 # -- per block ------------------------------------------------------------------------------------
-def _classify(rb, reading, body_size, body_ink, repeated) -> str:
+def _classify(rb, reading, body_size, body_ink, repeated, *, bold_title: bool = False) -> str:
     text = rb.text.strip()
     if rb.kind in ("page_header", "page_footer"):
         if PAGE_NUMBER.match(text):
@@ -246,6 +268,7 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
         return "heading"
     if rb.layout == "text" and (
         _display_size(rb, body_size)
+        or bold_title
         or (
             (rb.font_size or 0) >= 1.3 * body_size > 0
             and _looks_like_heading(rb, body_size, body_ink)
@@ -257,6 +280,75 @@ def _classify(rb, reading, body_size, body_ink, repeated) -> str:
         # bold names of a paper's authors are not headings).
         return "heading"
     return "paragraph"
+
+
+BOLD_STROKE = 1.25  # a scanned line whose strokes are this much wider than the body's is bold
+TITLE_WORDS = 14  # a title found by its weight alone is at most this many words ...
+TITLE_LINES = 3  # ... on this many lines
+
+
+def _bold_scan(rb: ReadBlock, body_size: float, body_stroke: float) -> bool:
+    """Strokes wider than the body's by BOLD_STROKE, beyond what a larger size gives."""
+    size = rb.font_size or body_size
+    if not (rb.stroke and body_stroke and body_size):
+        return False
+    return rb.stroke >= BOLD_STROKE * body_stroke * max(1.0, size / body_size)
+
+
+def _lines(rb: ReadBlock) -> int:
+    """Lines of a block read in order: a word starting left of the end of the one before
+    opens a line."""
+    boxes = [w.bbox for w in rb.words if w.bbox]
+    return 1 + sum(b[0] < a[2] for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def _bold_titles(blocks: list[ReadBlock], body_size: float, body_stroke: float) -> set[int]:
+    """Scanned titles the layout model calls text ("Part C - Applicant(s) Declaration", bold
+    at the body's size; a paper's title a sixth larger than the body): bold lines (strokes
+    measured on the scan against the body's, `_bold_scan`, already in `bold`) of real words,
+    each alone on its row, opening with a capital or a digit and not ending as a sentence, a
+    clause or a label does (".", ",", ";", ":"), with text in regular weight right under
+    them. A run of such lines, one after another, is a title (and its subtitle) only while it
+    is as short as one: TITLE_LINES lines or fewer; more is a list of names (a paper's bold
+    authors, row after row, a larger name among them too) or of labels. A bold line on a row
+    with others is a table's cell or a form's label; with nothing under it (at the foot), a
+    signature or a footer. Ids."""
+    rows = [b for b in blocks if b.bbox and b.kind in ("paragraph", "list_item", "table")]
+    found: set[int] = set()
+    run: list[ReadBlock] = []
+    for rb in [*blocks, None]:
+        heavy = rb is not None and (rb.bold or (rb.stroke or 0) >= BOLD_STROKE * body_stroke)
+        if rb is not None and rb.kind == "paragraph" and heavy and rb.bbox:
+            run.append(rb)
+            continue
+        if rb is not None and rb.kind not in ("paragraph", "list_item", "table", "heading"):
+            continue  # a figure or furniture between them says nothing
+        titled = [b for b in run if b.bold and _title_line(b, rows)]
+        last = run[-1] if run else None
+        under = (
+            rb is not None
+            and last is not None
+            and rb.bbox is not None
+            and rb.bbox[1] >= last.bbox[3] - 0.5 * (last.font_size or body_size)  # type: ignore[index]
+        )
+        worded = [b for b in run if real_words(b.words, b.text)]  # a form's number says nothing
+        if titled and under and sum(_lines(b) for b in worded) <= TITLE_LINES:
+            found.update(id(b) for b in titled)
+        run = []
+    return found
+
+
+def _title_line(rb: ReadBlock, rows: list[ReadBlock]) -> bool:
+    """One bold block that can be a title: see _bold_titles."""
+    text = rb.text.strip()
+    return (
+        rb.layout == "text"
+        and len(text.split()) <= TITLE_WORDS
+        and (text[:1].isupper() or text[:1].isdigit())
+        and not text.endswith((".", ",", ";", ":"))
+        and real_words(rb.words, text)
+        and not any(o is not rb and _beside(o.bbox, rb.bbox) for o in rows)
+    )
 
 
 def _display_size(rb: ReadBlock, body_size: float) -> bool:
@@ -279,7 +371,7 @@ def _small_margin_note(rb: ReadBlock, body_size: float) -> bool:
     return bool(body_size) and 0 < size <= 0.9 * body_size and len(rb.text.strip()) <= 100
 
 
-SAME_SIZE_MEASURED = 0.1  # two heading lines of one size, sizes measured from a scan's pixels
+SAME_SIZE_MEASURED = 0.07  # two heading lines of one size, sizes measured from a scan's pixels
 SAME_SIZE_EXACT = 0.05  # ... sizes given by a text layer
 
 

@@ -239,6 +239,42 @@ def test_a_title_term_of_art_read_without_doubt_counts_as_a_word():
     assert not real_words(_words("x-Zq 3-Qe", 0, 0, known=False), "x-Zq 3-Qe")
 
 
+def test_a_code_read_without_doubt_counts_as_a_word():
+    """A scanned title of codes ("IODP Expedition 368X - Hole U1503A", skinnypage.pdf): capitals
+    and digits read at 90 or more are no misreadings; read with doubt, or in lower case, they
+    do not count."""
+    text = "IODP Expedition 368X - Hole U1503A"
+    words = _words(text, 0, 0)
+    for i, (confidence, known) in enumerate([(78, False), (93, True), (90, False), (92, False),
+                                             (91, True), (91, False)]):  # fmt: skip
+        words[i] = Word(words[i].text, float(confidence), words[i].bbox, known=known)
+    assert real_words(words, text)
+    doubtful = list(words)
+    for i in (2, 5):
+        doubtful[i] = Word(words[i].text, 80.0, words[i].bbox, known=False)
+    assert not real_words(doubtful, text)
+    scraps = _words("Ii1l xq9z Hole", 0, 0, known=False)
+    assert not real_words(scraps, "Ii1l xq9z Hole")
+
+
+def test_a_part_cut_from_its_block_has_its_own_stroke_width():
+    """A bold title Tesseract read in one paragraph with the text under it ("Required documents
+    For all applications, ..."): the part the regions cut out is measured alone, so its
+    weight is its own, not the paragraph's median."""
+    block = _block("Required documents For all applications you submit", 100, 500, 1)
+    block.stroke = 4.4
+    for w in block.words[2:]:
+        w.bbox = (w.bbox[0] - 550, 560, w.bbox[2] - 550, 600)
+    regions = [Region("text", (90, 490, 700, 545)), Region("text", (0, 550, 1900, 610))]
+    stroke = {500: 5.1, 560: 3.6}
+    blocks, _ = apply_layout([block], regions, width=WIDTH, height=HEIGHT, ink=_ink,
+                             stroke=lambda box: stroke[box[1]])  # fmt: skip
+    assert [(b.text, b.stroke) for b in blocks] == [
+        ("Required documents", 5.1),
+        ("For all applications you submit", 3.6),
+    ]
+
+
 def test_a_key_value_run_outside_any_table_region_becomes_a_table_in_its_place():
     # A column of labels read as one block beside a column of values read as another, in a
     # text region (no table region, no ruling): one table, in the place of the first block.

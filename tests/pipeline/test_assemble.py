@@ -337,3 +337,128 @@ def test_a_page_number_with_only_furniture_below_it_is_the_page_label():
     middle = _para("12", (970, 1500, 1050, 1540), size=20)
     assert [b.kind for b in _doc([blocks[0], middle, footer]).pages[0].blocks] == [
         "paragraph", "paragraph", "page_footer"]  # fmt: skip
+
+
+def _scanned(text, bbox, *, stroke, size=35.0, confidence=95.0, layout="text"):
+    """A block as the OCR engine reads it: words on one line per 1.5 sizes of its box, its
+    strokes' width measured on the scan."""
+    words, x, y = [], bbox[0], bbox[1]
+    for part in text.split():
+        if x + 14 * len(part) > bbox[2]:
+            x, y = bbox[0], y + 1.5 * size
+        words.append(Word(part, confidence, (x, y, x + 14 * len(part), y + size), known=True))
+        x += 14 * (len(part) + 1)
+    return ReadBlock(kind="paragraph", text=text, bbox=bbox, font_size=size, stroke=stroke,
+                     words=words, layout=layout)  # fmt: skip
+
+
+BODY_TEXT = ("By signing the Declaration, you indicate that you have read the guidelines and "
+             "completed the form as they ask. ") * 3  # fmt: skip
+
+
+def _form_page(*extra):
+    """A scanned form page: its number and running title (bold, a point larger, on two lines),
+    a section title in bold at the body's size, body text, all in what the layout model calls
+    text."""
+    return [
+        _scanned("Form 101-02", (150, 121, 363, 149), stroke=5.6, size=38.2),
+        _scanned(
+            "Application for RPA Operator’s Certificate (ReOC) Initial Issue and Variation",
+            (150, 184, 1014, 255),
+            stroke=5.7,
+            size=37.8,
+        ),
+        _scanned("Part C – Applicant(s) Declaration", (150, 288, 663, 321), stroke=5.2),
+        _scanned(BODY_TEXT, (150, 338, 1823, 515), stroke=3.8, size=33.3),
+        *extra,
+        _scanned(BODY_TEXT, (150, 1400, 1823, 1580), stroke=3.8, size=33.3),
+    ]
+
+
+def _headings(blocks, **kw):
+    doc = assemble([PageReading(page_number=1, blocks=blocks, width=2000, height=2800, **kw)],
+                   AssembleOptions())  # fmt: skip
+    return [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+
+
+def test_a_scanned_bold_line_the_layout_called_text_is_a_heading():
+    """Bold measured on the scan (strokes a third wider than the body's), a line or two of
+    real words alone on its row with text under it: a title, though the layout model says
+    text (form_on_later_pages p3, bws_book_ch2 p5). The running title a point larger over the
+    section title is a heading of its own (sizes 9 % apart), and the two bold blocks are not
+    taken for one paragraph cut in two."""
+    assert _headings(_form_page()) == [
+        "Application for RPA Operator’s Certificate (ReOC) Initial Issue and Variation",
+        "Part C – Applicant(s) Declaration",
+    ]
+    # In the body's weight it is text; a line larger than the body is not bold for that.
+    regular = _form_page()
+    regular[2].stroke = 4.0
+    regular[1].stroke, regular[1].font_size = 5.0, 40.0
+    assert _headings(regular) == []
+    # A text layer's bold is the font's (a paper's bold author names stay text there).
+    text_layer = _form_page()
+    for block in text_layer:
+        block.bold, block.stroke = block.stroke > 5, None
+    assert _headings(text_layer, source="text_layer") == []
+
+
+def test_a_scanned_bold_line_is_no_heading_as_a_label_a_cell_a_caption_or_a_sentence():
+    """What a bold line also is: a form's label ending in a colon, a cell or a label beside its
+    value on one row (a table's header row outside its region), a caption, a sentence (or a
+    bold lead-in too long for a title, cut from its end by the layout), garbage, a list item,
+    a block of four lines or more (an address), a line with nothing in regular type under
+    it."""
+    label = _scanned("For more information refer to", (150, 600, 700, 635), stroke=5.2)
+    assert _headings(_form_page(label))[-1] == "For more information refer to"
+    colon = _scanned("For more information refer to:", (150, 600, 700, 635), stroke=5.2)
+    cell = _scanned("Document name", (150, 600, 500, 635), stroke=5.2)
+    other = _scanned("Where to find it", (900, 600, 1500, 635), stroke=5.2)
+    caption = _scanned("Figure 3 Flight areas", (150, 600, 700, 635), stroke=5.2)
+    sentence = _scanned("You do not need to print these guidelines.", (150, 600, 1500, 635),
+                        stroke=5.2)  # fmt: skip
+    garbage = _scanned("Tl Aq Zr", (150, 600, 700, 635), stroke=5.2, confidence=40.0)
+    item = _scanned("Operations Manual", (150, 600, 700, 635), stroke=5.2)
+    item.kind, item.marker = "list_item", "•"
+    address = _scanned("Civil Aviation Safety Authority GPO Box 2005 Canberra ACT 2601",
+                       (150, 600, 400, 760), stroke=5.2)  # fmt: skip
+    lead = _scanned("Complete this form if you are applying for the initial issue or a "
+                    "variation of a RPA Operator's Certificate", (150, 600, 1800, 700),
+                    stroke=5.2)  # fmt: skip
+    for extra in ([colon], [cell, other], [caption], [sentence], [garbage], [item], [address],
+                  [lead]):  # fmt: skip
+        assert _headings(_form_page(*extra)) == _headings(_form_page()), extra[0].text
+    # At the foot, with nothing under it: a signature or a footer, not a title.
+    foot = _scanned("Civil Aviation Safety Authority", (150, 1700, 900, 1735), stroke=5.2)
+    assert "Civil Aviation Safety Authority" not in _headings([*_form_page(), foot])
+
+
+def test_a_bold_running_head_with_its_page_number_stays_furniture():
+    head = _scanned("EXAMPLES AND DISCUSSION", (375, 60, 942, 95), stroke=5.2)
+    number = _scanned("105", (1471, 60, 1517, 95), stroke=5.2)
+    doc = assemble([PageReading(page_number=1, blocks=[head, number, *_form_page()],
+                                width=2000, height=2800)], AssembleOptions())  # fmt: skip
+    assert "EXAMPLES AND DISCUSSION" not in [
+        b.text for b in doc.pages[0].blocks if b.kind in ("heading", "paragraph")
+    ]
+
+
+def test_a_papers_bold_authors_row_after_row_are_no_headings():
+    """A scanned paper's authors in bold, one centred row after another (olmo-page-1,
+    dolma-page-1), a name set larger among them, then the affiliations in regular type: a
+    run of bold lines longer than a title is a list of names, none of them a heading. The
+    title over them is found by its size, as before."""
+    names = ["Dirk Groeneveld", "Pete Walsh", "Ananya Harsh Jha", "Shane Arora", "Kyle Lo"]
+    title = _scanned("Accelerating the Science of Language Models", (550, 338, 1930, 413),
+                     stroke=8.3, size=58.0)  # fmt: skip
+    rows = [_scanned(n, (800, 480 + 90 * i, 1300, 520 + 90 * i), stroke=6.4, size=48.0)
+            for i, n in enumerate(names)]  # fmt: skip
+    place = _scanned("Allen Institute for Artificial Intelligence", (860, 960, 1660, 1000),
+                     stroke=4.3, size=47.0)  # fmt: skip
+    body = _scanned(BODY_TEXT, (360, 1100, 1800, 1900), stroke=3.8, size=38.0)
+    blocks = [title, *rows, place, body]
+    blocks[3].stroke, blocks[3].font_size = 5.5, 46.0  # larger: heavy, if not bold for its size
+    assert _headings(blocks) == ["Accelerating the Science of Language Models"]
+    # The last two names alone are as short as a title and its subtitle.
+    assert _headings([blocks[0], *blocks[4:]]) == [
+        "Accelerating the Science of Language Models", "Shane Arora Kyle Lo"]  # fmt: skip
