@@ -18,6 +18,7 @@ import re
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps
 
-from models.engine import PageImage, PageReading, ReadBlock, Word
+from models.engine import BBox, PageImage, PageReading, ReadBlock, Word
 from models.language import TESSERACT_CODES, detect_language, language_and_scores
 from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
@@ -278,7 +279,8 @@ class TesseractEngine:
         """Rows printed white on dark (a table's header row: models.ocr.tables.reversed_bars),
         which Tesseract takes for pictures or reads as scraps: each bar is read inverted, and
         when that reads as text (confident, mostly dictionary words) its words replace what
-        was read there, and the "picture" goes."""
+        was read there, and the "picture" goes. With the bars read, and their lines."""
+        heads: list[tuple[tuple[int, int, int, int], list[_ParaLines]]] = []
         for bar in reversed_bars(gray, dpi):
             x0, y0, x1, y1 = bar
             api = self._recognize(
@@ -288,7 +290,9 @@ class TesseractEngine:
             )
             found = _keep_lines(_paragraphs(self._tesserocr, api, dpi), _without_scraps)
             words = [w for para in found for line in para for w in line.words]
-            known = [w.known for w in words if len(w.text) >= 3]
+            # A head is often a term of art, and two words are few to judge by: a word read
+            # surely counts as known (garbage read from a picture is not read surely).
+            known = [w.known or w.confidence >= 85 for w in words if len(w.text) >= 3]
             if (
                 not words
                 or statistics.mean(w.confidence for w in words) < 70
@@ -304,8 +308,9 @@ class TesseractEngine:
                 para.order = (order[0] - 0.5, k)  # type: ignore[attr-defined]
                 paragraphs.append(para)
             figures = [f for f in figures if f.bbox is None or _inside_share(f.bbox, bar) < 0.5]
+            heads.append((bar, found))
         paragraphs.sort(key=lambda para: para.order)
-        return figures, paragraphs
+        return figures, paragraphs, heads
 
     # -- one page ------------------------------------------------------------------------------
     def _orientation(self, gray: Image.Image) -> int:
@@ -450,7 +455,7 @@ class TesseractEngine:
         ink = _InkMeter(api.GetThresholdedImage())
         figures = _figures(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
-        figures, paragraphs = self._reversed_rows(gray, figures, paragraphs, page.dpi)
+        figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
         paragraphs = _outside_figures(paragraphs, figures)
         read_lines = [line for para in paragraphs for line in para]
         paragraphs = _without_noise(paragraphs)
@@ -473,9 +478,10 @@ class TesseractEngine:
             scan_page.close()
             scan_page = ScanPage(gray, page.dpi)
         regions = scan_page.regions([w for b in blocks for w in b.words]) + formulas
+        regions += _header_tables(heads, regions)
         blocks, findings = apply_layout(
             blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=_words_size,
-            row_rules=lambda box: row_rules(gray, box), stroke=ink.stroke,
+            row_rules=_table_rules(gray, [bar for bar, _ in heads]), stroke=ink.stroke,
         )  # fmt: skip
         if unreadable:
             findings.append(dict(UNREADABLE_FINDING))
@@ -917,6 +923,49 @@ def _formula_regions(lines: list[_Line], *, kept: set[int]) -> list[Region]:
         centred = abs((x0 + x1) / 2 - (left + right) / 2) <= 0.15 * (right - left)
         if has_seed and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
             out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
+    return out
+
+
+def _table_rules(gray: Image.Image, bars: list) -> Callable[[BBox], list[float]]:
+    """The rules printed across a table region (models.ocr.tables.row_rules), and the foot of
+    a reversed header row across it: its lines are the header, however many they are."""
+
+    def rules(box: BBox) -> list[float]:
+        width = box[2] - box[0]
+        feet = [bar[3] for bar in bars if min(bar[2], box[2]) - max(bar[0], box[0]) >= width / 2]
+        return sorted(row_rules(gray, box) + feet)
+
+    return rules
+
+
+def _header_tables(heads, regions: list[Region]) -> list[Region]:
+    """A table region for each reversed header row of column heads (two phrases or more, set
+    two line heights apart) that no table region holds, over the text regions right under it
+    and within its width (lots_of_sci_tables p2: the layout model gave Appendix A's rows as
+    text). A banner of one phrase (a reversed heading) makes none."""
+    out = []
+    for bar, lines in heads:
+        x0, y0, x1, y1 = bar
+        words = [line.words for para in lines for line in para]
+        height = statistics.median(w.bbox[3] - w.bbox[1] for line in words for w in line)
+        apart = any(
+            b.bbox[0] - a.bbox[2] >= 2 * height
+            for line in words
+            for a, b in zip(line, line[1:], strict=False)
+        )
+        if not apart or any(r.kind == "table" and _inside_share(bar, r.bbox) > 0 for r in regions):
+            continue
+        bottom, slack = y1, 0.05 * (x1 - x0)
+        for region in sorted(regions, key=lambda r: r.bbox[1]):
+            rx0, ry0, rx1, ry1 = region.bbox
+            if region.kind == "text" and ry0 >= y0 and rx0 >= x0 - slack and rx1 <= x1 + slack:
+                if ry0 - bottom > 1.5 * (y1 - y0):
+                    break
+                bottom = max(bottom, ry1)
+            elif ry0 >= bottom and ry0 - bottom <= 1.5 * (y1 - y0):
+                break  # something else right under it ends the table
+        if bottom > y1:
+            out.append(Region(kind="table", bbox=(x0, y0, x1, bottom)))
     return out
 
 
