@@ -656,7 +656,7 @@ def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLine
     """The page layout's lines (`layout`, without words) given the words that bands of the page
     read: each word to the line it lies in (half its box or more; the smallest such line where
     lines nest), in the bands' reading order, each line with the text size of the band line
-    its first word came from. A word outside
+    its first word came from (specks on a line's edge left out). A word outside
     every line is one the page's own read would not have made (its layout saw no text there)."""
     lines = sorted(
         (line for para in layout for line in para if line.bbox), key=lambda ln: ln.bbox[1]
@@ -673,11 +673,20 @@ def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLine
                 ((_inside_share(word.bbox, ln.bbox), -_area(ln.bbox), ln) for ln in near),
                 key=lambda t: t[:2], default=(0.0, 0.0, None),
             )  # fmt: skip
-            if home is not None and share >= 0.5:
-                if not home.words:
-                    home.size = band_line.size
-                home.words.append(word)
+            if home is None or share < 0.5 or _on_the_edge(word.bbox, home.bbox):
+                continue
+            if not home.words:
+                home.size = band_line.size
+            home.words.append(word)
     return layout
+
+
+def _on_the_edge(box, line) -> bool:
+    """A "word" wholly in the top or bottom quarter of a line: specks (a neighbouring column's
+    dots, read as ". : as") that a band's layout joined into a line across a column gap, and
+    that a whole-page read does not hold."""
+    quarter = (line[3] - line[1]) / 4
+    return box[3] <= line[1] + quarter or box[1] >= line[3] - quarter
 
 
 def _is_upright_strip(box) -> bool:

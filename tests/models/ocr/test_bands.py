@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
-from models.engine import PageImage
+from models.engine import PageImage, Word
 from models.ocr import TesseractEngine
 from models.ocr import engine as ocr_engine
 from models.ocr.engine import _band_cut
@@ -101,3 +101,19 @@ def test_a_dense_page_is_read_in_bands_and_reads_as_well(engine, monkeypatch):
     words = [w.text for b in banded.blocks for w in b.words]
     whole_words = [w.text for b in whole.blocks for w in b.words]
     assert difflib.SequenceMatcher(a=whole_words, b=words, autojunk=False).ratio() >= 0.98
+
+
+def test_a_bands_specks_on_a_lines_edge_stay_out_of_it():
+    """A band's layout joined a right-column line and the dots of a leader into one line: the
+    dots lie in the top quarter of the left column's line, which a whole-page read does not
+    give them; a raised mark (a footnote's) stays."""
+    left = ocr_engine._Line([], (366, 2043, 1139, 2080), 0.0)
+    para = ocr_engine._ParaLines([left])
+    word = lambda text, box: Word(text=text, confidence=90, bbox=box)  # noqa: E731
+    band = ocr_engine._Line(
+        [word(".", (587, 2043, 591, 2047)), word("as", (979, 2043, 1035, 2047)),
+         word("product", (366, 2043, 493, 2080)), word("*", (500, 2043, 510, 2058))],
+        (366, 2016, 2184, 2080), 0.0,
+    )  # fmt: skip
+    (filled,) = ocr_engine._filled([para], [band])
+    assert [w.text for w in filled[0].words] == ["product", "*"]
