@@ -38,9 +38,10 @@ def as_pdf(name: str, workdir: Path) -> Path:
 
 
 def warm_up(engine) -> None:
-    """One conversion, not counted: the first read loads Tesseract's models."""
+    """One conversion, not counted: the first read loads Tesseract's models (a dense page:
+    the instances that read its two bands too)."""
     with tempfile.TemporaryDirectory() as warm:
-        convert_pdf(as_pdf("phototest.tif", Path(warm)), Path(warm) / "out", engine,
+        convert_pdf(as_pdf("linn.pdf", Path(warm)), Path(warm) / "out", engine,
                     ConvertOptions())  # fmt: skip
 
 
