@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -371,11 +370,9 @@ class TesseractEngine:
     def _read_band(self, api, band: Image.Image, top: int, dpi: int) -> list[_Line]:
         """The lines a band of the page reads, in page pixels (the band starts at row `top`)."""
         self._recognize(api, band, dpi)
-        lines = [line for para in _paragraphs(self._tesserocr, api, dpi) for line in para]
-        for line in lines:
-            line.bbox = _moved(line.bbox, top)
-            line.words = [replace(w, bbox=_moved(w.bbox, top)) for w in line.words]
-        return lines
+        paragraphs = _paragraphs(self._tesserocr, api, dpi)
+        _move(paragraphs, 0, top)
+        return [line for para in paragraphs for line in para]
 
     def _read_page(self, page: PageImage, scans: list) -> PageReading:
         tess = self._tesserocr
@@ -646,10 +643,6 @@ def _band_cut(boxes) -> int | None:
         above += work
         reach = max(reach, y1)
     return best[1] if best and best[0] >= BAND_SHARE else None
-
-
-def _moved(bbox, dy: int):
-    return (bbox[0], bbox[1] + dy, bbox[2], bbox[3] + dy)
 
 
 def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLines]:
