@@ -500,9 +500,7 @@ class TesseractEngine:
                 "ocr_s": elapsed - prepare_s - layout_s,
                 "layout_s": layout_s,
                 "layout_beside_s": scan_page.prepare_s,
-                "ocr_bands": 1.0
-                if cut is None
-                else 2.0,  # recognized as two bands at once, or whole
+                "ocr_bands": 1.0 if cut is None else 2.0,  # read whole, or as two bands at once
             },  # fmt: skip
         )
 
@@ -648,9 +646,9 @@ def _band_cut(boxes) -> int | None:
 def _filled(layout: list[_ParaLines], band_lines: list[_Line]) -> list[_ParaLines]:
     """The page layout's lines (`layout`, without words) given the words that bands of the page
     read: each word to the line it lies in (half its box or more; the smallest such line where
-    lines nest), in the bands' reading order, each line with the text size of the band line
-    its first word came from (specks on a line's edge left out). A word outside
-    every line is one the page's own read would not have made (its layout saw no text there)."""
+    lines nest), in the bands' reading order, but specks on a line's edge; each line with the
+    text size of the band line its first word came from. A word outside every line is one the
+    page's own read would not have made (its layout saw no text there)."""
     lines = sorted(
         (line for para in layout for line in para if line.bbox), key=lambda ln: ln.bbox[1]
     )
