@@ -365,7 +365,8 @@ class TesseractEngine:
         finally:  # never leave the top band's instance busy for the next page
             above = upper.result()
         band_lines = above + lower
-        return _kept(_filled(_page_lines(self._tesserocr, layout, dpi, read=False), band_lines))
+        layout_lines = _page_lines(self._tesserocr, layout, dpi, read=False)
+        return _keep_lines(_filled(layout_lines, band_lines), _has_words)
 
     def _read_band(self, api, band: Image.Image, top: int, dpi: int) -> list[_Line]:
         """The lines a band of the page reads, in page pixels (the band starts at row `top`)."""
@@ -711,7 +712,7 @@ def _figures(tess, iterator) -> list[ReadBlock]:
 
 def _paragraphs(tess, api, dpi: int = 300) -> list[list[_Line]]:
     """One pass over every word: paragraphs of lines of words, in Tesseract's reading order."""
-    return _kept(_page_lines(tess, api.GetIterator(), dpi))
+    return _keep_lines(_page_lines(tess, api.GetIterator(), dpi), _has_words)
 
 
 def _page_lines(tess, it, dpi: int, *, read: bool = True) -> list[_ParaLines]:
@@ -759,16 +760,9 @@ def _page_lines(tess, it, dpi: int, *, read: bool = True) -> list[_ParaLines]:
     return paragraphs
 
 
-def _kept(paragraphs: list[_ParaLines]) -> list[_ParaLines]:
-    """The paragraphs' lines that hold words (and a box), in paragraphs that hold any."""
-    out = []
-    for para in paragraphs:
-        lines = [line for line in para if line.words and line.bbox]
-        if lines:
-            kept = _ParaLines(lines)
-            kept.order = para.order  # type: ignore[attr-defined]
-            out.append(kept)
-    return out
+def _has_words(line: _Line) -> bool:
+    """A line that holds words (and a box): what a read keeps of a page's lines."""
+    return bool(line.words and line.bbox)
 
 
 class _ParaLines(list):
