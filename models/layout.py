@@ -32,6 +32,11 @@ MUPDF_LOCK = threading.RLock()
 # The model sees the page image through a small CNN: a copy this size is plenty, and cheap.
 IMAGE_SIDE = 1000
 
+# A scan's regions are found once Tesseract has read the page: nothing else runs then, so the
+# graph network takes both cores (its outputs are the same with one thread or two, bit for
+# bit: tests/models/test_layout.py).
+SCAN_THREADS = 2
+
 # Layout classes, and what a reader makes of them.
 HEADING_CLASSES = ("title", "section-header")
 FURNITURE_CLASSES = ("page-header", "page-footer")
@@ -56,6 +61,9 @@ class Region:
 class _Loaded:
     analyzer: Any = None  # pymupdf.layout's analyzer, once loaded in this process
     features_of: pymupdf.Page | None = None  # the page whose image features it holds
+    # The graph network's session for scanned pages (ScanPage), with SCAN_THREADS threads:
+    # made in the OCR engine's process on its first scan, never in the readers' fork server.
+    scan_session: Any = None
 
 
 _LOADED = _Loaded()
@@ -108,16 +116,11 @@ def _single_threaded_model():
     1.9 s a page under load). With one thread a session starts no thread at all, which lets
     the fork server hold the model. pymupdf.layout builds its sessions with `make_session`
     (imported by name into each of its modules): every copy is replaced, for good."""
-    import onnxruntime as ort
     import pymupdf.layout.onnx.common_util as common_util
     from pymupdf.layout import DocumentLayoutAnalyzer
 
     def make_session(model_path, providers=None):
-        options = ort.SessionOptions()
-        options.enable_cpu_mem_arena = False  # as pymupdf.layout does: RSS stays flat
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        return ort.InferenceSession(model_path, sess_options=options, providers=providers)
+        return _session(model_path, threads=1, providers=providers)
 
     # Kept for good: sessions built later (lazily, by pymupdf.layout) are single-threaded too.
     # Modules loaded from here on copy common_util's, patched first.
@@ -126,6 +129,29 @@ def _single_threaded_model():
         if name.startswith("pymupdf.layout") and hasattr(module, "make_session"):
             module.make_session = make_session
     return DocumentLayoutAnalyzer.get_model()
+
+
+def _session(model_path: str, *, threads: int, providers=None):
+    """An ONNX session of the layout model's on `threads` threads (1: it starts no thread)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.enable_cpu_mem_arena = False  # as pymupdf.layout does: RSS stays flat
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Threads that wait sleep instead of spinning: Tesseract has the cores between two runs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model_path, sess_options=options, providers=providers)
+
+
+def _scan_session():
+    """The graph network's session for scanned pages (SCAN_THREADS threads), made once."""
+    if _LOADED.scan_session is None:
+        model = _LOADED.analyzer._model
+        _LOADED.scan_session = _session(
+            model.model_path, threads=SCAN_THREADS, providers=model._providers
+        )
+    return _LOADED.scan_session
 
 
 def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
@@ -258,7 +284,12 @@ class ScanPage:
                     for word, box in zip(line, boxes, strict=True):
                         _append(writer, (box[0], baseline), word.text, max(size, 1))
                 writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
-                return page_regions(page, scale=1 / scale)
+                model = _LOADED.analyzer._model
+                single, model.session = model.session, _scan_session()
+                try:
+                    return page_regions(page, scale=1 / scale)
+                finally:
+                    model.session = single
             finally:
                 self.close()
 

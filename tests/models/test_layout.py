@@ -109,3 +109,40 @@ def test_a_turned_page_is_read_in_its_own_coordinates(tmp_path):
     upright = layout.page_regions(page, scale=2.0)
     page.set_rotation(90)
     assert [r.kind for r in upright] and layout.page_regions(page, scale=2.0) == upright
+
+
+def test_a_scans_graph_network_runs_on_two_threads_with_the_one_thread_results(monkeypatch):
+    """A scan's regions are found with the graph network on both cores (nothing else runs
+    then): its outputs must be those of one thread, bit for bit, or the command line, the
+    inline runner and a Celery worker could write different bytes for the same page."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((72, 50), "Running head", fontsize=8)
+    page.insert_text((72, 90), "A dense page of two columns", fontsize=18, fontname="hebo")
+    for column in range(2):  # some eighty lines (a row of both columns is one): kernels split
+        x = 72 + column * 235
+        page.insert_textbox((x, 110, x + 215, 800), BODY * 4, fontsize=7, fontname="helv")
+    image, words = _scan(doc)
+    feeds: list[dict] = []
+    two = layout.ScanPage(image, DPI).regions(words)
+    session = layout._LOADED.scan_session
+    assert session.get_session_options().intra_op_num_threads == layout.SCAN_THREADS == 2
+
+    # The same feeds through the one-thread session: the same logits.
+    class Recording:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def run(self, names, feed, *args):
+            feeds.append(feed)
+            return self.inner.run(names, feed, *args)
+
+    monkeypatch.setattr(layout._LOADED, "scan_session", Recording(session))
+    assert layout.ScanPage(image, DPI).regions(words) == two
+    (feed,) = feeds
+    assert len(feed["x"]) >= 80
+    single = layout._LOADED.analyzer._model.session
+    assert single.get_session_options().intra_op_num_threads == 1
+    for mine, theirs in zip(session.run(None, feed), single.run(None, feed), strict=True):
+        assert mine.tobytes() == theirs.tobytes()
+    doc.close()
