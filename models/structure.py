@@ -76,6 +76,19 @@ def real_words(words: list[Word], text: str) -> bool:
     return True
 
 
+def reads_as_prose(text: str) -> bool:
+    """A sentence or a lead-in, however it is set: words mostly in lower case, and a full stop
+    after eight words or more ("You do not need to print and submit these guidelines with
+    your application form."), or a colon after six or more ("This application is made up of
+    four parts:"). A title's first line may end with a colon ("Employee's Perception of
+    Fairness of Advancement:" over its subtitle), a title in capitals with a full stop."""
+    words = [w for w in text.split() if not _SECTION_NUMBER.fullmatch(w)]
+    if sum(w[0].islower() for w in words) < 0.5 * len(words):
+        return False
+    text = text.rstrip()
+    return (text.endswith(".") and len(words) >= 8) or (text.endswith(":") and len(words) >= 6)
+
+
 def _known(word: Word) -> bool:
     """In the dictionary, or a word read with full confidence whose parts are words or numbers
     and one a word of four letters or more: a title's terms of art and compounds ("Pubertal
@@ -220,7 +233,9 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     if region is None or block.kind not in ("paragraph", "list_item"):
         return block
     kind = _KIND.get(region.kind)
-    if kind == "heading" and not real_words(block.words, block.text):
+    if kind == "heading" and (
+        not real_words(block.words, block.text) or reads_as_prose(block.text)
+    ):
         kind = "paragraph"
     if kind == "heading" and _BULLET_GLYPH.match(block.text):
         kind = "list_item"  # a bullet printed large or bold is a list item, not a section

@@ -63,6 +63,23 @@ def test_a_section_header_region_makes_a_heading_only_of_real_words():
                                                   ("paragraph", "PERS A Zhe")]  # fmt: skip
 
 
+def test_a_sentence_or_a_lead_in_in_a_section_header_region_stays_a_paragraph():
+    """Set bold or large on a form, a sentence or a lead-in to a list is no section title."""
+    texts = [
+        "You do not need to print and submit these guidelines with your application form.",
+        "This application is made up of four parts:",
+        "2.1 Introduction",
+        "Data and methods:",  # a short title ending in a colon
+        "THE HISTORY OF THE DECLINE AND FALL OF THE ROMAN EMPIRE.",
+        "Employee’s Perception of Fairness of Advancement:",  # a title's first line
+    ]
+    blocks = [_block(text, 100, 300 + 200 * k, k) for k, text in enumerate(texts)]
+    regions = [Region("section-header", (90, 290 + 200 * k, 1990, 350 + 200 * k))
+               for k in range(len(texts))]  # fmt: skip
+    out, _ = _run(blocks, regions)
+    assert [b.kind for b in out] == ["paragraph", "paragraph"] + ["heading"] * 4
+
+
 def test_a_block_is_cut_where_its_words_enter_another_region():
     block = _block("Scope of the Review The survey was sent out", 100, 500, 1)
     words = block.words
