@@ -146,3 +146,26 @@ def test_a_scans_graph_network_runs_on_two_threads_with_the_one_thread_results(m
     for mine, theirs in zip(session.run(None, feed), single.run(None, feed), strict=True):
         assert mine.tobytes() == theirs.tobytes()
     doc.close()
+
+
+def test_the_text_boxes_features_are_those_pymupdf_layout_computes(monkeypatch):
+    """layout.rf_features stands in for pymupdf.layout's extract_rf_features (faster): the
+    same features for every box, and the same invisible boxes dropped when text is visible."""
+    from pymupdf.layout import pymupdf_util, pymupdf_util_ext, pymupdf_util_rf
+
+    layout.load_model()
+    assert pymupdf_util_ext.extract_rf_features is layout.rf_features  # installed with the model
+    doc = _article("A study of scans", BODY)
+    doc[0].insert_text((72, 780), "an old OCR layer", fontsize=9, render_mode=3)
+
+    def boxes(extract):
+        monkeypatch.setattr(pymupdf_util_ext, "extract_rf_features", extract)
+        data = pymupdf_util.create_input_data_from_page(
+            doc[0], options={"input_type": ("text",), "feature_set_name": "rf"}
+        )
+        return data["bboxes"], data["text"], data["custom_features"]
+
+    ours, theirs = boxes(layout.rf_features), boxes(pymupdf_util_rf.extract_rf_features)
+    assert len(ours[2]) >= 5 and ours == theirs
+    assert not any("OCR layer" in text for text in ours[1])  # the invisible box was dropped
+    doc.close()
