@@ -715,6 +715,29 @@ def _trusted(block: Block) -> bool:
     return bool(text) and doubtful <= 0.3 * len(text)
 
 
+def _running_title(block: Block) -> str | None:
+    """A running head that names the work (a book's chapter, an article's short title and
+    volume), without its page number: on a page that prints no heading, a truer title than the
+    opening of its first paragraph ("CHAPTER 2. MATHEMATICAL INDUCTION" over "Next, we would
+    fill in the gaps..."). A stamp, a copyright line or a lone number is none."""
+    if block.kind != "page_header" or not _trusted(block):
+        return None
+    printed = " ".join(block.text.split())
+    text = _PAGE_NUMBER_EDGE.sub("", printed)
+    if (
+        len(text.split()) < 2
+        or _STAMP.search(printed)
+        or _COPYRIGHT.search(printed)
+        or not real_words([], text)
+    ):
+        return None
+    return text
+
+
+# A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),
+# not a volume's ("Vol. 113").
+_PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
+
 # Section names that open many documents: never the document's title.
 _GENERIC = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?"
@@ -749,6 +772,11 @@ def _title(pages: list[Page]) -> str | None:
     ):
         if pick:
             return clip(pick[0].text, 200)
+    for page in pages[:2]:
+        for block in page.blocks:
+            running = _running_title(block)
+            if running:
+                return clip(running, 120)
     for page in pages:
         for block in page.blocks:
             if block.kind == "paragraph" and _trusted(block):

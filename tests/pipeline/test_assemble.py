@@ -144,6 +144,23 @@ def test_a_generic_section_name_is_never_the_title():
     assert _doc(blocks).title == "Rivers and Towns in Change"
 
 
+def test_a_page_without_a_heading_is_titled_by_its_running_head():
+    """A page from the middle of a chapter prints no heading: its running head names the work,
+    not the opening words of its first paragraph; a copyright line or a page number never."""
+    body = _para("Next, we would fill in the gaps between these enlarged faces. " * 3,
+                 (200, 400, 1800, 900))  # fmt: skip
+    stamp = ReadBlock(kind="page_header", bbox=(200, 60, 1800, 90), font_size=24,
+                      text="This journal is © The Royal Society of Chemistry 2016")  # fmt: skip
+    head = ReadBlock(kind="page_header", text="CHAPTER 2. MATHEMATICAL INDUCTION 42",
+                     bbox=(200, 110, 1800, 140), font_size=24)  # fmt: skip
+    journal = ReadBlock(kind="page_header", text="Transition in Turner syndrome, 2015, Vol. 113",
+                        bbox=(200, 110, 1800, 140), font_size=24)  # fmt: skip
+    number = ReadBlock(kind="page_footer", text="42", bbox=(950, 2900, 1010, 2930), font_size=24)
+    assert _doc([stamp, head, body, number]).title == "CHAPTER 2. MATHEMATICAL INDUCTION"
+    assert _doc([journal, body]).title == "Transition in Turner syndrome, 2015, Vol. 113"
+    assert _doc([stamp, body, number]).title.startswith("Next, we would fill in the gaps")
+
+
 def test_a_caption_next_to_a_table_becomes_its_caption():
     caption = _para("Table 2. Budget in thousands", (200, 400, 900, 440))
     table = ReadBlock(kind="table", bbox=(200, 450, 1500, 900),
