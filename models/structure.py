@@ -119,7 +119,7 @@ def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Regio
     """A caption region whose text is mathematics (signs, no word of four letters, no label
     such as "Figure 3") with no picture or table over or under it is a display formula the
     model took for a caption ("2^3 = 1 + 3 + 3 + 1" under a drawing it did not box)."""
-    labelled = [r.bbox for r in regions if r.kind in ("picture", "table")] + [
+    labelled = [r.bbox for r in regions if r.kind in ("picture", "drawing", "table")] + [
         b.bbox for b in blocks if b.kind in ("figure", "table") and b.bbox
     ]
     out = []
@@ -312,9 +312,7 @@ def apply_layout(
     regions = _math_captions(_without_nested_text(regions), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
-        grids = [
-            b for b in blocks if b.kind == "table" and b.bbox and _overlap(b.bbox, region.bbox)
-        ]
+        grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]
         if len(grids) == 1 and _covered(region.bbox, grids[0].bbox) >= 0.7:  # type: ignore[arg-type]
             taken_regions.append(region)  # the printed grid is the table: keep it
             continue
@@ -338,12 +336,15 @@ def apply_layout(
             if i is not None:
                 owner[id(part)] = i
     _read_in_order(out, regions, owner, width)
-    for region in regions:
+    # A picture holding no words is placed before what follows it in its column: the figures
+    # made of the others (a chart with its labels under a diagram) are placed by then.
+    worded = {id(r) for r in regions if any(_inside(r, b) for b in out if b.kind != "table")}
+    for region in sorted(regions, key=lambda r: r.kind in _PICTURES and id(r) not in worded):
         if region in taken_regions:
             continue
         if region.kind == "table":
             out = _table(region, out, ruled_table, text_size, row_rules)
-        elif region.kind in ("picture", "formula"):
+        elif region.kind in _PICTURES:
             out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
                            transcribe=transcribe)  # fmt: skip
     out = _with_key_value_tables(out)
@@ -414,7 +415,8 @@ def _read_in_order(
             rank += 1
 
 
-def _overlap(a: BBox, b: BBox) -> bool:
+def overlap(a: BBox, b: BBox) -> bool:
+    """The two boxes share some area."""
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
@@ -471,15 +473,22 @@ def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=
 
 
 def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> list[ReadBlock]:
-    if any(b.kind == "figure" and b.bbox and _overlap(b.bbox, region.bbox) for b in blocks):
-        return blocks  # the engine found this image already
+    if any(
+        b.kind == "figure" and b.bbox and overlap(b.bbox, region.bbox)
+        and figure_worthy(b.bbox, width, height, ink)
+        for b in blocks
+    ):  # fmt: skip
+        return blocks  # the engine found this image already (a chart's markers are none)
     formula = region.kind == "formula"
     if not formula and not figure_worthy(region.bbox, width, height, ink):
         return blocks
     inside = [w for b in blocks for w in (_inside(region, b) if b.kind != "table" else [])]
     text = " ".join(w.text for w in inside)
-    if not formula and inside and real_words(inside, text) and len(inside) >= 8:
-        return blocks  # a "picture" full of readable text is text: keep it as such
+    # A "picture" full of readable text is text: keep it as such. A drawing's labels (a
+    # chart's axes and legend, a structure's atoms) are its own unless they are prose.
+    readable = inside and real_words(inside, text) and len(inside) >= 8
+    if not formula and readable and (region.kind != "drawing" or _prose(inside)):
+        return blocks
     order = _order_before(region.bbox, blocks)
     _, orders, kept = _take(region, blocks)
     figure = ReadBlock(kind="figure", bbox=region.bbox)
@@ -493,6 +502,15 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
     figure.order = min(orders) if orders else order  # type: ignore[attr-defined]
     figure.layout = region.kind
     return kept + [figure]
+
+
+def _prose(words: list[Word]) -> bool:
+    """Running text: twenty words of four letters or more, half the words or more."""
+    long = sum(bool(_PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
+    return long >= 20 and long >= 0.5 * len(words)
+
+
+_PICTURES = ("picture", "drawing", "formula")
 
 
 def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:

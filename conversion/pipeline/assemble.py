@@ -435,28 +435,36 @@ _CAPTION = re.compile(r"^(fig(ure)?|plate|illustration|image|photo|chart|map)\.?
 
 
 def _attach_captions(blocks: list[ReadBlock]) -> list[ReadBlock]:
-    """A short text right below a figure (or one that says "Figure 3") is that figure's caption.
-    A formula kept as an image has none: the line under a display equation is the text going
-    on."""
+    """The text right below a figure is its caption: a short paragraph, one that says "Figure
+    3", or what the layout model marked as a caption (however long), when nothing stands
+    between them ("Figure 3c shows the forward-pass..." at the foot of a column is the text
+    going on, not the caption of the figure at the head of the page). A formula kept as an
+    image has none: the line under a display equation is the text going on."""
     figures = [
         b for b in blocks if b.kind == "figure" and b.bbox and not b.text and b.layout != "formula"
     ]
     taken: set[int] = set()
     for fig in figures:
         fx0, _, fx1, fy1 = fig.bbox  # type: ignore[misc]
-        best = None
-        for i, rb in enumerate(blocks):
-            if i in taken or rb.kind != "paragraph" or not rb.bbox or len(rb.text) > 200:
-                continue
-            size = rb.font_size or 20.0
-            cx = (rb.bbox[0] + rb.bbox[2]) / 2
-            below = fy1 - 0.5 * size <= rb.bbox[1] <= fy1 + 3 * size
-            beside = fx0 <= cx <= fx1 and (below or _CAPTION.match(rb.text) and rb.bbox[1] >= fy1)
-            if beside and (best is None or rb.bbox[1] < blocks[best].bbox[1]):  # type: ignore[index]
-                best = i
-        if best is not None:
-            taken.add(best)
-            fig.text = blocks[best].text.strip()
+        under = [
+            (rb.bbox[1], i) for i, rb in enumerate(blocks)
+            if rb is not fig and rb.bbox and rb.bbox[1] >= fy1 - 0.5 * (rb.font_size or 20.0)
+            and min(fx1, rb.bbox[2]) > max(fx0, rb.bbox[0])
+        ]  # fmt: skip
+        if not under:
+            continue
+        i = min(under)[1]  # the nearest block under the figure, and only it
+        rb = blocks[i]
+        if i in taken or rb.kind not in ("paragraph", "caption") or _TABLE_CAPTION.match(rb.text):
+            continue  # "Table 2 ..." under a figure heads the table that follows
+        size = rb.font_size or 20.0
+        cx = (rb.bbox[0] + rb.bbox[2]) / 2  # type: ignore[index]
+        near = rb.bbox[1] <= fy1 + 3 * size  # type: ignore[index]
+        labelled = rb.kind == "caption" or bool(_CAPTION.match(rb.text))
+        short = len(rb.text) <= 200 or rb.kind == "caption"
+        if fx0 <= cx <= fx1 and short and (near or labelled):
+            taken.add(i)
+            fig.text = rb.text.strip()
     return [b for i, b in enumerate(blocks) if i not in taken]
 
 

@@ -29,6 +29,26 @@ def test_caption_under_a_figure_becomes_its_figcaption():
     assert doc.pages[0].blocks[0].caption == "THEY TIP-TOED ALONG."
 
 
+def test_a_figures_caption_is_the_text_right_under_it_not_a_sentence_that_names_it():
+    """The layout model's caption under a figure is its caption, however long; "Figure 3c
+    shows ..." at the foot of a column, with text between, is the text going on."""
+    figure = ReadBlock(kind="figure", bbox=(200, 300, 1800, 700))
+    caption = ReadBlock(kind="caption", bbox=(200, 720, 1800, 900), font_size=30,
+                        text="Figure 3: An example of a graph. " * 8)  # fmt: skip
+    body = _para("The nodes share their factors, as the text goes on to say. " * 5,
+                 (1000, 950, 1800, 1500))  # fmt: skip
+    mention = _para("Figure 3c shows the forward pass for the human node.",
+                    (1000, 2800, 1800, 2840))  # fmt: skip
+    blocks = _doc([figure, caption, body, mention]).pages[0].blocks
+    assert [b.kind for b in blocks] == ["figure", "paragraph", "paragraph"]
+    assert blocks[0].caption == caption.text.strip()
+    assert blocks[2].text.startswith("Figure 3c shows")
+    # Without the caption, the sentence is still no caption: the body stands between.
+    figure = ReadBlock(kind="figure", bbox=(200, 300, 1800, 700))
+    blocks = _doc([figure, body, mention]).pages[0].blocks
+    assert blocks[0].caption is None and blocks[-1].text.startswith("Figure 3c shows")
+
+
 def test_paragraph_cut_by_a_figure_is_joined_and_the_figure_moves_before_it():
     first = _para("When we was passing by the kitchen", (1000, 300, 1900, 600))
     figure = ReadBlock(kind="figure", bbox=(100, 300, 900, 1500))

@@ -426,3 +426,60 @@ def test_a_turned_page_says_how_its_image_turns_to_match_its_boxes():
     assert reading.rotation == 270  # the shown page turned back: its own, upright frame
     assert (reading.width, reading.height) == (image.image.height, image.image.width)
     assert all(b.bbox[2] <= reading.width + 1 for b in reading.blocks if b.bbox)
+
+
+def _drawn(path):
+    """A text-book page: a paragraph, a cube drawn in lines (no text in it), a chart (axes,
+    a slanted curve, tick labels, an axis title) with its caption, and a form's box of level
+    and upright rules around two labels."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_textbox(pymupdf.Rect(72, 60, 540, 120), BODY, fontsize=11)
+    cube = [
+        ((200, 160), (300, 160)),
+        ((300, 160), (300, 260)),
+        ((300, 260), (200, 260)),
+        ((200, 260), (200, 160)),
+        ((200, 160), (240, 130)),
+        ((300, 160), (340, 130)),
+        ((240, 130), (340, 130)),
+        ((340, 130), (340, 230)),
+        ((300, 260), (340, 230)),
+        ((240, 130), (240, 230)),
+        ((240, 230), (340, 230)),
+        ((200, 260), (240, 230)),
+    ]
+    for a, b in cube:  # fmt: skip
+        page.draw_line(a, b, width=1)
+    page.draw_line((100, 560), (400, 560))  # the chart's axes
+    page.draw_line((100, 560), (100, 330))
+    points = [(100 + 15 * k, 560 - 220 * (1 - 0.85**k)) for k in range(20)]
+    page.draw_polyline(points, width=1)
+    for k, label in enumerate(("0", "20", "40", "60", "80")):
+        page.insert_text((84, 563 - 55 * k), label, fontsize=8)
+    page.insert_text((60, 470), "Yield (%)", fontsize=9, rotate=90)
+    page.insert_text((200, 580), "Reaction time (hours)", fontsize=9)
+    page.insert_text((100, 610), "Fig. 2 Yield against reaction time.", fontsize=10)
+    page.draw_rect(pymupdf.Rect(72, 650, 540, 740))  # a form's box
+    page.draw_line((306, 650), (306, 740))
+    page.insert_text((80, 670), "Applicant name", fontsize=10)
+    page.insert_text((314, 670), "Date of birth", fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_drawing_is_a_figure_and_a_charts_labels_are_its_own(tmp_path):
+    """The layout model reads text boxes and a small image of the page: a diagram drawn
+    without text came out as nothing, a chart's tick labels as paragraphs. Drawings with
+    slanted strokes are figures (labels inside, not prose, go with them); boxes of level and
+    upright rules (a form, a table) are not."""
+    pdf = _drawn(tmp_path / "drawn.pdf")
+    result = convert_pdf(pdf, tmp_path / "out", TesseractEngine(), ConvertOptions())
+    soup = BeautifulSoup(result.html_path.read_text(), "html.parser")
+    figures = soup.find("main").find_all("figure")
+    assert len(figures) == 2
+    assert "Fig. 2 Yield against reaction time." in figures[1].get_text(" ", strip=True)
+    text = " ".join(iter_main_text(result.html_path.read_text()))
+    assert "Reaction time (hours)" not in text and "Yield (%)" not in text
+    assert "Applicant name" in text and "Date of birth" in text
+    assert [f["code"] for f in result.report["findings"]].count("FIGURE_ALT_REVIEW") == 2
