@@ -398,6 +398,10 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:
 # diagrams, a paper's chart and a chemistry paper's structures).
 DRAWN_PICTURE = (72.0, 50.0)
 SLANTED_SHARE = 0.15
+# A page of more vector paths than this (a map, a plot of many thousand markers) is not looked
+# through for drawings: clustering them costs about 80 us a path, and such a page keeps what the
+# layout model saw.
+MAX_DRAWINGS = 20_000
 
 
 def with_drawings(page: pymupdf.Page, regions: list[Region], *, scale: float) -> list[Region]:
@@ -410,7 +414,7 @@ def with_drawings(page: pymupdf.Page, regions: list[Region], *, scale: float) ->
     none is made where the model saw a table or a formula. `apply_layout` makes figures of
     drawings as of pictures, the labels inside taken into the figure unless they are prose."""
     drawings = page.get_drawings()
-    if not drawings:
+    if not drawings or len(drawings) > MAX_DRAWINGS:
         return regions
     kept = [r for r in regions if r.kind in ("table", "formula")]
     page_area = abs(page.rect)
