@@ -38,7 +38,7 @@ MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 _PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
-_CAPTION_LABEL = re.compile(
+CAPTION_LABEL = re.compile(
     r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
 )
 _KIND = {
@@ -136,7 +136,7 @@ def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Regio
                 text
                 and math_signs(text)
                 and not _PROSE_WORD.search(text)
-                and not _CAPTION_LABEL.match(text)
+                and not CAPTION_LABEL.match(text)
                 and not labels
             ):
                 region = Region("formula", region.bbox)
@@ -338,7 +338,10 @@ def apply_layout(
     _read_in_order(out, regions, owner, width)
     # A picture holding no words is placed before what follows it in its column: the figures
     # made of the others (a chart with its labels under a diagram) are placed by then.
-    worded = {id(r) for r in regions if any(_inside(r, b) for b in out if b.kind != "table")}
+    worded = {
+        id(r) for r in regions
+        if r.kind in _PICTURES and any(_inside(r, b) for b in out if b.kind != "table")
+    }  # fmt: skip
     for region in sorted(regions, key=lambda r: r.kind in _PICTURES and id(r) not in worded):
         if region in taken_regions:
             continue

@@ -25,7 +25,7 @@ from models.language import detect_language, language_scores
 from models.layout import Region, page_regions
 from models.ocr.engine import BULLET
 from models.ocr.lines import read_crops
-from models.structure import apply_layout, overlap
+from models.structure import CAPTION_LABEL, apply_layout, overlap
 
 MIN_CHARS = 40
 UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
@@ -404,7 +404,9 @@ SLANTED_SHARE = 0.15
 MAX_DRAWINGS = 20_000
 
 
-def with_drawings(page: pymupdf.Page, regions: list[Region], *, scale: float) -> list[Region]:
+def with_drawings(
+    page: pymupdf.Page, regions: list[Region], text_blocks: list[dict], *, scale: float
+) -> list[Region]:
     """The layout regions of a born-digital page with its vector drawings that are pictures
     (PyMuPDF's `cluster_drawings`) as "drawing" regions (in the regions' pixels). The model
     reads text boxes and a small image of the page: it missed diagrams drawn without any text
@@ -412,16 +414,14 @@ def with_drawings(page: pymupdf.Page, regions: list[Region], *, scale: float) ->
     chart was kept as text for the labels in it (the axes' numbers and legend read as
     paragraphs). A drawing takes the place of the picture regions it overlaps (their union);
     none is made where the model saw a table or a formula. `apply_layout` makes figures of
-    drawings as of pictures, the labels inside taken into the figure unless they are prose."""
+    drawings as of pictures, the labels inside taken into the figure unless they are prose.
+    `text_blocks`: the page's text blocks as `get_text("dict")` gives them."""
     drawings = page.get_drawings()
     if not drawings or len(drawings) > MAX_DRAWINGS:
         return regions
     kept = [r for r in regions if r.kind in ("table", "formula")]
     page_area = abs(page.rect)
-    labels = [
-        pymupdf.Rect(block["bbox"]) for block in page.get_text("dict")["blocks"]
-        if block["type"] == 0 and _label(block)
-    ]  # fmt: skip
+    labels = [pymupdf.Rect(block["bbox"]) for block in text_blocks if _label(block)]
     replaced: list[Region] = []
     found: list[Region] = []
     for rect in page.cluster_drawings(drawings=drawings):
@@ -449,14 +449,11 @@ def with_drawings(page: pymupdf.Page, regions: list[Region], *, scale: float) ->
     return [r for r in regions if r not in replaced] + found
 
 
-_FIGURE_CAPTION = re.compile(r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|scheme|plate)\b", re.I)
-
-
 def _label(block: dict) -> bool:
     """A text block that can be a drawing's label (a tick's number, an axis title, a legend's
     entry): two lines and six words at most, and no caption ("Fig. 2 ...")."""
     text = " ".join(span["text"] for line in block["lines"] for span in line["spans"])
-    return len(block["lines"]) <= 2 and len(text.split()) <= 6 and not _FIGURE_CAPTION.match(text)
+    return len(block["lines"]) <= 2 and len(text.split()) <= 6 and not CAPTION_LABEL.match(text)
 
 
 def _with_labels(rect: pymupdf.Rect, labels: list[pymupdf.Rect]) -> pymupdf.Rect:
@@ -746,7 +743,7 @@ def text_layer_reading(
     rect = page.rect * page.derotation_matrix * scale if own_frame else page.rect * scale
     findings: list[dict] = []
     if own_frame:
-        regions = with_drawings(page, page_regions(page, scale=scale), scale=scale)
+        regions = with_drawings(page, page_regions(page, scale=scale), text_blocks, scale=scale)
 
         bars: list[Bar] | None = None
 

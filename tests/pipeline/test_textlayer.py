@@ -485,6 +485,10 @@ def test_a_drawing_is_a_figure_and_a_charts_labels_are_its_own(tmp_path):
     assert [f["code"] for f in result.report["findings"]].count("FIGURE_ALT_REVIEW") == 2
 
 
+def _text_blocks(page):
+    return [b for b in page.get_text("dict")["blocks"] if b["type"] == 0]
+
+
 def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings(monkeypatch):
     """A map or a plot of many thousand markers keeps what the layout model saw: clustering its
     paths would cost seconds for a figure the model may have found already."""
@@ -494,6 +498,8 @@ def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings(monkeypatch
     page = doc.new_page(width=612, height=792)
     for a, b in [((200, 160), (300, 260)), ((300, 160), (200, 260))] * 6:
         page.draw_line(a, b)
-    assert [r.kind for r in textlayer.with_drawings(page, [], scale=1.0)] == ["drawing"]
+    assert [r.kind for r in textlayer.with_drawings(page, [], _text_blocks(page), scale=1.0)] == [
+        "drawing"
+    ]
     monkeypatch.setattr(textlayer, "MAX_DRAWINGS", 5)
-    assert textlayer.with_drawings(page, [], scale=1.0) == []
+    assert textlayer.with_drawings(page, [], _text_blocks(page), scale=1.0) == []
