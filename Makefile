@@ -4,7 +4,7 @@ SAMPLE := tests/resources/corpus/linn.pdf
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup setup-dev demo serve test lint format worker-cpu worker-gpu bench
+.PHONY: setup setup-dev demo serve test lint format worker-cpu worker-gpu housekeeping bench
 
 setup:
 	bin/setup
@@ -38,6 +38,11 @@ format:
 
 worker-cpu:
 	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} .venv/bin/celery -A axiya worker -Q cpu -c 2 -l info
+
+# Beat and the periodic tasks it sends (recovery every 20 s, retention hourly), on their own queue
+# in a worker that converts nothing: a frozen conversion worker can't hold up recovery. One per site.
+housekeeping:
+	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} .venv/bin/celery -A axiya worker -B -Q housekeeping --pool solo -s var/celerybeat-schedule -l info -n housekeeping@%h
 
 worker-gpu:
 	AXIYA_BROKER_URL=$${AXIYA_BROKER_URL:-redis://127.0.0.1:6379/0} AXIYA_ENGINE=gemma AXIYA_WORKER_ENGINE=gemma CUDA_VISIBLE_DEVICES=$${CUDA_VISIBLE_DEVICES:-0} .venv/bin/celery -A axiya worker -Q gpu -c 1 --prefetch-multiplier 1 -l info -n gpu$${CUDA_VISIBLE_DEVICES:-0}@%h

@@ -209,6 +209,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
+# Prefork pool processes start as fresh interpreters, never as forks of the worker's main
+# process (issue 29): that process has imported the tasks and with them threads (onnxruntime's
+# pools in pymupdf.layout, OpenBLAS), and a fork copies only the forking thread, so a lock one
+# of those threads held, or a destructor waiting on them, blocks the child forever.
+CELERY_WORKER_POOL_START_METHOD = "spawn"
+# Every task has time limits (the tasks name their own; these cover any other): a soft one
+# that raises in the task, a hard one after which the pool process is replaced.
+CELERY_TASK_SOFT_TIME_LIMIT = AXIYA_PAGE_TIMEOUT_S + 30
+CELERY_TASK_TIME_LIMIT = AXIYA_PAGE_TIMEOUT_S + 90
 # How long a new pool process may take to come up: a GPU worker loads, verifies (sha256) and
 # warms a multi-GB model package in worker_process_init (Celery's default is 4 s).
 CELERY_WORKER_PROC_ALIVE_TIMEOUT = env_float("AXIYA_WORKER_START_TIMEOUT_S", 900.0)
@@ -235,10 +244,20 @@ if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith("filesystem://"):
         control_folder=str(_queue_dir / "control"),
         store_processed=False,
     )
+# Housekeeping runs on its own queue and worker (`make housekeeping`: beat inside a solo worker
+# that converts nothing), so a frozen or busy conversion worker can't hold up the recovery of
+# its own stalled work (issue 29).
+HOUSEKEEPING_QUEUE = "housekeeping"
 CELERY_BEAT_SCHEDULE = {
     # Every 20 s: a dead worker's pages are queued again within a minute (heartbeats).
-    "jobs-recover": {"task": "conversion.dispatch.tasks.jobs_recover_task", "schedule": 20.0},
-    "purge-expired": {"task": "conversion.dispatch.tasks.purge_expired_task", "schedule": 3600.0},
+    "jobs-recover": {"task": "conversion.dispatch.tasks.jobs_recover_task", "schedule": 20.0,
+                     "options": {"queue": HOUSEKEEPING_QUEUE, "expires": 20.0}},
+    "purge-expired": {"task": "conversion.dispatch.tasks.purge_expired_task", "schedule": 3600.0,
+                      "options": {"queue": HOUSEKEEPING_QUEUE, "expires": 3600.0}},
+}  # fmt: skip
+CELERY_TASK_ROUTES = {
+    "conversion.dispatch.tasks.jobs_recover_task": {"queue": HOUSEKEEPING_QUEUE},
+    "conversion.dispatch.tasks.purge_expired_task": {"queue": HOUSEKEEPING_QUEUE},
 }
 
 # --- API ----------------------------------------------------------------------------------------

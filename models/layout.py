@@ -65,6 +65,10 @@ class _Loaded:
     # The graph network's session for scanned pages (ScanPage), with SCAN_THREADS threads:
     # made in the OCR engine's process on its first scan, never in the readers' fork server.
     scan_session: Any = None
+    # The layout function pymupdf.layout's import installed, kept referenced for the life of
+    # the process: its multi-threaded ONNX sessions must never be destroyed in a forked child,
+    # where their threads don't exist and the destructor waits for them forever (issue 29).
+    superseded: Any = None
 
 
 _LOADED = _Loaded()
@@ -87,7 +91,9 @@ def load_model() -> None:
         return
     if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
         del sys.modules["pymupdf.layout"]  # a process that kept it out until now
-    if not callable(pymupdf._get_layout):
+    if callable(pymupdf._get_layout):
+        _LOADED.superseded = pymupdf._get_layout
+    else:
         # pymupdf.layout's import builds its default model (an ONNX thread pool per session)
         # unless a layout function is already installed: ours replaces it below.
         pymupdf._get_layout = _unset

@@ -38,6 +38,17 @@ from conversion.runner import batch, heartbeat, jobs
 # one replaces the pool process; page_read's own timer covers the engine call in any pool.
 PAGE_SOFT_LIMIT_S = config().timeouts.page_s + 30
 PAGE_HARD_LIMIT_S = config().timeouts.page_s + 90
+# A job's other steps. Preparing validates and counts pages (isolated, bounded by the page
+# timeout); a chunk rasterizes RASTER_CHUNK_PAGES pages; finishing assembles and checks every
+# page of the job (up to AXIYA_MAX_PAGES); housekeeping is a few queries a job.
+STEP_SOFT_LIMIT_S = PAGE_SOFT_LIMIT_S
+STEP_HARD_LIMIT_S = PAGE_HARD_LIMIT_S
+FINISH_SOFT_LIMIT_S = 4 * config().timeouts.page_s
+FINISH_HARD_LIMIT_S = FINISH_SOFT_LIMIT_S + 60
+RECOVER_SOFT_LIMIT_S = 60
+RECOVER_HARD_LIMIT_S = 120
+PURGE_SOFT_LIMIT_S = 1800
+PURGE_HARD_LIMIT_S = 1900
 # Pages per rasterization task: small enough that reading starts early and several cpu workers
 # share a long document, large enough that the task overhead stays negligible.
 RASTER_CHUNK_PAGES = 8
@@ -127,7 +138,12 @@ def send_recovery(plan: dict[str, list[str]]) -> None:
         send_pages(engine, selectors.pages_to_read(job_id=job_id))
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=STEP_SOFT_LIMIT_S,
+    time_limit=STEP_HARD_LIMIT_S,
+)
 def job_prepare_task(job_id: str) -> None:
     """Create the job's pages and fan their rasterization out in chunks over the cpu workers:
     the first pages are read while later ones are still being rasterized."""
@@ -156,7 +172,12 @@ def job_prepare_task(job_id: str) -> None:
     _send_next(job_id, fan_out)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=STEP_SOFT_LIMIT_S,
+    time_limit=STEP_HARD_LIMIT_S,
+)
 def pages_rasterize_task(job_id: str, numbers: list[int]) -> None:
     try:
         page_ids = jobs.pages_rasterize(job_id=job_id, numbers=numbers)
@@ -226,7 +247,12 @@ def page_read_batch_task(self, page_id: int) -> None:
         _send_next(job_id, lambda j=job_id: send_finish(j))
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=FINISH_SOFT_LIMIT_S,
+    time_limit=FINISH_HARD_LIMIT_S,
+)
 def job_finish_task(job_id: str) -> None:
     try:
         jobs.job_finish(job_id=job_id)
@@ -245,7 +271,7 @@ def page_rerun_task(job_id: str, number: int, actor_id: int | None) -> None:
     jobs.page_rerun(job_id=job_id, number=number, actor_id=actor_id)
 
 
-@shared_task
+@shared_task(soft_time_limit=RECOVER_SOFT_LIMIT_S, time_limit=RECOVER_HARD_LIMIT_S)
 def jobs_recover_task() -> None:
     """Beat, every 20 s: queue stalled work again, fail jobs past their deadline, and send
     the outbox (jobs a process could not queue, if it died before it could). After the broker
@@ -259,7 +285,7 @@ def jobs_recover_task() -> None:
     )
 
 
-@shared_task
+@shared_task(soft_time_limit=PURGE_SOFT_LIMIT_S, time_limit=PURGE_HARD_LIMIT_S)
 def purge_expired_task() -> None:
     """Beat, hourly: delete jobs and files older than AXIYA_RETENTION_DAYS."""
     services.purge_expired()

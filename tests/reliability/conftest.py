@@ -92,7 +92,13 @@ class Workers:
         self.logs = []
 
     def start(
-        self, *, fault: str = "", pool: str = "solo", queues: str = "cpu,gpu", **env: str
+        self,
+        *,
+        fault: str = "",
+        pool: str = "solo",
+        queues: str = "cpu,gpu",
+        args: tuple[str, ...] = (),
+        **env: str,
     ) -> subprocess.Popen:
         full = dict(os.environ)
         full.update(
@@ -110,7 +116,7 @@ class Workers:
         proc = subprocess.Popen(
             [sys.executable, "-m", "tests.reliability.faulty_worker", "worker", "-Q", queues,
              "-c", "1", "--pool", pool, "--without-heartbeat", "--without-gossip",
-             "--without-mingle", "-n", f"w{n}@%h", "-l", "info"],
+             "--without-mingle", "-n", f"w{n}@%h", "-l", "info", *args],
             cwd=ROOT, env=full, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.procs.append(proc)

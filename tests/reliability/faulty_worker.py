@@ -12,6 +12,7 @@ import sys
 import time
 
 import django
+from celery.signals import worker_process_init
 
 
 class CrashingEngine:
@@ -24,9 +25,8 @@ class CrashingEngine:
         return {"name": "crashing"}
 
 
-def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
-    django.setup()
+def apply_fault() -> None:
+    """Make this process' engine misbehave as AXIYA_TEST_FAULT says."""
     from conversion import engines
 
     fault = os.environ.get("AXIYA_TEST_FAULT", "")
@@ -47,6 +47,17 @@ def main() -> None:
             return engine
 
         engines._build = slow
+
+
+# Pool processes start as fresh interpreters (spawn), which import this module again as
+# __mp_main__ without running main(): they take the fault when the pool starts them.
+worker_process_init.connect(lambda **_: apply_fault(), weak=False)
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
+    django.setup()
+    apply_fault()
     from axiya.celery import app
 
     app.worker_main(sys.argv[1:])
