@@ -42,12 +42,11 @@ import tempfile
 import threading
 import time
 import urllib.request
-import uuid
 from pathlib import Path
 
 import psutil
 
-from bench.processes import free_port, wait_port
+from bench.processes import free_port, multipart_body, rss_mb, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -62,19 +61,6 @@ def make_pdf(path: Path, n: int) -> bytes:
             "every spring, and the night boats stop running until the first of June.")  # fmt: skip
     page.insert_textbox(pymupdf.Rect(72, 72, 540, 400), text, fontsize=12)
     return doc.tobytes()
-
-
-def _multipart(name: str, data: bytes) -> tuple[bytes, str]:
-    boundary = uuid.uuid4().hex
-    body = (
-        (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
-            "Content-Type: application/pdf\r\n\r\n"
-        ).encode()
-        + data
-        + f"\r\n--{boundary}--\r\n".encode()
-    )
-    return body, f"multipart/form-data; boundary={boundary}"
 
 
 class Client(threading.Thread):
@@ -98,7 +84,7 @@ class Client(threading.Thread):
     def run(self) -> None:
         pending: list[str] = []
         for name, data in self.pdfs:
-            body, ctype = _multipart(name, data)
+            body, ctype = multipart_body(name, data)
             t0 = time.perf_counter()
             try:
                 created = self._req(f"{self.base}/api/v1/jobs", body, ctype)
@@ -124,14 +110,6 @@ class Client(threading.Thread):
             time.sleep(0.5)
         for job_id in pending:
             self.errors.append(f"job {job_id} not finished in time")
-
-
-def _rss_mb(proc: psutil.Process) -> float:
-    try:
-        procs = [proc, *proc.children(recursive=True)]
-        return sum(p.memory_info().rss for p in procs if p.is_running()) / 2**20
-    except psutil.Error:
-        return float("nan")
 
 
 def _cpu_s(proc: psutil.Process) -> float:
@@ -233,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
             web_ps, worker_ps = psutil.Process(web.pid), psutil.Process(worker.pid)
             t0 = time.time()
             while not stop.is_set():
-                samples.append({"t": round(time.time() - t0, 1), "web_mb": _rss_mb(web_ps),
-                                "worker_mb": _rss_mb(worker_ps)})  # fmt: skip
+                samples.append({"t": round(time.time() - t0, 1), "web_mb": rss_mb(web_ps),
+                                "worker_mb": rss_mb(worker_ps)})  # fmt: skip
                 stop.wait(1.0)
 
         sampler = threading.Thread(target=sample, daemon=True)

@@ -6,13 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from bench.processes import free_port, stop_process, wait_port
+from bench.processes import free_port, postgres_bin, postgres_cluster, stop_process, wait_port
 
 RESOURCES = Path(__file__).parent / "resources"
 CORPUS = RESOURCES / "corpus"
@@ -294,42 +293,10 @@ def s3_store(settings):
     server.stop()
 
 
-def _postgres_bin() -> Path | None:
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
-    return found[-1].parent if found else None
-
-
 @pytest.fixture
 def postgres_url():
-    """A real PostgreSQL cluster (Debian's postgresql package) of its own on a loopback port,
-    started for one test and removed after it; as root it runs as the postgres user."""
-    import pwd
-
-    bindir = _postgres_bin()
-    if bindir is None:
+    """A real PostgreSQL cluster of its own on a loopback port, for one test."""
+    if postgres_bin() is None:
         pytest.fail("PostgreSQL is not installed: apt-get install postgresql (bin/setup dev)")
-    root = Path(tempfile.mkdtemp(prefix="axiya-pg-"))
-    as_user: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses root
-        os.chown(root, pwd.getpwnam("postgres").pw_uid, -1)
-        as_user = ["runuser", "-u", "postgres", "--"]
-    port = free_port()
-    subprocess.run(
-        [*as_user, str(bindir / "initdb"), "-D", str(root / "data"), "-A", "trust", "-U", "axiya",
-         "-E", "UTF8", "--no-sync"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    ctl = [*as_user, str(bindir / "pg_ctl"), "-D", str(root / "data"), "-w"]
-    subprocess.run(
-        [*ctl, "-l", str(root / "log"), "-o",
-         f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    subprocess.run(
-        [str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "axiya", "axiya"],
-        check=True,
-        capture_output=True,
-    )
-    yield f"postgres://axiya@127.0.0.1:{port}/axiya"
-    subprocess.run([*ctl, "-m", "immediate", "stop"], capture_output=True)
-    shutil.rmtree(root, ignore_errors=True)
+    with postgres_cluster() as url:
+        yield url

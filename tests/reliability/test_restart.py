@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
-from bench.load import _multipart
+from bench.processes import multipart_body
 from conversion.models import Job, JobStatus
 from tests.reliability.pdfs import text_pdf
 from tests.system.test_axiya_batch import Server
@@ -21,7 +21,7 @@ JOBS = 8
 
 
 def _upload(url: str, token: str, path) -> int:
-    body, content_type = _multipart(path.name, path.read_bytes())
+    body, content_type = multipart_body(path.name, path.read_bytes())
     request = urllib.request.Request(f"{url}/api/v1/jobs", data=body)
     request.add_header("Authorization", f"Token {token}")
     request.add_header("Content-Type", content_type)

@@ -28,8 +28,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from bench.load import _multipart
-from bench.processes import free_port, wait_port
+from bench.processes import free_port, multipart_body, wait_port
 from conversion import services, storage
 from conversion.models import Job
 from tests import local_store
@@ -56,7 +55,7 @@ class Uploader(threading.Thread):
     def __init__(self, port: int, token: str, pdf: Path, pace_s: float) -> None:
         super().__init__(daemon=True)
         self.port, self.token, self.pace_s = port, token, pace_s
-        self.body, self.content_type = _multipart(pdf.name, pdf.read_bytes())
+        self.body, self.content_type = multipart_body(pdf.name, pdf.read_bytes())
         self.accepted = 0
         self.sent_of_current = 0
         self.cut = False
