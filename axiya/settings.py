@@ -277,7 +277,14 @@ if AXIYA_HTTPS:
 
 # Sign-in lockout (django-axes): after AXIYA_LOGIN_FAILURES wrong passwords for one user name
 # from one address, that pair is refused for AXIYA_LOGIN_LOCKOUT_MIN minutes (a page says so,
-# HTTP 429). API tokens: conversion/api/authentication.py, the same numbers per address.
+# HTTP 429). The pair, not the address alone: others behind the same proxy or NAT keep signing
+# in; and not the user name alone: a stranger cannot lock a user out from everywhere. Counts
+# live in the database (AxesDatabaseHandler), so a Redis outage or restart neither breaks the
+# sign-in nor resets them.
+# API tokens (conversion/api/authentication.py): AXIYA_LOGIN_FAILURES wrong tries lock out that
+# token, and AXIYA_TOKEN_ADDRESS_FAILURES wrong tokens (default 100) lock out their address, for
+# AXIYA_LOGIN_LOCKOUT_MIN minutes: one client's bad token does not lock out the others behind
+# its address, and guessing stays throttled. Counted in the database too.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -285,6 +292,8 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("AXIYA_LOGIN_FAILURES", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXIYA_LOGIN_LOCKOUT_MIN", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # the default, said: not the cache
+AXIYA_TOKEN_ADDRESS_FAILURES = env_int("AXIYA_TOKEN_ADDRESS_FAILURES", 100, minimum=1)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 
