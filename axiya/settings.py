@@ -192,11 +192,17 @@ AXIYA_INLINE_HOUSEKEEPING = env_bool("AXIYA_INLINE_HOUSEKEEPING", True)
 CELERY_BROKER_URL = env_optional("AXIYA_BROKER_URL")
 AXIYA_INLINE_WORKER = CELERY_BROKER_URL is None
 CELERY_RESULT_BACKEND = None
-# One cache for every process (throttles, sign-in lockouts): Redis when a broker is configured
-# (keys under their own prefix), else this process's memory (one web process: make demo).
+# One cache for every process (the upload throttle, worker heartbeats): Redis when a broker is
+# configured (keys under their own prefix), else this process's memory (one web process: make
+# demo). Nothing a request needs depends on it: while Redis is down the throttle fails open and
+# the lockouts and sessions are in the database (issue 29). A Redis that does not answer is
+# given up on after AXIYA_CACHE_TIMEOUT_S seconds (redis-py's own default: 5 s).
+AXIYA_CACHE_TIMEOUT_S = env_float("AXIYA_CACHE_TIMEOUT_S", 3.0)
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                "LOCATION": CELERY_BROKER_URL, "KEY_PREFIX": "axiya-cache"}
+                "LOCATION": CELERY_BROKER_URL, "KEY_PREFIX": "axiya-cache",
+                "OPTIONS": {"socket_connect_timeout": AXIYA_CACHE_TIMEOUT_S,
+                            "socket_timeout": AXIYA_CACHE_TIMEOUT_S}}
     if CELERY_BROKER_URL and CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }  # fmt: skip
@@ -279,6 +285,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"  # the /view/ links that the site frames opt in to SAMEORIGIN
+# Sessions in the database (Django's default, said): a Redis outage signs nobody out (issue 29).
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
@@ -296,7 +304,14 @@ if AXIYA_HTTPS:
 
 # Sign-in lockout (django-axes): after AXIYA_LOGIN_FAILURES wrong passwords for one user name
 # from one address, that pair is refused for AXIYA_LOGIN_LOCKOUT_MIN minutes (a page says so,
-# HTTP 429). API tokens: conversion/api/authentication.py, the same numbers per address.
+# HTTP 429). The pair, not the address alone: others behind the same proxy or NAT keep signing
+# in; and not the user name alone: a stranger cannot lock a user out from everywhere. Counts
+# live in the database (AxesDatabaseHandler), so a Redis outage or restart neither breaks the
+# sign-in nor resets them.
+# API tokens (conversion/api/authentication.py): AXIYA_LOGIN_FAILURES wrong tries lock out that
+# token, and AXIYA_TOKEN_ADDRESS_FAILURES wrong tokens (default 100) lock out their address, for
+# AXIYA_LOGIN_LOCKOUT_MIN minutes: one client's bad token does not lock out the others behind
+# its address, and guessing stays throttled. Counted in the database too.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -304,6 +319,8 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("AXIYA_LOGIN_FAILURES", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXIYA_LOGIN_LOCKOUT_MIN", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"  # the default, said: not the cache
+AXIYA_TOKEN_ADDRESS_FAILURES = env_int("AXIYA_TOKEN_ADDRESS_FAILURES", 100, minimum=1)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 

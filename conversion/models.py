@@ -179,3 +179,14 @@ class OutboxMessage(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+
+class TokenFailure(models.Model):
+    """Wrong API tokens counted for the token lockout (conversion/api/authentication.py), one row
+    per presented token (a hash) and per address. In the database, not the cache: every web
+    process sees the same counts, and a Redis restart or outage neither resets nor breaks them."""
+
+    key = models.CharField(max_length=100, unique=True)
+    count = models.PositiveIntegerField(default=0)
+    # A count lapses AXES_COOLOFF_TIME after its last failure (django-axes does the same).
+    expires_at = models.DateTimeField(db_index=True)

@@ -6,9 +6,18 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
 
 from conversion import storage
-from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
+from conversion.models import (
+    Batch,
+    Job,
+    JobStatus,
+    OutboxMessage,
+    Page,
+    PageStatus,
+    TokenFailure,
+)
 from conversion.roles import can_review
 
 
@@ -152,3 +161,9 @@ def outbox_messages(*, limit: int = 100) -> list[tuple[int, object]]:
     """(message id, job id) of the jobs waiting for the broker, oldest first."""
     from_db = OutboxMessage.objects.order_by("id").values_list("pk", "job_id")[:limit]
     return list(from_db)
+
+
+def token_failures(*, keys: list[str]) -> dict[str, int]:
+    """The live wrong-token counts of these keys (conversion/api/authentication.py)."""
+    live = TokenFailure.objects.filter(key__in=keys, expires_at__gt=timezone.now())
+    return dict(live.values_list("key", "count"))

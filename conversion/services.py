@@ -14,13 +14,21 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from axiya.config import config
 from conversion import storage
-from conversion.models import Batch, Job, JobStatus, OutboxMessage, Page, PageStatus
+from conversion.models import (
+    Batch,
+    Job,
+    JobStatus,
+    OutboxMessage,
+    Page,
+    PageStatus,
+    TokenFailure,
+)
 from conversion.pipeline.document import open_findings
 from conversion.pipeline.errors import (
     ConversionError,
@@ -376,3 +384,22 @@ def outbox_sent(*, message_id: int) -> None:
 
 def outbox_failed(*, message_id: int) -> None:
     OutboxMessage.objects.filter(pk=message_id).update(attempts=F("attempts") + 1)
+
+
+# --- the API token lockout (conversion/api/authentication.py) -----------------------------------
+
+
+def token_failure_add(*, keys: Sequence[str], cooloff: timedelta) -> None:
+    """Count one wrong token against each key; each count lapses `cooloff` after its last
+    failure. Lapsed counts are deleted here, so the table holds only live ones."""
+    now = timezone.now()
+    TokenFailure.objects.filter(expires_at__lte=now).delete()
+    for key in keys:
+        bumped = {"count": F("count") + 1, "expires_at": now + cooloff}
+        if TokenFailure.objects.filter(key=key).update(**bumped):
+            continue
+        try:
+            with transaction.atomic():
+                TokenFailure.objects.create(key=key, count=1, expires_at=now + cooloff)
+        except IntegrityError:  # another process created it meanwhile
+            TokenFailure.objects.filter(key=key).update(**bumped)

@@ -5,13 +5,25 @@ The decision comes before the body is parsed (issue 17: the throttle parsed ever
 UploadRateThrottle (the API) and the site's early check refuse a user with no budget left from
 the history alone; once the request is parsed, charge_uploads() books one unit per file and
 refuses the request if they do not all fit.
+
+The history lives in the shared cache (Redis when a broker is configured). While the cache is
+unreachable the throttle fails open, with a warning in the log (issue 29: every upload answered
+500): an upload made during a Redis outage is accepted into the outbox and starts when Redis is
+back, and the request size limits still bound it.
 """
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib.auth.models import AbstractBaseUser
+from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
+
+log = logging.getLogger(__name__)
+# What an unreachable cache raises (django's RedisCache: redis-py's errors; a socket's OSError).
+CACHE_ERRORS = (RedisError, OSError)
 
 
 class UploadRateThrottle(UserRateThrottle):
@@ -22,13 +34,18 @@ class UploadRateThrottle(UserRateThrottle):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def load_history(self, user: AbstractBaseUser) -> bool:
-        """Read the user's history; False when uploads are not throttled."""
+        """Read the user's history; False when uploads are not throttled (or the cache is
+        unreachable)."""
         self.rate = self.get_rate()
         if self.rate is None or not user.is_authenticated:
             return False
         self.num_requests, self.duration = self.parse_rate(self.rate)
         self.key = self.cache_format % {"scope": self.scope, "ident": user.pk}
-        self.history = self.cache.get(self.key, [])
+        try:
+            self.history = self.cache.get(self.key, [])
+        except CACHE_ERRORS as error:
+            log.warning("upload throttle off: the cache is unreachable (%s)", error)
+            return False
         self.now = self.timer()
         while self.history and self.history[-1] <= self.now - self.duration:
             self.history.pop()
@@ -47,7 +64,11 @@ class UploadRateThrottle(UserRateThrottle):
         if len(self.history) + files > self.num_requests:
             return False
         self.history[:0] = [self.now] * files
-        self.cache.set(self.key, self.history, self.duration)
+        try:
+            self.cache.set(self.key, self.history, self.duration)
+        except CACHE_ERRORS as error:
+            log.warning("upload throttle: %d files not booked, the cache is unreachable (%s)",
+                        files, error)  # fmt: skip
         return True
 
 
