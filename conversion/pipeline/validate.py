@@ -7,7 +7,7 @@ nothing behind.
 from __future__ import annotations
 
 import re
-import zlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,12 @@ from conversion.pipeline.errors import (
     PageTooComplex,
     PageTooLarge,
     TooManyPages,
+)
+from conversion.pipeline.streams import (
+    StreamTooLarge,
+    UnknownFilter,
+    decoded_pieces,
+    stream_filters,
 )
 
 
@@ -100,6 +106,9 @@ def validate_pdf(path: Path, limits: Limits) -> ValidatedPdf:
                 f"The PDF has {count} pages; this server accepts at most {limits.max_pages}. "
                 "Split it into smaller PDFs."
             )
+        # First: every later check reads streams, and may only read ones known to be bounded.
+        _check_streams(doc, limits)
+        stream_cap = int(limits.max_stream_mb * 2**20)
         for index in range(count):
             try:
                 page = doc[index]
@@ -108,7 +117,7 @@ def validate_pdf(path: Path, limits: Limits) -> ValidatedPdf:
                 raise DamagedPdf(
                     f"Page {index + 1} is damaged and cannot be read.", page=index + 1
                 ) from None
-            check_form_draws(doc, page, budget=limits.max_form_draws)
+            check_form_draws(doc, page, budget=limits.max_form_draws, stream_cap=stream_cap)
             for img in images:
                 width, height = img[2], img[3]
                 megapixels = width * height / 1e6
@@ -119,69 +128,83 @@ def validate_pdf(path: Path, limits: Limits) -> ValidatedPdf:
                         f"{limits.max_image_megapixels:.0f}. Rescan it at a lower resolution.",
                         page=index + 1,
                     )
-        _check_streams(doc, limits)
     finally:
         doc.close()
     return ValidatedPdf(path=path, page_count=count, repaired=repaired, warnings=warnings)
 
 
 def _check_streams(doc: pymupdf.Document, limits: Limits) -> None:
-    """Refuse decompression bombs: a Flate stream that inflates far beyond any plausible size.
+    """Refuse decompression bombs: a stream that decodes far beyond any plausible size.
 
     Images are bounded by their declared pixel size (MuPDF decodes no more than that); every
-    other Flate stream is inflated here in bounded chunks, so the check itself costs no memory.
+    other encoded stream is decoded here in bounded pieces (conversion.pipeline.streams), so the
+    check itself costs a few MiB whatever the stream. A stream in a filter decoded there only
+    (an image codec on a font, Brotli) is left to the isolated rasterizer: no check reads it.
     """
-    cap = int(limits.max_stream_mb * 1024 * 1024)
+    cap = int(limits.max_stream_mb * 2**20)
     for xref in range(1, doc.xref_length()):
         try:
             if not doc.xref_is_stream(xref) or doc.xref_get_key(xref, "Subtype")[1] == "/Image":
                 continue
-            kind, value = doc.xref_get_key(xref, "Filter")
-            if value not in ("/FlateDecode", "/Fl") and not (
-                kind == "array" and value.strip("[] ").split(" ")[0] in ("/FlateDecode", "/Fl")
-            ):
-                continue
+            filters = stream_filters(doc, xref)
+            if not filters:
+                continue  # stored as it is: no bigger than the file
             raw = doc.xref_stream_raw(xref)
-        except Exception:
-            continue  # an unreadable object: rasterizing reports the damage
-        if raw and _inflated_size(raw, cap=cap) > cap:
+            for _piece in decoded_pieces(raw, filters, cap=cap):
+                pass
+        except StreamTooLarge:
             raise DecompressionBomb(
                 f"A stream of {len(raw) / 2**10:.0f} KiB in the PDF inflates to more than "
                 f"{limits.max_stream_mb:.0f} MiB; the file was refused as a decompression bomb."
-            )
-
-
-def _inflated_size(raw: bytes, *, cap: int) -> int:
-    inflater = zlib.decompressobj()
-    total = 0
-    data = raw
-    try:
-        while data and total <= cap:
-            total += len(inflater.decompress(data, 1 << 20))
-            data = inflater.unconsumed_tail
-    except zlib.error:
-        pass  # broken data: MuPDF decides what it can read
-    return total
+            ) from None
+        except Exception:
+            continue  # an unreadable object or filter: rasterizing reports the damage
 
 
 _DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do\b")
+_SPACES = re.compile(rb"\s+")
 
 
-def check_form_draws(doc: pymupdf.Document, page: pymupdf.Page, *, budget: int) -> None:
+def check_form_draws(
+    doc: pymupdf.Document, page: pymupdf.Page, *, budget: int, stream_cap: int | None = None
+) -> None:
     """Refuse a page whose drawing runs more than `budget` Form XObjects, nesting multiplied out.
 
     MuPDF runs a form each time it is drawn, so 9 levels of forms each drawing the next 10 times
     is 10**9 runs from a 4 KB file (issue 17: it held the only worker for the whole page time
     limit). Counted from the content streams' `Do` operators, in milliseconds, before anything
-    is drawn; a form that draws itself counts as over budget.
+    is drawn; a form that draws itself counts as over budget. The streams are read in bounded
+    pieces, never inflated whole (issue 29): one decoding to more than `stream_cap` bytes
+    (default: Limits' max_stream_mb) is a DecompressionBomb.
     """
-    children: dict[int, dict[str, int]] = {}
+    cap = int(Limits().max_stream_mb * 2**20) if stream_cap is None else stream_cap
+    children: dict[int, dict[bytes, int]] = {}
     try:
         for xref, name, invoker, _bbox in page.get_xobjects():
-            children.setdefault(invoker, {})[name] = xref
-        top = _DO.findall(page.read_contents())
+            children.setdefault(invoker, {})[name.encode("latin-1", "replace")] = xref
+        contents = page.get_contents()
     except Exception:
         return  # unreadable resources: rasterizing reports the damage
+    longest = max((len(n) for names in children.values() for n in names), default=0)
+
+    def draws(xref: int, known: dict[bytes, int]) -> Counter[bytes]:
+        try:
+            return _draw_counts(doc, xref, known, longest=longest, cap=cap)
+        except StreamTooLarge:
+            raise DecompressionBomb(
+                f"Page {page.number + 1} draws a stream that inflates to more than "
+                f"{cap / 2**20:.0f} MiB; the file was refused as a decompression bomb.",
+                page=page.number + 1,
+            ) from None
+        except UnknownFilter as exc:
+            raise DecompressionBomb(
+                f"Page {page.number + 1} is drawn from a stream compressed with /{exc.args[0]}, "
+                "whose size this server cannot check before drawing; the file was refused.",
+                page=page.number + 1,
+            ) from None
+        except Exception:
+            return Counter()  # an unreadable stream: rasterizing reports the damage
+
     runs: dict[int, int] = {}
 
     def cost(xref: int, path: frozenset[int]) -> int:
@@ -189,28 +212,54 @@ def check_form_draws(doc: pymupdf.Document, page: pymupdf.Page, *, budget: int) 
             return runs[xref]
         if xref in path:
             return budget + 1  # a cycle
-        try:
-            names = _DO.findall(doc.xref_stream(xref) or b"")
-        except Exception:
-            names = []
+        known = children.get(xref, {})
         total = 1
-        for name in names:
-            child = children.get(xref, {}).get(name.decode("latin-1"))
-            if child is not None:
-                total += cost(child, path | {xref})
-                if total > budget:
-                    break
+        for name, times in draws(xref, known).items():
+            total += times * cost(known[name], path | {xref})
+            if total > budget:
+                break
         runs[xref] = total
         return total
 
+    top: Counter[bytes] = Counter()
+    for xref, listed in Counter(contents).items():  # /Contents may list one stream many times
+        for name, times in draws(xref, children.get(0, {})).items():
+            top[name] += times * listed
     total = 0
-    for name in top:
-        child = children.get(0, {}).get(name.decode("latin-1"))
-        if child is not None:
-            total += cost(child, frozenset())
-            if total > budget:
-                raise PageTooComplex(
-                    f"Page {page.number + 1} draws more than {budget:,} nested graphics "
-                    "(Form XObjects); no real document needs that many, so the file was refused.",
-                    page=page.number + 1,
-                )
+    for name, times in top.items():
+        total += times * cost(children[0][name], frozenset())
+        if total > budget:
+            raise PageTooComplex(
+                f"Page {page.number + 1} draws more than {budget:,} nested graphics "
+                "(Form XObjects); no real document needs that many, so the file was refused.",
+                page=page.number + 1,
+            )
+
+
+def _draw_counts(
+    doc: pymupdf.Document, xref: int, known: dict[bytes, int], *, longest: int, cap: int
+) -> Counter[bytes]:
+    """How many times the stream `xref` draws each XObject of `known` (by `Do`), read in
+    bounded pieces: a `/Name Do` cut between two pieces is carried over to the next."""
+    counts: Counter[bytes] = Counter()
+    if not known:
+        return counts
+    raw = doc.xref_stream_raw(xref) or b""
+    carry = b""
+    for piece in decoded_pieces(raw, stream_filters(doc, xref), cap=cap):
+        data = carry + _SPACES.sub(b" ", piece)
+        done = 0
+        for match in _DO.finditer(data):
+            if match.end() == len(data):
+                break  # `Do` may go on in the next piece ("Dox")
+            if match.group(1) in known:
+                counts[match.group(1)] += 1
+            done = match.end()
+        # Carry from the last name on; one longer than "/Name Do" of any known name can't count.
+        carry = data[max(done, data.rfind(b"/")) :]
+        if len(carry) > longest + len(b"/  Do"):
+            carry = b""
+    for match in _DO.finditer(carry):
+        if match.group(1) in known:
+            counts[match.group(1)] += 1
+    return counts

@@ -103,3 +103,52 @@ def nested_forms_pdf(path: Path, *, levels: int = 9, fanout: int = 10) -> Path:
     doc.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
     doc.save(path, garbage=1, deflate=True)
     return path
+
+
+_ADLER_MOD = 65521  # zlib's adler32 modulus
+
+
+def _spaces_deflated(inflated_bytes: int) -> bytes:
+    """A zlib stream of `inflated_bytes` spaces (a multiple of 1 MiB), built in milliseconds:
+    every fully flushed MiB of spaces deflates to the same ~1 KiB block, so it is repeated
+    instead of compressed again, and the adler32 of n equal bytes has a closed form."""
+    chunk = b" " * (1 << 20)
+    compressor = zlib.compressobj(9)
+    first = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(chunk) + compressor.flush(zlib.Z_FULL_FLUSH)
+    n = inflated_bytes
+    a = (1 + n * 0x20) % _ADLER_MOD
+    b = (n + 0x20 * (n * (n + 1) // 2)) % _ADLER_MOD
+    final = b"\x03\x00"  # an empty last block (fixed Huffman codes)
+    return first + block * (n // len(chunk) - 1) + final + ((b << 16) | a).to_bytes(4, "big")
+
+
+def gib_bomb_pdf(path: Path, *, where: str, inflated_gib: float = 3.5) -> Path:
+    """A ~3.7 MB one-page PDF with a Flate stream of spaces inflating to `inflated_gib` GiB
+    (issue 29), as the page's contents ("contents"), in a Form XObject the page draws ("form"),
+    or as the data of a 100 x 100 grey image the page shows ("image")."""
+    bomb = _spaces_deflated(int(inflated_gib * 2**30))
+    doc = pymupdf.open()
+    page = doc.new_page(width=200, height=200)
+    page.insert_text((20, 20), "bomb")
+    xref = doc.get_new_xref()
+    if where == "contents":
+        xref = page.get_contents()[0]
+    elif where == "form":
+        doc.update_object(xref, "<</Type/XObject/Subtype/Form/BBox[0 0 200 200]>>")
+        doc.xref_set_key(page.xref, "Resources", f"<</XObject <</B {xref} 0 R>>>>")
+    elif where == "image":
+        doc.update_object(xref, "<</Type/XObject/Subtype/Image/Width 100/Height 100"
+                                "/ColorSpace/DeviceGray/BitsPerComponent 8>>")  # fmt: skip
+        doc.xref_set_key(page.xref, "Resources", f"<</XObject <</B {xref} 0 R>>>>")
+    else:
+        raise ValueError(where)
+    doc.update_stream(xref, bomb, compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    if where != "contents":
+        draw = doc.get_new_xref()
+        doc.update_object(draw, "<<>>")
+        doc.update_stream(draw, b"q 200 0 0 200 0 0 cm /B Do Q")
+        doc.xref_set_key(page.xref, "Contents", f"{draw} 0 R")
+    doc.save(path, garbage=0, deflate=False)
+    return path

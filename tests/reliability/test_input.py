@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import threading
 import time
+from pathlib import Path
 
 import pymupdf
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from conversion import services
 from conversion.models import Job, JobStatus, Page, PageStatus
@@ -22,6 +28,7 @@ from tests.reliability.pdfs import (
     active_content_pdf,
     broken_xref_pdf,
     flate_bomb_pdf,
+    gib_bomb_pdf,
     nested_forms_pdf,
     text_pdf,
 )
@@ -130,6 +137,109 @@ def test_flate_decompression_bomb_is_refused(user, tmp_path):
     started = time.perf_counter()
     assert _create_code(path, owner=user) == "PDF_BOMB"
     assert time.perf_counter() - started < 30
+
+
+BOMB_RSS_LIMIT_MB = 256  # what refusing a bomb may add to any process on the web host, MiB
+SAMPLE_S = 0.005  # how often the reader processes' memory is looked at
+
+
+def _status_kb(pid: int | str, key: str) -> int:
+    """A `key:  N kB` line of /proc/<pid>/status, in KiB (0 once the process is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _parents() -> dict[int, int]:
+    parents = {}
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+        except (OSError, ValueError):
+            continue
+    return parents
+
+
+class ReaderPeak:
+    """The most any reader (a process forked by a descendant of this one: the isolated readers
+    under the fork server) added to its memory while this runs, in MiB: its peak RSS (VmHWM)
+    over its RSS when first seen, within SAMPLE_S of its start (a forked reader maps less
+    than the fork server's RSS, so that is no baseline)."""
+
+    def __init__(self) -> None:
+        self.added_mb = 0.0
+        self._idle_kb: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> ReaderPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(SAMPLE_S):
+            parents = _parents()
+            for pid, parent in parents.items():
+                ancestor = parent
+                while ancestor not in (me, 0, 1) and ancestor in parents:
+                    ancestor = parents[ancestor]
+                if ancestor == me and parent != me:
+                    rss = _status_kb(pid, "VmRSS")
+                    idle = self._idle_kb.setdefault(pid, rss)
+                    added = _status_kb(pid, "VmHWM") - idle
+                    self.added_mb = max(self.added_mb, added / 1024)
+
+    @property
+    def readers(self) -> int:
+        return len(self._idle_kb)
+
+
+def _own_peak_reset() -> int:
+    """Resets this process's peak RSS to its RSS now (Linux clear_refs 5); the RSS, in KiB."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return _status_kb("self", "VmRSS")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("where", ["contents", "form"])
+def test_a_gib_bomb_is_refused_in_bounded_memory(user, tmp_path, where):
+    """Issue 29: a 3.7 MB upload whose page contents (or a form the page draws) inflate to
+    3.5 GiB took the web host's reader to 3.1 GB RSS before the coded 413. Uploaded through
+    the API, it is refused as PDF_BOMB with every process adding less than 256 MiB."""
+    path = gib_bomb_pdf(tmp_path / "bomb.pdf", where=where)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    upload = SimpleUploadedFile("bomb.pdf", path.read_bytes(), "application/pdf")
+    idle_kb = _own_peak_reset()
+    with ReaderPeak() as readers:
+        response = client.post("/api/v1/jobs", {"file": upload}, format="multipart")
+    web_added_mb = (_status_kb("self", "VmHWM") - idle_kb) / 1024
+    assert response.status_code == 413, response.content
+    assert response.json()["error"]["code"] == "PDF_BOMB"
+    assert Job.objects.count() == 0
+    assert readers.readers and readers.added_mb < BOMB_RSS_LIMIT_MB, readers.added_mb
+    assert web_added_mb < BOMB_RSS_LIMIT_MB, web_added_mb
+
+
+@pytest.mark.django_db
+def test_an_image_bomb_is_not_inflated_by_validation(user, tmp_path):
+    """Validation reads an image's declared size, never its data (MuPDF decodes no more than
+    the declared pixels when it draws): a 3.5 GiB image stream costs it nothing."""
+    path = gib_bomb_pdf(tmp_path / "bomb.pdf", where="image")
+    with ReaderPeak() as readers:
+        job = runner.job_create(owner=user, upload=path)
+    assert job.pages_total == 1
+    assert readers.readers and readers.added_mb < BOMB_RSS_LIMIT_MB, readers.added_mb
 
 
 @pytest.mark.django_db
