@@ -8,6 +8,9 @@ loopback: there a weak key or DEBUG is refused too.
 
 from __future__ import annotations
 
+import sys
+
+from celery.signals import worker_init
 from django.conf import settings
 from django.core import checks
 
@@ -69,3 +72,15 @@ def refuse_unsafe_start() -> None:
         from django.core.exceptions import ImproperlyConfigured
 
         raise ImproperlyConfigured("; ".join(f"{e.id}: {e.msg} {e.hint}" for e in errors))
+
+
+@worker_init.connect
+def refuse_unsafe_worker(**kwargs) -> None:
+    """Celery's worker_init: a worker with the public development key (or another refused
+    setting) exits non-zero before it takes a task (issue 29: only the web process refused it).
+    SystemExit, because Celery logs and ignores an Exception a signal handler raises. Connected
+    here, which every process with the apps loaded imports (conversion/apps.py)."""
+    errors = [m for m in checks.run_checks(tags=[TAG]) if m.is_serious()]
+    if errors:
+        reasons = "; ".join(f"{e.id}: {e.msg} {e.hint}" for e in errors)
+        sys.exit(f"axiya: the worker refuses to start: {reasons}")

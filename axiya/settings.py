@@ -340,6 +340,15 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+# Mail: only for password reset, which is off (404) until AXIYA_EMAIL_HOST is set (issue 29: an
+# unthrottled reset form that mails nothing).
+EMAIL_HOST = env_str("AXIYA_EMAIL_HOST", "")
+EMAIL_PORT = env_int("AXIYA_EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("AXIYA_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = env_str("AXIYA_EMAIL_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("AXIYA_EMAIL_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("AXIYA_EMAIL_FROM", "axiya@localhost")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -81,8 +81,12 @@ def document_html(job: Job) -> bytes | None:
     html = storage.read_html(job.id)
     if html is None:
         return None
-    folder = quote(files_dir_name(job))
-    return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html).encode("utf-8")
+    return html_with_files_at(html, quote(files_dir_name(job))).encode("utf-8")
+
+
+def html_with_files_at(html: str, folder: str) -> str:
+    """The stored HTML (or a page of it) with its figure links pointing into `folder`."""
+    return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html)
 
 
 def read_report(job: Job) -> dict:

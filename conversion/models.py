@@ -143,6 +143,7 @@ class ReviewEvent(models.Model):
         RERUN_PAGE = "rerun_page", "Re-ran page"
         APPROVE = "approve", "Approved document"
         REJECT = "reject", "Rejected document"
+        DELETE = "delete", "Deleted document"
 
     # The trail outlives its job: deleting the job leaves job empty, job_ref and job_name say
     # which document it was.

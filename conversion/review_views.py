@@ -24,7 +24,7 @@ from conversion.models import Job, JobReview, ReviewState
 from conversion.pipeline.document import OPEN_LEVELS
 from conversion.pipeline.errors import ConversionError
 from conversion.roles import can_review
-from conversion.views import view_token
+from conversion.views import figures_token, view_token
 
 QUEUE_PAGE_SIZE = 50
 
@@ -98,6 +98,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
         "html_form": PageHtmlForm(initial={"html": fragment}),
         "page_url": reverse("view-page", kwargs={"token": token, "number": number}),
         "token": token,
+        "figures_token": figures_token(job, user=request.user),
         "job_review": job_review,
         "page_state": ReviewState(page_state).label if page_state else "Not reviewed",
         "events": selectors.review_events(job=job)[:100],

@@ -1,11 +1,15 @@
 """Who may do what. Everyone signed in converts and sees their own jobs. Reviewers (members of
 the group REVIEWERS, which holds the permission REVIEW_PERMISSION) see every job and review and
-correct results. Staff (the admin site) and superusers are separate, explicit roles: staff
-status alone grants no review, and no role is given by default (issue 17)."""
+correct results; they do not own other people's documents, so only a job's owner and a
+superuser delete it (issue 29). Staff (the admin site) and superusers are separate, explicit
+roles: staff status alone grants no review, and no role is given by default (issue 17).
+Every "may this user..." question about jobs is answered here."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, Group, Permission
+
+from conversion.models import Job
 
 REVIEWERS = "Reviewers"
 REVIEW_PERMISSION = "conversion.review_job"
@@ -14,6 +18,13 @@ REVIEW_PERMISSION = "conversion.review_job"
 def can_review(user: AbstractBaseUser) -> bool:
     """Reviewers and superusers: see every job, review and correct results."""
     return bool(user.is_authenticated and user.has_perm(REVIEW_PERMISSION))
+
+
+def can_delete(user: AbstractBaseUser, job: Job) -> bool:
+    """The owner and superusers; a reviewer sees and corrects every job but deletes only theirs."""
+    if not user.is_authenticated:
+        return False
+    return bool(user.is_superuser or (job.owner_id is not None and job.owner_id == user.pk))
 
 
 def reviewers_group() -> Group:

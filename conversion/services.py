@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -27,6 +28,7 @@ from conversion.models import (
     OutboxMessage,
     Page,
     PageStatus,
+    ReviewEvent,
     TokenFailure,
 )
 from conversion.pipeline.document import open_findings
@@ -37,6 +39,7 @@ from conversion.pipeline.errors import (
     StorageUnavailable,
 )
 from conversion.pipeline.validate import ValidatedPdf
+from conversion.roles import can_delete
 from conversion.selectors import job_all_pages_done
 from models.engine import PageReading, reading_to_json
 
@@ -251,11 +254,26 @@ def job_mark_failed(*, job_id, error: ConversionError | Exception) -> None:
     )
 
 
-def job_delete(*, job: Job) -> None:
+def job_delete(*, job: Job, actor: AbstractBaseUser | None = None) -> None:
     """Remove the job, its pages and every file it wrote. The row goes first: files a store
-    that failed kept (or a worker wrote just after) have no row, and files_sweep removes them."""
+    that failed kept (or a worker wrote just after) have no row, and files_sweep removes them.
+    A user's deletion (`actor`; None is the retention sweep) must be theirs to make
+    (roles.can_delete, else PermissionDenied) and is written to the audit trail, which
+    outlives the job."""
+    if actor is not None and not can_delete(actor, job):
+        raise PermissionDenied("Only the job's owner (or a superuser) deletes it.")
     job_id = job.id
-    job.delete()
+    with transaction.atomic():
+        if actor is not None:
+            ReviewEvent.objects.create(
+                job=job,
+                job_ref=job.id,
+                job_name=job.original_name,
+                actor=actor,
+                action=ReviewEvent.Action.DELETE,
+                note="" if job.owner_id == actor.pk else f"owner: {job.owner or 'none'}",
+            )
+        job.delete()
     try:
         storage.delete_job(job_id)
     except StorageUnavailable:
@@ -359,8 +377,32 @@ def files_sweep(*, now=None) -> list[str]:
         if not Job.objects.filter(pk=_uuid_or_none(name)).exists():
             storage.delete_job(name)
             removed.append(name)
+    removed += _scratch_sweep(now=now or timezone.now())
     if removed:
         log.info("sweep: removed %d file(s) or folder(s) without a job", len(removed))
+    return removed
+
+
+# A job's work folder untouched this long is a dead process's whatever its job says: longer than
+# a job may run (AXIYA_JOB_TIMEOUT_S, 6 h by default), past which recovery fails the job.
+SCRATCH_MAX_AGE_S = 24 * 3600
+
+
+def _scratch_sweep(*, now) -> list[str]:
+    """Scratch folders a process killed mid-job left (storage.scratch): those of a finished or
+    deleted job once untouched for ORPHAN_GRACE_S, any untouched for SCRATCH_MAX_AGE_S."""
+    removed = []
+    live = {
+        str(pk)
+        for pk in Job.objects.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING)).values_list(
+            "pk", flat=True
+        )
+    }
+    for name, job_id, changed in storage.scratch_folders():
+        age_s = now.timestamp() - changed
+        if age_s > SCRATCH_MAX_AGE_S or (job_id not in live and age_s > ORPHAN_GRACE_S):
+            storage.delete_scratch(name)
+            removed.append(name)
     return removed
 
 

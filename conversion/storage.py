@@ -295,8 +295,9 @@ def local_source(job_id) -> Iterator[Path]:
 @contextlib.contextmanager
 def scratch(job_id) -> Iterator[Path]:
     """A private folder on this host's disk for a job's work files (pages being rasterized,
-    outputs being finished), removed when done."""
-    root = Path(config().store.local_root) / "scratch"
+    outputs being finished), removed when done (a process killed mid-way leaves it:
+    services.files_sweep removes it)."""
+    root = _scratch_root()
     root.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=f"{job_id}-", dir=root))
     try:
@@ -430,6 +431,28 @@ def delete_job(job_id) -> None:
     own = _local_path(_key(job_id))
     if own is not None:
         shutil.rmtree(own, ignore_errors=True)  # the empty folders a local store leaves
+
+
+def _scratch_root() -> Path:
+    return Path(config().store.local_root) / "scratch"
+
+
+def scratch_folders() -> list[tuple[str, str, float]]:
+    """This host's scratch folders: (folder name, the job id it starts with, when it or a file
+    in it last changed, as a timestamp)."""
+    root = _scratch_root()
+    found = []
+    for folder in root.iterdir() if root.is_dir() else []:
+        try:
+            changed = max([folder.stat().st_mtime] + [f.stat().st_mtime for f in folder.iterdir()])
+        except FileNotFoundError:
+            continue  # removed as it was looked at: its job finished
+        found.append((folder.name, folder.name.rsplit("-", 1)[0], changed))
+    return found
+
+
+def delete_scratch(name: str) -> None:
+    shutil.rmtree(_scratch_root() / Path(name).name, ignore_errors=True)
 
 
 def stored_job_ids() -> list[str]:

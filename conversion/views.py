@@ -1,8 +1,11 @@
 """The web pages: thin, they call services, review and selectors.
 
-Results are shown in a sandboxed frame. The frame loads them from a signed, time-limited URL
-(`/view/<token>/document.html`): a sandboxed document has an opaque origin, so the browser sends
-no session cookie with its image requests; the signature is what authorizes them.
+Results are shown in a sandboxed frame, from a signed, time-limited URL
+(`/view/<token>/document.html`) made for the signed-in user who opened the page. The frame's own
+request is a same-site navigation, so it carries the session cookie (SameSite=Lax): the document
+opens only for that user, signed in (issue 29). A sandboxed document has an opaque origin, so its
+image requests carry no cookie: the document it is served lists its figures under a second,
+figures-only link (`figures_token`), which opens that job's images and nothing else.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.core import signing
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Page, Paginator
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -29,6 +33,7 @@ from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
 from conversion.pipeline.errors import ConversionError, error_class
 from conversion.request_limits import throttled_response
+from conversion.roles import can_delete
 from conversion.runner import jobs as runner
 
 # Results never run script in the site's origin, whatever a scan says.
@@ -40,6 +45,8 @@ HOME_PAGE_SIZE = 25
 _FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _NO_RESULT = "The result is not ready."
 VIEW_SALT = "axiya.view"
+FIGURES_SALT = "axiya.view.figures"
+_USER_PK = re.compile(r"[0-9]{1,18}")
 VIEW_MAX_AGE = 3600  # the page that frames a result makes a fresh link each time it is shown
 
 
@@ -126,23 +133,40 @@ def _own_job(request: HttpRequest, job_id) -> Job:
 def view_token(job: Job, *, user: AbstractBaseUser) -> str:
     """A short-lived link to a result for one user: `<user id>.<signature>`. The signature
     covers the job and is keyed on the user's session hash (from their password hash), so it
-    dies with a password change, and even the secret key alone cannot mint one; the link only
-    opens what that user may still see."""
-    return f"{user.pk}.{signing.dumps(str(job.id), salt=_view_salt(user))}"
+    dies with a password change, and even the secret key alone cannot mint one; the link opens
+    only for that user, signed in, and only what they may still see."""
+    return f"{user.pk}.{signing.dumps(str(job.id), salt=_view_salt(user, VIEW_SALT))}"
 
 
-def _view_salt(user: AbstractBaseUser) -> str:
-    return f"{VIEW_SALT}:{user.pk}:{user.get_session_auth_hash()}"
+def figures_token(job: Job, *, user: AbstractBaseUser) -> str:
+    """The link under which a served result (or the review page) lists the job's figures: the
+    sandboxed frame's image requests carry no cookie, so this one opens without a session, but
+    only the job's image files, and it appears only in pages served to `user` signed in."""
+    return f"{user.pk}.{signing.dumps(str(job.id), salt=_view_salt(user, FIGURES_SALT))}"
 
 
-def _job_from_token(token: str) -> Job:
+def _view_salt(user: AbstractBaseUser, kind: str) -> str:
+    return f"{kind}:{user.pk}:{user.get_session_auth_hash()}"
+
+
+def _signed_in_as_link_user(request: HttpRequest, token: str) -> None:
+    user_pk = token.partition(".")[0]
+    if not (request.user.is_authenticated and user_pk == str(request.user.pk)):
+        raise PermissionDenied(
+            "This link opens only for the user who opened its job page, signed in: sign in and "
+            "open the document from its job page."
+        )
+
+
+def _job_from_token(token: str, *, kind: str = VIEW_SALT) -> Job:
     user_pk, _, signed = token.partition(".")
     users = get_user_model().objects.filter(is_active=True)
-    user = users.filter(pk=int(user_pk)).first() if user_pk.isdigit() else None
+    # Not str.isdigit: "²" is a digit that int() refuses.
+    user = users.filter(pk=int(user_pk)).first() if _USER_PK.fullmatch(user_pk) else None
     if user is None:
         raise Http404("No such link.")
     try:
-        job_id = signing.loads(signed, salt=_view_salt(user), max_age=VIEW_MAX_AGE)
+        job_id = signing.loads(signed, salt=_view_salt(user, kind), max_age=VIEW_MAX_AGE)
     except signing.BadSignature as exc:
         raise Http404("This link has expired: open the document from its job page again.") from exc
     job = selectors.job_get_for_user(user=user, job_id=job_id)
@@ -165,6 +189,7 @@ def job_detail(request: HttpRequest, job_id) -> HttpResponse:
             "queue_position": selectors.queue_position(job=job),
             "file_at_fault": bool(job.error_code) and error_class(job.error_code).caused_by_file,
             "names": _download_names(job),
+            "can_delete": can_delete(request.user, job),
         },
     )
 
@@ -213,6 +238,17 @@ def _result_html(job: Job) -> FileResponse:
     if html is None:
         raise Http404(_NO_RESULT)
     response = FileResponse(html, content_type="text/html; charset=utf-8")
+    response["Content-Security-Policy"] = RESULT_CSP
+    return response
+
+
+def _framed(html: str, job: Job, user: AbstractBaseUser) -> HttpResponse:
+    """A result for the sandboxed frame: its figures linked under the figures-only link."""
+    token = figures_token(job, user=user)
+    prefix = reverse("view-file", kwargs={"token": token, "name": "x"}).removesuffix("/x")
+    response = HttpResponse(
+        downloads.html_with_files_at(html, prefix), content_type="text/html; charset=utf-8"
+    )
     response["Content-Security-Policy"] = RESULT_CSP
     return response
 
@@ -308,10 +344,12 @@ def job_download_zip(request: HttpRequest, job_id) -> FileResponse:
 def job_delete(request: HttpRequest, job_id) -> HttpResponse:
     """GET asks for confirmation (the job page links here); POST deletes."""
     job = _own_job(request, job_id)
+    if not can_delete(request.user, job):
+        raise PermissionDenied("Only the owner of a document deletes it.")
     if request.method == "GET":
         return render(request, "conversion/job_delete.html", {"job": job})
     name = job.original_name
-    services.job_delete(job=job)
+    services.job_delete(job=job, actor=request.user)
     messages.success(request, f"{name} and all its files are deleted.")
     return redirect("home")
 
@@ -321,24 +359,29 @@ def job_delete(request: HttpRequest, job_id) -> HttpResponse:
 
 @xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
-def view_html(request: HttpRequest, token: str) -> FileResponse:
-    return _result_html(_job_from_token(token))
+def view_html(request: HttpRequest, token: str) -> HttpResponse:
+    _signed_in_as_link_user(request, token)
+    job = _job_from_token(token)
+    html = storage.read_html(job.id)
+    if html is None:
+        raise Http404(_NO_RESULT)
+    return _framed(html, job, request.user)
 
 
 @xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_file(request: HttpRequest, token: str, name: str) -> FileResponse:
-    return _figure_file(_job_from_token(token), name)
+    # No session here: the sandboxed frame's image requests carry none (figures_token).
+    return _figure_file(_job_from_token(token, kind=FIGURES_SALT), name)
 
 
 @xframe_options_sameorigin  # the site frames results; nothing else may
 @require_GET
 def view_page(request: HttpRequest, token: str, number: int) -> HttpResponse:
+    _signed_in_as_link_user(request, token)
     job = _job_from_token(token)
     try:
         html = review.page_document(job=job, number=number)
     except ConversionError as exc:
         raise Http404(exc.message) from exc
-    response = HttpResponse(html, content_type="text/html; charset=utf-8")
-    response["Content-Security-Policy"] = RESULT_CSP
-    return response
+    return _framed(html, job, request.user)

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from conversion.api.authentication import TokenLockedOut
-from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.errors import DISK_FULL_ERRNOS, ConversionError, storage_error
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,8 @@ def _refused_request(exc: Exception) -> Response | None:
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response:
+    if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+        exc = storage_error(exc)  # Django spooling a large upload to a full disk
     if isinstance(exc, ConversionError):
         return Response(error_body(exc.code, exc.message), status=exc.http_status)
     refused = _refused_request(exc)
@@ -91,7 +93,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response:
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
-        exc = exceptions.PermissionDenied()
+        exc = exceptions.PermissionDenied(str(exc) or None)
     response = drf_exception_handler(exc, context)
     if response is None:
         log.exception("API error", exc_info=exc)

@@ -14,13 +14,14 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from conversion import dispatch, downloads, review, selectors, services, storage
 from conversion.api.exceptions import api_exception_handler
+from conversion.api.parsers import JsonParser
 from conversion.api.serializers import (
     BatchCreatedSerializer,
     BatchCreateSerializer,
@@ -40,6 +41,7 @@ _ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="No or a wrong token."),
     404: OpenApiResponse(ErrorSerializer, description="No such job, or not yours."),
 }
+_ERRORS_403 = OpenApiResponse(ErrorSerializer, description="Not yours to delete (a reviewer's).")
 _UPLOAD_ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="A field is missing or invalid."),
     401: _ERRORS[401],
@@ -83,7 +85,7 @@ class FirstRendererNegotiation(BaseContentNegotiation):
 
 class ApiMixin:
     renderer_classes = [JSONRenderer]
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, JsonParser]
     content_negotiation_class = FirstRendererNegotiation
 
     def get_exception_handler(self):
@@ -167,11 +169,11 @@ class JobViewSet(
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(
-        summary="Delete a job and every file it wrote",
-        responses={204: None, **_ERRORS},
+        summary="Delete a job and every file it wrote (its owner or a superuser only)",
+        responses={204: None, 403: _ERRORS_403, **_ERRORS},
     )
     def destroy(self, request, *args, **kwargs):
-        services.job_delete(job=self.get_object())
+        services.job_delete(job=self.get_object(), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @_download("The accessible HTML (its images are in the zip, under <name>_files/)", "text/html")

@@ -3,6 +3,8 @@ what the person can do about it (after OCRmyPDF's exceptions.py)."""
 
 from __future__ import annotations
 
+import errno
+
 
 class ConversionError(Exception):
     code = "CONVERSION_FAILED"
@@ -183,6 +185,27 @@ class StorageUnavailable(ConversionError):
     default_message = (
         "The file store could not be reached; the file is not at fault. Try again later."
     )
+
+
+class StorageFull(StorageUnavailable):
+    """This host's disk (or its quota) is full: an upload could not be kept, and nothing of it
+    was."""
+
+    code = "STORAGE_FULL"
+    default_message = (
+        "The server's disk is full, so the upload could not be kept; the file is not at fault "
+        "and nothing of it was kept. Try again later; an administrator frees space in the data "
+        "folder (AXIYA_DATA_DIR)."
+    )
+
+
+# The errors a write gets from a full disk, a full quota, or a file size limit (RLIMIT_FSIZE).
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def storage_error(exc: OSError) -> StorageUnavailable:
+    """What a failed local write means to the user: a full disk, or a store that failed."""
+    return StorageFull() if exc.errno in DISK_FULL_ERRNOS else StorageUnavailable()
 
 
 def error_class(code: str) -> type[ConversionError]:

@@ -35,6 +35,7 @@ from conversion.pipeline.errors import (
     FileTooLarge,
     PageTimeout,
     StorageUnavailable,
+    storage_error,
 )
 from conversion.runner import heartbeat
 from conversion.runner.batch import page_read_batched
@@ -64,13 +65,19 @@ def job_create(
     opts = convert_options(language=language)
     name = original_name or upload.name
     name = os.path.basename(name or "document.pdf")[:255]
-    tmp_root = storage.incoming_dir()
-    tmp_root.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(suffix=".pdf", dir=tmp_root)
-    tmp = Path(tmp_name)
+    tmp: Path | None = None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            _copy_upload(upload, fh, max_bytes=opts.limits.max_bytes)
+        try:
+            tmp_root = storage.incoming_dir()
+            tmp_root.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(suffix=".pdf", dir=tmp_root)
+            tmp = Path(tmp_name)
+            with os.fdopen(fd, "wb") as fh:
+                _copy_upload(upload, fh, max_bytes=opts.limits.max_bytes)
+        except OSError as exc:
+            # A full disk is this server's fault, not the file's: a coded 503 (the partial copy
+            # goes below).
+            raise storage_error(exc) from exc
         validated = flow.prepare(tmp, opts)
         job = services.job_insert(
             owner=owner,
@@ -83,7 +90,8 @@ def job_create(
         )
         os.replace(tmp, storage.staged_upload(job.id))
     finally:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
     # robust: the callbacks after this one (the enqueue) run even when the store failed.
     transaction.on_commit(lambda: _place_upload(job.id), robust=True)
     return job

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -20,7 +21,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from conversion import services, views
-from conversion.models import Job
+from conversion.models import Job, ReviewEvent
 from conversion.runner import jobs as runner
 from conversion.views import VIEW_SALT, view_token
 from tests import local_store
@@ -127,12 +128,19 @@ def test_review_is_for_reviewers_only(client, job, alice, bob):
         assert client.get(url).status_code in (200, 302), url  # the job page redirects to page 1
 
 
+def _as(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 def test_view_links_are_signed_per_job_and_user(client, job, alice, bob, tmp_path, monkeypatch):
     token = view_token(job, user=alice)
-    response = Client().get(f"/view/{token}/document.html")  # the sandboxed frame: no cookies
+    response = _as(alice).get(f"/view/{token}/document.html")  # the frame sends the cookie
     assert response.status_code == 200
     assert response["Content-Security-Policy"].startswith("sandbox")
     assert response["X-Frame-Options"] == "SAMEORIGIN"
+    alice_client = _as(alice)
     other = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "b.pdf"))
     user_part, _, signed = token.partition(".")
     forged = [
@@ -147,18 +155,44 @@ def test_view_links_are_signed_per_job_and_user(client, job, alice, bob, tmp_pat
         signed,
     ]
     for bad in forged:
-        assert Client().get(f"/view/{bad}/document.html").status_code == 404, bad
+        client = _as(bob) if bad.startswith(f"{bob.pk}.") else alice_client
+        assert client.get(f"/view/{bad}/document.html").status_code in (403, 404), bad
     alice.set_password("a-new-password-123")
     alice.save()
-    assert Client().get(f"/view/{token}/document.html").status_code == 404  # dies with it
+    alice_client = _as(alice)
+    assert alice_client.get(f"/view/{token}/document.html").status_code == 404  # dies with it
     fresh = view_token(job, user=alice)
     monkeypatch.setattr(views, "VIEW_MAX_AGE", 1)
     time.sleep(2.1)
-    assert Client().get(f"/view/{fresh}/document.html").status_code == 404  # expired
+    assert alice_client.get(f"/view/{fresh}/document.html").status_code == 404  # expired
     monkeypatch.undo()
     fresh = view_token(job, user=alice)
     services.job_delete(job=job)
-    assert Client().get(f"/view/{fresh}/document.html").status_code == 404
+    assert alice_client.get(f"/view/{fresh}/document.html").status_code == 404
+
+
+def test_a_result_link_opens_only_for_its_user_signed_in(job, alice, bob):
+    """Issue 29: the links opened with no cookie, and for anyone signed in."""
+    token = view_token(job, user=alice)
+    reviewer = create_reviewer()
+    for client in (Client(), _as(bob), _as(reviewer)):  # no cookie; another user; a reviewer
+        for url in (f"/view/{token}/document.html", f"/view/{token}/page-1.html"):
+            assert client.get(url).status_code == 403, url
+    for user, client in ((alice, _as(alice)), (reviewer, _as(reviewer))):
+        own = view_token(job, user=user)  # what their job (or review) page links to
+        response = client.get(f"/view/{own}/document.html")
+        assert response.status_code == 200 and b"<main" in response.content
+        assert client.get(f"/view/{own}/page-1.html").status_code == 200
+    # The frame's images carry no cookie: the document lists them under a figures-only link,
+    # which opens the figures and nothing else; the document link opens no figure.
+    html = _as(alice).get(f"/view/{token}/document.html").content.decode()
+    figures = views.figures_token(job, user=alice)
+    for name in ("figure-1.png",):
+        assert Client().get(f"/view/{figures}/document_files/{name}").status_code == 200
+        assert Client().get(f"/view/{token}/document_files/{name}").status_code == 404
+    assert Client().get(f"/view/{figures}/document.html").status_code == 403
+    assert _as(alice).get(f"/view/{figures}/document.html").status_code == 404
+    assert "document_files/" not in html or f"/view/{figures}/document_files/" in html
 
 
 def test_site_forms_need_the_csrf_token(job, alice):
@@ -239,6 +273,34 @@ def test_the_development_key_is_refused_whenever_debug_is_off():
 
 
 @pytest.mark.slow
+def test_a_celery_worker_refuses_the_development_key(tmp_path):
+    """Issue 29: only the web process refused the public key; a worker took tasks with it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AXIYA_", "DJANGO_"))}
+    env.update(AXIYA_DATA_DIR=str(tmp_path), AXIYA_SECRET_KEY=settings.DEV_SECRET_KEY,
+               AXIYA_DEBUG="false", OMP_THREAD_LIMIT="1")  # fmt: skip
+    celery = Path(sys.executable).with_name("celery")
+    worker = subprocess.run(
+        [str(celery), "-A", "axiya", "worker", "--pool=solo", "-Q", "cpu", "--without-mingle",
+         "--without-gossip", "--loglevel=INFO"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert worker.returncode != 0
+    assert "worker refuses to start" in worker.stderr and "axiya.E001" in worker.stderr
+
+
+def test_password_reset_is_off_without_mail(client, alice, settings):
+    """Issue 29: /accounts/password_reset/ answered, unthrottled, with no mail to send."""
+    settings.EMAIL_HOST = ""
+    for url in ("/accounts/password_reset/", "/accounts/password_reset/done/",
+                "/accounts/reset/MQ/set-password/", "/accounts/reset/done/"):  # fmt: skip
+        assert client.get(url).status_code == 404, url
+    assert client.post("/accounts/password_reset/", {"email": "a@x.org"}).status_code == 404
+    settings.EMAIL_HOST = "mail.example.org"
+    assert client.get("/accounts/password_reset/").status_code == 200
+    assert client.get("/accounts/login/").status_code == 200  # the rest of accounts/ stays
+
+
+@pytest.mark.slow
 def test_without_a_key_each_installation_makes_its_own(tmp_path):
     first = _manage("shell", "-c", "from django.conf import settings; print(settings.SECRET_KEY)",
                     AXIYA_DATA_DIR=str(tmp_path / "a"))  # fmt: skip
@@ -282,6 +344,31 @@ def test_delete_on_request_removes_every_file(client, job, alice):
 def test_api_delete_removes_every_file(job, alice):
     assert _api(alice).delete(f"/api/v1/jobs/{job.id}").status_code == 204
     assert not local_store.job_dir(job.id).exists()
+
+
+def test_a_reviewer_deletes_no_one_elses_job(job, alice):
+    """Issue 29: a reviewer's delete answered 204 (API) and 302 (site)."""
+    reviewer = create_reviewer()
+    response = _api(reviewer).delete(f"/api/v1/jobs/{job.id}")
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "PERMISSION_DENIED"
+    site = _as(reviewer)
+    assert site.get(f"/jobs/{job.id}/delete").status_code == 403
+    assert site.post(f"/jobs/{job.id}/delete").status_code == 403
+    assert b"/delete" not in site.get(f"/jobs/{job.id}/").content  # no link to it either
+    assert Job.objects.filter(pk=job.id).exists() and local_store.html_path(job.id).exists()
+    assert not ReviewEvent.objects.filter(job_ref=job.id, action="delete").exists()
+
+
+def test_a_deletion_is_audited(job, alice, tmp_path):
+    _as(alice).post(f"/jobs/{job.id}/delete")
+    event = ReviewEvent.objects.get(job_ref=job.id, action="delete")
+    assert event.actor == alice and event.job is None and event.job_name == job.original_name
+    other = runner.job_create(owner=alice, upload=text_pdf(tmp_path / "o.pdf"))
+    root = User.objects.create_superuser("root", password="pw-root-123")
+    assert _api(root).delete(f"/api/v1/jobs/{other.id}").status_code == 204
+    event = ReviewEvent.objects.get(job_ref=other.id, action="delete")
+    assert event.actor == root and "alice" in event.note
 
 
 def test_purge_expired_deletes_old_jobs_and_their_files(job, alice, settings, tmp_path):

@@ -7,6 +7,8 @@ import io
 import json
 import zipfile
 
+from django.test import Client
+
 from conversion import review, services
 from conversion.models import JobStatus, ReviewEvent
 from tests import local_store
@@ -112,16 +114,22 @@ def test_page_decisions_and_reject(reviewer_client, job):
     assert b"Columns are mixed up" in reviewer_client.get(f"/jobs/{job.id}/").content
 
 
-def test_review_frames_use_signed_links(reviewer_client, client, job):
+def test_review_frames_use_signed_links(reviewer_client, job):
     page = reviewer_client.get(f"/review/{job.id}/pages/1/")
-    token = page.context["token"]
-    frame = client.get(f"/view/{token}/page-1.html")  # no session needed: the signature is
+    anonymous = Client()
+    token, figures = page.context["token"], page.context["figures_token"]
+    # The frame's own request carries the reviewer's cookie (a same-site navigation) ...
+    assert anonymous.get(f"/view/{token}/page-1.html").status_code == 403  # no session
+    frame = reviewer_client.get(f"/view/{token}/page-1.html")
     assert frame.status_code == 200
     assert frame["Content-Security-Policy"].startswith("sandbox")
-    assert client.get(f"/view/{token}x/page-1.html").status_code == 404
+    assert reviewer_client.get(f"/view/{token}x/page-1.html").status_code == 404
+    # ... its images none (an opaque origin): they are listed under the figures-only link.
     figure = review.page_figures(job=job, number=1)[0]["src"].split("/")[-1]
-    assert client.get(f"/view/{token}/document_files/{figure}").status_code == 200
-    assert client.get(f"/view/{token}/document_files/..%2Fdocument.html").status_code == 404
+    assert f'src="/view/{figures}/document_files/{figure}"' in frame.content.decode()
+    assert anonymous.get(f"/view/{figures}/document_files/{figure}").status_code == 200
+    assert anonymous.get(f"/view/{token}/document_files/{figure}").status_code == 404
+    assert anonymous.get(f"/view/{figures}/document_files/..%2Fdocument.html").status_code == 404
 
 
 def test_the_audit_trail_outlives_its_job(reviewer_client, reviewer, job):

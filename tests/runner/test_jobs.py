@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -104,6 +107,46 @@ def test_job_create_refuses_bad_input(user):
         runner.job_create(owner=user, upload=CORPUS / "bad" / "hugemono.pdf")
     assert info.value.code == "PAGE_TOO_LARGE"
     assert Job.objects.count() == 0
+
+
+FULL_DISK_BYTES = 64 * 1024  # the tmpfs mounted over incoming/, filled before the upload
+
+
+@pytest.fixture
+def full_disk():
+    """This host's incoming/ on a real tiny tmpfs, filled to the last byte (root only)."""
+    incoming = storage.incoming_dir()
+    incoming.mkdir(parents=True, exist_ok=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={FULL_DISK_BYTES}", "tmpfs", str(incoming)],
+        capture_output=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        with contextlib.suppress(OSError), open(incoming / "filler", "wb") as fh:
+            while True:
+                fh.write(b"\0" * 4096)
+                fh.flush()
+        yield incoming
+    finally:
+        subprocess.run(["umount", str(incoming)], check=True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_to_a_full_disk_is_a_coded_503_and_leaves_nothing(user, full_disk):
+    """Issue 29: a bare OSError (ENOSPC) in job_create answered 500."""
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(user)
+    with (CORPUS / "linn.pdf").open("rb") as fh:
+        response = api.post("/api/v1/jobs", {"file": fh}, format="multipart")
+    assert response.status_code == 503, response.content
+    error = response.json()["error"]
+    assert error["code"] == "STORAGE_FULL" and "not at fault" in error["message"]
+    assert Job.objects.count() == 0
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]  # nothing half-written
 
 
 @pytest.mark.slow

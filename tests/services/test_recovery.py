@@ -94,3 +94,32 @@ def test_the_inline_runner_takes_turns_between_owners():
     assert order == ["a1", "b1", "c1", "a2", "a3", "a4", "a5"]
     started = time.perf_counter()
     assert queue.get(0.2) is None and time.perf_counter() - started >= 0.15
+
+
+def _left_scratch(job_id, *, age_s: float):
+    """What a process killed inside storage.scratch() leaves: its folder, with a file in it."""
+    with storage.scratch(job_id) as folder:
+        kept = folder.with_name(folder.name + "_")
+        folder.rename(kept)  # the with-block's clean-up then finds nothing: a kill mid-way
+    (kept / "page-1.png").write_bytes(b"x")
+    old = time.time() - age_s
+    for path in (kept / "page-1.png", kept):
+        os.utime(path, (old, old))
+    return kept
+
+
+def test_the_retention_sweep_removes_scratch_folders_of_killed_processes(owner, tmp_path):
+    """Issue 29: a job finish killed mid-way left scratch/ folders that no sweep removed."""
+    finished = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "f.pdf"))
+    Job.objects.filter(pk=finished.id).update(status="done")
+    running = runner.job_create(owner=owner, upload=text_pdf(tmp_path / "r.pdf"))
+    Job.objects.filter(pk=running.id).update(status="running")
+    hour = 3600
+    of_finished = _left_scratch(finished.id, age_s=services.ORPHAN_GRACE_S + hour)
+    of_gone = _left_scratch("0b7e7c8e-0000-4000-8000-000000000000", age_s=2 * hour)
+    recent = _left_scratch(finished.id, age_s=60)  # a finish in progress right now
+    of_running = _left_scratch(running.id, age_s=2 * hour)  # a long job still at work
+    stale = _left_scratch(running.id, age_s=services.SCRATCH_MAX_AGE_S + hour)
+    services.purge_expired()
+    assert not of_finished.exists() and not of_gone.exists() and not stale.exists()
+    assert recent.exists() and of_running.exists()

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from conversion.views import view_token
+from conversion.views import figures_token
 from tests import local_store
 
 
@@ -50,10 +50,23 @@ def test_a_json_body_over_the_memory_limit_is_a_413(api):
 
 
 def test_a_nul_byte_in_a_figure_name_is_a_404(reviewer_client, reviewer, job):
-    token = view_token(job, user=reviewer)
+    token = figures_token(job, user=reviewer)
     assert reviewer_client.get(f"/view/{token}/document_files/x%00").status_code == 404
     path = f"/jobs/{job.id}/result/document_files/figure%00.png"
     assert reviewer_client.get(path).status_code == 404
+
+
+@pytest.mark.parametrize("part", ["document.html", "page-1.html", "document_files/a.png"])
+def test_a_superscript_digit_in_a_link_is_a_404_not_a_500(client, part):
+    """Issue 29: "²".isdigit() is true and int("²") fails."""
+    assert client.get(f"/view/%C2%B2.x/{part}").status_code in (403, 404)
+    assert client.get(f"/view/%C2%B2.x/{part}", HTTP_ACCEPT="text/html").status_code != 500
+
+
+def test_a_json_body_nested_100000_deep_is_a_400(api):
+    """Issue 29: json.loads raised RecursionError, a 500."""
+    response = api.generic("POST", "/api/v1/jobs", "[" * 100_000, content_type="application/json")
+    assert response.status_code == 400 and _api_error(response) == "PARSE_ERROR"
 
 
 @pytest.mark.parametrize("page", ["²", "-1", "99999999999999999999", "1.5", ""])
