@@ -21,9 +21,11 @@ demo: setup
 	@echo "Sample converted: out/linn.html. Site: http://$(HOST):$(PORT)/  (sign in: see above)"
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
 
+# nginx on HOST:PORT in front of gunicorn (gthread, 2 x 8) on a unix socket, both in the
+# foreground (bin/serve, deploy/nginx/); Ctrl-C stops both.
 serve:
 	$(PY) manage.py migrate --noinput -v0
-	.venv/bin/gunicorn axiya.wsgi --bind $(HOST):$(PORT)  # gunicorn.conf.py: gthread, 2 x 8
+	HOST=$(HOST) PORT=$(PORT) PY=$(PY) bin/serve
 
 # The architecture contracts (pyproject.toml [tool.importlinter], docs/DESIGN.md) first, then the suite.
 test: setup-dev
