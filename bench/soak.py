@@ -1,12 +1,12 @@
 """Soak: the production shape converting a mixed corpus without pause, counting what froze.
 
-Starts its own stack in a temporary folder: redis-server (appendonly), a PostgreSQL cluster of its
-own (SQLite where PostgreSQL is not installed), gunicorn (gunicorn.conf.py), `--workers` cpu
-workers (prefork, `--concurrency` pool processes each, as `make worker-cpu`) and the housekeeping
-worker with beat (`make housekeeping`). `--clients` API clients then upload PDFs of
-../shared/corpus (scans, born-digital, damaged and odd files of the pdfjs set: every PDF of at
-most MAX_PAGES pages, in a seeded random order) one after another, each polling its job until it
-ends, for `--minutes`; then the jobs in flight get `--drain-s` to end.
+Starts its own stack in a temporary folder: redis-server (appendonly), a PostgreSQL cluster
+of its own (SQLite where PostgreSQL is not installed), the web front (bin/serve: nginx and
+gunicorn), `--workers` cpu workers (prefork, `--concurrency` pool processes each, as `make
+worker-cpu`) and the housekeeping worker with beat (`make housekeeping`). `--clients` API
+clients then upload PDFs of ../shared/corpus (scans, born-digital, damaged and odd files of the
+pdfjs set: every PDF of at most MAX_PAGES pages, in a seeded random order) one after another,
+each polling its job until it ends, for `--minutes`; then the jobs in flight get `--drain-s`.
 
 Counted:
 - jobs ended, by status and error code; `defects`: jobs failed with a code that blames us
@@ -138,10 +138,10 @@ class Client(threading.Thread):
                 self.jobs.append({"id": job_id, "file": str(path.relative_to(CORPUS)),
                                   "s": round(time.time() - uploaded, 1), "status": job["status"],
                                   "code": error.get("code", ""),
-                                  "pages": job.get("pages_total")})  # fmt: skip
+                                  "pages": job.get("progress", {}).get("pages_total")})  # fmt: skip
                 return
             time.sleep(POLL_S)
-        progress = [job.get("pages_done"), job.get("pages_total")]
+        progress = job.get("progress")
         self.stuck.append({"id": job_id, "file": str(path.relative_to(CORPUS)),
                            "status": job.get("status"), "progress": progress})  # fmt: skip
 
@@ -206,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
                 [PY, "manage.py", "create_api_token", "soak"], cwd=ROOT, env=env, check=True,
                 capture_output=True, text=True,
             ).stdout.strip().splitlines()[-1]  # fmt: skip
-            start("web", [PY, "-m", "gunicorn", "axiya.wsgi", "--bind", f"127.0.0.1:{web_port}"])
+            # The production front: nginx on the port, gunicorn behind it (bin/serve).
+            env.update(HOST="127.0.0.1", PORT=str(web_port), PY=PY)
+            start("web", [str(ROOT / "bin" / "serve")])
             workers = [
                 start(
                     f"worker-{n}",
