@@ -62,13 +62,14 @@ def home(request: HttpRequest) -> HttpResponse:
     if files is not None and not files.getlist("files") and files.getlist("file"):
         files.setlist("files", files.getlist("file"))  # the single-file field of earlier forms
     form = UploadForm(request.POST if bound else None, files)
+    status = 200
     if bound:
         # The site shares the API's upload budget per user (AXIYA_UPLOAD_RATE), one unit a file:
         # UploadThrottleMiddleware refused an exhausted budget before the body was read.
         if form.is_valid() and charge_uploads(request.user, len(form.cleaned_data["files"])):
             return throttled_response(request)
         if form.is_valid():
-            jobs, errors, batch = _create_jobs(request, form)
+            jobs, errors, batch, server_failed = _create_jobs(request, form)
             if jobs:
                 for error in errors:
                     messages.error(request, error)
@@ -83,10 +84,18 @@ def home(request: HttpRequest) -> HttpResponse:
                 return redirect(target)
             for error in errors:
                 form.add_error("files", error)
+            # Nothing was queued because of the server (a full disk, a store down): say so in
+            # the status too (503), not as if the files were at fault.
+            status = 503 if server_failed else status
         if _wants_json(request):
             errors = [str(e) for errs in form.errors.values() for e in errs]
-            return JsonResponse({"errors": errors}, status=400)
-    return render(request, "conversion/home.html", {"form": form, "jobs": _home_jobs(request)})
+            return JsonResponse({"errors": errors}, status=max(status, 400))
+    return render(
+        request,
+        "conversion/home.html",
+        {"form": form, "jobs": _home_jobs(request)},
+        status=status,
+    )
 
 
 def _home_jobs(request: HttpRequest) -> Page:
@@ -96,10 +105,13 @@ def _home_jobs(request: HttpRequest) -> Page:
 
 def _create_jobs(
     request: HttpRequest, form: UploadForm
-) -> tuple[list[Job], list[str], Batch | None]:
+) -> tuple[list[Job], list[str], Batch | None, bool]:
+    """The jobs made, the files' errors, the batch, and whether a file failed for a reason of
+    the server's (an error with a 5xx status), not its own."""
     uploads = form.cleaned_data["files"]
     jobs: list[Job] = []
     errors: list[str] = []
+    server_failed = False
     with transaction.atomic():
         batch = services.batch_create(owner=request.user) if len(uploads) > 1 else None
         for upload in uploads:
@@ -118,9 +130,10 @@ def _create_jobs(
                     )
             except ConversionError as exc:
                 errors.append(f"{upload.name}: {exc.message} (error {exc.code})")
+                server_failed = server_failed or exc.http_status >= 500
         if not jobs:
             transaction.set_rollback(True)
-    return jobs, errors, batch
+    return jobs, errors, batch, server_failed
 
 
 def _own_job(request: HttpRequest, job_id) -> Job:

@@ -149,6 +149,18 @@ def test_an_upload_to_a_full_disk_is_a_coded_503_and_leaves_nothing(user, full_d
     assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]  # nothing half-written
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_site_upload_to_a_full_disk_answers_503_with_the_code(client, user, full_disk):
+    """The site's form says the code and what to do, with a 503: the files are not at fault."""
+    client.force_login(user)
+    with (CORPUS / "linn.pdf").open("rb") as fh:
+        response = client.post("/", {"files": fh})
+    assert response.status_code == 503
+    assert b"STORAGE_FULL" in response.content and b"not at fault" in response.content
+    assert Job.objects.count() == 0
+    assert sorted(p.name for p in full_disk.iterdir()) == ["filler"]
+
+
 @pytest.mark.slow
 def test_celery_worker_converts_end_to_end(celery_worker_process, user):
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
