@@ -13,8 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings as dj_settings
 
 from bench.processes import free_port, stop_process
+from conversion.models import Job
 from tests.conftest import ROOT
 
 
@@ -165,3 +167,35 @@ def workers_on(transactional_db, settings):
 def _reset_pools(app) -> None:
     app._pool = None
     app.amqp._producer_pool = None
+
+
+def wait_for(predicate, *, timeout: float, what: str, workers: Workers | None = None):
+    """predicate()'s first true value within `timeout` seconds, or fail with the workers' logs."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}\n{workers.log_text() if workers else ''}")
+
+
+def finished(job_id) -> Job | None:
+    job = Job.objects.get(pk=job_id)
+    return job if job.is_finished else None
+
+
+def web_env(**extra: str) -> dict[str, str]:
+    """The environment of a web server started by a test: no broker, the test's database and
+    data folder, no housekeeping on requests."""
+    env = dict(os.environ)
+    env.pop("AXIYA_BROKER_URL", None)
+    env.update(
+        DJANGO_SETTINGS_MODULE="axiya.settings",
+        DATABASE_URL=f"sqlite:///{dj_settings.DATABASES['default']['NAME']}",
+        AXIYA_DATA_DIR=str(dj_settings.DATA_DIR),
+        AXIYA_INLINE_HOUSEKEEPING="false",
+        OMP_THREAD_LIMIT="1",
+        **extra,
+    )
+    return env

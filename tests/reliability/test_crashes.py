@@ -25,7 +25,7 @@ from conversion.models import Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS
-from tests.reliability.conftest import redis_cache
+from tests.reliability.conftest import finished, redis_cache, wait_for
 from tests.reliability.pdfs import text_pdf
 
 pytestmark = pytest.mark.slow
@@ -36,27 +36,12 @@ def user(transactional_db):
     return get_user_model().objects.create_user("alice", password="pw-alice-123")
 
 
-def _wait(predicate, *, timeout: float, what: str, workers=None):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}\n{workers.log_text() if workers else ''}")
-
-
-def _finished(job_id) -> Job | None:
-    job = Job.objects.get(pk=job_id)
-    return job if job.is_finished else None
-
-
 def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, user):
     # A short visibility timeout: the killed worker's unacknowledged message comes back quickly.
     workers = workers_on(redis_url)
     first = workers.start(AXIYA_BROKER_VISIBILITY_TIMEOUT_S="5")
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    _wait(lambda: Job.objects.get(pk=job.id).pages_done >= 2, timeout=240,
+    wait_for(lambda: Job.objects.get(pk=job.id).pages_done >= 2, timeout=240,
           what="two pages read", workers=workers)  # fmt: skip
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
@@ -65,7 +50,7 @@ def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, u
     )
     assert not Job.objects.get(pk=job.id).is_finished and len(done_before) < 6
     workers.start(AXIYA_BROKER_VISIBILITY_TIMEOUT_S="5")
-    job = _wait(lambda: _finished(job.id), timeout=300, what="the job", workers=workers)
+    job = wait_for(lambda: finished(job.id), timeout=300, what="the job", workers=workers)
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     pages = list(Page.objects.filter(job=job))
     assert job.pages_done == job.pages_total == len(pages) == 6
@@ -81,7 +66,7 @@ def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings
     jobs = [
         dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf")) for _ in range(3)
     ]
-    _wait(lambda: Job.objects.filter(status=JobStatus.RUNNING).exists()
+    wait_for(lambda: Job.objects.filter(status=JobStatus.RUNNING).exists()
           or Job.objects.filter(pages_done__gt=0).exists(), timeout=120, what="a running job",
           workers=workers)  # fmt: skip
     persistent_redis.stop()  # SIGTERM: queued messages are in the append-only file
@@ -96,7 +81,7 @@ def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings
     persistent_redis.start()
     back = time.time()
     # Issue 17: it starts within 30 s of Redis returning (it waited 915 s for the sweep).
-    _wait(lambda: Job.objects.get(pk=late.id).status != JobStatus.QUEUED, timeout=30,
+    wait_for(lambda: Job.objects.get(pk=late.id).status != JobStatus.QUEUED, timeout=30,
           what="the late upload to start", workers=workers)  # fmt: skip
     assert time.time() - back < 30 and not OutboxMessage.objects.exists()
     # The periodic sweep (beat runs it every minute) sends what the broker lost.
@@ -104,7 +89,7 @@ def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings
     time.sleep(1.5)
     dispatch.recover()
     for job in [*jobs, late]:
-        job = _wait(lambda j=job: _finished(j.id), timeout=240, what="every job", workers=workers)
+        job = wait_for(lambda j=job: finished(j.id), timeout=240, what="every job", workers=workers)
         assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
         assert job.pages_done == job.pages_total == 1
 
@@ -114,7 +99,7 @@ def test_a_page_that_always_crashes_the_engine_fails_visibly(workers_on, redis_u
     # prefork: the engine kills the pool process; the worker replaces it and lives on.
     worker = workers.start(fault="crash", pool="prefork")
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
-    job = _wait(lambda: _finished(job.id), timeout=180, what="the job", workers=workers)
+    job = wait_for(lambda: finished(job.id), timeout=180, what="the job", workers=workers)
     assert (job.status, job.error_code) == (JobStatus.FAILED, "ENGINE_CRASHED")
     assert "Page 1" in job.error_message
     page = Page.objects.get(job=job)
@@ -131,14 +116,14 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     workers = workers_on(redis_url)
     first = workers.start()  # the default visibility timeout: no early redelivery
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    _wait(lambda: Job.objects.get(pk=job.id).pages_done >= 1
+    wait_for(lambda: Job.objects.get(pk=job.id).pages_done >= 1
           and Page.objects.filter(job=job, status=PageStatus.RUNNING).exclude(claimed_by="")
           .exists(), timeout=240, what="a page being read", workers=workers)  # fmt: skip
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=10)
     workers.start()
     restarted = time.time()
-    while not _finished(job.id) and time.time() - restarted < 150:
+    while not finished(job.id) and time.time() - restarted < 150:
         dispatch.recover()  # what beat runs every 20 s
         time.sleep(5)
     job = Job.objects.get(pk=job.id)
@@ -146,15 +131,15 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.pages_done == job.pages_total == 6
     clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
+    wait_for(lambda: finished(clean.id), timeout=300, what="a clean run", workers=workers)
     assert local_store.html_path(job.id).read_text() == local_store.html_path(clean.id).read_text()
 
 
-def _recover_until_finished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
+def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
     """Run what beat runs every 20 s (here every 5 s) until every job ended; each must end
     within `limit_s` of `since` (issue 17: 2 minutes after Redis is back)."""
     while time.time() - since < limit_s + 30:
-        if all(_finished(j) for j in job_ids):
+        if all(finished(j) for j in job_ids):
             break
         tasks.jobs_recover_task()
         time.sleep(5)
@@ -169,7 +154,7 @@ def _recover_until_finished(job_ids, *, since: float, workers, limit_s: float = 
 
 def _clean_html(workers, user, name: str) -> str:
     clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / name))
-    _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
+    wait_for(lambda: finished(clean.id), timeout=300, what="a clean run", workers=workers)
     return local_store.html_path(clean.id).read_text()
 
 
@@ -187,20 +172,20 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
     queued = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
     pages = Page.objects.filter(job=job)
-    _wait(lambda: pages.filter(dpi__gt=0).exists(), timeout=120, what="rasterizing",
+    wait_for(lambda: pages.filter(dpi__gt=0).exists(), timeout=120, what="rasterizing",
           workers=workers)  # fmt: skip
     persistent_redis.stop(signal.SIGKILL)  # mid-rasterization: its reads cannot be queued
-    _wait(lambda: pages.filter(dpi__gt=0).count() == 6, timeout=60,
+    wait_for(lambda: pages.filter(dpi__gt=0).count() == 6, timeout=60,
           what="the rasterization to end while Redis is down", workers=workers)  # fmt: skip
     time.sleep(1)
     persistent_redis.start()
-    _wait(lambda: pages.filter(status=PageStatus.RUNNING).exclude(claimed_by="").exists()
+    wait_for(lambda: pages.filter(status=PageStatus.RUNNING).exclude(claimed_by="").exists()
           and Job.objects.get(pk=job.id).pages_done < 6, timeout=120,
           what="a page being read after the restart", workers=workers)  # fmt: skip
     persistent_redis.stop(signal.SIGKILL)  # mid-read: its message is unacknowledged
     time.sleep(3)
     persistent_redis.start()
-    ended = _recover_until_finished([job.id, queued.id], since=time.time(), workers=workers)
+    ended = _recover_untilfinished([job.id, queued.id], since=time.time(), workers=workers)
     assert ended[0].pages_done == 6 and ended[1].pages_done == 1
     assert local_store.html_path(job.id).read_text() == _clean_html(workers, user, "multipage.pdf")
 
@@ -221,4 +206,4 @@ def test_redis_that_lost_its_messages_has_them_queued_again(
     volatile_redis.stop(signal.SIGKILL)
     volatile_redis.start(persistent=False)  # empty: the messages are gone
     workers.start()
-    _recover_until_finished([j.id for j in jobs], since=time.time(), workers=workers)
+    _recover_untilfinished([j.id for j in jobs], since=time.time(), workers=workers)

@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings as dj_settings
 
 from bench.processes import free_port
 from tests.conftest import ROOT
+from tests.reliability.conftest import web_env
 
 pytestmark = [
     pytest.mark.slow,
@@ -40,20 +40,7 @@ PAGE = "/accounts/login/"  # a page Django renders (a thread of a gunicorn worke
 
 
 def _env(port: int, **extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("AXIYA_BROKER_URL", None)
-    env.update(
-        DJANGO_SETTINGS_MODULE="axiya.settings",
-        DATABASE_URL=f"sqlite:///{dj_settings.DATABASES['default']['NAME']}",
-        AXIYA_DATA_DIR=str(dj_settings.DATA_DIR),
-        AXIYA_INLINE_HOUSEKEEPING="false",
-        OMP_THREAD_LIMIT="1",
-        HOST="127.0.0.1",
-        PORT=str(port),
-        PY=sys.executable,
-        **extra,
-    )
-    return env
+    return web_env(HOST="127.0.0.1", PORT=str(port), PY=sys.executable, **extra)
 
 
 def _get(port: int, path: str = PAGE, *, timeout: float = 3.0, source: str = "", **headers):

@@ -32,7 +32,7 @@ from conversion.runner import heartbeat
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS, ROOT
-from tests.reliability.conftest import redis_cache
+from tests.reliability.conftest import finished, redis_cache, wait_for
 
 # The reproduction hung in futex_do_wait; without the fork it returns in about 0.2 s.
 FORKED_LOAD_LIMIT_S = 20
@@ -66,16 +66,6 @@ def test_a_fork_of_a_process_that_imported_the_tasks_loads_the_layout_model():
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-def _wait(predicate, *, timeout: float, what: str, workers):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}\n{workers.log_text()}")
-
-
 @pytest.mark.slow
 def test_pool_processes_start_fresh_and_collect_after_loading_the_layout(
     workers_on, redis_url, tmp_path
@@ -85,16 +75,11 @@ def test_pool_processes_start_fresh_and_collect_after_loading_the_layout(
     out = tmp_path / "probe.json"
     app.send_task("tests.layout_then_collect", args=[str(out)], queue="cpu")
     # Starting the worker and its pool process (a fresh interpreter) takes a few seconds more.
-    _wait(out.exists, timeout=FORKED_LOAD_LIMIT_S + 40, what="the probe task", workers=workers)
+    wait_for(out.exists, timeout=FORKED_LOAD_LIMIT_S + 40, what="the probe task", workers=workers)
     seen = json.loads(out.read_text())
     assert seen["s"] < FORKED_LOAD_LIMIT_S
     # A pool process is a new interpreter (multiprocessing's spawn), not a copy of the worker.
     assert "spawn_main" in seen["cmdline"] or "multiprocessing-fork" in seen["cmdline"], seen
-
-
-def _finished(job_id) -> Job | None:
-    job = Job.objects.get(pk=job_id)
-    return job if job.is_finished else None
 
 
 @pytest.mark.slow
@@ -106,7 +91,7 @@ def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
     workers = workers_on(redis_url)
     worker = workers.start(pool="prefork", queues="cpu", AXIYA_BROKER_VISIBILITY_TIMEOUT_S="900")
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    page = _wait(
+    page = wait_for(
         lambda: Page.objects.filter(job=job, status=PageStatus.RUNNING)
         .exclude(claimed_by="")
         .first(),
@@ -115,7 +100,7 @@ def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
     frozen_pid = int(page.claimed_by.rsplit(":", 1)[1])
     os.kill(frozen_pid, signal.SIGSTOP)  # frozen: alive, holding its task, beating no more
     frozen_at = time.time()
-    while not _finished(job.id) and time.time() - frozen_at < FROZEN_JOB_LIMIT_S + 30:
+    while not finished(job.id) and time.time() - frozen_at < FROZEN_JOB_LIMIT_S + 30:
         dispatch.recover()  # what beat runs every 20 s on the housekeeping worker
         time.sleep(5)
     job = Job.objects.get(pk=job.id)
@@ -127,7 +112,7 @@ def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
         os.kill(frozen_pid, 0)  # killed and reaped by the worker
     assert worker.poll() is None  # the worker itself lives on, with a new pool process
     clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    _wait(lambda: _finished(clean.id), timeout=300, what="a clean run", workers=workers)
+    wait_for(lambda: finished(clean.id), timeout=300, what="a clean run", workers=workers)
     assert local_store.html_path(job.id).read_text() == local_store.html_path(clean.id).read_text()
 
 

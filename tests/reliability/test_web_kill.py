@@ -23,7 +23,6 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from django.conf import settings as dj_settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -33,6 +32,7 @@ from conversion import services, storage
 from conversion.models import Job
 from tests import local_store
 from tests.conftest import ROOT
+from tests.reliability.conftest import web_env
 from tests.reliability.pdfs import text_pdf
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -89,16 +89,7 @@ class Uploader(threading.Thread):
 
 
 def _start_gunicorn(port: int, log: Path) -> subprocess.Popen:
-    env = dict(os.environ)
-    env.pop("AXIYA_BROKER_URL", None)
-    env.update(
-        DJANGO_SETTINGS_MODULE="axiya.settings",
-        DATABASE_URL=f"sqlite:///{dj_settings.DATABASES['default']['NAME']}",
-        AXIYA_DATA_DIR=str(dj_settings.DATA_DIR),
-        AXIYA_INLINE_HOUSEKEEPING="false",
-        AXIYA_UPLOAD_RATE="100000/hour",
-        OMP_THREAD_LIMIT="1",
-    )
+    env = web_env(AXIYA_UPLOAD_RATE="100000/hour")
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "axiya.wsgi", "--bind", f"127.0.0.1:{port}"],
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
