@@ -222,19 +222,22 @@ def test_the_front_refuses_a_request_over_the_apps_cap_before_gunicorn_reads_it(
 
 
 def test_django_sees_the_clients_address_not_the_one_it_claims(serve):
-    """The token lockout counts wrong tokens per address: behind the front each client keeps its
-    own (not the front's, shared by everyone), and a forged X-Forwarded-For changes nothing."""
-    port = serve(WEB_WORKERS="1", AXIYA_LOGIN_FAILURES="3")  # one process: one local cache
+    """The token lockout also counts wrong tokens per address (conversion/api/authentication.py):
+    behind the front each client keeps its own address (not the front's, shared by everyone),
+    and a forged X-Forwarded-For changes nothing. Each try sends another wrong token, so only
+    the address count can lock."""
+    port = serve(WEB_WORKERS="1", AXIYA_TOKEN_ADDRESS_FAILURES="3")
     for n in range(3):
         status, _ = _get(
             port, "/api/v1/jobs", source="127.0.0.2",
-            Authorization="Token wrong", **{"X-Forwarded-For": f"10.0.0.{n}"},
+            Authorization=f"Token wrong-{n}", **{"X-Forwarded-For": f"10.0.0.{n}"},
         )  # fmt: skip
         assert status == 401
-    assert _get(port, "/api/v1/jobs", source="127.0.0.2", Authorization="Token wrong")[0] == 429
-    # Another client, even one that claims to be someone else, is not locked out by the first.
+    locked = _get(port, "/api/v1/jobs", source="127.0.0.2", Authorization="Token wrong-3")
+    assert locked[0] == 429
+    # Another client, even one that claims to be the first, is not locked out by it.
     status, _ = _get(
         port, "/api/v1/jobs", source="127.0.0.3",
-        Authorization="Token wrong", **{"X-Forwarded-For": "127.0.0.9"},
+        Authorization="Token wrong-4", **{"X-Forwarded-For": "127.0.0.2"},
     )  # fmt: skip
     assert status == 401
