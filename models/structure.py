@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.markers import BULLET_GLYPH, LIST_MARKER
 from models.reading_order import reading_order
 from models.word_tables import key_value_tables, table_from_words
 
@@ -27,10 +28,6 @@ FORMULA_FINDING = {
     "level": "needs_review",
     "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
 }
-_LIST_MARKER = re.compile(
-    r"^(?:[•·●▪■◦‣⁃∙]\s*|(?:[*–—-]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+)"
-)
-_BULLET_GLYPH = re.compile(r"^[•·●▪■◦‣⁃∙]\s*")  # printed bullets only ("1." opens sections)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
@@ -237,12 +234,12 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
         not real_words(block.words, block.text) or reads_as_prose(block.text)
     ):
         kind = "paragraph"
-    if kind == "heading" and _BULLET_GLYPH.match(block.text):
+    if kind == "heading" and BULLET_GLYPH.match(block.text):
         kind = "list_item"  # a bullet printed large or bold is a list item, not a section
     if kind == "heading" and block.kind == "list_item" and block.ordered and block.marker:
         _number_the_title(block)
     if kind == "list_item" and block.kind == "paragraph":
-        marker = _LIST_MARKER.match(block.text)
+        marker = LIST_MARKER.match(block.text)
         if marker:
             block.marker = marker.group(0).strip()
             block.ordered = block.marker[:1].isdigit() or block.marker[:1] == "("

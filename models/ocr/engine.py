@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import os
 import re
 import statistics
 import threading
@@ -30,20 +29,14 @@ from models.language import TESSERACT_CODES, detect_language, language_and_score
 from models.layout import Region, ScanPage
 from models.ocr.prepare import deskew
 from models.ocr.tables import find_grids, reversed_bars, row_rules, table_block
+from models.ocr.tessdata import find_tessdata
+from models.reading.markers import BULLET, ORDERED
 from models.structure import MATH_SIGNS, apply_layout, math_signs
 from models.word_tables import table_from_words
 
 log = logging.getLogger(__name__)
 
-_TESSDATA_CANDIDATES = (
-    "/usr/share/tesseract-ocr/5/tessdata",
-    "/usr/share/tesseract-ocr/4.00/tessdata",
-    "/usr/share/tessdata",
-)
-# Glyphs Tesseract reads list bullets as (•, and its usual misreadings of one).
-BULLET = re.compile(r"^(?:[•·●▪■◦‣⁃∙*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
-_ORDERED = re.compile(r"^(?:\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+")
 
 # A display formula is at most this share of the text's width (see _formula_regions).
 FORMULA_WIDTH = 0.75
@@ -66,18 +59,6 @@ TEXT_IMAGE_SHARE = 0.04
 # more of that work (see _band_cut). Less text does not pay for the bands' own layouts.
 BAND_WORK = 1000
 BAND_SHARE = 0.35
-
-
-def find_tessdata() -> str:
-    env = os.environ.get("TESSDATA_PREFIX")
-    candidates = ([env] if env else []) + list(_TESSDATA_CANDIDATES)
-    for candidate in candidates:
-        if candidate and Path(candidate, "eng.traineddata").exists():
-            return candidate.rstrip("/") + "/"
-    raise RuntimeError(
-        "Tesseract's trained data was not found. Install it: apt-get install tesseract-ocr "
-        "tesseract-ocr-eng (or set TESSDATA_PREFIX)."
-    )
 
 
 class TesseractEngine:
@@ -1042,7 +1023,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
         line.stroke = ink.stroke(line.bbox)
     groups: list[list[_Line]] = []
     for i, line in enumerate(lines):
-        starts_item = bool(BULLET.match(line.text) or _ORDERED.match(line.text))
+        starts_item = bool(BULLET.match(line.text) or ORDERED.match(line.text))
         # A jump in text size (a title run into the first lines of text) starts a new block.
         ratio = max(line.height, 1) / max(lines[i - 1].height, 1) if i else 1.0
         size_jump = not 1 / SIZE_JUMP <= ratio <= SIZE_JUMP
@@ -1067,7 +1048,7 @@ def _blocks_from_lines(lines: list[_Line], ink: _InkMeter) -> list[ReadBlock]:
         block.ink = statistics.median(line.ink for line in group)
         block.stroke = statistics.median(line.stroke for line in group)
         bullet = BULLET.match(text)
-        ordered = _ORDERED.match(text)
+        ordered = ORDERED.match(text)
         if bullet:
             block.kind = "list_item"
             block.marker = bullet.group(0).strip()

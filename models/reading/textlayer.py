@@ -19,12 +19,12 @@ import pymupdf
 from PIL import Image
 from rapidfuzz import fuzz
 
-from conversion.pipeline.math_text import Bar, Glyph, tex_from_glyphs
 from models.engine import PageReading, ReadBlock, Word
 from models.language import detect_language, language_scores
 from models.layout import Region, page_regions
-from models.ocr.engine import BULLET
 from models.ocr.lines import read_crops
+from models.reading.markers import BULLET
+from models.reading.math_text import Bar, Glyph, tex_from_glyphs
 from models.structure import CAPTION_LABEL, apply_layout, overlap
 
 MIN_CHARS = 40
