@@ -220,7 +220,7 @@ def _split(
                          font_size=size, bold=block.bold, ink=block.ink,
                          stroke=statistics.median(strokes) if strokes else block.stroke,
                          lang=block.lang)  # fmt: skip
-        part.order = (*block.order, k)  # type: ignore[attr-defined]
+        part.order = (*block.order, k)
         parts.append((part, owner))
     return parts
 
@@ -284,8 +284,8 @@ def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
     ]  # fmt: skip
     if not following:
         return (float("inf"),)
-    first = min(following, key=lambda b: b.order)  # type: ignore[attr-defined]
-    return (*first.order[:-1], first.order[-1] - 0.5)  # type: ignore[attr-defined]
+    first = min(following, key=lambda b: b.order)
+    return (*first.order[:-1], first.order[-1] - 0.5)
 
 
 def apply_layout(
@@ -320,7 +320,7 @@ def apply_layout(
             if grid.words:
                 text = ReadBlock(kind="paragraph", text=_join(grid.words), bbox=grid.bbox,
                                  words=list(grid.words))  # fmt: skip
-                text.order = grid.order  # type: ignore[attr-defined]
+                text.order = grid.order
                 blocks.append(text)
     out: list[ReadBlock] = []
     owner: dict[int, int] = {}  # id(block) -> its region
@@ -352,7 +352,7 @@ def apply_layout(
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
             out.remove(figure)
-    out.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
+    out.sort(key=lambda b: b.order)
     return out, findings
 
 
@@ -385,7 +385,7 @@ def _read_in_order(
     # A region whose blocks stand in different columns (a paragraph running from the foot of
     # one column to the head of the next, grouped as one) is read block by block.
     split = {i for i, group in members.items() if not _one_column(group)}
-    for block in sorted(blocks, key=lambda b: b.order):  # type: ignore[attr-defined]
+    for block in sorted(blocks, key=lambda b: b.order):
         grouped = id(block) in owner and owner[id(block)] not in split
         key: object = ("region", owner[id(block)]) if grouped else ("block", id(block))
         units.setdefault(key, []).append(block)
@@ -411,7 +411,7 @@ def _read_in_order(
     rank = 0
     for key in sequence:
         for block in units[key]:
-            block.order = (rank,)  # type: ignore[attr-defined]
+            block.order = (rank,)
             rank += 1
 
 
@@ -435,7 +435,7 @@ def _take(region: Region, blocks: list[ReadBlock]) -> tuple[list[Word], list, li
             kept.append(block)
             continue
         taken.extend(inside)
-        orders.append(block.order)  # type: ignore[attr-defined]
+        orders.append(block.order)
         if _keep_only(block, [w for w in block.words if w not in inside]):
             kept.append(block)
     return taken, orders, kept
@@ -467,7 +467,7 @@ def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=
         statistics.median(sizes) if sizes else None
     )
     _, orders, kept = _take(region, blocks)
-    table.order = min(orders)  # type: ignore[attr-defined]
+    table.order = min(orders)
     table.layout = "table"
     return kept + [table]
 
@@ -499,7 +499,7 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
         figure.alt = "Formula, not transcribed: see the image"
         if FORMULA_FINDING not in findings:
             findings.append(dict(FORMULA_FINDING))
-    figure.order = min(orders) if orders else order  # type: ignore[attr-defined]
+    figure.order = min(orders) if orders else order
     figure.layout = region.kind
     return kept + [figure]
 
@@ -528,7 +528,7 @@ def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
     found = key_value_tables([b.words for b in text], others)
     for table, taken in found:
         touched = [b for b in text if any(id(w) in taken for w in b.words)]
-        table.order = min(b.order for b in touched)  # type: ignore[attr-defined]
+        table.order = min(b.order for b in touched)
         sizes = [b.font_size for b in touched if b.font_size]
         table.font_size = statistics.median(sizes) if sizes else None
         for block in touched:

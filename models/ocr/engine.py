@@ -253,16 +253,16 @@ class TesseractEngine:
             ):
                 if len(words) >= 20 and sum(known) >= 0.25 * len(known):
                     # Words, some real, but not read well: text Tesseract cannot read.
-                    figure.illegible_text = True  # type: ignore[attr-defined]
+                    figure.illegible_text = True
                 kept.append(figure)
                 continue
             move_lines(found, x0, y0)
             for k, para in enumerate(found):
-                para.order = (figure.order[0], k)  # type: ignore[attr-defined]
+                para.order = (figure.order[0], k)
                 paragraphs.append(para)
             read_as_text.append(figure.bbox)
         kept = [f for f in kept if not any(inside_share(f.bbox, b) >= 0.8 for b in read_as_text)]
-        kept.sort(key=lambda f: f.order)  # type: ignore[attr-defined]
+        kept.sort(key=lambda f: f.order)
         paragraphs.sort(key=lambda para: para.order)
         return kept, paragraphs
 
@@ -296,7 +296,7 @@ class TesseractEngine:
             under = [p for p in paragraphs if p[0].bbox[1] >= y0]
             order = min((p.order for p in under), default=(len(paragraphs) + 1, 0))
             for k, para in enumerate(found):
-                para.order = (order[0] - 0.5, k)  # type: ignore[attr-defined]
+                para.order = (order[0] - 0.5, k)
                 paragraphs.append(para)
             figures = [f for f in figures if f.bbox is None or inside_share(f.bbox, bar) < 0.5]
             heads.append((bar, found))

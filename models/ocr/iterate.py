@@ -36,7 +36,7 @@ def figure_blocks(tess, iterator) -> list[ReadBlock]:
             bbox = block.BoundingBox(ril.BLOCK)
             if bbox:
                 figure = ReadBlock(kind="figure", bbox=as_floats(bbox))
-                figure.order = (order, 0)  # type: ignore[attr-defined]
+                figure.order = (order, 0)
                 figures.append(figure)
     return figures
 
@@ -62,7 +62,7 @@ def page_lines(tess, it, dpi: int, *, read: bool = True) -> list[ParaLines]:
             block_index += 1
         if it.IsAtBeginningOf(ril.PARA) or not paragraphs:
             paragraphs.append(ParaLines())
-            paragraphs[-1].order = (block_index, len(paragraphs))  # type: ignore[attr-defined]
+            paragraphs[-1].order = (block_index, len(paragraphs))
         if it.IsAtBeginningOf(ril.TEXTLINE) or not paragraphs[-1]:
             bbox = it.BoundingBox(ril.TEXTLINE)
             paragraphs[-1].append(Line([], bbox, 0.0))

@@ -319,7 +319,7 @@ def ruled_tables(
         for line, inside in taken:
             line.words = [w for w in line.words if w not in inside]
         table.words = words  # the layout step may rebuild the table from them
-        table.order = min(orders)  # type: ignore[attr-defined]
+        table.order = min(orders)
         tables.append(table)
     if not tables:
         return [], paragraphs

@@ -98,7 +98,7 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], gra
     pictured = sum(area(f.bbox) for f in figures if f.bbox) / (gray.width * gray.height or 1)
     if chars - bad_chars < 200 and pictured >= 0.3:
         unreadable = True
-    if any(getattr(f, "illegible_text", False) for f in figures):
+    if any(f.illegible_text for f in figures):
         unreadable = True
     if not bad:
         return paragraphs, unreadable
@@ -165,7 +165,7 @@ def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
             block.marker = ordered.group(0).strip()
             block.text = text[ordered.end() :]
             block.words = words[1:] if len(words) > 1 else words
-        block.order = lines.order  # type: ignore[attr-defined]
+        block.order = lines.order
         blocks.append(block)
     return blocks
 
