@@ -88,7 +88,7 @@ class Client(threading.Thread):
             t0 = time.perf_counter()
             try:
                 created = self._req(f"{self.base}/api/v1/jobs", body, ctype)
-            except Exception as exc:  # noqa: BLE001  (counted: an upload the service lost)
+            except Exception as exc:  # counted: an upload the service lost
                 self.errors.append(f"upload {name}: {exc}")
                 continue
             self.upload_ms.append((time.perf_counter() - t0) * 1000)
@@ -100,7 +100,7 @@ class Client(threading.Thread):
                 t0 = time.perf_counter()
                 try:
                     job = self._req(f"{self.base}/api/v1/jobs/{job_id}")
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     self.errors.append(f"status {job_id}: {exc}")
                     continue
                 self.status_ms.append((time.perf_counter() - t0) * 1000)

@@ -53,7 +53,7 @@ from bench.quality import MAIN_BLOCKS, fuzzy_find, normalize_text  # noqa: E402
 from bench.structure_corpus import DEFAULT_OUT, generate, scan  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
-from models.ocr.engine import find_tessdata  # noqa: E402
+from models.ocr.tessdata import find_tessdata  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus" / "structure"
 SYSTEMS = ("ours", "tesseract", "pymupdf4llm")

@@ -42,7 +42,7 @@ def _build_ocr() -> PageEngine:
 
 
 def _ocr_unavailable() -> str | None:
-    from models.ocr.engine import find_tessdata
+    from models.ocr.tessdata import find_tessdata
 
     if importlib.util.find_spec("tesserocr") is None:
         return "The ocr engine needs tesserocr (pip install -r requirements.txt)."

@@ -80,6 +80,15 @@ class ReadBlock:
     ink: float | None = None  # share of dark pixels in the text's box: bold text scores higher
     stroke: float | None = None  # OCR: mean width in px of its letters' strokes (bold is wider)
     layout: str | None = None  # the layout model's class of the block's region ("title", ...)
+    # For the reading steps only, never in a reading's JSON (reading_to_json): the block's place
+    # in the engine's order until the reading order is decided; a figure whose words Tesseract
+    # found but could not read (the page is then unreadable).
+    order: tuple = field(default=(), compare=False, repr=False)
+    illegible_text: bool = field(default=False, compare=False, repr=False)
+
+
+# ReadBlock's fields of the reading steps, left out of a reading's JSON.
+_STEP_FIELDS = ("order", "illegible_text")
 
 
 @dataclass
@@ -100,7 +109,11 @@ class PageReading:
 
 
 def reading_to_json(reading: PageReading) -> dict:
-    return asdict(reading)
+    data = asdict(reading)
+    for block in data["blocks"]:
+        for name in _STEP_FIELDS:
+            del block[name]
+    return data
 
 
 def reading_from_json(data: dict) -> PageReading:

@@ -93,3 +93,21 @@ def language_and_scores(
         return default, scores
     ties = [lang for lang, score in scores.items() if score == scores[best]]
     return (best if len(ties) == 1 else (default if default in ties else best)), scores
+
+
+_REFERENCE = re.compile(r"\bet al\b|\bpp?\.\s*\d|\(\d{4}\)|\b(19|20)\d\d\b|https?:|doi|www\.", re.I)
+
+
+def long_prose(text: str) -> bool:
+    """Enough running words to tell a language by: eight words or more, mostly letters, not a
+    reference, a list of names or a row of figures."""
+    words = text.split()
+    letters = sum(c.isalpha() for c in text)
+    capitalised = sum(w[:1].isupper() for w in words)
+    return (
+        len(words) >= 8
+        and letters >= 40
+        and letters >= 0.75 * sum(not c.isspace() for c in text)
+        and capitalised <= 0.5 * len(words)
+        and not _REFERENCE.search(text)
+    )

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.markers import BULLET_GLYPH, LIST_MARKER
 from models.reading_order import reading_order
 from models.word_tables import key_value_tables, table_from_words
 
@@ -27,10 +28,6 @@ FORMULA_FINDING = {
     "level": "needs_review",
     "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
 }
-_LIST_MARKER = re.compile(
-    r"^(?:[•·●▪■◦‣⁃∙]\s*|(?:[*–—-]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)])\s+)"
-)
-_BULLET_GLYPH = re.compile(r"^[•·●▪■◦‣⁃∙]\s*")  # printed bullets only ("1." opens sections)
 _WORD = re.compile(r"[^\W\d_]{2,}")
 SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
@@ -223,7 +220,7 @@ def _split(
                          font_size=size, bold=block.bold, ink=block.ink,
                          stroke=statistics.median(strokes) if strokes else block.stroke,
                          lang=block.lang)  # fmt: skip
-        part.order = (*block.order, k)  # type: ignore[attr-defined]
+        part.order = (*block.order, k)
         parts.append((part, owner))
     return parts
 
@@ -237,12 +234,12 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
         not real_words(block.words, block.text) or reads_as_prose(block.text)
     ):
         kind = "paragraph"
-    if kind == "heading" and _BULLET_GLYPH.match(block.text):
+    if kind == "heading" and BULLET_GLYPH.match(block.text):
         kind = "list_item"  # a bullet printed large or bold is a list item, not a section
     if kind == "heading" and block.kind == "list_item" and block.ordered and block.marker:
         _number_the_title(block)
     if kind == "list_item" and block.kind == "paragraph":
-        marker = _LIST_MARKER.match(block.text)
+        marker = LIST_MARKER.match(block.text)
         if marker:
             block.marker = marker.group(0).strip()
             block.ordered = block.marker[:1].isdigit() or block.marker[:1] == "("
@@ -287,8 +284,8 @@ def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
     ]  # fmt: skip
     if not following:
         return (float("inf"),)
-    first = min(following, key=lambda b: b.order)  # type: ignore[attr-defined]
-    return (*first.order[:-1], first.order[-1] - 0.5)  # type: ignore[attr-defined]
+    first = min(following, key=lambda b: b.order)
+    return (*first.order[:-1], first.order[-1] - 0.5)
 
 
 def apply_layout(
@@ -323,7 +320,7 @@ def apply_layout(
             if grid.words:
                 text = ReadBlock(kind="paragraph", text=_join(grid.words), bbox=grid.bbox,
                                  words=list(grid.words))  # fmt: skip
-                text.order = grid.order  # type: ignore[attr-defined]
+                text.order = grid.order
                 blocks.append(text)
     out: list[ReadBlock] = []
     owner: dict[int, int] = {}  # id(block) -> its region
@@ -355,7 +352,7 @@ def apply_layout(
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
             out.remove(figure)
-    out.sort(key=lambda b: b.order)  # type: ignore[attr-defined]
+    out.sort(key=lambda b: b.order)
     return out, findings
 
 
@@ -388,7 +385,7 @@ def _read_in_order(
     # A region whose blocks stand in different columns (a paragraph running from the foot of
     # one column to the head of the next, grouped as one) is read block by block.
     split = {i for i, group in members.items() if not _one_column(group)}
-    for block in sorted(blocks, key=lambda b: b.order):  # type: ignore[attr-defined]
+    for block in sorted(blocks, key=lambda b: b.order):
         grouped = id(block) in owner and owner[id(block)] not in split
         key: object = ("region", owner[id(block)]) if grouped else ("block", id(block))
         units.setdefault(key, []).append(block)
@@ -414,7 +411,7 @@ def _read_in_order(
     rank = 0
     for key in sequence:
         for block in units[key]:
-            block.order = (rank,)  # type: ignore[attr-defined]
+            block.order = (rank,)
             rank += 1
 
 
@@ -438,7 +435,7 @@ def _take(region: Region, blocks: list[ReadBlock]) -> tuple[list[Word], list, li
             kept.append(block)
             continue
         taken.extend(inside)
-        orders.append(block.order)  # type: ignore[attr-defined]
+        orders.append(block.order)
         if _keep_only(block, [w for w in block.words if w not in inside]):
             kept.append(block)
     return taken, orders, kept
@@ -470,7 +467,7 @@ def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=
         statistics.median(sizes) if sizes else None
     )
     _, orders, kept = _take(region, blocks)
-    table.order = min(orders)  # type: ignore[attr-defined]
+    table.order = min(orders)
     table.layout = "table"
     return kept + [table]
 
@@ -502,7 +499,7 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
         figure.alt = "Formula, not transcribed: see the image"
         if FORMULA_FINDING not in findings:
             findings.append(dict(FORMULA_FINDING))
-    figure.order = min(orders) if orders else order  # type: ignore[attr-defined]
+    figure.order = min(orders) if orders else order
     figure.layout = region.kind
     return kept + [figure]
 
@@ -531,7 +528,7 @@ def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
     found = key_value_tables([b.words for b in text], others)
     for table, taken in found:
         touched = [b for b in text if any(id(w) in taken for w in b.words)]
-        table.order = min(b.order for b in touched)  # type: ignore[attr-defined]
+        table.order = min(b.order for b in touched)
         sizes = [b.font_size for b in touched if b.font_size]
         table.font_size = statistics.median(sizes) if sizes else None
         for block in touched:

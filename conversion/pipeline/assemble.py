@@ -397,9 +397,8 @@ def _joined_headings(blocks: list[Block], *, exact_sizes: bool = False) -> list[
             and prev.kind == block.kind == "heading"
             and prev.bbox
             and block.bbox
-            and abs(getattr(prev, "font_key", 0) - getattr(block, "font_key", 0))
-            <= same_size * max(getattr(prev, "font_key", 0), 1)
-            and 0 <= block.bbox[1] - prev.bbox[3] <= 1.6 * getattr(block, "font_key", 0)
+            and abs(prev.font_key - block.font_key) <= same_size * max(prev.font_key, 1)
+            and 0 <= block.bbox[1] - prev.bbox[3] <= 1.6 * block.font_key
             and not prev.text.strip().endswith((".", "!", "?"))
             and not _SECTION_NUMBER.match(block.text)
         ):
@@ -659,8 +658,8 @@ def _block(rb: ReadBlock, kind: str, body_size: float) -> Block:
     if kind == "heading":
         # Provisional: a size rank, repaired into a clean outline in _assign_heading_levels.
         block.level = rb.level or 0
-        block.font_key = rb.font_size or body_size  # type: ignore[attr-defined]
-        block.is_title = rb.layout == "title"  # type: ignore[attr-defined]
+        block.font_key = rb.font_size or body_size
+        block.is_title = rb.layout == "title"
     return block
 
 
@@ -700,9 +699,9 @@ def _assign_heading_levels(pages: list[Page]) -> None:
         return
     if all(b.level for b in headings):
         return  # the engine gave the levels (the model engine)
-    titles = [b for b in headings if getattr(b, "is_title", False)]
+    titles = [b for b in headings if b.is_title]
     sections = [b for b in headings if b not in titles]
-    sizes = sorted({getattr(b, "font_key", 0.0) or 0.0 for b in sections}, reverse=True)
+    sizes = sorted({b.font_key or 0.0 for b in sections}, reverse=True)
     rank: dict[float, int] = {}
     level, top = 0, None
     for size in sizes:
@@ -713,7 +712,7 @@ def _assign_heading_levels(pages: list[Page]) -> None:
     for b in titles:
         b.level = 1
     for b in sections:
-        b.level = min(rank[getattr(b, "font_key", 0.0) or 0.0] + (1 if titles else 0), 6)
+        b.level = min(rank[b.font_key or 0.0] + (1 if titles else 0), 6)
 
 
 def _trusted(block: Block) -> bool:
@@ -774,7 +773,7 @@ def _title(pages: list[Page]) -> str | None:
     ]  # fmt: skip
     early = [b for p in pages[:2] for b in p.blocks if b in headings]
     for pick in (
-        [b for b in early if getattr(b, "is_title", False)],
+        [b for b in early if b.is_title],
         [b for b in early if b.level == 1],
         headings,
     ):

@@ -127,7 +127,7 @@ def _run_once(call: bytes, *, timeout_s: float, memory_mb: int) -> tuple[str, An
         try:
             with _processes:
                 child.start()
-        except Exception as exc:  # noqa: BLE001  (no child: the machine's fault, not the file's)
+        except Exception as exc:  # no child: the machine's fault, not the file's
             log.exception("could not start an isolated reader")
             return _SERVER, f"could not start a reader process: {type(exc).__name__}"
         send.close()  # the child holds its own copy: EOF here once it exits
@@ -158,7 +158,7 @@ def _run_once(call: bytes, *, timeout_s: float, memory_mb: int) -> tuple[str, An
             return _CRASH, None
         try:
             return pickle.loads(payload)
-        except Exception:  # noqa: BLE001  (an answer the parent cannot load)
+        except Exception:  # an answer the parent cannot load
             return _SERVER, "the reader's answer could not be loaded"
     finally:
         send.close()
@@ -203,7 +203,7 @@ def _child(send: Connection, call: bytes, memory_mb: int) -> None:
     faulthandler.disable()  # a crash here is reported by the parent, not dumped to stderr
     try:
         fn, args, kwargs = pickle.loads(call)
-    except Exception as exc:  # noqa: BLE001  (a module that will not load is our fault)
+    except Exception as exc:  # a module that will not load is our fault
         send.send_bytes(pickle.dumps((_SERVER, f"cannot load the call: {exc!r}")))
         return
     # The cap is what reading the file may add: the reader starts with PyMuPDF and the layout
@@ -217,7 +217,7 @@ def _child(send: Connection, call: bytes, memory_mb: int) -> None:
         result = (_CODED, (type(exc), exc.message, exc.page))
     except MemoryError:
         result = (_OOM, None)
-    except Exception as exc:  # noqa: BLE001  (reported to the parent as DamagedPdf)
+    except Exception as exc:  # reported to the parent as DamagedPdf
         result = (_OTHER, type(exc).__name__)
     try:
         data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)

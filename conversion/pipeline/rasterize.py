@@ -13,7 +13,8 @@ import pymupdf
 from PIL import Image
 
 from conversion.pipeline.validate import Limits, check_form_draws
-from models.engine import PageImage
+from models.engine import PageImage, reading_to_json
+from models.reading.textlayer import text_layer_reading
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,6 @@ class RenderedPage:
 
 def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage, dict | None]:
     """One page's image and its text layer (a PageReading as JSON, or None)."""
-    from conversion.pipeline.textlayer import text_layer_reading
-    from models.engine import reading_to_json
-
     with pymupdf.open(pdf_path, filetype="pdf") as doc:
         if doc.needs_pass:
             doc.authenticate("")

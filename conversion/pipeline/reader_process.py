@@ -27,8 +27,8 @@ for _optional in ("pymupdf.layout", "pymupdf4llm"):
 import pymupdf  # noqa: E402,F401  (loaded once here, shared copy-on-write by every reader)
 
 import conversion.pipeline.rasterize  # noqa: E402,F401
-import conversion.pipeline.textlayer  # noqa: E402,F401
 import conversion.pipeline.validate  # noqa: E402,F401
+import models.reading.textlayer  # noqa: E402,F401
 from models.layout import load_model, process_threads  # noqa: E402
 
 load_model()

@@ -371,7 +371,7 @@ def _formula_html(block: Block, formula_no: int) -> str:
         import latex2mathml.converter
 
         mathml = latex2mathml.converter.convert(tex, display="block")
-    except Exception:  # noqa: BLE001 - the converter raises many types on bad TeX
+    except Exception:  # the converter raises many types on bad TeX
         # Unparseable TeX: say so in words rather than show raw markup as math.
         return f'<p data-review="formula-unparsed">Formula: <code>{esc(tex)}</code></p>'
     annotation = f'<annotation encoding="application/x-tex">{esc(tex)}</annotation>'

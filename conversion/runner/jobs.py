@@ -207,7 +207,7 @@ def read_with_timeout(
     def work() -> None:
         try:
             outcome["readings"] = flow.read(engine, pages)
-        except BaseException as exc:  # noqa: BLE001  (re-raised in the caller)
+        except BaseException as exc:  # re-raised in the caller
             outcome["error"] = exc
 
     thread = threading.Thread(target=work, name="axiya-engine", daemon=True)

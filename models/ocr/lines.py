@@ -1,5 +1,5 @@
 """Tesseract on a few crops of a page: the fresh read that an existing OCR layer is checked
-against (conversion.pipeline.textlayer). Much cheaper than reading the page: a handful of lines,
+against (models.reading.textlayer). Much cheaper than reading the page: a handful of lines,
 one recognizer built once per process."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from PIL import Image
 
 from models.language import TESSERACT_CODES
-from models.ocr.engine import find_tessdata
+from models.ocr.tessdata import find_tessdata
 
 _readers: dict[str, object] = {}
 _lock = threading.Lock()

@@ -8,12 +8,15 @@ the rule under it is heavier than the others or its text is bold.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.scan_lines import Line, ParaLines, keep_lines
+from models.word_tables import table_from_words
 
 
 @dataclass
@@ -280,3 +283,56 @@ def reversed_bars(gray: Image.Image, dpi: int) -> list[BBox]:
             bars.append((x0 * scale, y * scale, x1 * scale, end * scale))
         y = end
     return bars
+
+
+def ruled_tables(
+    binary, paragraphs: list[ParaLines], ink
+) -> tuple[list[ReadBlock], list[ParaLines]]:
+    """Ruled tables become table blocks; their words leave the paragraphs."""
+    grids = find_grids(binary) if binary is not None else []
+    tables: list[ReadBlock] = []
+    for grid in grids:
+        x0, y0, x1, y1 = grid.bbox
+        taken: list[tuple[Line, list[Word]]] = []
+        orders = []
+        for para in paragraphs:
+            for line in para:
+                inside = [w for w in line.words if w.bbox and x0 <= (w.bbox[0] + w.bbox[2]) / 2
+                          <= x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1]  # fmt: skip
+                if inside:
+                    taken.append((line, inside))
+                    orders.append(para.order)
+        words = [w for _, inside in taken for w in inside]
+        if not words:
+            continue
+        table = table_block(grid, words, ink)
+        cells = [c for row in table.rows or [] for c in row]
+        filled = sum(bool(c["text"].strip()) for c in cells)
+        by_words = table_from_words(words, grid.bbox)
+        if by_words is not None and sum(
+            bool(c["text"].strip()) for row in by_words.rows or [] for c in row
+        ) > 1.5 * max(filled, 1):
+            # Rules that frame a block of figures without separating them: the words decide.
+            table = by_words
+        elif filled < 0.4 * len(cells):
+            continue  # mostly empty cells: the rules of a frame or a form; the words stay text
+        for line, inside in taken:
+            line.words = [w for w in line.words if w not in inside]
+        table.words = words  # the layout step may rebuild the table from them
+        table.order = min(orders)
+        tables.append(table)
+    if not tables:
+        return [], paragraphs
+    return tables, keep_lines(paragraphs, lambda line: bool(line.words))
+
+
+def table_rules(gray: Image.Image, bars: list) -> Callable[[BBox], list[float]]:
+    """The rules printed across a table region (models.ocr.tables.row_rules), and the foot of
+    a reversed header row across it: its lines are the header, however many they are."""
+
+    def rules(box: BBox) -> list[float]:
+        width = box[2] - box[0]
+        feet = [bar[3] for bar in bars if min(bar[2], box[2]) - max(bar[0], box[0]) >= width / 2]
+        return sorted(row_rules(gray, box) + feet)
+
+    return rules

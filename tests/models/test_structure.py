@@ -9,10 +9,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
-from conversion.pipeline.textlayer import text_layer_reading
 from models.engine import ReadBlock, Word
 from models.layout import Region
 from models.ocr import TesseractEngine
+from models.reading.textlayer import text_layer_reading
 from models.structure import FORMULA_FINDING, apply_layout, figure_worthy, real_words
 from tests.conftest import CORPUS
 

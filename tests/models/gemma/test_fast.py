@@ -561,7 +561,7 @@ def _vision_meanwhile(fast: Any, reqs: list) -> Iterator[list[BaseException]]:
         try:
             while not stop.is_set():
                 fast.prepare(reqs)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
+        except BaseException as exc:  # reported by the test
             errors.append(exc)
 
     worker = threading.Thread(target=images)
@@ -600,7 +600,7 @@ def test_graphs_captured_on_one_thread_replay_on_others(cuda_pkg: Path) -> None:
         try:
             gens = fast.generate_prompts(prompts, max_new_tokens=12, ignore_stop=True)
             got.append([g.token_ids for g in gens])
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
+        except BaseException as exc:  # reported by the test
             errors.append(exc)
 
     with _vision_meanwhile(fast, reqs[:4]) as errors:

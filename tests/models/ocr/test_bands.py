@@ -1,4 +1,4 @@
-"""A dense page recognized as two bands at once (models.ocr.engine._read_in_bands): the same
+"""A dense page recognized as two bands at once (models.ocr.engine, models.reading.bands): the same
 reading as the whole page read at once, in about half the recognizer's time on two cores."""
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import pytest
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage, Word
 from models.ocr import TesseractEngine
-from models.ocr import engine as ocr_engine
-from models.ocr.engine import _band_cut
+from models.ocr.iterate import line_boxes, read_paragraphs
+from models.reading import bands
+from models.reading.bands import band_cut, filled_layout
+from models.reading.scan_lines import Line, ParaLines
 from tests.conftest import CORPUS
 
 
@@ -22,7 +24,7 @@ def _lines(n: int, *, top: int = 100, pitch: int = 40, x0: int = 100, x1: int = 
 
 def test_a_page_of_even_lines_is_cut_between_its_middle_lines():
     boxes = _lines(30)
-    cut = _band_cut(boxes)
+    cut = band_cut(boxes)
     assert cut is not None
     above = [b for b in boxes if b[3] <= cut]
     assert len(above) == 15  # the work splits evenly
@@ -31,22 +33,22 @@ def test_a_page_of_even_lines_is_cut_between_its_middle_lines():
 
 def test_a_page_of_little_text_is_read_whole():
     # 30 lines of 60 line heights each make a dense page; a third of them, a light one.
-    assert _band_cut(_lines(30)) is not None
-    assert _band_cut(_lines(10)) is None
+    assert band_cut(_lines(30)) is not None
+    assert band_cut(_lines(10)) is None
 
 
 def test_no_cut_where_every_row_holds_a_line():
     # Two columns whose lines alternate: no row of the page is free of text.
     left = _lines(20, x0=100, x1=900)
     right = _lines(20, top=120, x0=1000, x1=1900)
-    assert _band_cut(left + right) is None
+    assert band_cut(left + right) is None
 
 
 def test_no_cut_where_the_only_gap_leaves_one_band_nearly_empty():
     # Lines set solid (each touches the next), then after a gap a short footnote.
     boxes = _lines(26, pitch=30) + _lines(3, top=2000, pitch=30)
-    assert _band_cut(boxes) is None
-    assert _band_cut(_lines(26, pitch=30) + _lines(26, top=2000, pitch=30)) is not None
+    assert band_cut(boxes) is None
+    assert band_cut(_lines(26, pitch=30) + _lines(26, top=2000, pitch=30)) is not None
 
 
 @pytest.fixture(scope="module")
@@ -74,11 +76,11 @@ def test_the_bands_fill_the_whole_pages_paragraphs(engine):
     tess = engine._tesserocr
     whole_api, band_api = engine._api_turned, engine._api
     engine._recognize(whole_api, gray, page.dpi)
-    whole = ocr_engine._paragraphs(tess, whole_api, page.dpi)
+    whole = read_paragraphs(tess, whole_api, page.dpi)
     band_api.SetImage(gray)
     band_api.SetSourceResolution(page.dpi)
     layout = band_api.AnalyseLayout()
-    cut = _band_cut(ocr_engine._line_boxes(tess, layout))
+    cut = band_cut(line_boxes(tess, layout))
     assert cut is not None and 0.3 * gray.height < cut < 0.7 * gray.height
     banded = engine._read_in_bands(gray, layout, cut, page.dpi)
     assert [p.order for p in banded] == [p.order for p in whole]
@@ -95,7 +97,7 @@ def test_the_bands_fill_the_whole_pages_paragraphs(engine):
 def test_a_dense_page_is_read_in_bands_and_reads_as_well(engine, monkeypatch):
     page = _linn()
     banded = _read(engine, page)
-    monkeypatch.setattr(ocr_engine, "BAND_WORK", 10**9)
+    monkeypatch.setattr(bands, "BAND_WORK", 10**9)
     whole = _read(engine, page)
     assert banded.timings["ocr_bands"] == 2 and whole.timings["ocr_bands"] == 1
     words = [w.text for b in banded.blocks for w in b.words]
@@ -107,13 +109,13 @@ def test_a_bands_specks_on_a_lines_edge_stay_out_of_it():
     """A band's layout joined a right-column line and the dots of a leader into one line: the
     dots lie in the top quarter of the left column's line, which a whole-page read does not
     give them; a raised mark (a footnote's) stays."""
-    left = ocr_engine._Line([], (366, 2043, 1139, 2080), 0.0)
-    para = ocr_engine._ParaLines([left])
+    left = Line([], (366, 2043, 1139, 2080), 0.0)
+    para = ParaLines([left])
     word = lambda text, box: Word(text=text, confidence=90, bbox=box)  # noqa: E731
-    band = ocr_engine._Line(
+    band = Line(
         [word(".", (587, 2043, 591, 2047)), word("as", (979, 2043, 1035, 2047)),
          word("product", (366, 2043, 493, 2080)), word("*", (500, 2043, 510, 2058))],
         (366, 2016, 2184, 2080), 0.0,
     )  # fmt: skip
-    (filled,) = ocr_engine._filled([para], [band])
+    (filled,) = filled_layout([para], [band])
     assert [w.text for w in filled[0].words] == ["product", "*"]

@@ -1,5 +1,5 @@
 """Display formulas Tesseract cannot read: kept as images with a finding, never lost silently
-and never left as scattered symbols (models.ocr.engine._formula_regions)."""
+and never left as scattered symbols (models.reading.regions.formula_regions)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import Word
 from models.ocr import TesseractEngine
-from models.ocr.engine import _formula_regions, _Line
+from models.reading.regions import formula_regions
+from models.reading.scan_lines import Line
 
 SCAN = (
     Path(__file__).resolve().parents[2]
@@ -22,10 +23,10 @@ SCAN = (
 )
 
 
-def _line(text: str, bbox, *, confidence: float = 30.0, known: bool = False) -> _Line:
+def _line(text: str, bbox, *, confidence: float = 30.0, known: bool = False) -> Line:
     x0, y0, x1, y1 = bbox
     words, step = text.split(), (x1 - x0) / max(len(text.split()), 1)
-    return _Line(
+    return Line(
         [
             Word(
                 text=w,
@@ -40,13 +41,13 @@ def _line(text: str, bbox, *, confidence: float = 30.0, known: bool = False) -> 
     )
 
 
-def _regions(dropped: list[_Line], *, also_kept: tuple[_Line, ...] = ()):
-    """_formula_regions over a column of text lines (x 100-1100) kept in the page's text, with
+def _regions(dropped: list[Line], *, also_kept: tuple[Line, ...] = ()):
+    """formula_regions over a column of text lines (x 100-1100) kept in the page's text, with
     `also_kept` kept too and the dropped lines among them."""
     text = [_line("words of a plain line of text", (100, y, 1100, y + 30), confidence=90,
                   known=True) for y in range(100, 1600, 45)]  # fmt: skip
     kept = text + list(also_kept)
-    return _formula_regions(kept + dropped, kept={id(line) for line in kept})
+    return formula_regions(kept + dropped, kept={id(line) for line in kept})
 
 
 def test_a_centred_line_of_signs_among_text_is_a_formula() -> None:

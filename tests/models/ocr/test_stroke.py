@@ -1,5 +1,6 @@
-"""Ink weight measured on a scan: the width of a line's strokes (models.ocr.engine._InkMeter),
-which tells a bold title from the body where the layout model calls both text."""
+"""Ink weight measured on a scan: the width of a line's strokes
+(models.reading.scan_lines.InkMeter), which tells a bold title from the body where the layout
+model calls both text."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from PIL import Image
 
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from models.ocr import TesseractEngine
-from models.ocr.engine import _InkMeter
+from models.reading.scan_lines import InkMeter
 
 REALWORLD = Path(__file__).resolve().parents[2] / "resources" / "corpus" / "realworld"
 
 
-def _line(font: str, size: float, *, bar: bool = False) -> tuple[_InkMeter, tuple]:
+def _line(font: str, size: float, *, bar: bool = False) -> tuple[InkMeter, tuple]:
     """A line of text set in `font` and rasterized at 240 DPI, binarized as Tesseract does."""
     doc = pymupdf.open()
     page = doc.new_page(width=400, height=60)
@@ -28,7 +29,7 @@ def _line(font: str, size: float, *, bar: bool = False) -> tuple[_InkMeter, tupl
     image = Image.frombytes("L", (pix.width, pix.height), pix.samples).point(
         lambda v: 0 if v < 128 else 255
     )
-    return _InkMeter(image), (0, 0, pix.width, pix.height)
+    return InkMeter(image), (0, 0, pix.width, pix.height)
 
 
 def test_a_bold_lines_strokes_are_wider_than_the_bodys_at_one_size():

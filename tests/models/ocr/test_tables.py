@@ -13,8 +13,9 @@ from conversion.pipeline.flow import ConvertOptions
 from models.engine import Word
 from models.layout import Region
 from models.ocr import TesseractEngine
-from models.ocr.engine import _header_tables, _InkMeter, _Line, _ParaLines
 from models.ocr.tables import Grid, _Rule, reversed_bars, row_rules, table_block
+from models.reading.regions import header_tables
+from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
 def _scan_of_table(path, *, spanning_header: bool, born_digital: bool = False):
@@ -92,7 +93,7 @@ def test_a_grid_row_thinner_than_its_margins_is_no_crash():
     """A newspaper's close double rule reads as a grid with a 5 px first row: measuring that
     row's ink must not fail the page (it was ENGINE_FAILED, "Coordinate 'lower' is less than
     'upper'")."""
-    ink = _InkMeter(Image.new("1", (400, 300), 1))
+    ink = InkMeter(Image.new("1", (400, 300), 1))
     rules = [_Rule(pos=y, start=10, end=390, thickness=1) for y in (10, 15, 200)]
     grid = Grid(ys=[10, 15, 200], xs=[10, 200, 390], h_rules=rules)
     table = table_block(grid, [], ink)
@@ -236,7 +237,7 @@ def _bar_read(bar, heads: list[tuple[int, str]]):
         for part in text.split():
             words.append(Word(part, 95.0, (x0 + x, y0, x0 + x + 20 * len(part), y0 + 30)))
             x += 20 * (len(part) + 1)
-    return [_ParaLines([_Line(words, _box_of(words), 0.0)])]
+    return [ParaLines([Line(words, _box_of(words), 0.0)])]
 
 
 def _box_of(words):
@@ -251,16 +252,14 @@ def test_a_reversed_row_of_column_heads_over_text_makes_a_table_region():
     rows = Region(kind="text", bbox=(263, 397, 1176, 594))
     after = Region(kind="section-header", bbox=(247, 661, 728, 675))
     heads = [(bar, _bar_read(bar, [(20, "Exemption"), (500, "Description")]))]
-    assert _header_tables(heads, [rows, after]) == [
-        Region(kind="table", bbox=(240, 344, 1240, 594))
-    ]
+    assert header_tables(heads, [rows, after]) == [Region(kind="table", bbox=(240, 344, 1240, 594))]
     # A bar the layout model's table holds already makes none.
     held = Region(kind="table", bbox=(230, 340, 1250, 600))
-    assert _header_tables(heads, [held, rows]) == []
+    assert header_tables(heads, [held, rows]) == []
 
 
 def test_a_reversed_banner_of_one_phrase_makes_no_table():
     """A heading printed white on dark over its paragraphs is no table."""
     bar = (240, 344, 1240, 380)
     heads = [(bar, _bar_read(bar, [(20, "Appendix A RoHS with Exemption")]))]
-    assert _header_tables(heads, [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []
+    assert header_tables(heads, [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []

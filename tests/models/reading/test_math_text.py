@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conversion.pipeline.math_text import Glyph, tex_from_glyphs
+from models.reading.math_text import Glyph, tex_from_glyphs
 
 BASE, SMALL = 14.0, 11.2
 

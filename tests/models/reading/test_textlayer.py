@@ -13,14 +13,15 @@ from bench.structure_corpus import print_pdf
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
-from conversion.pipeline.textlayer import (
+from models.engine import PageReading
+from models.ocr import TesseractEngine
+from models.reading import textlayer
+from models.reading.textlayer import (
     is_junk_line,
     looks_like_language,
     text_layer_reading,
     word_styles,
 )
-from models.engine import PageReading
-from models.ocr import TesseractEngine
 from tests.conftest import ROOT
 
 LINN_OCR = ROOT / "tests" / "resources" / "corpus" / "linn-ocr.pdf"
@@ -492,8 +493,6 @@ def _text_blocks(page):
 def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings(monkeypatch):
     """A map or a plot of many thousand markers keeps what the layout model saw: clustering its
     paths would cost seconds for a figure the model may have found already."""
-    from conversion.pipeline import textlayer
-
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     for a, b in [((200, 160), (300, 260)), ((300, 160), (200, 260))] * 6:

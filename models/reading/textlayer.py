@@ -19,12 +19,12 @@ import pymupdf
 from PIL import Image
 from rapidfuzz import fuzz
 
-from conversion.pipeline.math_text import Bar, Glyph, tex_from_glyphs
 from models.engine import PageReading, ReadBlock, Word
 from models.language import detect_language, language_scores
 from models.layout import Region, page_regions
-from models.ocr.engine import BULLET
 from models.ocr.lines import read_crops
+from models.reading.markers import BULLET
+from models.reading.math_text import Bar, Glyph, tex_from_glyphs
 from models.structure import CAPTION_LABEL, apply_layout, overlap
 
 MIN_CHARS = 40
@@ -701,7 +701,7 @@ def text_layer_reading(
             if ocr_layer and abs(pymupdf.Rect(block["bbox"]) & page.rect) >= 0.5 * abs(page.rect):
                 continue  # the scan under the layer
             figure = ReadBlock(kind="figure", bbox=box)
-            figure.order = (number,)  # type: ignore[attr-defined]
+            figure.order = (number,)
             blocks.append(figure)
             continue
         lines, sizes, bold_chars, chars = [], [], 0, 0
@@ -734,7 +734,7 @@ def text_layer_reading(
             font_size=statistics.median(sizes) if sizes else None,
             bold=chars > 0 and bold_chars / chars > 0.6,
         )
-        read.order = (number,)  # type: ignore[attr-defined]
+        read.order = (number,)
         if any(_drawn_twice(read, other) for other in blocks):
             continue  # the same text drawn again, shifted (a shadow, a stamp printed twice)
         blocks.append(read)

@@ -163,7 +163,7 @@ def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str |
         return None
     try:
         latex2mathml.converter.convert(tex)
-    except Exception:  # noqa: BLE001 - the converter raises many types on bad TeX
+    except Exception:  # the converter raises many types on bad TeX
         return None
     return tex
 

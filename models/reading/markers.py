@@ -1,0 +1,22 @@
+"""The list markers, one set for every reader: printed bullets, the glyphs OCR reads them as,
+and the numbers and letters of ordered items."""
+
+from __future__ import annotations
+
+import re
+
+# Bullets as printed (and as a text layer holds them).
+BULLET_GLYPHS = "•·●▪■◦‣⁃∙"
+# 1. 2) (3) a. b) (c) iv.
+_ORDINAL = r"\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)]"
+
+# A bullet as Tesseract reads it: the glyph, or its usual misreadings (*, ¢, ©, a dash before a
+# space, "e" or "0" before a capital), then a space.
+BULLET = re.compile(rf"^(?:[{BULLET_GLYPHS}*¢©®°«»>]|[-–—](?=\s)|e(?=\s[A-Z])|0(?=\s[A-Z]))\s+")
+# An ordered item's number or letter, then a space.
+ORDERED = re.compile(rf"^(?:{_ORDINAL})\s+")
+# Any list item's marker in a block's text: a printed bullet (a space after it or not), a dash
+# or star, or an ordered item's number, before a space.
+LIST_MARKER = re.compile(rf"^(?:[{BULLET_GLYPHS}]\s*|(?:[*–—-]|{_ORDINAL})\s+)")
+# Printed bullets only: "1." also opens a numbered section's heading.
+BULLET_GLYPH = re.compile(rf"^[{BULLET_GLYPHS}]\s*")

@@ -1,0 +1,198 @@
+"""A scan's lines -> blocks: scraps, noise, illegible lines and words inside figures leave;
+paragraphs split where a list item starts or the text size jumps; list items get their marker;
+a short indented paragraph after an item joins it. Plain functions over scan_lines' Line."""
+
+from __future__ import annotations
+
+import statistics
+
+from PIL import Image
+
+from models.engine import ReadBlock, Word
+from models.reading.markers import BULLET, ORDERED
+from models.reading.scan_lines import (
+    InkMeter,
+    Line,
+    ParaLines,
+    area,
+    keep_lines,
+    text_size,
+)
+
+SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
+
+
+def without_scraps(line: Line) -> bool:
+    """A line without its scraps: words read with little confidence or without a letter or a
+    digit (the edges of a reversed bar read as "'", ":" or "|"); False when none is left."""
+    line.words = [w for w in line.words if w.confidence >= 50 and any(c.isalnum() for c in w.text)]
+    return bool(line.words)
+
+
+def outside_figures(paragraphs: list[ParaLines], figures: list[ReadBlock]) -> list[ParaLines]:
+    """Drop "words" read inside an illustration: strokes of a drawing, not text."""
+    if not figures:
+        return paragraphs
+
+    def inside(word: Word) -> bool:
+        if word.bbox is None:
+            return False
+        cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
+        return any(
+            f.bbox and f.bbox[0] <= cx <= f.bbox[2] and f.bbox[1] <= cy <= f.bbox[3]
+            for f in figures
+        )
+
+    def trim(line: Line) -> bool:
+        words = [w for w in line.words if not inside(w)]
+        boxes = [w.bbox for w in words if w.bbox]
+        if boxes:
+            line.bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                         max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+        line.words = words
+        return bool(words)
+
+    return keep_lines(paragraphs, trim)
+
+
+def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
+    """Drop lines of doubtful scraps ("SA ar Es te Se"): strokes of a drawing or speckles read as
+    letters. Real text has longer words or is read with confidence."""
+
+    def real(line: Line) -> bool:
+        words = line.words
+        scraps = len(words) >= 3 and all(len(w.text) <= 3 for w in words)
+        mean = sum(w.confidence for w in words) / max(len(words), 1)
+        return not (scraps and mean < 60)
+
+    return keep_lines(paragraphs, real)
+
+
+def is_illegible(line: Line) -> bool:
+    """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
+    are mostly not in its dictionary."""
+    words = line.words
+    confidence = sum(w.confidence for w in words) / max(len(words), 1)
+    longer = [w for w in words if len(w.text) >= 3]
+    known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
+    return confidence < 45 or (confidence < 70 and known < 0.4)
+
+
+# The page without_illegible calls unreadable.
+UNREADABLE_FINDING = {
+    "code": "UNREADABLE",
+    "level": "needs_review",
+    "message": "Handwriting or illegible text: needs a human transcription or the GPU engine.",
+}
+
+
+def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], gray: Image.Image):
+    """Illegible lines leave the text (confident nonsense is worse than nothing); the page is
+    unreadable when they are a good share of what it holds, or when its ink is all "images"
+    and no text was read (a handwritten letter, a page Tesseract takes for a picture)."""
+    lines = [line for para in paragraphs for line in para]
+    chars = sum(len(line.text) for line in lines)
+    bad = [line for line in lines if is_illegible(line)]
+    bad_chars = sum(len(line.text) for line in bad)
+    unreadable = len(bad) >= 3 and bad_chars >= 0.25 * max(chars, 1)
+    pictured = sum(area(f.bbox) for f in figures if f.bbox) / (gray.width * gray.height or 1)
+    if chars - bad_chars < 200 and pictured >= 0.3:
+        unreadable = True
+    if any(f.illegible_text for f in figures):
+        unreadable = True
+    if not bad:
+        return paragraphs, unreadable
+    return keep_lines(paragraphs, lambda line: not is_illegible(line)), unreadable
+
+
+def join_lines(lines: list[Line]) -> tuple[str, list[Word]]:
+    """Join lines into one text, mending words hyphenated at a line end."""
+    text = ""
+    words: list[Word] = []
+    for line in lines:
+        line_text = line.text
+        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line_text[:1].islower():
+            text = text[:-1] + line_text
+        elif text:
+            text += " " + line_text
+        else:
+            text = line_text
+        words.extend(line.words)
+    return text, words
+
+
+def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
+    """Split one Tesseract paragraph into blocks: list items start where a bullet starts a line."""
+    for line in lines:
+        line.ink = ink(line.bbox)
+        line.stroke = ink.stroke(line.bbox)
+    groups: list[list[Line]] = []
+    for i, line in enumerate(lines):
+        starts_item = bool(BULLET.match(line.text) or ORDERED.match(line.text))
+        # A jump in text size (a title run into the first lines of text) starts a new block.
+        ratio = max(line.height, 1) / max(lines[i - 1].height, 1) if i else 1.0
+        size_jump = not 1 / SIZE_JUMP <= ratio <= SIZE_JUMP
+        if not groups or starts_item or size_jump:
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    blocks = []
+    for group in groups:
+        text, words = join_lines(group)
+        x0 = min(line.bbox[0] for line in group)
+        y0 = min(line.bbox[1] for line in group)
+        x1 = max(line.bbox[2] for line in group)
+        y1 = max(line.bbox[3] for line in group)
+        block = ReadBlock(
+            kind="paragraph",
+            text=text,
+            bbox=(float(x0), float(y0), float(x1), float(y1)),
+            words=words,
+            font_size=statistics.median(text_size(line) for line in group),
+        )
+        block.ink = statistics.median(line.ink for line in group)
+        block.stroke = statistics.median(line.stroke for line in group)
+        bullet = BULLET.match(text)
+        ordered = ORDERED.match(text)
+        if bullet:
+            block.kind = "list_item"
+            block.marker = bullet.group(0).strip()
+            block.text = text[bullet.end() :]
+            block.words = words[1:] if len(words) > 1 else words
+        elif ordered and len(group) >= 1 and len(text) > ordered.end() + 2:
+            block.kind = "list_item"
+            block.ordered = True
+            block.marker = ordered.group(0).strip()
+            block.text = text[ordered.end() :]
+            block.words = words[1:] if len(words) > 1 else words
+        block.order = lines.order
+        blocks.append(block)
+    return blocks
+
+
+def join_list_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A short indented paragraph right after a list item is the rest of that item."""
+    out: list[ReadBlock] = []
+    for block in blocks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == "list_item"
+            and block.kind == "paragraph"
+            and block.bbox is not None
+            and prev.bbox is not None
+            and block.bbox[0] > prev.bbox[0] + 0.4 * (block.font_size or 10)
+            and block.bbox[1] - prev.bbox[3] < 1.5 * (block.font_size or 10)
+            and block.bbox[0] < prev.bbox[2]
+        ):
+            prev.text = prev.text + " " + block.text
+            prev.words.extend(block.words)
+            prev.bbox = (
+                min(prev.bbox[0], block.bbox[0]),
+                prev.bbox[1],
+                max(prev.bbox[2], block.bbox[2]),
+                block.bbox[3],
+            )
+            continue
+        out.append(block)
+    return out

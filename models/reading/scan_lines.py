@@ -1,0 +1,147 @@
+"""A scan's lines as an engine read them (words with boxes and confidences, in paragraphs), and
+the plain measures over them: ink and stroke width from the binarized page, text size, how well
+a page read. No engine here: the OCR engine builds these from Tesseract's iterator."""
+
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+from PIL import Image
+
+from models.engine import Word
+
+CAP_HEIGHT = 0.72  # cap height / font size of most text faces: pixels of cap height -> font size
+
+
+class Line:
+    __slots__ = ("words", "bbox", "ink", "stroke", "size")
+
+    def __init__(self, words: list[Word], bbox, ink: float) -> None:
+        self.words = words
+        self.bbox = bbox
+        self.ink = ink
+        self.stroke = 0.0
+        self.size = 0.0  # text size in pixels, when Tesseract gives one
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+
+class ParaLines(list):
+    order: tuple[int, int] = (0, 0)
+
+
+class InkMeter:
+    """Share of dark pixels in a box of the binarized page: bold text scores higher."""
+
+    def __init__(self, binary: Image.Image | None) -> None:
+        self._image = binary.convert("L") if binary is not None else None
+
+    def __call__(self, bbox) -> float:
+        if self._image is None or bbox[2] <= bbox[0] or bbox[3] <= bbox[1]:
+            return 0.0  # no image, or an empty box (a grid row thinner than its margins)
+        crop = self._image.crop(bbox)
+        hist = crop.histogram()
+        total = sum(hist) or 1
+        return sum(hist[:128]) / total
+
+    def stroke(self, bbox) -> float:
+        """Mean width in pixels of the dark runs across a line's box, those no longer than a
+        quarter of its height: its letters' strokes (bars, rules and filled boxes left out). A
+        bold line's strokes are a third or more wider than the body's at one size, where its
+        share of dark pixels says as much of how close its letters stand."""
+        if self._image is None or bbox[2] <= bbox[0] or bbox[3] <= bbox[1]:
+            return 0.0
+        dark = np.asarray(self._image.crop(tuple(int(v) for v in bbox))) < 128
+        edges = np.diff(dark.astype(np.int8), axis=1, prepend=0, append=0).ravel()
+        runs = np.flatnonzero(edges == -1) - np.flatnonzero(edges == 1)
+        strokes = runs[runs <= 0.25 * (bbox[3] - bbox[1])]
+        return float(strokes.mean()) if strokes.size else 0.0
+
+
+def area(bbox) -> float:
+    return max(0.0, bbox[2] - bbox[0]) * max(0.0, bbox[3] - bbox[1])
+
+
+def inside_share(inner, outer) -> float:
+    """Share of `inner`'s area that lies inside `outer`."""
+    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    return w * h / (area(inner) or 1.0)
+
+
+def keep_lines(paragraphs: list[ParaLines], keep) -> list[ParaLines]:
+    """The paragraphs with only the lines `keep` accepts (it may trim a line's words first);
+    emptied paragraphs go, the others keep their place in the reading order."""
+    kept = []
+    for para in paragraphs:
+        lines = [line for line in para if keep(line)]
+        if lines:
+            new = ParaLines(lines)
+            new.order = para.order
+            kept.append(new)
+    return kept
+
+
+def move_lines(paragraphs: list[ParaLines], x0: float, y0: float) -> None:
+    """Lines and words read in a crop, moved to the page's coordinates."""
+    for para in paragraphs:
+        for line in para:
+            line.bbox = (line.bbox[0] + x0, line.bbox[1] + y0, line.bbox[2] + x0,
+                         line.bbox[3] + y0)  # fmt: skip
+            for w in line.words:
+                w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0, w.bbox[3] + y0)
+
+
+def has_words(line: Line) -> bool:
+    """A line that holds words (and a box): what a read keeps of a page's lines."""
+    return bool(line.words and line.bbox)
+
+
+_DESCENDERS = set("gjpqy,;()[]{}|/$@")
+
+
+def words_size(words: list[Word]) -> float | None:
+    """Text size in pixels from the height of the words that reach the cap height and do not
+    descend ("Income", not "by"): steady for one style of heading however its letters fall."""
+    heights = [
+        w.bbox[3] - w.bbox[1]
+        for w in words
+        if w.bbox
+        and not _DESCENDERS & set(w.text)
+        and any(c.isupper() or c.isdigit() or c in "bdfhklt" for c in w.text)
+    ]
+    return statistics.median(heights) / CAP_HEIGHT if heights else None
+
+
+def text_size(line: Line) -> float:
+    """The line's text size in pixels (words_size; else Tesseract's estimate, or the box)."""
+    return words_size(line.words) or line.size or line.height
+
+
+def read_score(paragraphs: list[ParaLines]) -> float:
+    """Confident characters read: how well a page read."""
+    return sum(
+        len(w.text) * w.confidence / 100 for para in paragraphs for line in para for w in line.words
+    )
+
+
+def reads_well(paragraphs: list[ParaLines]) -> bool:
+    """Confident words on horizontal lines: an upright page (Tesseract also reads some
+    sideways pages, as vertical lines, but their layout is then lost)."""
+    words = [w for para in paragraphs for line in para for w in line.words]
+    if len(words) < 8:
+        return False
+    lines = [line for para in paragraphs for line in para if len(line.words) >= 2]
+    vertical = sum(1 for ln in lines if ln.height > 1.5 * (ln.bbox[2] - ln.bbox[0]))
+    if lines and vertical > len(lines) / 2:
+        return False
+    chars = sum(len(w.text) for w in words)
+    mean = sum(len(w.text) * w.confidence for w in words) / max(chars, 1)
+    return mean >= 75
