@@ -36,6 +36,9 @@ pytestmark = [
 SLOW_HEADERS = 200  # each sends a request line, then one header line every 3 s
 SLOW_BODIES = 20  # each sends a whole header, then 1 KiB of its body every 3 s
 TRICKLE_S = 12.0
+# How long Ctrl-C may take to stop everything: gunicorn ends its requests first, which on a
+# busy 2-core machine took more than 30 s after the slow clients left.
+STOP_S = 90
 PAGE = "/accounts/login/"  # a page Django renders (a thread of a gunicorn worker answers it)
 
 
@@ -95,7 +98,7 @@ def serve(tmp_path):
     for proc in started:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal sends
-        proc.wait(timeout=30)
+        proc.wait(timeout=STOP_S)
         deadline = time.time() + 10
         while time.time() < deadline:  # nginx and gunicorn end with it
             try:
