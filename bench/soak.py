@@ -249,10 +249,17 @@ def main(argv: list[str] | None = None) -> int:
                 while not stop.wait(SAMPLE_S):
                     now = time.time()
                     row = {"t": round(now - started), "rss_mb": {}, "heartbeat_age_s": {}}
+                    row["process_rss_mb"] = {}
                     for n, worker in enumerate(workers):
                         main_ps = psutil.Process(worker.pid)
                         row["rss_mb"][n] = round(rss_mb(main_ps))
+                        # Which process grows: the main one, each pool process with its tree
+                        # (the isolated readers' fork server and readers under it).
+                        row["process_rss_mb"][f"{n}:main"] = round(
+                            main_ps.memory_info().rss / 2**20
+                        )
                         for child in main_ps.children():
+                            row["process_rss_mb"][f"{n}:{child.pid}"] = round(rss_mb(child))
                             age = _heartbeat_age(cache, child.pid, now)
                             row["heartbeat_age_s"][child.pid] = None if age is None else round(age)
                             if age is not None and age > FROZEN_AFTER_S:
@@ -320,6 +327,12 @@ def main(argv: list[str] | None = None) -> int:
         "client_errors": [e for c in clients for e in c.errors][:50],
         "worker_rss_mb_first_third": rss(samples[:third]),
         "worker_rss_mb_last_third": rss(samples[-third:]),
+        "process_rss_mb_first_and_last": [
+            samples[0]["process_rss_mb"],
+            samples[-1]["process_rss_mb"],
+        ]
+        if samples
+        else [],
         "slowest_jobs": sorted(jobs, key=lambda j: -j["s"])[:5],
     }
     print(f"{'measure':32} value")
