@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     database = postgres_cluster() if postgres_bin() else contextlib.nullcontext(None)
     samples: list[dict] = []
     frozen_seen: set[int] = set()
+    # Pool processes whose heartbeat was read at least once: the frozen count means nothing if
+    # the keys are never found (a changed cache prefix would make every read None).
+    beating: set[int] = set()
     with database as db_url:
         if db_url:
             env["DATABASE_URL"] = db_url
@@ -262,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                             row["process_rss_mb"][f"{n}:{child.pid}"] = round(rss_mb(child))
                             age = _heartbeat_age(cache, child.pid, now)
                             row["heartbeat_age_s"][child.pid] = None if age is None else round(age)
+                            if age is not None:
+                                beating.add(child.pid)
                             if age is not None and age > FROZEN_AFTER_S:
                                 frozen_seen.add(child.pid)
                     samples.append(row)
@@ -320,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         "defects": defects,
         "stuck_jobs": len(stuck),
         "stuck": stuck,
+        "pool_processes_beating": len(beating),
         "frozen_processes_seen": len(frozen_seen),
         "replaced_by_watchdog": worker_logs.count("stopped beating"),
         "hard_time_limits": worker_logs.count("Hard time limit"),
@@ -338,15 +344,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'measure':32} value")
     for key in ("database", "minutes", "files_in_mix", "jobs_ended", "pages_ended", "by_status",
                 "by_error_code", "uploads_refused", "defects", "stuck_jobs",
-                "frozen_processes_seen", "replaced_by_watchdog", "hard_time_limits",
-                "pool_processes_lost", "worker_rss_mb_first_third",
+                "pool_processes_beating", "frozen_processes_seen", "replaced_by_watchdog",
+                "hard_time_limits", "pool_processes_lost", "worker_rss_mb_first_third",
                 "worker_rss_mb_last_third"):  # fmt: skip
         print(f"{key:32} {result[key]}")
     out = args.out or ROOT / "bench" / "results" / f"soak-{result['date']}.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written: {out}")
     shutil.rmtree(tmp, ignore_errors=True)
-    ok = not stuck and not frozen_seen and not result["replaced_by_watchdog"]
+    ok = beating and not stuck and not frozen_seen and not result["replaced_by_watchdog"]
     return 0 if ok else 1
 
 
