@@ -105,8 +105,9 @@ def watch_pool(pool_pids: Callable[[], list[int]]) -> None:
 
     def step() -> None:
         for pid in watch.frozen(pool_pids()):
+            last = watch.seen.pop(pid)  # forgotten: killed once, not at every round after
             log.error("pool process %s stopped beating %.0f s ago: frozen, replacing it",
-                      pid, time.time() - watch.seen.pop(pid))  # fmt: skip
+                      pid, time.time() - last)  # fmt: skip
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -40,7 +40,7 @@ FORKED_LOAD_LIMIT_S = 20
 FROZEN_JOB_LIMIT_S = 120
 
 
-def test_a_fork_of_a_process_that_imported_the_tasks_loads_the_layout_model():
+def test_a_fork_of_a_process_that_imported_the_tasks_loads_the_layout_model(tmp_path):
     script = textwrap.dedent(
         """
         import gc, os, sys, django
@@ -61,7 +61,7 @@ def test_a_fork_of_a_process_that_imported_the_tasks_loads_the_layout_model():
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
         timeout=FORKED_LOAD_LIMIT_S + 30,
-        env={**os.environ, "AXIYA_DATA_DIR": os.environ.get("AXIYA_DATA_DIR", "/tmp")},
+        env={**os.environ, "AXIYA_DATA_DIR": str(tmp_path)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
 
