@@ -152,13 +152,25 @@ def get_engine(name: str | None = None) -> PageEngine:
     spec = engine_spec(name)
     with _lock:
         if spec.name not in _cache:
-            _cache[spec.name] = _build(spec.name)
+            _cache[spec.name] = build(spec.name)
             log.info("engine %s ready: %s", spec.name, _cache[spec.name].describe())
         return _cache[spec.name]
 
 
-def _build(name: str) -> PageEngine:
+def build(name: str) -> PageEngine:
+    """A fresh engine (get_engine keeps one per process; a test's faulty worker replaces this)."""
     return REGISTRY[name].build()
+
+
+def is_loaded(name: str) -> bool:
+    """Whether this process holds a built `name` engine (a model loaded)."""
+    return name in _cache
+
+
+def drop(name: str) -> None:
+    """Drop this process' `name` engine, whichever it is: the next get_engine builds anew."""
+    with _lock:
+        _cache.pop(name, None)
 
 
 def forget(name: str, engine: PageEngine) -> None:

@@ -117,20 +117,20 @@ def _store() -> Storage:
     return _backend(config().store)
 
 
-def _key(job_id, *parts: str) -> str:
+def job_key(job_id, *parts: str) -> str:
     return "/".join((JOBS, str(job_id), *parts))
 
 
-def _page_key(job_id, number: int) -> str:
-    return _key(job_id, "pages", f"{number}.png")
+def page_key(job_id, number: int) -> str:
+    return job_key(job_id, "pages", f"{number}.png")
 
 
-def _out_key(job_id, name: str) -> str:
-    return _key(job_id, "out", name)
+def out_key(job_id, name: str) -> str:
+    return job_key(job_id, "out", name)
 
 
 def _figure_key(job_id, name: str) -> str:
-    return _key(job_id, "out", FILES_DIR_NAME, name)
+    return job_key(job_id, "out", FILES_DIR_NAME, name)
 
 
 def _missing(exc: ClientError) -> bool:
@@ -228,7 +228,7 @@ def _walk(prefix: str) -> Iterator[str]:
         yield from _walk(f"{prefix}/{folder}")
 
 
-def _local_path(key: str) -> Path | None:
+def local_path(key: str) -> Path | None:
     """The object's own file when the store is this host's disk; None on an object store."""
     try:
         return Path(_store().path(key))
@@ -256,7 +256,7 @@ def place_upload(job_id) -> bool:
     staged = staged_upload(job_id)
     if not staged.exists():
         return False
-    key = _key(job_id, "source.pdf")
+    key = job_key(job_id, "source.pdf")
     try:
         _save_file(key, staged)
     except StorageUnavailable:
@@ -267,16 +267,16 @@ def place_upload(job_id) -> bool:
 
 
 def source_exists(job_id) -> bool:
-    return _exists(_key(job_id, "source.pdf"))
+    return _exists(job_key(job_id, "source.pdf"))
 
 
 @contextlib.contextmanager
 def local_source(job_id) -> Iterator[Path]:
     """The job's source PDF as a file on this host, for the isolated MuPDF children: the
     stored file itself on a local store, else a streamed copy removed afterwards."""
-    key = _key(job_id, "source.pdf")
+    key = job_key(job_id, "source.pdf")
     lost = StorageUnavailable("The uploaded file is not in the file store.")
-    own = _local_path(key)
+    own = local_path(key)
     if own is not None:
         if not own.exists():
             raise lost
@@ -310,16 +310,16 @@ def scratch(job_id) -> Iterator[Path]:
 
 
 def save_page_image(job_id, number: int, path: Path) -> None:
-    _save_file(_page_key(job_id, number), path)
+    _save_file(page_key(job_id, number), path)
 
 
 def page_image_exists(job_id, number: int) -> bool:
-    return _exists(_page_key(job_id, number))
+    return _exists(page_key(job_id, number))
 
 
 def open_page_image(job_id, number: int) -> IO[bytes] | None:
     """The stored PNG of a page, open for reading; None when it has none."""
-    return _open_or_none(_page_key(job_id, number))
+    return _open_or_none(page_key(job_id, number))
 
 
 def read_page_image(job_id, number: int) -> Image.Image | None:
@@ -333,7 +333,7 @@ def read_page_image(job_id, number: int) -> Image.Image | None:
 
 def engine_input(page: Page) -> PageImage:
     """A rasterized page as an engine reads it (FileNotFoundError when it has no image)."""
-    with _open(_page_key(page.job_id, page.number)) as fh, Image.open(fh) as image:
+    with _open(page_key(page.job_id, page.number)) as fh, Image.open(fh) as image:
         return flow.engine_input(image, page.number, page.dpi)
 
 
@@ -348,14 +348,14 @@ def publish_outputs(job_id, out_dir: Path) -> None:
     figures = sorted(p for p in files.iterdir() if p.is_file()) if files.is_dir() else []
     try:
         keep = {_figure_key(job_id, p.name) for p in figures}
-        for key in _walk(_key(job_id, "out", FILES_DIR_NAME)):
+        for key in _walk(job_key(job_id, "out", FILES_DIR_NAME)):
             if key not in keep:
                 _delete(key)  # a figure of an earlier finish that this one did not crop
         for path in figures:
             stored.append(_figure_key(job_id, path.name))
             _save_file(stored[-1], path)
         for name in (REPORT_NAME, REPORT_HTML_NAME, HTML_NAME):
-            stored.append(_out_key(job_id, name))
+            stored.append(out_key(job_id, name))
             _save_file(stored[-1], out_dir / name)
     except StorageUnavailable:
         _forget(stored)
@@ -374,38 +374,38 @@ def _forget(keys: list[str]) -> None:
 
 def output_exists(job_id) -> bool:
     """The job has a result (its HTML, written last)."""
-    return _exists(_out_key(job_id, HTML_NAME))
+    return _exists(out_key(job_id, HTML_NAME))
 
 
 def read_html(job_id) -> str | None:
     """The result's HTML; None when the job has none (yet)."""
-    return _read_text(_out_key(job_id, HTML_NAME))
+    return _read_text(out_key(job_id, HTML_NAME))
 
 
 def read_report_text(job_id) -> str | None:
-    return _read_text(_out_key(job_id, REPORT_NAME))
+    return _read_text(out_key(job_id, REPORT_NAME))
 
 
 def open_html(job_id) -> IO[bytes] | None:
-    return _open_or_none(_out_key(job_id, HTML_NAME))
+    return _open_or_none(out_key(job_id, HTML_NAME))
 
 
 def open_report(job_id) -> IO[bytes] | None:
-    return _open_or_none(_out_key(job_id, REPORT_NAME))
+    return _open_or_none(out_key(job_id, REPORT_NAME))
 
 
 def write_html(job_id, text: str) -> None:
-    _save_text(_out_key(job_id, HTML_NAME), text)
+    _save_text(out_key(job_id, HTML_NAME), text)
 
 
 def write_reports(job_id, *, report_json: str, report_html: str) -> None:
-    _save_text(_out_key(job_id, REPORT_NAME), report_json)
-    _save_text(_out_key(job_id, REPORT_HTML_NAME), report_html)
+    _save_text(out_key(job_id, REPORT_NAME), report_json)
+    _save_text(out_key(job_id, REPORT_HTML_NAME), report_html)
 
 
 def figure_names(job_id) -> list[str]:
     """The file names in the result's figures folder, sorted."""
-    prefix = _key(job_id, "out", FILES_DIR_NAME) + "/"
+    prefix = job_key(job_id, "out", FILES_DIR_NAME) + "/"
     return sorted(k[len(prefix) :] for k in _walk(prefix[:-1]) if "/" not in k[len(prefix) :])
 
 
@@ -426,9 +426,9 @@ def save_figure(job_id, name: str, path: Path) -> None:
 
 def delete_job(job_id) -> None:
     """Remove every file of a job from the store."""
-    for key in list(_walk(_key(job_id))):
+    for key in list(_walk(job_key(job_id))):
         _delete(key)
-    own = _local_path(_key(job_id))
+    own = local_path(job_key(job_id))
     if own is not None:
         shutil.rmtree(own, ignore_errors=True)  # the empty folders a local store leaves
 

@@ -71,7 +71,8 @@ class _Loaded:
     superseded: Any = None
 
 
-_LOADED = _Loaded()
+# The process-wide state of the loaded model (public: tests and process checks read it).
+LOADED = _Loaded()
 
 
 def _unset(*args, **kwargs) -> None:  # pragma: no cover - replaced before any page is read
@@ -87,26 +88,26 @@ def load_model() -> None:
     onnxruntime's telemetry thread is off (ORT_DISABLE_TELEMETRY, set there before the
     import), so the server stays one thread and every reader starts with the model loaded
     (about 1 s of CPU saved per born-digital page). `process_threads` checks it."""
-    if _LOADED.analyzer is not None:
+    if LOADED.analyzer is not None:
         return
     if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
         del sys.modules["pymupdf.layout"]  # a process that kept it out until now
     if callable(pymupdf._get_layout):
-        _LOADED.superseded = pymupdf._get_layout
+        LOADED.superseded = pymupdf._get_layout
     else:
         # pymupdf.layout's import builds its default model (an ONNX thread pool per session)
         # unless a layout function is already installed: ours replaces it below.
         pymupdf._get_layout = _unset
     importlib.import_module("pymupdf.layout")
 
-    _LOADED.analyzer = analyzer = _single_threaded_model()
+    LOADED.analyzer = analyzer = single_threaded_model()
     pymupdf._get_layout = lambda *args, **kwargs: analyzer.predict(*args, **kwargs)
     # The one module that calls it looks the name up at each call.
     importlib.import_module("pymupdf.layout.pymupdf_util_ext").extract_rf_features = rf_features
 
 
 def model_loaded() -> bool:
-    return _LOADED.analyzer is not None
+    return LOADED.analyzer is not None
 
 
 def process_threads() -> int:
@@ -117,7 +118,7 @@ def process_threads() -> int:
         return 1
 
 
-def _single_threaded_model():
+def single_threaded_model():
     """The layout model with one thread per ONNX session. Deterministic: the same page gives
     the same regions in every process (a multi-threaded reduction may not), so the command
     line, the inline runner and a Celery worker write the same bytes; and on two cores, where
@@ -186,12 +187,12 @@ def _session(model_path: str, *, threads: int, providers=None):
 
 def _scan_session():
     """The graph network's session for scanned pages (SCAN_THREADS threads), made once."""
-    if _LOADED.scan_session is None:
-        model = _LOADED.analyzer._model
-        _LOADED.scan_session = _session(
+    if LOADED.scan_session is None:
+        model = LOADED.analyzer._model
+        LOADED.scan_session = _session(
             model.model_path, threads=SCAN_THREADS, providers=model._providers
         )
-    return _LOADED.scan_session
+    return LOADED.scan_session
 
 
 def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
@@ -211,11 +212,11 @@ def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
                 unturned.close()
     with MUPDF_LOCK:
         load_model()
-        if _LOADED.features_of is not page:
+        if LOADED.features_of is not page:
             # Image features cached for another page (one prepared, never used) must not be
             # taken for this one's.
-            _image_features().consume_cache()
-        _LOADED.features_of = None
+            image_features().consume_cache()
+        LOADED.features_of = None
         groups = pymupdf._get_layout(page, return_raw=True) or []
     regions = []
     for group in groups:
@@ -227,10 +228,10 @@ def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
     return regions
 
 
-def _image_features():
+def image_features():
     """The layout model's image-feature extractor (its cache protocol: `is_image_page` runs it
     on a page and keeps the result for that page's `predict`)."""
-    return _LOADED.analyzer._model.feature_extractor
+    return LOADED.analyzer._model.feature_extractor
 
 
 _FONT: pymupdf.Font | None = None
@@ -293,8 +294,8 @@ class ScanPage:
                 width=image.width * self._scale, height=image.height * self._scale
             )
             self._page.insert_image(self._page.rect, stream=buf.getvalue())
-            _LOADED.analyzer.is_image_page(self._page)
-            _LOADED.features_of = self._page
+            LOADED.analyzer.is_image_page(self._page)
+            LOADED.features_of = self._page
         self.prepare_s = time.perf_counter() - started
 
     def regions(self, words: list[Word]) -> list[Region]:
@@ -324,7 +325,7 @@ class ScanPage:
                     for word, box in zip(line, boxes, strict=True):
                         _append(writer, (box[0], baseline), word.text, max(size, 1))
                 writer.write_text(page, render_mode=3)  # invisible, like any OCR layer
-                model = _LOADED.analyzer._model
+                model = LOADED.analyzer._model
                 single, model.session = model.session, _scan_session()
                 try:
                     return page_regions(page, scale=1 / scale)
@@ -335,7 +336,7 @@ class ScanPage:
 
     def close(self) -> None:
         with MUPDF_LOCK:
-            if _LOADED.features_of is self._page:
-                _LOADED.features_of = None
-                _image_features().consume_cache()
+            if LOADED.features_of is self._page:
+                LOADED.features_of = None
+                image_features().consume_cache()
             self._doc.close()

@@ -239,7 +239,7 @@ def convert_folder(
     return results
 
 
-def _transient(exc: ApiError) -> bool:
+def transient(exc: ApiError) -> bool:
     """The server is away or overloaded (not an answer about the file)."""
     return exc.status == 0 or exc.status in RETRY_STATUSES
 
@@ -259,7 +259,7 @@ def _submit(path: Path, *, client: Client, engine: str | None, language: str | N
         try:
             return client.submit(path, engine=engine, language=language)
         except ApiError as exc:
-            if not _transient(exc) or time.monotonic() >= deadline:
+            if not transient(exc) or time.monotonic() >= deadline:
                 raise
             outage += 1
             _outage_pause(outage, poll, exc, client=client, log=log)

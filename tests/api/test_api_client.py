@@ -107,6 +107,6 @@ def test_an_answer_cut_short_is_an_outage_and_is_retried():
     with pytest.raises(batch_client.ApiError) as cut:
         client.job("1")  # the IncompleteRead is retried; the empty answer is an outage
     assert (cut.value.status, cut.value.code) == (0, "INCOMPLETE_RESPONSE")
-    assert batch_client._transient(cut.value)
+    assert batch_client.transient(cut.value)
     assert client.job("1") == {"status": "done"}
     server.httpd.shutdown()

@@ -29,7 +29,7 @@ def broker(redis_url, settings):
 @pytest.mark.django_db
 def test_a_gemma_rerun_is_queued_on_the_gpu_queue(broker, settings, gemma_tiny_package, client):
     settings.AXIYA_MODEL_DIR = str(gemma_tiny_package)  # the gemma engine is configured
-    engines._cache.pop("gemma", None)
+    engines.drop("gemma")
     job = runner.job_create(owner=None, upload=CORPUS / "linn.pdf", engine="gemma")
     runner.job_prepare(job_id=job.id)  # rasterized: the page has a scan to read again
     Job.objects.filter(pk=job.id).update(status=JobStatus.NEEDS_REVIEW)
@@ -39,7 +39,7 @@ def test_a_gemma_rerun_is_queued_on_the_gpu_queue(broker, settings, gemma_tiny_p
     response = client.post(f"/review/{job.id}/pages/1/decision", {"decision": "rerun"})
 
     assert response.status_code == 302
-    assert "gemma" not in engines._cache  # no model was loaded in the web process
+    assert not engines.is_loaded("gemma")  # no model was loaded in the web process
     assert not ReviewEvent.objects.filter(job=job).exists()  # nothing was read yet
     (message,) = broker.lrange("gpu", 0, -1)
     headers = json.loads(message)["headers"]

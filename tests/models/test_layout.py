@@ -60,7 +60,7 @@ def _fresh(image: Image.Image, words: list[Word]) -> list[layout.Region]:
     """Regions with the image features computed in the analysis itself (no prepared half)."""
     scan = layout.ScanPage(image, DPI)
     with layout.MUPDF_LOCK:
-        layout._LOADED.features_of = None  # as if prepared for another page: dropped
+        layout.LOADED.features_of = None  # as if prepared for another page: dropped
     return scan.regions(words)
 
 
@@ -81,7 +81,7 @@ def test_features_prepared_for_one_page_are_not_used_for_another(pages):
     # the model's features came from shows in their size.
     unused = layout.ScanPage(Image.new("L", (400, 300), 255), DPI)
     after = layout.page_regions(born_digital[0], scale=1.0)
-    extractor = layout._image_features()
+    extractor = layout.image_features()
     assert (extractor._page_w, extractor._page_h) == (595, 842)  # this page's own features
     assert after == alone
     unused.close()
@@ -125,7 +125,7 @@ def test_a_scans_graph_network_runs_on_two_threads_with_the_one_thread_results(m
     image, words = _scan(doc)
     feeds: list[dict] = []
     two = layout.ScanPage(image, DPI).regions(words)
-    session = layout._LOADED.scan_session
+    session = layout.LOADED.scan_session
     assert session.get_session_options().intra_op_num_threads == layout.SCAN_THREADS == 2
 
     # The same feeds through the one-thread session: the same logits.
@@ -137,11 +137,11 @@ def test_a_scans_graph_network_runs_on_two_threads_with_the_one_thread_results(m
             feeds.append(feed)
             return self.inner.run(names, feed, *args)
 
-    monkeypatch.setattr(layout._LOADED, "scan_session", Recording(session))
+    monkeypatch.setattr(layout.LOADED, "scan_session", Recording(session))
     assert layout.ScanPage(image, DPI).regions(words) == two
     (feed,) = feeds
     assert len(feed["x"]) >= 80
-    single = layout._LOADED.analyzer._model.session
+    single = layout.LOADED.analyzer._model.session
     assert single.get_session_options().intra_op_num_threads == 1
     for mine, theirs in zip(session.run(None, feed), single.run(None, feed), strict=True):
         assert mine.tobytes() == theirs.tobytes()

@@ -170,9 +170,9 @@ def test_real_captions_stay_captions():
 
 def test_the_layout_model_runs_single_threaded():
     """One thread per ONNX session: the same regions in every process (see models.layout)."""
-    from models.layout import _single_threaded_model
+    from models.layout import single_threaded_model
 
-    session = _single_threaded_model()._model.session
+    session = single_threaded_model()._model.session
     assert session.get_session_options().intra_op_num_threads == 1
 
 

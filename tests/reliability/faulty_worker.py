@@ -31,9 +31,9 @@ def apply_fault() -> None:
 
     fault = os.environ.get("AXIYA_TEST_FAULT", "")
     if fault == "crash":
-        engines._build = lambda name: CrashingEngine()
+        engines.build = lambda name: CrashingEngine()
     elif fault.startswith("slow"):
-        build, delay = engines._build, float(fault.split(":")[1])
+        build, delay = engines.build, float(fault.split(":")[1])
 
         def slow(name):
             engine = build(name)
@@ -46,7 +46,7 @@ def apply_fault() -> None:
             engine.predict_batch = predict_slowly
             return engine
 
-        engines._build = slow
+        engines.build = slow
 
 
 # Pool processes start as fresh interpreters (spawn), which import this module again as

@@ -75,9 +75,9 @@ def gemma_settings(settings, gemma_tiny_package: Path):
     settings.AXIYA_GEMMA_MAX_SOFT_TOKENS = 70
     settings.AXIYA_GEMMA_BATCH = 8
     settings.AXIYA_DPI = 100
-    engines._cache.pop("gemma", None)
+    engines.drop("gemma")
     yield settings
-    engines._cache.pop("gemma", None)
+    engines.drop("gemma")
 
 
 def _finish_and_check(job_id) -> Job:
