@@ -5,7 +5,7 @@ timed on synthetic model-engine readings, without the database or page images.
     OMP_THREAD_LIMIT=1 .venv/bin/python bench/finish_profile.py [--pages 256 1024] [--profile]
         [--dump DIR] [--readings bench/resources/gemma_readings-2026-11-30.json]
 
-Each page looks like what the gemma engine reads (models/gemma/parse.py): a heading, 6-10
+Each page looks like what the gemma engine reads (models/gemma/parse/): a heading, 6-10
 paragraphs of ~80 words, sometimes a list, a table, a figure (no image: flagged for review) or a
 footnote, a printed page number; text only, no boxes, no words, source "model". --readings FILE
 takes stored readings instead (a JSON list, as the app stores them), repeated in turn to reach

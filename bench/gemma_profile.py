@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     width = len(prompts[0].ids)
     length = -(-(width + a.new_tokens) // 256) * 256
     lens = np.full(a.batch, width, np.int64)
-    st = eng._buffers(a.batch, length, width)
-    eng._prefill(st, prompts, lens, width)  # warm-up
+    st = eng.decode_state(a.batch, length, width)
+    eng.prefill(st, prompts, lens, width)  # warm-up
     st["slot"].write(np.full(a.batch, width + a.new_tokens // 2))  # mid-decode
     st["offsets"].write(np.zeros(a.batch))
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp.mkdir(parents=True, exist_ok=True)
     parts = {
         "vision_one_page": lambda: eng.encode_image(pre),
-        f"prefill_{a.batch}_rows": lambda: eng._prefill(st, prompts, lens, width),
+        f"prefill_{a.batch}_rows": lambda: eng.prefill(st, prompts, lens, width),
         f"decode_{a.steps}_steps_batch_{a.batch}": steps,
     }
     res: dict[str, Any] = {"device": torch.cuda.get_device_name(0), "date": time.strftime(

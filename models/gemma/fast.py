@@ -21,8 +21,10 @@ the GPU worker:
 Left padding: all rows of a batch share padded indices (prompt padded to the longest, S); row b
 starts at offset S - len_b; positions are index - offset, so results equal unpadded decoding.
 
-Over 450 lines because batch and continuous decoding share the device KV store, the graphs and
-their I/O bindings held here; it holds execution only (no threads, queues or retries).
+Here: the sessions, the image work, the device KV store and decode states (with their I/O
+bindings), prefill and batch decoding; `models.gemma.fast_device` holds the session and buffer
+wrappers, `models.gemma.fast_rows` the continuous rows. Execution only (no threads, queues or
+retries).
 """
 
 from __future__ import annotations
@@ -31,93 +33,21 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from models.gemma.decoder import Generation, PageRequest, Prompt, TwoSteps
+from models.gemma.fast_device import DeviceBuffer, GraphSession, batch_bucket, placement
+from models.gemma.fast_rows import FastRows
 from models.gemma.image import preprocess
-from models.gemma.package import (
-    Package,
-    PackageError,
-    load_package,
-    session_error,
-    session_options,
-)
+from models.gemma.package import Package, PackageError, load_package, session_options
 from models.gemma.prompt import PromptBuilder
 
 log = logging.getLogger(__name__)
-
-_NP = {"tensor(float)": np.float32, "tensor(float16)": np.float16, "tensor(int64)": np.int64}
-
-
-@dataclass
-class _Row:
-    """A page decoding in one row of a continuous batch."""
-
-    tag: Any
-    prompt: Prompt  # to read it again if the decoding is interrupted
-    start: int  # the padded index of its last prompt token: generated ids follow it
-    first: int  # the first generated id (from the prefill)
-    prompt_tokens: int
-    joined: float
-    steps: int = 0
-    prefill_s: float = 0.0
-
-
-class _Sess:
-    def __init__(self, ort: Any, path: Path, prov: list[Any], opts: Any, device: tuple[str, int]):
-        try:
-            self.sess = ort.InferenceSession(str(path), sess_options=opts, providers=prov)
-        except Exception as exc:
-            raise session_error(path, exc) from exc
-        self.ort, self.device = ort, device
-        if device[0] == "cuda" and "CUDAExecutionProvider" not in self.sess.get_providers():
-            raise PackageError(f"{path}: the CUDA execution provider did not load "
-                               "(CUDA / cuDNN libraries missing?)", path=path)  # fmt: skip
-        self.types = {i.name: _NP.get(i.type, np.float32) for i in self.sess.get_inputs()}
-        self.inputs = [i.name for i in self.sess.get_inputs()]
-        self.outputs = [o.name for o in self.sess.get_outputs()]
-
-
-class _Buf:
-    """A device buffer (an OrtValue) that can be bound whole or by row blocks."""
-
-    def __init__(self, ort: Any, shape: Sequence[int], dtype: Any, device: tuple[str, int],
-                 fill: np.ndarray | None = None) -> None:  # fmt: skip
-        self.shape, self.dtype = tuple(int(s) for s in shape), np.dtype(dtype)
-        if fill is not None:
-            self.ov = ort.OrtValue.ortvalue_from_numpy(
-                np.ascontiguousarray(fill.astype(self.dtype, copy=False)), *device
-            )
-        else:
-            self.ov = ort.OrtValue.ortvalue_from_shape_and_type(self.shape, self.dtype, *device)
-        self.ptr = self.ov.data_ptr()
-        self.row_bytes = int(np.prod(self.shape[1:], dtype=np.int64)) * self.dtype.itemsize
-
-    def bind(self, io: Any, name: str, device: tuple[str, int], *, output: bool = False,
-             rows: tuple[int, int] | None = None, shape: Sequence[int] | None = None,
-             offset: int = 0) -> None:  # fmt: skip
-        r0, r1 = rows if rows is not None else (0, self.shape[0])
-        shp = list(shape) if shape is not None else [r1 - r0, *self.shape[1:]]
-        ptr = self.ptr + r0 * self.row_bytes + offset
-        fn = io.bind_output if output else io.bind_input
-        fn(name, device[0], device[1], self.dtype, shp, ptr)
-
-    def write(self, a: np.ndarray) -> None:
-        self.ov.update_inplace(np.ascontiguousarray(a.astype(self.dtype).reshape(self.shape)))
-
-    def numpy(self) -> np.ndarray:
-        return self.ov.numpy()
-
-
-def batch_bucket(n: int) -> int:
-    """The batch size a batch of n runs at: a power of two up to 16, then a multiple of 16."""
-    return 1 << (n - 1).bit_length() if n <= 16 else -(-n // 16) * 16
 
 
 class FastGemma(TwoSteps):
@@ -160,18 +90,8 @@ class FastGemma(TwoSteps):
         self.text, self.vision, self.ids = cfg["text"], cfg["vision"], cfg["ids"]
         self.max_soft_tokens = max_soft_tokens
         self.prefill_chunk = prefill_chunk
-        avail = ort.get_available_providers()
-        cuda_ep = "CUDAExecutionProvider"
-        wanted = list(providers) if providers else [
-            cuda_ep if cuda_ep in avail else "CPUExecutionProvider"]  # fmt: skip
-        self.cuda = wanted[0] == "CUDAExecutionProvider"
-        self.provider = wanted[0]
-        if self.cuda and hasattr(ort, "preload_dlls"):
-            try:  # CUDA / cuDNN from the nvidia-* wheels when they are not on the loader path
-                ort.preload_dlls()
-            except Exception as exc:  # pragma: no cover - depends on the machine
-                log.info("onnxruntime.preload_dlls: %s", exc)
-        self.device = ("cuda", device_id) if self.cuda else ("cpu", 0)
+        place = placement(ort, providers, device_id=device_id, cuda_options=cuda_options)
+        self.cuda, self.provider, self.device = place.cuda, place.provider, place.device
         self.cuda_graph = cuda_graph and self.cuda
         if self.cuda:
             # A decode step is two short session runs; with Python's default 5 ms switch
@@ -180,35 +100,28 @@ class FastGemma(TwoSteps):
             sys.setswitchinterval(min(sys.getswitchinterval(), 0.0005))
         # log_severity 2 shows nodes placed off the CUDA EP
         opts = session_options(ort, cuda=self.cuda, log_severity=log_severity)
-
-        def prov(graph: bool) -> list[Any]:
-            if not self.cuda:
-                return ["CPUExecutionProvider"]
-            o = {"device_id": str(device_id), **(cuda_options or {})}
-            if graph:
-                o["enable_cuda_graph"] = "1"
-            return [("CUDAExecutionProvider", o), "CPUExecutionProvider"]
-
+        prov = place.providers
         root, g = self.package.root, self.package.graphs
         t0 = time.perf_counter()
         # The fast vision graph (MultiHeadAttention) takes unpadded patches only; encode_image
         # always strips the padding (identical features either way).
         vis = self.fast.get("vision", g["vision_encoder"].file)
-        self.vis = _Sess(ort, root / vis, prov(False), opts, self.device)
-        self.emb = _Sess(ort, root / g["embedding"].file, prov(False), opts, self.device)
-        self.pre = _Sess(ort, root / self.fast["prefill"], prov(False), opts, self.device)
+        self.vis = GraphSession(ort, root / vis, prov(False), opts, self.device)
+        self.emb = GraphSession(ort, root / g["embedding"].file, prov(False), opts, self.device)
+        self.pre = GraphSession(ort, root / self.fast["prefill"], prov(False), opts, self.device)
         try:
-            self.emb1 = _Sess(ort, root / g["embedding"].file, prov(self.cuda_graph), opts,
-                              self.device)  # fmt: skip
-            self.step = _Sess(ort, root / self.fast["step"], prov(self.cuda_graph), opts,
-                              self.device)  # fmt: skip
+            self.emb1 = GraphSession(ort, root / g["embedding"].file, prov(self.cuda_graph), opts,
+                                     self.device)  # fmt: skip
+            self.step = GraphSession(ort, root / self.fast["step"], prov(self.cuda_graph), opts,
+                                     self.device)  # fmt: skip
         except PackageError as exc:
             if not self.cuda_graph:
                 raise
             log.warning("CUDA graph capture refused (%s); decoding without it", exc)
             self.cuda_graph = False
-            self.emb1 = _Sess(ort, root / g["embedding"].file, prov(False), opts, self.device)
-            self.step = _Sess(ort, root / self.fast["step"], prov(False), opts, self.device)
+            self.emb1 = GraphSession(ort, root / g["embedding"].file, prov(False), opts,
+                                     self.device)  # fmt: skip
+            self.step = GraphSession(ort, root / self.fast["step"], prov(False), opts, self.device)
         self.load_s = time.perf_counter() - t0
         self.float = self.emb.types["image_features"]
         self.kv_layers = list(self.fast["kv_layers"])
@@ -222,7 +135,7 @@ class FastGemma(TwoSteps):
         self.multimodal = np.array([i for i in mm if i is not None], np.int64)
         self.pool = ThreadPoolExecutor(max(1, threads))
         self._state: dict[tuple[int, int], dict[str, Any]] = {}
-        self._kv_store: dict[int, tuple[int, dict[str, _Buf]]] = {}
+        self._kv_store: dict[int, tuple[int, dict[str, DeviceBuffer]]] = {}
         self._graph_count = 0
         # While a CUDA graph is captured (globally), no other thread may touch the device: a
         # vision run on the prepare thread then fails with cudaErrorStreamCaptureUnsupported
@@ -233,20 +146,20 @@ class FastGemma(TwoSteps):
         # context): a graph session run from a new thread captures its graphs again there,
         # outside the capture lock (seen on the H200: a stream's new decode thread captured
         # while the prepare thread ran vision -> CUDA failure 901). Every graph run goes
-        # through this one thread (_on_graph_thread), so each graph is captured once.
+        # through this one thread (on_graph_thread), so each graph is captured once.
         self._graph_thread = ThreadPoolExecutor(1, thread_name_prefix="gemma-graphs")
         self._graph_ident = self._graph_thread.submit(threading.get_ident).result()
         log.info("fast gemma on %s (cuda graph %s), sessions loaded in %.1f s",
                  self.device, self.cuda_graph, self.load_s)  # fmt: skip
 
-    def _on_graph_thread(self, fn: Callable[[], Any]) -> Any:
+    def on_graph_thread(self, fn: Callable[[], Any]) -> Any:
         """fn() on the thread that runs the CUDA-graph sessions (any thread without graphs)."""
         if not self.cuda_graph or threading.get_ident() == self._graph_ident:
             return fn()
         return self._graph_thread.submit(fn).result()
 
     # ------------------------------------------------------------------ vision / prompts
-    def _run(self, s: _Sess, feeds: dict[str, Any], outs: dict[str, Any] | None = None,
+    def _run(self, s: GraphSession, feeds: dict[str, Any], outs: dict[str, Any] | None = None,
              run_options: Any = None) -> dict[str, Any]:  # fmt: skip
         io = s.sess.io_binding()
         for name, v in feeds.items():
@@ -301,28 +214,39 @@ class FastGemma(TwoSteps):
         return prompts, {"preprocess_s": waited, "vision_s": ran}
 
     # ------------------------------------------------------------------ batch state
-    def _kv(self, batch: int, length: int) -> dict[str, _Buf]:
+    @property
+    def kv_caches(self) -> dict[int, int]:
+        """Cache length -> rows of each KV store held on the device (one store per length)."""
+        return {length: rows for length, (rows, _) in self._kv_store.items()}
+
+    @property
+    def decode_states(self) -> set[tuple[int, int]]:
+        """(batch, cache length) of each decode state held (its buffers, bindings, graphs)."""
+        return set(self._state)
+
+    def _kv(self, batch: int, length: int) -> dict[str, DeviceBuffer]:
         """The KV cache for one cache length, shared by every batch size up to its capacity
         (a batch of b binds its first b rows): one allocation per length, not per batch size.
         Growing it drops the batch states bound to the old buffers."""
         have = self._kv_store.get(length)
         if have is not None and have[0] >= batch:
             return have[1]
-        self._drop(length)  # free the old cache (and its graphs) before allocating a larger one
+        # Free the old cache (and its graphs) before allocating a larger one.
+        self.drop_cache(length)
         kv = {}
         for i in self.kv_layers:
             n = length if i in self.full else self.ring
             for kind in ("key", "value"):
                 shape = (batch, 1, n, self.kv_dims[i])
                 # Zeros made in the cache's dtype (a float64 detour took ~40 s at 512 rows).
-                kv[f"{i}.{kind}"] = _Buf(self.ort, shape, self.float, self.device,
-                                         fill=np.zeros(shape, self.float))  # fmt: skip
+                kv[f"{i}.{kind}"] = DeviceBuffer(self.ort, shape, self.float, self.device,
+                                                 fill=np.zeros(shape, self.float))  # fmt: skip
         self._kv_store[length] = (batch, kv)
         return kv
 
-    def _buffers(self, batch: int, length: int, width: int) -> dict[str, Any]:
-        """Device buffers for one (batch, cache length, prompt width) shape; reused across calls
-        (CUDA graphs replay against fixed addresses)."""
+    def decode_state(self, batch: int, length: int, width: int) -> dict[str, Any]:
+        """Device buffers for one (batch, cache length, prompt width) shape, with the decode
+        step's bindings; reused across calls (CUDA graphs replay against fixed addresses)."""
         key = (batch, length)
         ort, dev, h = self.ort, self.device, self.text["hidden_size"]
         ple = self.emb.sess.get_outputs()[1].shape[-1]
@@ -331,21 +255,24 @@ class FastGemma(TwoSteps):
         st = self._state.get(key)
         if st is not None:
             if st["emb"].shape[:2] != (chunk, width):  # prefill scratch: exact width
-                st["emb"] = _Buf(ort, (chunk, width, h), self.float, dev,
-                                 fill=np.zeros((chunk, width, h)))  # fmt: skip
-                st["ple"] = _Buf(ort, (chunk, width, ple), self.float, dev,
-                                 fill=np.zeros((chunk, width, ple)))  # fmt: skip
+                st["emb"] = DeviceBuffer(ort, (chunk, width, h), self.float, dev,
+                                         fill=np.zeros((chunk, width, h)))  # fmt: skip
+                st["ple"] = DeviceBuffer(ort, (chunk, width, ple), self.float, dev,
+                                         fill=np.zeros((chunk, width, ple)))  # fmt: skip
             return st
         st = {"kv": kv}
-        st["emb"] = _Buf(ort, (chunk, width, h), self.float, dev, fill=np.zeros((chunk, width, h)))
-        st["ple"] = _Buf(ort, (chunk, width, ple), self.float, dev,
-                         fill=np.zeros((chunk, width, ple)))  # fmt: skip
-        st["emb1"] = _Buf(ort, (batch, 1, h), self.float, dev, fill=np.zeros((batch, 1, h)))
-        st["ple1"] = _Buf(ort, (batch, 1, ple), self.float, dev, fill=np.zeros((batch, 1, ple)))
+        st["emb"] = DeviceBuffer(ort, (chunk, width, h), self.float, dev,
+                                 fill=np.zeros((chunk, width, h)))  # fmt: skip
+        st["ple"] = DeviceBuffer(ort, (chunk, width, ple), self.float, dev,
+                                 fill=np.zeros((chunk, width, ple)))  # fmt: skip
+        st["emb1"] = DeviceBuffer(ort, (batch, 1, h), self.float, dev, fill=np.zeros((batch, 1, h)))
+        st["ple1"] = DeviceBuffer(ort, (batch, 1, ple), self.float, dev,
+                                  fill=np.zeros((batch, 1, ple)))  # fmt: skip
         for name in ("tokens", "first", "slot", "offsets"):
-            st[name] = _Buf(ort, (batch,), np.int64, dev, fill=np.zeros(batch))
-        st["kv_index"] = _Buf(ort, (length,), np.int64, dev, fill=np.arange(length))
-        st["history"] = _Buf(ort, (batch, length), np.int64, dev, fill=np.zeros((batch, length)))
+            st[name] = DeviceBuffer(ort, (batch,), np.int64, dev, fill=np.zeros(batch))
+        st["kv_index"] = DeviceBuffer(ort, (length,), np.int64, dev, fill=np.arange(length))
+        st["history"] = DeviceBuffer(ort, (batch, length), np.int64, dev,
+                                     fill=np.zeros((batch, length)))  # fmt: skip
         st["no_features"] = ort.OrtValue.ortvalue_from_numpy(np.zeros((0, h), self.float), *dev)
         # Bindings made once: the step and the embedding of the previous ids.
         io = self.emb1.sess.io_binding()
@@ -382,7 +309,7 @@ class FastGemma(TwoSteps):
                         self.emb1.sess.run_with_iobinding(st["io_emb1"], ro)
                         self.step.sess.run_with_iobinding(st["io_step"], ro)
 
-            self._on_graph_thread(burn)
+            self.on_graph_thread(burn)
         self._state[key] = st
         return st
 
@@ -406,9 +333,9 @@ class FastGemma(TwoSteps):
         need = width + max_new_tokens
         if not length or length < need:
             length = -(-need // 256) * 256
-        st = self._buffers(batch, length, width)
+        st = self.decode_state(batch, length, width)
         t0 = time.perf_counter()
-        self._prefill(st, prompts, lens, width)
+        self.prefill(st, prompts, lens, width)
         t1 = time.perf_counter()
         first = st["first"].numpy().copy()
         st["slot"].write(np.full(batch, width))
@@ -425,12 +352,12 @@ class FastGemma(TwoSteps):
                     break
             return steps
 
-        steps = self._on_graph_thread(decode)
+        steps = self.on_graph_thread(decode)
         hist = st["history"].numpy()[:, width + 1 : width + 1 + steps].copy()
         t2 = time.perf_counter()
         timings = {"prefill_s": t1 - t0, "decode_s": t2 - t1, "decode_steps": float(steps)}
         return [
-            self._generation(
+            self.generation(
                 [first[b], *hist[b]],
                 prompt_tokens=len(p.ids),
                 max_new_tokens=min(max_new_tokens, p.max_new_tokens or max_new_tokens),
@@ -440,8 +367,8 @@ class FastGemma(TwoSteps):
             for b, p in enumerate(prompts[:asked])
         ]
 
-    def _generation(self, ids: Sequence[Any], *, prompt_tokens: int, max_new_tokens: int,
-                    ignore_stop: bool, timings: dict[str, float]) -> Generation:  # fmt: skip
+    def generation(self, ids: Sequence[Any], *, prompt_tokens: int, max_new_tokens: int,
+                   ignore_stop: bool, timings: dict[str, float]) -> Generation:  # fmt: skip
         """A row's generated ids (the prefill's first, then the steps') as a Generation: cut at
         `max_new_tokens` (a row read back every few steps may have run past it), then before
         the first stop id unless `ignore_stop`."""
@@ -457,87 +384,22 @@ class FastGemma(TwoSteps):
                           timings=timings)  # fmt: skip
 
     def open_rows(self, *, rows: int, max_prompt: int, max_new_tokens: int,
-                  check_every: int = 16, ignore_stop: bool = False) -> _Rows:  # fmt: skip
+                  check_every: int = 16, ignore_stop: bool = False) -> FastRows:  # fmt: skip
         """`rows` decode rows for continuous batching (`models.gemma.batching.decode_continuous`
         schedules them): a row whose page has finished takes the next prompt between two
         read-backs, each row with its own slot and offset.
 
         Its KV store has a length that batch calls never use (an odd multiple of 128), so a
         batch `generate` run between two of its steps (a re-read) never binds its rows."""
-        return _Rows(self, rows=rows, max_prompt=max_prompt, max_new_tokens=max_new_tokens,
-                     check_every=check_every, ignore_stop=ignore_stop)  # fmt: skip
+        return FastRows(self, rows=rows, max_prompt=max_prompt, max_new_tokens=max_new_tokens,
+                        check_every=check_every, ignore_stop=ignore_stop)  # fmt: skip
 
-    def _finished(self, active: list[_Row | None], hist: np.ndarray, stops: np.ndarray, *,
-                  check_every: int, max_new_tokens: int,
-                  ignore_stop: bool) -> Iterator[tuple[Any, Generation]]:  # fmt: skip
-        """After `check_every` more steps: hand out (tag, Generation) of every row whose page
-        has stopped or reached `max_new_tokens`, and free its row."""
-        now = time.perf_counter()
-        live = [(r, row) for r, row in enumerate(active) if row is not None]
-        for _, row in live:
-            row.steps += check_every
-        # Only the ids of the last `check_every` steps can hold a new stop id: one vectorized
-        # look, then Python work for the finished rows only.
-        at = np.array([r for r, _ in live])[:, None]
-        last = np.array([row.start + row.steps for _, row in live])[:, None]
-        window = hist[at, last - np.arange(check_every)[None]]
-        firsts = [row.first for _, row in live]
-        stopped = np.isin(window, stops).any(axis=1) | np.isin(firsts, stops)
-        for (r, row), stop in zip(live, stopped, strict=True):
-            limit = min(max_new_tokens, row.prompt.max_new_tokens or max_new_tokens)
-            if (ignore_stop or not stop) and 1 + row.steps < limit:
-                continue
-            active[r] = None
-            ids = [row.first, *hist[r, row.start + 1 : row.start + 1 + row.steps]]
-            yield row.tag, self._generation(
-                ids, prompt_tokens=row.prompt_tokens, max_new_tokens=limit,
-                ignore_stop=ignore_stop,
-                timings={"prefill_s": row.prefill_s, "decode_s": now - row.joined,
-                         "decode_steps": float(row.steps)})  # fmt: skip
-
-    def _drop(self, length: int) -> None:
+    def drop_cache(self, length: int) -> None:
         """Forget the KV store of one cache length and every batch state bound to it (their
         CUDA graphs point at it): its device memory is freed."""
         for key in [k for k in self._state if k[1] == length]:
             del self._state[key]
         self._kv_store.pop(length, None)
-
-    def _join(self, st: dict[str, Any], active: list[_Row | None], offsets: np.ndarray,
-              free: list[int], got: list[tuple[Any, Prompt]], *,
-              max_prompt: int) -> None:  # fmt: skip
-        """Prefill new prompts into free rows (contiguous runs of rows, in chunks) and point
-        those rows' slot and offset at them; the other rows are left as they are."""
-        t0 = time.perf_counter()
-        slot = st["slot"].numpy().copy()
-        runs: list[list[int]] = []
-        for k, r in enumerate(free):
-            if k and r == free[k - 1] + 1 and len(runs[-1]) < self.prefill_chunk:
-                runs[-1].append(k)
-            else:
-                runs.append([k])
-        for run in runs:
-            prompts = [got[k][1] for k in run]
-            lens = np.array([len(p.ids) for p in prompts], np.int64)
-            width = int(lens.max())
-            if width > max_prompt:
-                raise ValueError(f"a prompt of {width} tokens exceeds max_prompt={max_prompt}")
-            st = self._buffers(st["slot"].shape[0], st["history"].shape[1], width)
-            base = free[run[0]]
-            self._prefill(st, prompts, lens, width, base=base)
-            first = st["first"].numpy()[base : base + len(run)].copy()
-            for j, k in enumerate(run):
-                r = free[k]
-                slot[r], offsets[r] = width, width - lens[j]
-                active[r] = _Row(tag=got[k][0], prompt=got[k][1], start=width,
-                                 first=int(first[j]), prompt_tokens=int(lens[j]),
-                                 joined=t0)  # fmt: skip
-        st["slot"].write(slot)
-        st["offsets"].write(offsets)
-        took = time.perf_counter() - t0
-        for k in range(len(got)):
-            row = active[free[k]]
-            assert row is not None
-            row.prefill_s = took / len(got)
 
     def _all_stopped(self, st: dict[str, Any], first: np.ndarray, width: int, end: int) -> bool:
         h = st["history"].numpy()[:, width + 1 : end]
@@ -545,8 +407,8 @@ class FastGemma(TwoSteps):
         done = np.isin(first, stops) | np.isin(h, stops).any(axis=1)
         return bool(done.all())
 
-    def _prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
-                 width: int, base: int = 0) -> None:  # fmt: skip
+    def prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
+                width: int, base: int = 0) -> None:  # fmt: skip
         """Prefill `prompts` (left-padded to `width`) into the cache rows from `base` on."""
         dev, pad = self.device, self.ids["pad"]
         chunk = st["emb"].shape[0]
@@ -590,73 +452,6 @@ class FastGemma(TwoSteps):
             st["tokens"].bind(io, "next_input", dev, output=True, rows=at)
             io.bind_output("logits", *dev)
             self.pre.sess.run_with_iobinding(io)
-
-
-class _Rows:
-    """FastGemma's continuous decode rows (see `models.gemma.decoder.Rows`): execution only."""
-
-    def __init__(self, fast: FastGemma, *, rows: int, max_prompt: int, max_new_tokens: int,
-                 check_every: int, ignore_stop: bool) -> None:  # fmt: skip
-        if max_new_tokens < 1:
-            raise ValueError("max_new_tokens must be >= 1")
-        if fast.cuda_graph:
-            rows = batch_bucket(rows)  # the captured graph sizes the batch calls use too
-        self.fast, self.rows, self.max_prompt = fast, rows, max_prompt
-        self.max_new_tokens, self.check_every, self.ignore_stop = (
-            max_new_tokens, check_every, ignore_stop)  # fmt: skip
-        self.length = (-(-(max_prompt + max_new_tokens + check_every) // 256) * 2 + 1) * 128
-        self.active: list[_Row | None] = [None] * rows
-        self.offsets = np.zeros(rows, np.int64)
-        self.stops = np.array(sorted(fast.stop_ids), np.int64)
-        try:
-            self.st = fast._buffers(rows, self.length, max_prompt)
-            self.st["slot"].write(np.zeros(rows))
-            self.st["offsets"].write(self.offsets)
-        except Exception:
-            self.close()
-            raise
-
-    def free(self) -> list[int]:
-        return [r for r in range(self.rows) if self.active[r] is None]
-
-    def join(self, pages: list[tuple[Any, Prompt]]) -> None:
-        free = self.free()[: len(pages)]
-        self.fast._join(self.st, self.active, self.offsets, free, pages,
-                        max_prompt=self.max_prompt)  # fmt: skip
-
-    def step(self) -> np.ndarray:
-        fast, st = self.fast, self.st
-
-        def steps() -> np.ndarray:
-            for _ in range(self.check_every):
-                fast.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-                fast.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
-            return st["history"].numpy()
-
-        return fast._on_graph_thread(steps)
-
-    def finished(self, history: np.ndarray) -> list[tuple[Any, Generation]]:
-        if all(row is None for row in self.active):
-            return []
-        return list(self.fast._finished(self.active, history, self.stops,
-                                        check_every=self.check_every,
-                                        max_new_tokens=self.max_new_tokens,
-                                        ignore_stop=self.ignore_stop))  # fmt: skip
-
-    def park_idle(self) -> None:
-        idle = self.free()
-        if idle:  # idle rows still step: keep their slot inside the cache
-            slot = self.st["slot"].numpy().copy()
-            slot[idle] = 0
-            self.offsets[idle] = 0
-            self.st["slot"].write(slot)
-            self.st["offsets"].write(self.offsets)
-
-    def held(self) -> list[tuple[Any, Prompt]]:
-        return [(row.tag, row.prompt) for row in self.active if row is not None]
-
-    def close(self) -> None:
-        self.fast._drop(self.length)
 
 
 __all__ = ["FastGemma", "Prompt"]

@@ -160,7 +160,8 @@ def test_fast_matches_runtime(tiny_pkg_fast: Path) -> None:
 def test_batches_of_any_size_share_one_cache(tiny_pkg_fast: Path) -> None:
     """A worker sees batches of every size: they share one KV cache per length (a smaller batch
     uses its first rows, a larger one grows it) and read as a fresh engine would."""
-    from models.gemma.fast import FastGemma, batch_bucket
+    from models.gemma.fast import FastGemma
+    from models.gemma.fast_device import batch_bucket
     from models.gemma.runtime import PageRequest
 
     rng = np.random.default_rng(2)
@@ -171,9 +172,7 @@ def test_batches_of_any_size_share_one_cache(tiny_pkg_fast: Path) -> None:
     for size in (2, 5, 3, 1):
         got = fast.generate(reqs[:size], max_new_tokens=12, ignore_stop=True)
         assert [g.token_ids for g in got] == [w.token_ids for w in want[:size]]
-    assert len(fast._kv_store) == 1
-    ((capacity, _),) = fast._kv_store.values()
-    assert capacity == 5
+    assert list(fast.kv_caches.values()) == [5]  # one store, grown to the largest batch
     assert [batch_bucket(n) for n in (1, 3, 16, 17, 250)] == [1, 4, 16, 32, 256]
 
 
@@ -357,12 +356,12 @@ def test_continuous_warm_up_makes_the_state_the_stream_decodes_in(tiny_pkg_fast:
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=10, batch_size=8).predict_batch(pages)
     engine = GemmaPageEngine(fast, max_new_tokens=10, batch_size=3, continuous=True)
-    before = set(fast._state)
+    before = fast.decode_states
     engine.warm_up()
-    states, stores = set(fast._state), set(fast._kv_store)
+    states, stores = fast.decode_states, set(fast.kv_caches)
     assert len(states - before) == 1  # the continuous state: 3 rows, its own cache length
     out = [r for rs in engine.predict_stream(iter([pages[:2], pages[2:]])) for r in rs]
-    assert (set(fast._state), set(fast._kv_store)) == (states, stores)
+    assert (fast.decode_states, set(fast.kv_caches)) == (states, stores)
     assert [r.raw_text for r in out] == [r.raw_text for r in want]
 
 
@@ -376,7 +375,7 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
     pages = _pages(seed=11, n=6)
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=70, prefill_chunk=2)
     want = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8).predict_batch(pages)
-    real_open, real_finished = fast.open_rows, fast._finished
+    real_open = fast.open_rows
     asked: list[int] = []
     reads: list[int] = []
 
@@ -384,16 +383,21 @@ def test_continuous_stream_out_of_memory_takes_fewer_rows(tiny_pkg_fast: Path) -
         asked.append(rows)
         if rows > 4:
             raise RuntimeError(_OOM)
-        return real_open(rows=rows, **kw)
+        opened = real_open(rows=rows, **kw)
+        real_finished = opened.finished
 
-    def first_read_back_fails(active, *args, **kw):
-        reads.append(sum(row is not None for row in active))
-        if len(reads) == 1:  # pages in the rows
-            raise RuntimeError(_OOM)
-        yield from real_finished(active, *args, **kw)
+        def first_read_back_fails(history):
+            held = len(opened.held())
+            if held:
+                reads.append(held)
+                if len(reads) == 1:  # pages in the rows
+                    raise RuntimeError(_OOM)
+            return real_finished(history)
+
+        opened.finished = first_read_back_fails  # type: ignore[method-assign]
+        return opened
 
     fast.open_rows = limited  # type: ignore[method-assign]
-    fast._finished = first_read_back_fails  # type: ignore[method-assign]
     engine = GemmaPageEngine(fast, max_new_tokens=8, batch_size=8, continuous=True)
     out = list(engine.predict_stream(iter([pages[:3], pages[3:]])))
     assert [r.raw_text for rs in out for r in rs] == [r.raw_text for r in want]
