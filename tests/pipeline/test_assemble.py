@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conversion.pipeline.assemble import AssembleOptions, assemble
+from conversion.pipeline.assemble_params import ASSEMBLE
 from models.engine import PageReading, ReadBlock, Word
 
 
@@ -67,6 +70,19 @@ def test_running_headers_and_page_numbers_leave_the_flow():
     for page in doc.pages:
         assert [b.kind for b in page.blocks] == ["page_header", "paragraph"]
         assert page.label == "7"
+
+
+def test_the_options_thresholds_reach_the_rules():
+    """A narrower furniture band (AssembleOptions.params) keeps a header 2 % down in the text."""
+    header = _para("Annual Report 2024", (800, 50, 1200, 100))
+    body = _para("The text of the page.", (200, 400, 1800, 1400))
+    readings = [PageReading(page_number=n, blocks=[header, body], width=2000, height=3000)
+                for n in (1, 2)]  # fmt: skip
+    narrow = AssembleOptions(params=replace(ASSEMBLE, furniture_band_share=0.01))
+    assert [b.kind for b in assemble(readings, AssembleOptions()).pages[0].blocks] == [
+        "page_header", "paragraph"]  # fmt: skip
+    assert [b.kind for b in assemble(readings, narrow).pages[0].blocks] == [
+        "paragraph", "paragraph"]  # fmt: skip
 
 
 def test_foreign_words_become_a_lang_span():

@@ -1,0 +1,126 @@
+"""The thresholds of the document-wide rules (assemble, furniture, headings, captions,
+paragraphs), one frozen dataclass in one place, named as models/reading/params/ names its own.
+
+Units: `_pt`-less sizes are the page's own font-size units (points on a text layer, pixels on a
+scan), so most thresholds here are `_ratio`s of a size (the body's, a block's own) or `_share`s
+(of the page height, of a box); `_chars`, `_words`, `_lines`, `_blocks` are counts.
+
+A stage takes `params: AssembleParams = ASSEMBLE` (keyword), and `AssembleOptions.params` carries
+another set through `assemble`, so a rule can be run alone with other values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AssembleParams:
+    # -- the body: statistics over the whole document
+    # a block weighs once per this many characters in the body's size and stroke medians
+    weight_chars: int = 20
+    # a font size where a block gives none (page units): a caption's and a list's yardstick
+    unknown_font_size: float = 20.0
+
+    # -- furniture: running heads, feet, page numbers, stamps
+    # the top and bottom share of the page height where running heads and feet are printed
+    furniture_band_share: float = 0.07
+    # a running head's row (with its page number) lies in this top/bottom share of the page
+    edge_row_band_share: float = 0.15
+    # a page with fewer boxed text blocks has no running row to tell from its text
+    edge_rows_min_blocks: int = 3
+    # a line beside a running head's page number is at most this long: longer is text
+    running_head_max_chars: int = 80
+    # a text repeated in the bands of several pages is furniture below this length
+    repeated_furniture_max_chars: int = 120
+    # a copyright line in a band is a publisher's stamp up to this length, not an abstract
+    copyright_max_chars: int = 300
+    # a download stamp anywhere on the page is shorter than this
+    stamp_max_chars: int = 200
+    # a line this much smaller than the body (of its size), in a band, is a margin note
+    margin_note_size_ratio: float = 0.9
+    # ... and at most this long
+    margin_note_max_chars: int = 100
+
+    # -- headings: size, weight, display type, joined lines, levels
+    # an engine's page header this much larger than the body is the page's title (display type)
+    header_display_ratio: float = 1.4
+    # a short line this much larger than the body is a heading
+    heading_size_ratio: float = 1.3
+    # a line set larger is a heading with at most this many words
+    large_heading_max_words: int = 20
+    # a heading found by size or weight is at most this long
+    heading_max_chars: int = 160
+    # a bold line is a heading with at most this many words
+    bold_heading_max_words: int = 10
+    # a line whose ink share is this much the body's is bold (engines giving no weight)
+    bold_ink_ratio: float = 1.3
+    # a block no taller than this many times its size is one line (more: several)
+    one_line_height_ratio: float = 1.8
+    # display type: this much larger than the body ...
+    display_size_ratio: float = 1.5
+    # ... at most this long ...
+    display_max_chars: int = 200
+    # ... and no taller than this many times its size (a few lines, not a paragraph)
+    display_max_height_ratio: float = 3.5
+    # a scanned line whose strokes are this much wider than the body's is bold
+    bold_stroke_ratio: float = 1.25
+    # a title found by its weight alone is at most this many words ...
+    bold_title_max_words: int = 14
+    # ... on this many lines
+    bold_title_max_lines: int = 3
+    # two heading lines of one size, sizes measured from a scan's pixels (share of the larger)
+    same_size_measured_share: float = 0.07
+    # ... sizes given by a text layer
+    same_size_exact_share: float = 0.05
+    # a heading's second line lies less than this many times its size under the first
+    joined_heading_gap_ratio: float = 1.6
+    # heading sizes within this ratio of each other are one level
+    heading_size_step_ratio: float = 1.1
+    # HTML's deepest heading level
+    deepest_heading_level: int = 6
+
+    # -- the title
+    # a title or heading is trusted with at most this share of its characters read doubtfully
+    trusted_doubtful_share: float = 0.3
+    # a heading taken as the title is clipped to this length
+    title_max_chars: int = 200
+    # a running head taken as the title is clipped to this length
+    running_title_max_chars: int = 120
+    # a paragraph's opening taken as the title is clipped to this length
+    paragraph_title_max_chars: int = 80
+
+    # -- captions
+    # a caption lies under its figure within this many times its size
+    caption_gap_ratio: float = 3
+    # an unlabelled text under a figure is its caption up to this length
+    caption_max_chars: int = 200
+    # a caption beside a table is at most this long
+    table_caption_max_chars: int = 300
+
+    # -- broken paragraphs
+    # a line cut at a column gap: its pieces this many line heights apart, or less
+    line_cut_gap_ratio: float = 0.8
+    # a block no taller than this many times its tallest word is a single line
+    cut_line_height_ratio: float = 1.5
+    # the pieces of a cut line share their bottom within this share of the line's height
+    cut_line_bottom_share: float = 0.3
+    # the halves of a broken paragraph start within this share of the first one's width
+    broken_indent_share: float = 0.1
+    # ... and their sizes differ by less than this share of the first one's
+    broken_size_share: float = 0.25
+    # two paragraphs of one weight: their ink shares differ by at most this share
+    same_ink_share: float = 0.3
+    # the least ink share the comparison divides by (a blank block's ink is zero)
+    ink_floor: float = 1e-6
+
+    # -- spans and lists
+    # a word read with less OCR confidence than this (percent) is flagged for review
+    low_confidence_percent: float = 60.0
+    # an engine without boxes gives a list item's depth: this much indent per level (page units)
+    list_depth_indent: float = 100.0
+    # a list item indented more than this many times its size past the one before nests under it
+    list_nest_step_ratio: float = 0.8
+
+
+ASSEMBLE = AssembleParams()

@@ -1,0 +1,81 @@
+"""Captions over a page's blocks: the text under a figure becomes its caption, the line before
+or after a table its <caption>; a heading that reads as a numbered caption is none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
+from models.engine import ReadBlock
+
+_CAPTION = re.compile(r"^(fig(ure)?|plate|illustration|image|photo|chart|map)\.?\s*\d*", re.I)
+# "Table 2", "Table IV", "Table S1" (not "Table of contents").
+_TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]\d)")
+
+
+def numbered_caption(text: str) -> bool:
+    """Reads as a table's caption ("Table 3 ...") or a numbered figure's ("Figure 2 ...")."""
+    numbered = any(c.isdigit() for c in text[:12])  # a number near the start: "Figure 2"
+    return bool(_TABLE_CAPTION.match(text) or _CAPTION.match(text) and numbered)
+
+
+def attach_captions(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """The text right below a figure is its caption: a short paragraph, one that says "Figure
+    3", or what the layout model marked as a caption (however long), when nothing stands
+    between them ("Figure 3c shows the forward-pass..." at the foot of a column is the text
+    going on, not the caption of the figure at the head of the page). A formula kept as an
+    image has none: the line under a display equation is the text going on."""
+    figures = [
+        b for b in blocks if b.kind == "figure" and b.bbox and not b.text and b.layout != "formula"
+    ]
+    taken: set[int] = set()
+    unknown = params.unknown_font_size
+    for fig in figures:
+        fx0, _, fx1, fy1 = fig.bbox  # type: ignore[misc]
+        under = [
+            (rb.bbox[1], i) for i, rb in enumerate(blocks)
+            if rb is not fig and rb.bbox and rb.bbox[1] >= fy1 - 0.5 * (rb.font_size or unknown)
+            and min(fx1, rb.bbox[2]) > max(fx0, rb.bbox[0])
+        ]  # fmt: skip
+        if not under:
+            continue
+        i = min(under)[1]  # the nearest block under the figure, and only it
+        rb = blocks[i]
+        if i in taken or rb.kind not in ("paragraph", "caption") or _TABLE_CAPTION.match(rb.text):
+            continue  # "Table 2 ..." under a figure heads the table that follows
+        size = rb.font_size or unknown
+        cx = (rb.bbox[0] + rb.bbox[2]) / 2  # type: ignore[index]
+        near = rb.bbox[1] <= fy1 + params.caption_gap_ratio * size  # type: ignore[index]
+        labelled = rb.kind == "caption" or bool(_CAPTION.match(rb.text))
+        short = len(rb.text) <= params.caption_max_chars or rb.kind == "caption"
+        if fx0 <= cx <= fx1 and short and (near or labelled):
+            taken.add(i)
+            fig.text = rb.text.strip()
+    return [b for i, b in enumerate(blocks) if i not in taken]
+
+
+def attach_table_captions(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """A caption right before or after a table ("Table 2. Budget", or a block the layout model
+    calls a caption) becomes the table's <caption>."""
+    out = list(blocks)
+    for table in [b for b in blocks if b.kind == "table" and not b.text]:
+        i = out.index(table)
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(out):
+                continue
+            other = out[j]
+            text = other.text.strip()
+            # (The layout model may call a printed "Table S1 ..." line a section header.)
+            is_caption = other.kind == "caption" or (
+                other.kind in ("paragraph", "heading") and _TABLE_CAPTION.match(text)
+            )
+            if is_caption and 0 < len(text) <= params.table_caption_max_chars:
+                table.text = text
+                del out[j]
+                break
+    return out

@@ -1,0 +1,156 @@
+"""Page furniture over the whole document: running heads and feet, page numbers, stamps.
+
+Pure functions over `models.engine.PageReading`: which texts recur in the page bands
+(`repeated_furniture`), which row of a page is its running head or foot (`edge_rows`), and what a
+paragraph in a band is (`band_furniture`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
+from models.engine import PAGE_NUMBER, PageReading, ReadBlock
+
+_EDGE_KINDS = ("paragraph", "heading", "page_header", "page_footer")
+# A page number as printed or as an OCR misreads it (S for 5 or 3, l or I for 1, O for 0).
+_NUMBER_LIKE = re.compile(r"^[\[(]?(?=[^\d]*\d)[\dSIlO]{1,4}[\])]?$")
+# Stamps that libraries and publishers print on a page: never part of the text.
+_STAMP = re.compile(
+    r"^(?:this content )?downloaded (?:from|by)\b|\ball use subject to\b|"
+    r"^for personal use only\b|^provided by\b.{0,80}\blibrary\b",
+    re.IGNORECASE,
+)
+# A copyright line ("This journal is © The Royal Society of Chemistry 2016", "© The Author
+# 2014. Published by ..."): in the top or bottom band, a publisher's stamp.
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|\bcopyright\b).{0,80}\b(?:1[89]|20)\d\d\b|"
+                        r"\b(?:1[89]|20)\d\d\b.{0,20}©", re.IGNORECASE)  # fmt: skip
+
+
+def is_stamp(text: str) -> bool:
+    """A library's or publisher's stamp, or a copyright line: never a title."""
+    return bool(_STAMP.search(text) or _COPYRIGHT.search(text))
+
+
+def _furniture_key(text: str) -> str:
+    return re.sub(r"\d+", "#", text.strip().lower())
+
+
+def _in_band(rb: ReadBlock, reading: PageReading, *, params: AssembleParams) -> str | None:
+    if rb.bbox is None or not reading.height:
+        return None
+    if rb.bbox[3] <= reading.height * params.furniture_band_share:
+        return "top"
+    if rb.bbox[1] >= reading.height * (1 - params.furniture_band_share):
+        return "bottom"
+    return None
+
+
+def repeated_furniture(
+    readings: list[PageReading], *, params: AssembleParams = ASSEMBLE
+) -> set[str]:
+    """Texts in the top or bottom band that recur on several pages: running headers/footers."""
+    if len(readings) < 2:
+        return set()
+    counts: Counter[str] = Counter()
+    for r in readings:
+        seen = {
+            _furniture_key(b.text) for b in r.blocks if b.text and _in_band(b, r, params=params)
+        }
+        counts.update(seen)
+    limit = params.repeated_furniture_max_chars
+    return {key for key, n in counts.items() if n >= 2 and len(key) < limit}
+
+
+def _small_margin_note(rb: ReadBlock, body_size: float, *, params: AssembleParams) -> bool:
+    """A short line in smaller print than the body, in the top or bottom margin: a running
+    header or footer even on a single page."""
+    size = rb.font_size or 0.0
+    return (
+        bool(body_size)
+        and 0 < size <= params.margin_note_size_ratio * body_size
+        and len(rb.text.strip()) <= params.margin_note_max_chars
+    )
+
+
+def band_furniture(
+    rb: ReadBlock,
+    reading: PageReading,
+    body_size: float,
+    repeated: set[str],
+    *,
+    params: AssembleParams = ASSEMBLE,
+) -> str | None:
+    """What a paragraph is when it is furniture ("page_number", "page_header", "page_footer"):
+    a page number in a band; a repeated text, a stamp, a copyright line or a small note in a
+    band; a download stamp anywhere on the page. None: not furniture."""
+    text = rb.text.strip()
+    band = _in_band(rb, reading, params=params)
+    if band and PAGE_NUMBER.match(text):
+        return "page_number"
+    if band and (_furniture_key(text) in repeated or _STAMP.search(text)
+                 or _COPYRIGHT.search(text) and len(text) <= params.copyright_max_chars
+                 or _small_margin_note(rb, body_size, params=params)):  # fmt: skip
+        return "page_header" if band == "top" else "page_footer"
+    if _STAMP.search(text) and len(text) < params.stamp_max_chars:
+        return "page_footer"  # a download stamp anywhere on the page (often along a side)
+    return None
+
+
+def _same_row(a, b) -> bool:
+    """The vertical centre of each box lies within the other's span."""
+    ca, cb = (a[1] + a[3]) / 2, (b[1] + b[3]) / 2
+    return b[1] <= ca <= b[3] and a[1] <= cb <= a[3]
+
+
+def edge_rows(
+    blocks: list[ReadBlock], reading: PageReading, *, params: AssembleParams = ASSEMBLE
+) -> dict[int, str]:
+    """Running heads and feet told by their row, on a single page and whatever the page's
+    margins (a book scanned with its margin puts them below the 7 % band): the page's first (or
+    last) row of text, near its edge and apart from the rest, holding a page number, printed or
+    misread by an OCR ("S69"), beside one or two short lines ("IN INDIA: BOOK II.   369").
+    Kinds by block id."""
+    boxed = [b for b in blocks if b.bbox and b.text.strip() and b.kind in _EDGE_KINDS]
+    if len(boxed) < params.edge_rows_min_blocks or not reading.height:
+        return {}
+    kinds: dict[int, str] = {}
+    band = params.edge_row_band_share
+    for top in (True, False):
+        edge = min(boxed, key=lambda b: b.bbox[1]) if top else max(boxed, key=lambda b: b.bbox[3])
+        row = [b for b in boxed if _same_row(b.bbox, edge.bbox)]
+        in_row = {id(b) for b in row}  # blocks by identity: ReadBlock's == compares every field
+        rest = [b for b in boxed if id(b) not in in_row]
+        row_top, row_bottom = min(r.bbox[1] for r in row), max(r.bbox[3] for r in row)
+        if top:
+            apart = all(b.bbox[1] >= row_bottom for b in rest)
+            near = row_bottom <= band * reading.height
+        else:
+            apart = all(b.bbox[3] <= row_top for b in rest)
+            near = row_top >= (1 - band) * reading.height
+        numbers = [b for b in row if _NUMBER_LIKE.match(b.text.strip())]
+        lines = [b for b in row if not _NUMBER_LIKE.match(b.text.strip())]
+        if not (rest and apart and near and len(numbers) == 1 and 1 <= len(lines) <= 2):
+            continue
+        if any(len(b.text.strip()) > params.running_head_max_chars for b in lines):
+            continue
+        kind = "page_header" if top else "page_footer"
+        for b in lines:
+            kinds[id(b)] = kind
+        (number,) = numbers
+        kinds[id(number)] = "page_number" if PAGE_NUMBER.match(number.text.strip()) else kind
+    for b in boxed:
+        # A page number on a row of its own, near an edge, with only furniture between it and
+        # that edge ("Page 3 of 6" over a form's disclaimer footer, above the 7 % band).
+        if id(b) in kinds or b.kind != "paragraph" or not PAGE_NUMBER.match(b.text.strip()):
+            continue
+        bottom = b.bbox[1] >= (1 - band) * reading.height
+        if not bottom and b.bbox[3] > band * reading.height:
+            continue
+        beyond = [
+            o for o in boxed if (o.bbox[1] >= b.bbox[3] if bottom else o.bbox[3] <= b.bbox[1])
+        ]
+        if all(kinds.get(id(o), o.kind) in ("page_header", "page_footer") for o in beyond):
+            kinds[id(b)] = "page_number"
+    return kinds

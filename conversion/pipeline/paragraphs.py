@@ -1,0 +1,128 @@
+"""Broken paragraphs over a page's blocks: a line cut at a column gap, a paragraph split
+mid-sentence (by a figure, a column, a page's layout regions) and a dashed clause the engine took
+for a list item are joined back into the paragraph they continue.
+"""
+
+from __future__ import annotations
+
+import re
+
+from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
+from models.engine import ReadBlock, Word
+
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
+
+
+def _continue_with(prev: ReadBlock, rb: ReadBlock, *, bbox: tuple) -> None:
+    """prev's text goes on with rb's: the texts joined by a space, the words in order, and
+    the box the caller gives the two."""
+    prev.text = prev.text.rstrip() + " " + rb.text.lstrip()
+    prev.words = prev.words + rb.words
+    prev.bbox = bbox
+
+
+def lines_cut_at_a_gutter(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """A full-width line the engine cut where it crosses a column gap (the last line of a page
+    running under an infobox): a one-line paragraph that starts in lowercase on the same line,
+    just right of where a paragraph ends mid-sentence (less than `line_cut_gap_ratio` of a line
+    height away), is the rest of that paragraph's last line."""
+    joined: set[int] = set()  # ids: ReadBlock is a dataclass, == compares every field
+    paragraphs = [b for b in blocks if b.kind == "paragraph" and b.bbox and b.text]
+    for rb in paragraphs:
+        if not rb.text[:1].islower() or id(rb) in joined:
+            continue
+        height = rb.bbox[3] - rb.bbox[1]  # type: ignore[index]
+        words = [w.bbox[3] - w.bbox[1] for w in rb.words if w.bbox]
+        if not words or height > params.cut_line_height_ratio * max(words):
+            continue  # not a single line
+        bottom_slack = params.cut_line_bottom_share * height
+        for prev in paragraphs:
+            if (
+                prev is not rb
+                and id(prev) not in joined
+                and not _SENTENCE_END.search(prev.text.strip())
+                and abs(prev.bbox[3] - rb.bbox[3]) <= bottom_slack  # type: ignore[index]
+                and 0 <= rb.bbox[0] - prev.bbox[2] <= params.line_cut_gap_ratio * height  # type: ignore[index]
+            ):
+                x0, y0, _, y1 = prev.bbox  # type: ignore[misc]
+                _continue_with(prev, rb, bbox=(x0, y0, rb.bbox[2], max(y1, rb.bbox[3])))  # type: ignore[index]
+                joined.add(id(rb))
+                break
+    return [b for b in blocks if id(b) not in joined]
+
+
+def _same_body_text(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -> bool:
+    """Both several lines of the same weight: a paragraph cut in two, not a heading and text."""
+    if not prev.bbox or not prev.font_size:
+        return False
+    multi_line = prev.bbox[3] - prev.bbox[1] > params.one_line_height_ratio * prev.font_size
+    same_ink = (
+        prev.ink is None
+        or rb.ink is None
+        or abs(prev.ink - rb.ink) <= params.same_ink_share * max(rb.ink, params.ink_floor)
+    )
+    return multi_line and same_ink and not prev.bold and not rb.bold
+
+
+def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams) -> bool:
+    """rb goes on with the paragraph prev: same column and size, no sentence end between."""
+    return bool(
+        prev is not None
+        and prev.kind == rb.kind == "paragraph"
+        and prev.text
+        and (rb.text[:1].islower() or _same_body_text(prev, rb, params=params))
+        and not _SENTENCE_END.search(prev.text.strip())
+        and prev.bbox
+        and rb.bbox
+        and abs(prev.bbox[0] - rb.bbox[0])
+        < params.broken_indent_share * max(prev.bbox[2] - prev.bbox[0], 1)
+        and abs((prev.font_size or 0) - (rb.font_size or 0))
+        < params.broken_size_share * (prev.font_size or 1)
+    )
+
+
+def merge_broken_paragraphs(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """Join a paragraph split mid-sentence: same column, no sentence end, next starts lowercase.
+    A figure placed between the two halves moves before the joined paragraph."""
+    out: list[ReadBlock] = []
+    for rb in blocks:
+        figures_between: list[ReadBlock] = []
+        while out and out[-1].kind == "figure" and rb.kind == "paragraph":
+            figures_between.insert(0, out.pop())
+        prev = out[-1] if out else None
+        if prev is not None and _continues(prev, rb, params=params):
+            x0, y0, x1, _ = prev.bbox  # type: ignore[misc]
+            rx0, _, rx1, ry1 = rb.bbox  # type: ignore[misc]
+            _continue_with(prev, rb, bbox=(min(x0, rx0), y0, max(x1, rx1), ry1))
+            out[-1:-1] = figures_between
+            continue
+        out.extend(figures_between)
+        out.append(rb)
+    return out
+
+
+def dash_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A lone "item" opened by a dash right after an unfinished sentence is that sentence's
+    continuation ("...into the track —existing notes are kept"), not a list."""
+    out: list[ReadBlock] = []
+    for i, rb in enumerate(blocks):
+        prev = out[-1] if out else None
+        nxt = blocks[i + 1] if i + 1 < len(blocks) else None
+        if (
+            rb.kind == "list_item"
+            and rb.marker in ("-", "–", "—")
+            and prev is not None
+            and prev.kind == "paragraph"
+            and not _SENTENCE_END.search(prev.text.strip())
+            and (nxt is None or nxt.kind != "list_item")
+        ):
+            prev.text = f"{prev.text.rstrip()} —{rb.text.lstrip()}"
+            dashed = [Word(text="—" + w.text, confidence=w.confidence) for w in rb.words[:1]]
+            prev.words = prev.words + dashed + rb.words[1:]
+            continue
+        out.append(rb)
+    return out
