@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import latex2mathml.converter
 
+from models.reading.params.math import MATH, MathParams
+
 _SYMBOLS = {
     "∑": r"\sum", "∏": r"\prod", "∫": r"\int", "∮": r"\oint", "−": "-", "×": r"\times",
     "·": r"\cdot", "⋅": r"\cdot", "≤": r"\leq", "≥": r"\geq", "≠": r"\neq", "≈": r"\approx",
@@ -42,9 +44,10 @@ _BIG = {"∑", "∏", "∫", "∮"}
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
 _CMEX.update(dict.fromkeys("pqrst", "√"))  # radical signs of five sizes
-# Its first 48 slots are delimiters in three sizes (\big to \Bigg), a slot for each.
+# Its first slots are delimiters in three sizes (\big to \Bigg), a slot for each.
 _CMEX.update(
-    zip(map(chr, range(48)), "()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\", strict=True)
+    (chr(slot), fence)
+    for slot, fence in enumerate("()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\")
 )
 _FENCES = set("()[]{}|‖⟨⟩⌊⌋⌈⌉")
 # Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
@@ -68,7 +71,6 @@ class Glyph:
 
 
 Bar = tuple[float, float, float]  # a horizontal rule drawn in the formula: x0, x1, y
-ROW_GAP = 1.3  # rows of a display stand at least this many sizes apart (baseline to baseline)
 
 
 def _tex(char: str) -> str | None:
@@ -99,7 +101,7 @@ def _upright(glyph: Glyph) -> bool:
     return glyph.char.isascii() and not any(k in font for k in italic)
 
 
-def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
+def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[int, str]]:
     """Glyphs set side by side at one size on one baseline read as one: the digits of a number
     ("100", "2.5": one number to a reader, not "1 0 0"), the letters of an operator name set
     upright ("lim"), and other upright words, text inside the formula ("and": \\text{and}, not
@@ -116,8 +118,10 @@ def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
                 continue
             for run in runs:
                 last = run[-1]
-                if (abs(last.size - g.size) < 0.05 * g.size and abs(last.y - g.y) < 0.1 * g.size
-                        and -0.1 * g.size < g.bbox[0] - last.bbox[2] < gap * g.size
+                if (abs(last.size - g.size) < params.same_size_ratio * g.size
+                        and abs(last.y - g.y) < params.same_baseline_ratio * g.size
+                        and params.word_overlap_ratio * g.size < g.bbox[0] - last.bbox[2]
+                        < gap * g.size
                         and (not same or last.char == g.char)):  # fmt: skip
                     run.append(g)
                     break
@@ -133,12 +137,12 @@ def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
         merged.update(id(g) for g in part)
         tokens.append(token)
 
-    for run in runs_of(lambda g: g.char in ".·⋅", 0.3, same=True):
-        if len(run) >= 3:
+    for run in runs_of(lambda g: g.char in ".·⋅", params.dots_gap_ratio, same=True):
+        if len(run) >= params.ellipsis_min_dots:
             put_together(run, "…", r"\ldots" if run[0].char == "." else r"\cdots")
     digits_and_letters = runs_of(
         lambda g: g.char.isdigit() and g.char.isascii() or g.char == "."
-        or _upright(g) and g.char.isalpha(), 0.15,
+        or _upright(g) and g.char.isalpha(), params.word_gap_ratio,
     )  # fmt: skip
     for run in digits_and_letters:
         text = "".join(g.char for g in run)
@@ -155,10 +159,14 @@ def _words(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[int, str]]:
     return [g for g in glyphs if id(g) not in merged] + tokens, made
 
 
-def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str | None:
+def tex_from_glyphs(
+    glyphs: list[Glyph], bars: list[Bar] | None = None, *, params: MathParams = MATH
+) -> str | None:
+    """The TeX of a formula's glyphs and the rules drawn in it, checked by converting it to
+    MathML; None when the glyphs do not show it without doubt."""
     # (Decoded first: the extension font's slot 32, a \Bigg "(", is a space character.)
-    glyphs, words = _words([g for g in map(_decoded, glyphs) if g.char.strip()])
-    tex = _tex_of(glyphs, bars or [], words)
+    glyphs, words = _words([g for g in map(_decoded, glyphs) if g.char.strip()], params)
+    tex = _tex_of(glyphs, bars or [], words, params)
     if tex is None:
         return None
     try:
@@ -168,7 +176,9 @@ def tex_from_glyphs(glyphs: list[Glyph], bars: list[Bar] | None = None) -> str |
     return tex
 
 
-def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], list[Glyph]]]:
+def _limits(
+    glyphs: list[Glyph], base: float, params: MathParams
+) -> dict[int, tuple[list[Glyph], list[Glyph]]]:
     """Per big operator (and operator name taking limits): the small glyphs over it and under
     it. A glyph near two operators (sums side by side) is a limit of the nearer; a limit is one
     line (a script of the glyph after the operator, nearer its baseline, is not), and takes the
@@ -177,18 +187,26 @@ def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], li
     claims: dict[int, tuple[float, Glyph, int]] = {}  # glyph -> (distance, operator, side)
     for op in ops:
         x0, y0, x1, y1 = op.bbox
-        grow = 1.5 * (x1 - x0) if op.char in _BIG else 0.5 * op.size
+        if op.char in _BIG:
+            grow = params.big_op_reach_ratio * (x1 - x0)
+        else:
+            grow = params.name_reach_ratio * op.size
         for g in glyphs:
             cx = (g.bbox[0] + g.bbox[2]) / 2
             if g is op or g.char in _BIG or not x0 - grow <= cx <= x1 + grow or g.size >= base:
                 continue
             if op.char in _LIMIT_NAMES:  # a name's box holds its descenders: its baseline
-                side = 1 if 0.3 * base < g.y - op.y < 1.5 * base else None
+                low, high = params.name_limit_low_ratio, params.name_limit_high_ratio
+                side = 1 if low * base < g.y - op.y < high * base else None
             # Limits sit right over or under their operator, not a row away (an operator from
             # a font without metrics has a short box: the bounds go by the formula's size).
-            elif y0 - 1.2 * base <= g.bbox[1] and g.bbox[3] <= y0 + 0.25 * (y1 - y0):
+            elif y0 - params.limit_above_ratio * base <= g.bbox[1] and (
+                g.bbox[3] <= y0 + params.limit_box_share * (y1 - y0)
+            ):
                 side = 0
-            elif y1 - 0.25 * (y1 - y0) <= g.bbox[1] and g.bbox[3] <= y1 + 2 * base:
+            elif y1 - params.limit_box_share * (y1 - y0) <= g.bbox[1] and (
+                g.bbox[3] <= y1 + params.limit_below_ratio * base
+            ):
                 side = 1
             else:
                 side = None
@@ -205,7 +223,7 @@ def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], li
             if mine:
                 centre = (op.bbox[0] + op.bbox[2]) / 2
                 y = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre)).y
-                line = [g for g in mine if abs(g.y - y) <= 0.15 * g.size]
+                line = [g for g in mine if abs(g.y - y) <= params.limit_line_ratio * g.size]
                 grew = True
                 while grew:  # small glyphs on the line, next to it
                     grew = False
@@ -213,9 +231,11 @@ def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], li
                     right = max(g.bbox[2] for g in line)
                     for g in glyphs:
                         if (id(g) not in claims and id(g) not in taken and g not in line
-                                and g.size < base and abs(g.y - y) <= 0.15 * g.size
-                                and g.bbox[0] <= right + 0.3 * g.size
-                                and g.bbox[2] >= left - 0.3 * g.size):  # fmt: skip
+                                and g.size < base
+                                and abs(g.y - y) <= params.limit_line_ratio * g.size
+                                and g.bbox[0] <= right + params.limit_beside_ratio * g.size
+                                and g.bbox[2] >= left - params.limit_beside_ratio * g.size
+                                ):  # fmt: skip
                             line.append(g)
                             grew = True
             taken.update(id(g) for g in line)
@@ -224,14 +244,17 @@ def _limits(glyphs: list[Glyph], base: float) -> dict[int, tuple[list[Glyph], li
     return out
 
 
-def _nearer(glyph: Glyph, y: float, bars: list[Bar]) -> bool:
+def _nearer(glyph: Glyph, y: float, bars: list[Bar], params: MathParams) -> bool:
     """`glyph` stands nearer one of `bars` across its column than the bar at height `y`."""
     cx = (glyph.bbox[0] + glyph.bbox[2]) / 2
-    return any(b[0] - 1 <= cx <= b[1] + 1 and abs(glyph.y - b[2]) < abs(glyph.y - y) for b in bars)
+    reach = params.bar_reach_pt
+    return any(
+        b[0] - reach <= cx <= b[1] + reach and abs(glyph.y - b[2]) < abs(glyph.y - y) for b in bars
+    )
 
 
 def _radicals(
-    glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]
+    glyphs: list[Glyph], bars: list[Bar], words: dict[int, str], params: MathParams
 ) -> tuple[list[Glyph] | None, list[Bar]]:
     """Square roots: a radical sign and the rule drawn from its top right, over what it holds
     (\\sqrt{5}), each made one glyph on the baseline of what it holds (its TeX in `words`);
@@ -241,19 +264,22 @@ def _radicals(
     left = list(bars)
     for sign in sorted((g for g in glyphs if g.char == "√"), key=lambda g: g.size):
         x0, y0, x1, y1 = sign.bbox
-        reach = 0.3 * sign.size
+        reach = params.radical_reach_ratio * sign.size
         over = [b for b in left if abs(b[0] - x1) <= reach and y0 - reach <= b[2] <= y1]
         if not over:
             continue  # a radical without its rule: no TeX name, the caller gives up
         bar = min(over, key=lambda b: abs(b[0] - x1))
-        inside = [g for g in out if g is not sign and bar[0] - 1 <= (g.bbox[0] + g.bbox[2]) / 2
-                  <= bar[1] + 1 and bar[2] < g.y <= bar[2] + 1.5 * g.size]  # fmt: skip
-        inner = [b for b in left if b != bar and bar[0] - 1 <= b[0] and b[1] <= bar[1] + 1
-                 and bar[2] < b[2] < bar[2] + 2 * sign.size]  # fmt: skip
-        tex = _tex_of(inside, inner, words)
+        ends = params.bar_reach_pt
+        inside = [g for g in out if g is not sign
+                  and bar[0] - ends <= (g.bbox[0] + g.bbox[2]) / 2 <= bar[1] + ends
+                  and bar[2] < g.y <= bar[2] + params.radicand_depth_ratio * g.size]  # fmt: skip
+        inner = [b for b in left if b != bar and bar[0] - ends <= b[0] and b[1] <= bar[1] + ends
+                 and bar[2] < b[2] < bar[2] + params.radicand_bars_ratio * sign.size]  # fmt: skip
+        tex = _tex_of(inside, inner, words, params)
         if tex is None:
             return None, bars
-        full = [g.y for g in inside if g.size >= 0.9 * max(x.size for x in inside)]
+        largest = max(x.size for x in inside)
+        full = [g.y for g in inside if g.size >= params.full_size_ratio * largest]
         token = Glyph("√", sign.size, x0, statistics.median(full), (x0, bar[2], bar[1], y1))
         words[id(token)] = r"\sqrt" + _group([tex])
         gone = {id(g) for g in inside} | {id(sign)}
@@ -262,33 +288,34 @@ def _radicals(
     return out, left
 
 
-def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str | None:
-    """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
-    the rows of the display (each a baseline of full-size glyphs), top down. words: the TeX of
-    the numbers and operator names among the glyphs (see _words)."""
-    if not glyphs:
-        return None
-    base = max(g.size for g in glyphs)
-    glyphs, bars = _radicals(glyphs, bars, words)
-    if glyphs is None:
-        return None
-    limits = _limits(glyphs, base)
-    used = {id(g) for above, below in limits.values() for g in above + below}
-    # A fraction: what stands over a drawn bar and what stands under it, within its length. It
-    # sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
-    # longest): a bar within its length over or under it is a fraction inside its numerator or
-    # denominator (a/b over c, 1 over 1 + 1/x), rebuilt with it, and reaches a row further.
+def _fractions(
+    glyphs: list[Glyph],
+    bars: list[Bar],
+    base: float,
+    used: set[int],
+    words: dict[int, str],
+    params: MathParams,
+) -> tuple[dict[int, str], list[Glyph]] | None:
+    """A fraction: what stands over a drawn bar and what stands under it, within its length. It
+    sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
+    longest): a bar within its length over or under it is a fraction inside its numerator or
+    denominator (a/b over c, 1 over 1 + 1/x), rebuilt with it, and reaches a row further.
+    Each fraction made one glyph (its TeX in the dict), the glyphs it takes added to `used`;
+    None when a rule is no fraction bar."""
     fractions: dict[int, str] = {}
     tokens: list[Glyph] = []
     taken: set[Bar] = set()
+    over_reach, under_reach = params.numerator_ratio * base, params.denominator_ratio * base
+    ends = params.bar_reach_pt
     for bar in sorted(bars, key=lambda bar: bar[0] - bar[1]):
         if bar in taken:
             continue
         x0, x1, y = bar
-        top, bottom = y - 1.5 * base, y + 2 * base
+        top, bottom = y - over_reach, y + under_reach
         inner = [
-            b for b in bars if b != bar and b not in taken and x0 - 1 <= b[0] and b[1] <= x1 + 1
-        ]
+            b for b in bars
+            if b != bar and b not in taken and x0 - ends <= b[0] and b[1] <= x1 + ends
+        ]  # fmt: skip
         over_bars: list[Bar] = []
         under_bars: list[Bar] = []
         grew = True
@@ -299,47 +326,78 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str 
                     continue
                 if top < b[2] < y:
                     over_bars.append(b)
-                    top, grew = min(top, b[2] - 1.5 * base), True
+                    top, grew = min(top, b[2] - over_reach), True
                 elif y < b[2] < bottom:
                     under_bars.append(b)
-                    bottom, grew = max(bottom, b[2] + 2 * base), True
+                    bottom, grew = max(bottom, b[2] + under_reach), True
         within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
-                  and x0 - 1 <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + 1]  # fmt: skip
+                  and x0 - ends <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + ends]  # fmt: skip
         # What stands nearer another bar across it (not one inside this fraction) is that
         # fraction's: the rows of an aligned display stacking 1/6 over 1/6.
         others = [b for b in bars if b != bar and b not in over_bars + under_bars]
-        over = [g for g in within if top < g.y < y and not _nearer(g, y, others)]
-        under = [g for g in within if y < g.y - 0.5 * g.size and g.y < bottom
-                 and not _nearer(g, y, others)]  # fmt: skip
-        numerator = _tex_of(over, over_bars, words)
-        denominator = _tex_of(under, under_bars, words)
+        over = [g for g in within if top < g.y < y and not _nearer(g, y, others, params)]
+        under = [g for g in within
+                 if y < g.y - params.denominator_drop_ratio * g.size and g.y < bottom
+                 and not _nearer(g, y, others, params)]  # fmt: skip
+        numerator = _tex_of(over, over_bars, words, params)
+        denominator = _tex_of(under, under_bars, words, params)
         if numerator is None or denominator is None:
             return None  # a rule that is no fraction bar (an overline): not guessed
         used.update(id(g) for g in over + under)
         taken.update([bar, *over_bars, *under_bars])
-        token = Glyph("\x00", base, x0, y + 0.25 * base, (x0, y - base, x1, y + base))
+        axis = y + params.math_axis_ratio * base
+        token = Glyph("\x00", base, x0, axis, (x0, y - base, x1, y + base))
         fractions[id(token)] = r"\frac" + _group([numerator]) + _group([denominator])
         tokens.append(token)
-    rest = [g for g in glyphs if id(g) not in used] + tokens
-    # Rows: baselines of full-size glyphs a line apart. Closer than that with no bar between
-    # (a matrix, a stack): beyond what is rebuilt here.
-    full = sorted(g.y for g in rest if g.size >= 0.9 * base and g.char not in _BIG | _FENCES)
+    return fractions, tokens
+
+
+def _baselines(glyphs: list[Glyph], base: float, params: MathParams) -> list[float] | None:
+    """Rows: baselines of full-size glyphs a line apart. Closer than that with no bar between
+    (a matrix, a stack): beyond what is rebuilt here, None."""
+    full_size = params.full_size_ratio * base
+    full = sorted(g.y for g in glyphs if g.size >= full_size and g.char not in _BIG | _FENCES)
     if not full:
-        full = sorted(g.y for g in rest)
+        full = sorted(g.y for g in glyphs)
     lines = [[full[0]]]
     for y in full[1:]:
-        if y - lines[-1][-1] > 0.45 * base:
-            if y - lines[-1][-1] < ROW_GAP * base:
+        if y - lines[-1][-1] > params.row_join_ratio * base:
+            if y - lines[-1][-1] < params.row_gap_ratio * base:
                 return None
             lines.append([])
         lines[-1].append(y)
-    baselines = [statistics.median(line) for line in lines]
+    return [statistics.median(line) for line in lines]
+
+
+def _tex_of(
+    glyphs: list[Glyph], bars: list[Bar], words: dict[int, str], params: MathParams
+) -> str | None:
+    """The glyphs as TeX: limits of big operators first, then fractions over their bars, then
+    the rows of the display (each a baseline of full-size glyphs), top down. words: the TeX of
+    the numbers and operator names among the glyphs (see _words)."""
+    if not glyphs:
+        return None
+    base = max(g.size for g in glyphs)
+    glyphs, bars = _radicals(glyphs, bars, words, params)
+    if glyphs is None:
+        return None
+    limits = _limits(glyphs, base, params)
+    used = {id(g) for above, below in limits.values() for g in above + below}
+    made = _fractions(glyphs, bars, base, used, words, params)
+    if made is None:
+        return None
+    fractions, tokens = made
+    rest = [g for g in glyphs if id(g) not in used] + tokens
+    baselines = _baselines(rest, base, params)
+    if baselines is None:
+        return None
     rows: list[list[Glyph]] = [[] for _ in baselines]
     for g in rest:
         y = (g.bbox[1] + g.bbox[3]) / 2 if g.char in _BIG | _FENCES else g.y
         rows[min(range(len(baselines)), key=lambda i: abs(baselines[i] - y))].append(g)
     texs = [
-        _row(row, b, base, fractions, limits, words) for row, b in zip(rows, baselines, strict=True)
+        _row(row, b, base, fractions, limits, words, params)
+        for row, b in zip(rows, baselines, strict=True)
     ]
     if any(t is None for t in texs):
         return None
@@ -347,7 +405,7 @@ def _tex_of(glyphs: list[Glyph], bars: list[Bar], words: dict[int, str]) -> str 
     return joined if len(texs) == 1 else r"\begin{array}{l} " + joined + r" \end{array}"
 
 
-def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
+def _row(glyphs, baseline, base, fractions, limits, words, params: MathParams) -> str | None:
     """One row of the display, left to right: scripts by size and baseline (the scripts after
     one glyph are its subscript and its superscript, however they interleave: f_{n+1}^2 sets
     the 2 over the n), limits after their operator."""
@@ -363,8 +421,8 @@ def _row(glyphs, baseline, base, fractions, limits, words) -> str | None:
         if tex is None:
             return None
         # A smaller glyph is a script: raised, a superscript; else a subscript.
-        small = id(g) not in fractions and g.size < 0.9 * base
-        mark = ("^" if g.y < baseline - 0.15 * base else "_") if small else ""
+        small = id(g) not in fractions and g.size < params.full_size_ratio * base
+        mark = ("^" if g.y < baseline - params.raised_ratio * base else "_") if small else ""
         if mark == "^" and set(tex) == {"'"} and not scripts:
             out.append(tex)  # a raised prime is TeX's f' (f^{'} has a prime with no base)
             continue

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from models.reading.math_text import Glyph, tex_from_glyphs
+from models.reading.params.math import MATH
 
 BASE, SMALL = 14.0, 11.2
 
@@ -59,6 +62,8 @@ def test_the_rows_of_a_display_one_under_the_other():
     rows = [_g("𝑎", 0), _g("=", 12), _g("1", 24), _g("𝑏", 0, 140), _g("=", 12, 140),
             _g("2", 24, 140)]  # fmt: skip
     assert tex_from_glyphs(rows) == r"\begin{array}{l} a = 1 \\ b = 2 \end{array}"
+    # Rows 40 pt apart, under three sizes: with rows asked three sizes apart, a stack.
+    assert tex_from_glyphs(rows, params=replace(MATH, row_gap_ratio=3.0)) is None
 
 
 def test_a_fraction_in_a_numerator_and_one_in_a_denominator():

@@ -15,13 +15,7 @@ from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageReading
 from models.ocr import TesseractEngine
-from models.reading import textlayer
-from models.reading.textlayer import (
-    is_junk_line,
-    looks_like_language,
-    text_layer_reading,
-    word_styles,
-)
+from models.reading.textlayer import text_layer_reading
 from tests.conftest import ROOT
 
 LINN_OCR = ROOT / "tests" / "resources" / "corpus" / "linn-ocr.pdf"
@@ -78,21 +72,6 @@ def _typed(path, text: str):
     page.insert_textbox(pymupdf.Rect(72, 120, 540, 500), text, fontsize=11, fontname="helv")
     doc.save(path)
     return path
-
-
-def test_text_layer_judged_by_its_letters():
-    # A shifted font encoding ("Opnbddchmfr ne sgd"), private-use glyphs: not language.
-    assert looks_like_language(BODY * 3)
-    assert not looks_like_language(_shift(BODY * 3, -1))
-    assert not looks_like_language("\ue020\ue021 \ue022" * 20 + BODY)
-    # A financial statement is mostly figures, and still a text to read.
-    statement = "Revenue 12,400 11,250 Cost of sales (7,310) (6,980) Gross profit 5,090 4,270 " * 3
-    assert looks_like_language("Statement of income for the year " + statement)
-    # A paper whose figure labels and math italics have no characters ("node \ufffd", 1 %)
-    # is still a good layer; a font that maps nothing is not.
-    assert looks_like_language(BODY * 8 + " node \ufffd and x\ufffd,\ufffd")
-    assert not looks_like_language(BODY + " \ufffd" * 40)
-    assert not looks_like_language(BODY + " (cid:12)" * 10)
 
 
 def test_shifted_encoding_is_read_again(tmp_path):
@@ -193,13 +172,6 @@ def test_an_ocr_layer_that_disagrees_with_a_fresh_read_is_read_again(tmp_path):
     assert _layer_reading(lowered) is None
 
 
-def test_lines_of_specks_are_junk_and_text_is_not():
-    for junk in ("a. t>.", "RO", ";", '."5/0-', "|"):
-        assert is_junk_line(junk), junk
-    for line in ("12", "The natives very naturally felt indig-", "I am", "fell"):
-        assert not is_junk_line(line), line
-
-
 def test_words_belong_to_their_block_when_an_image_comes_first(tmp_path):
     """MuPDF numbers words by text block, image blocks not counted: a page that starts with a
     picture must not give each block the next block's words."""
@@ -267,23 +239,6 @@ def test_a_word_hyphenated_at_a_line_end_is_one_word(tmp_path):
     block = next(b for b in reading.blocks if "natives" in b.text)
     assert "felt indignant at this" in block.text
     assert block.text == " ".join(w.text for w in block.words)
-
-
-def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path):
-    """A section heading MuPDF puts in one block with the paragraph under it: the heading's
-    words keep their own size (the block's median is the body's), so a heading cut out of the
-    block by the layout has the size of its section level on every page."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 100), "4.3. Human activity detection", fontsize=10.96, fontname="hebo")
-    for k in range(6):
-        page.insert_text((72, 114 + 12 * k), "body text of the section goes on here", fontsize=9.96)
-    doc.save(tmp_path / "mixed.pdf")
-    page = pymupdf.open(tmp_path / "mixed.pdf")[0]
-    _, sizes = word_styles(page)
-    by_text = {w[4]: sizes.get(tuple(w[5:8])) for w in page.get_text("words")}
-    assert round(by_text["Human"], 2) == 10.96
-    assert round(by_text["body"], 2) == 9.96
 
 
 def test_a_line_drawn_twice_a_little_apart_is_read_once(tmp_path):
@@ -484,21 +439,3 @@ def test_a_drawing_is_a_figure_and_a_charts_labels_are_its_own(tmp_path):
     assert "Reaction time (hours)" not in text and "Yield (%)" not in text
     assert "Applicant name" in text and "Date of birth" in text
     assert [f["code"] for f in result.report["findings"]].count("FIGURE_ALT_REVIEW") == 2
-
-
-def _text_blocks(page):
-    return [b for b in page.get_text("dict")["blocks"] if b["type"] == 0]
-
-
-def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings(monkeypatch):
-    """A map or a plot of many thousand markers keeps what the layout model saw: clustering its
-    paths would cost seconds for a figure the model may have found already."""
-    doc = pymupdf.open()
-    page = doc.new_page(width=612, height=792)
-    for a, b in [((200, 160), (300, 260)), ((300, 160), (200, 260))] * 6:
-        page.draw_line(a, b)
-    assert [r.kind for r in textlayer.with_drawings(page, [], _text_blocks(page), scale=1.0)] == [
-        "drawing"
-    ]
-    monkeypatch.setattr(textlayer, "MAX_DRAWINGS", 5)
-    assert textlayer.with_drawings(page, [], _text_blocks(page), scale=1.0) == []

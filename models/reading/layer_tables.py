@@ -1,0 +1,176 @@
+"""Tables drawn with rules on a born-digital page: PyMuPDF's table finder gives the grid (its
+vector lines give cells and spans exactly); the page's words fill its cells, part a column the
+rules do not part, and tell rules that frame a table without parting its rows (then the words
+decide)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+import pymupdf
+
+from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
+
+
+def _lines_at(edges: list[float], tolerance: float) -> list[float]:
+    """Cell edges merged into the grid's lines (edges closer than `tolerance` are one)."""
+    lines: list[float] = []
+    for edge in sorted(edges):
+        if not lines or edge - lines[-1] > tolerance:
+            lines.append(edge)
+    return lines
+
+
+def _words_in(box, words: list[tuple]) -> list[tuple]:
+    """The words (PyMuPDF "words" tuples) whose centre lies in box."""
+    return [w for w in words if box[0] <= (w[0] + w[2]) / 2 <= box[2]
+            and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
+
+
+def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> bool:
+    """Rules that frame the table but do not part its printed rows (a rule under the header and
+    one at the foot, as journals print them): one grid row in which three cells or more stack
+    several lines that line up with the other cells' lines holds many printed rows. (Two cells
+    side by side, each a list of a few lines, are cells of their own.)"""
+    for row in rows:
+        stacks = []
+        for box in row.cells:
+            if box is None:
+                continue
+            # Centres within grid_line_pt are one line.
+            centres = [round((w[1] + w[3]) / 2) for w in _words_in(box, words)]
+            lines = _lines_at(centres, params.grid_line_pt)
+            if len(lines) >= params.stacked_lines:
+                stacks.append(lines)
+        for a in stacks:
+            lined_up = sum(
+                sum(any(abs(y - z) <= params.lined_up_pt for z in b) for y in a)
+                >= params.lined_up_share * min(len(a), len(b))
+                for b in stacks
+                if b is not a
+            )
+            if lined_up >= params.stacked_cells - 1:
+                return True
+    return False
+
+
+def _unruled_column_gaps(rows: list, words: list[tuple], params: TextLayerParams) -> list[float]:
+    """Where rules do not part two printed columns (a category beside its description, no rule
+    between them): the middle of a vertical gap that every body cell of one grid column, three
+    or more, leaves free, wider than a line is tall."""
+    if not words:
+        return []
+    height = statistics.median(w[3] - w[1] for w in words)
+    gaps = []
+    for c in range(max((len(row.cells) for row in rows), default=0)):
+        shared: list[tuple[float, float]] | None = None
+        cells = 0
+        for row in rows[1:]:
+            box = row.cells[c] if c < len(row.cells) else None
+            inside = _words_in(box, words) if box else []
+            if len(inside) < params.gap_cell_min_words:
+                continue
+            cells += 1
+            spans = sorted((w[0], w[2]) for w in inside)
+            free, reach = [], spans[0][1]
+            for a, b in spans[1:]:
+                if a > reach:
+                    free.append((reach, a))
+                reach = max(reach, b)
+            shared = free if shared is None else [
+                (max(a, x), min(b, y)) for a, b in shared for x, y in free if min(b, y) > max(a, x)
+            ]  # fmt: skip
+        if cells >= params.gap_min_cells and shared:
+            a, b = max(shared, key=lambda gap: gap[1] - gap[0])
+            if b - a >= height:
+                gaps.append((a + b) / 2)
+    return gaps
+
+
+def _spanned(lines: list[float], start: float, end: float, params: TextLayerParams) -> int:
+    """How many of the grid's columns (or rows), between its `lines`, a cell from start to end
+    spans: those whose middle lies in it."""
+    reach = params.span_reach_pt
+    return sum(
+        start - reach <= (a + b) / 2 <= end + reach for a, b in zip(lines, lines[1:], strict=False)
+    )
+
+
+def _ruled_table(
+    tables: list, region: pymupdf.Rect, page: pymupdf.Page, params: TextLayerParams
+) -> list[list[dict]] | None:
+    """The table drawn with rules under a table region, from PyMuPDF's table finder (its
+    vector lines give cells and spans exactly); None when no single ruled table holds most of
+    the region (then the words decide)."""
+    area = abs(region) or 1.0
+    under = [t for t in tables
+             if abs(pymupdf.Rect(t.bbox) & region) >= params.ruled_region_share * area]  # fmt: skip
+    if len(under) != 1:
+        return None
+    table = under[0]
+    boxes = [c for c in table.cells if c]
+    xs = _lines_at([b[0] for b in boxes] + [max(b[2] for b in boxes)], params.grid_line_pt)
+    ys = _lines_at([b[1] for b in boxes] + [max(b[3] for b in boxes)], params.grid_line_pt)
+    # Cell text from the page's words (extract() joins glyphs placed without space characters).
+    words = page.get_text("words", clip=pymupdf.Rect(table.bbox))
+
+    def text_in(box) -> str:
+        inside = _words_in(box, words)
+        return " ".join(w[4] for w in sorted(inside, key=lambda w: (w[5], w[6], w[7])))
+
+    if _rows_not_ruled(table.rows, words, params):
+        return None  # the words decide
+    # A column the rules do not part is parted at its gap; a cell whose words cross the gap (a
+    # header over both) spans both.
+    splits = _unruled_column_gaps(table.rows, words, params)
+    xs = sorted(xs + splits)
+    rows: list[list[dict]] = []
+    # Each ruled cell's text, read once: for the share of cells filled, and for the cell itself
+    # when no gap parts it.
+    whole_texts = [text_in(box) for row in table.rows for box in row.cells if box is not None]
+    if sum(map(bool, whole_texts)) < params.filled_cells_share * len(whole_texts):
+        return None  # rules that do not separate the text (a spreadsheet's partial grid)
+    texts = iter(whole_texts)
+    for row in table.rows:
+        cells = []
+        for whole in row.cells:
+            if whole is None:
+                continue  # covered by a spanning cell
+            whole_text = next(texts)
+            inner = [x for x in splits if whole[0] < x < whole[2]]
+            if any(w[0] < x < w[2] for x in inner for w in _words_in(whole, words)):
+                inner = []
+            edges = [whole[0], *inner, whole[2]]
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                box = (x0, whole[1], x1, whole[3])
+                colspan = _spanned(xs, box[0], box[2], params)
+                rowspan = _spanned(ys, box[1], box[3], params)
+                text = text_in(box) if inner else whole_text
+                cells.append({"text": text, "header": False,
+                              "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
+        rows.append(cells)
+    head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
+    if not table.header.external:
+        for row in rows[:head]:
+            for cell in row:
+                cell["header"] = True
+    return rows
+
+
+def ruled_table_finder(
+    page: pymupdf.Page, *, scale: float, params: TextLayerParams = TEXT_LAYER
+) -> Callable[[tuple], list[list[dict]] | None]:
+    """For `apply_layout`: a table region's box (in pixels at `scale` per point) -> the rows of
+    the ruled table under it, or None (then the words decide). The page's ruled tables (two
+    rows and two columns or more) are found once, and only if a region asks."""
+    ruled: list | None = None
+
+    def ruled_table(box) -> list[list[dict]] | None:
+        nonlocal ruled
+        if ruled is None:
+            found = page.find_tables(strategy="lines").tables
+            ruled = [t for t in found if t.row_count >= 2 and t.col_count >= 2]
+        return _ruled_table(ruled, pymupdf.Rect(box) / scale, page, params)
+
+    return ruled_table

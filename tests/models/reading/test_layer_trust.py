@@ -1,0 +1,42 @@
+"""A text layer is trusted only when its text is language (not glyph codes of a shifted font
+encoding or private-use glyphs); an OCR layer's lines of specks are junk."""
+
+from __future__ import annotations
+
+from models.reading.layer_trust import is_junk_line, looks_like_language
+
+BODY = (
+    "Accessible documents let every reader follow the text in its order. This paragraph was "
+    "typed, not scanned, so its characters are known exactly."
+)
+
+
+def _shift(text: str, by: int) -> str:
+    """Each letter moved `by` places in the alphabet: a shifted font encoding."""
+    return "".join(
+        chr((ord(c) - base + by) % 26 + base) if c.isascii() and c.isalpha() else c
+        for c in text
+        for base in [ord("a") if c.islower() else ord("A")]
+    )
+
+
+def test_text_layer_judged_by_its_letters():
+    # A shifted font encoding ("Opnbddchmfr ne sgd"), private-use glyphs: not language.
+    assert looks_like_language(BODY * 3)
+    assert not looks_like_language(_shift(BODY * 3, -1))
+    assert not looks_like_language("\ue020\ue021 \ue022" * 20 + BODY)
+    # A financial statement is mostly figures, and still a text to read.
+    statement = "Revenue 12,400 11,250 Cost of sales (7,310) (6,980) Gross profit 5,090 4,270 " * 3
+    assert looks_like_language("Statement of income for the year " + statement)
+    # A paper whose figure labels and math italics have no characters ("node \ufffd", 1 %)
+    # is still a good layer; a font that maps nothing is not.
+    assert looks_like_language(BODY * 8 + " node \ufffd and x\ufffd,\ufffd")
+    assert not looks_like_language(BODY + " \ufffd" * 40)
+    assert not looks_like_language(BODY + " (cid:12)" * 10)
+
+
+def test_lines_of_specks_are_junk_and_text_is_not():
+    for junk in ("a. t>.", "RO", ";", '."5/0-', "|"):
+        assert is_junk_line(junk), junk
+    for line in ("12", "The natives very naturally felt indig-", "I am", "fell"):
+        assert not is_junk_line(line), line
