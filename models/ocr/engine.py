@@ -36,6 +36,7 @@ from models.ocr.prepare import deskew
 from models.ocr.tables import reversed_bars, ruled_tables, table_rules
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
+from models.reading.layout_regions import apply_layout
 from models.reading.markers import BULLET
 from models.reading.regions import formula_regions, header_tables
 from models.reading.scan_blocks import (
@@ -60,7 +61,6 @@ from models.reading.scan_lines import (
     reads_well,
     words_size,
 )
-from models.structure import apply_layout
 
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 

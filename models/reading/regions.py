@@ -7,8 +7,8 @@ import re
 import statistics
 
 from models.layout import Region
+from models.reading.kinds import MATH_SIGNS, math_signs
 from models.reading.scan_lines import Line, inside_share
-from models.structure import MATH_SIGNS, math_signs
 
 # A display formula is at most this share of the text's width (see formula_regions).
 FORMULA_WIDTH = 0.75

@@ -23,9 +23,10 @@ from models.engine import PageReading, ReadBlock, Word
 from models.language import detect_language, language_scores
 from models.layout import Region, page_regions
 from models.ocr.lines import read_crops
+from models.reading.kinds import CAPTION_LABEL
+from models.reading.layout_regions import apply_layout, overlap
 from models.reading.markers import BULLET
 from models.reading.math_text import Bar, Glyph, tex_from_glyphs
-from models.structure import CAPTION_LABEL, apply_layout, overlap
 
 MIN_CHARS = 40
 UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)

@@ -12,8 +12,9 @@ from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from models.engine import ReadBlock, Word
 from models.layout import Region
 from models.ocr import TesseractEngine
+from models.reading.kinds import real_words
+from models.reading.layout_regions import FORMULA_FINDING, apply_layout, figure_worthy
 from models.reading.textlayer import text_layer_reading
-from models.structure import FORMULA_FINDING, apply_layout, figure_worthy, real_words
 from tests.conftest import CORPUS
 
 REALWORLD = CORPUS / "realworld"

@@ -9,14 +9,14 @@ image with a finding; pictures must be big enough and hold an image, not a speck
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Callable
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
-from models.reading_order import reading_order
+from models.reading.reading_order import reading_order
 from models.word_tables import key_value_tables, table_from_words
 
 # A figure smaller than this share of the page width (or height) is a speck, a rule or an
@@ -28,16 +28,6 @@ FORMULA_FINDING = {
     "level": "needs_review",
     "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
 }
-_WORD = re.compile(r"[^\W\d_]{2,}")
-SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
-_SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
-MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
-# A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
-_CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
-_PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
-CAPTION_LABEL = re.compile(
-    r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
-)
 _KIND = {
     "title": "heading",
     "section-header": "heading",
@@ -48,68 +38,6 @@ _KIND = {
     "footnote": "footnote",
     "text": "paragraph",
 }
-
-
-def real_words(words: list[Word], text: str) -> bool:
-    """Text a heading can be made of: mostly letters in words of two or more, read with
-    confidence (OCR) and, where the engine knows, mostly dictionary words."""
-    letters = sum(c.isalpha() for c in text)
-    visible = sum(not c.isspace() for c in text) or 1
-    tokens = _WORD.findall(text)
-    if letters / visible < 0.6 or not tokens or max(len(t) for t in tokens) < 3:
-        return False
-    if any(t.isupper() for t in tokens) and not any(len(t) >= 4 for t in tokens):
-        return False  # "PERS A" or "ST": scraps of capitals
-    if words:
-        # A section's number ("1", "2.1" before "Introduction") is no dictionary word and is
-        # read with little confidence when it stands alone: it says nothing of the title.
-        titled = [w for w in words if not _SECTION_NUMBER.fullmatch(w.text)] or words
-        confidence = statistics.mean(w.confidence for w in titled)
-        known = [_known(w) for w in titled if w.known is not None and len(w.text) >= 3]
-        if confidence < 75:
-            return False
-        if known and sum(known) < 0.6 * len(known):
-            return False
-    return True
-
-
-def reads_as_prose(text: str) -> bool:
-    """A sentence or a lead-in, however it is set: words mostly in lower case, and a full stop
-    after eight words or more ("You do not need to print and submit these guidelines with
-    your application form."), or a colon after six or more ("This application is made up of
-    four parts:"). A title's first line may end with a colon ("Employee's Perception of
-    Fairness of Advancement:" over its subtitle), a title in capitals with a full stop."""
-    words = [w for w in text.split() if not _SECTION_NUMBER.fullmatch(w)]
-    if sum(w[0].islower() for w in words) < 0.5 * len(words):
-        return False
-    text = text.rstrip()
-    return (text.endswith(".") and len(words) >= 8) or (text.endswith(":") and len(words) >= 6)
-
-
-def _known(word: Word) -> bool:
-    """In the dictionary, or a word read with full confidence whose parts are words or numbers
-    and one a word of four letters or more: a title's terms of art and compounds ("Pubertal
-    development in TS", "2-Cube", "base-ionic") are no dictionary words, nor are codes of
-    capitals and digits ("Hole U1503A"), and garbage is never read so surely."""
-    if word.known:
-        return True
-    if word.confidence < SURE_WORD:
-        return False
-    stripped = word.text.strip(".,:;!?()[]\"'’”“")
-    if _CODE.fullmatch(stripped):
-        return True  # "U1503A", "368X": a code read surely is no misreading
-    parts = stripped.split("-")
-    return all(_WORD.fullmatch(p) or p.isdigit() for p in parts) and any(
-        len(p) >= 4 and p.isalpha() for p in parts
-    )
-
-
-def math_signs(text: str) -> bool:
-    """Signs enough for mathematics: an equals sign or two signs, and signs a share of the
-    characters (a sentence with a dash or a bracket has few)."""
-    chars = [c for c in text if not c.isspace()]
-    signs = sum(c in MATH_SIGNS for c in chars)
-    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars)
 
 
 def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Region]:
@@ -132,7 +60,7 @@ def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Regio
             if (
                 text
                 and math_signs(text)
-                and not _PROSE_WORD.search(text)
+                and not PROSE_WORD.search(text)
                 and not CAPTION_LABEL.match(text)
                 and not labels
             ):
@@ -374,7 +302,7 @@ def _read_in_order(
     blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
 ) -> None:
     """Blocks sorted in the reading order of their regions (bands and columns, see
-    models.reading_order); a region's blocks keep the engine's order among themselves, and a
+    models.reading.reading_order); a region's blocks keep the engine's order among themselves, and a
     block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
     units: dict[object, list[ReadBlock]] = {}
     boxes: dict[object, BBox] = {}
@@ -506,7 +434,7 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
 
 def _prose(words: list[Word]) -> bool:
     """Running text: twenty words of four letters or more, half the words or more."""
-    long = sum(bool(_PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
+    long = sum(bool(PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
     return long >= 20 and long >= 0.5 * len(words)
 
 
