@@ -10,12 +10,13 @@ image with a finding; pictures must be big enough and hold an image, not a speck
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from dataclasses import replace
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
+from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.reading_order import reading_order
 from models.word_tables import key_value_tables, table_from_words
 
@@ -115,11 +116,11 @@ def _without_nested_text(regions: list[Region]) -> list[Region]:
 
 
 def _split(
-    block: ReadBlock, regions: list[Region], text_size=None, stroke=None
+    block: ReadBlock, regions: list[Region], image: PageImageAccess
 ) -> list[tuple[ReadBlock, int | None]]:
     """The block cut where its words move into another region; each part with its region (and
-    its own text size and stroke width, when `text_size` and `stroke` can tell them from the
-    words: a bold title cut from the text it was read with is bold alone)."""
+    its own text size and stroke width, when the page's image can tell them from the words: a
+    bold title cut from the text it was read with is bold alone)."""
     if not block.words or any(w.bbox is None for w in block.words):
         return [(block, _region_of(block.bbox, regions) if block.bbox else None)]
     owners = [_region_of(w.bbox, regions) for w in block.words]  # type: ignore[arg-type]
@@ -142,8 +143,8 @@ def _split(
     parts = []
     for k, (key, words) in enumerate(grouped.items()):
         owner = key if key is not None and key >= 0 else None
-        size = (text_size(words) if text_size else None) or block.font_size
-        strokes = [stroke(w.bbox) for w in words] if stroke else []
+        size = image.text_size(words) or block.font_size
+        strokes = [s for s in (image.stroke(w.bbox) for w in words) if s is not None]
         part = ReadBlock(kind="paragraph", text=_join(words), bbox=_bbox(words), words=words,
                          font_size=size, bold=block.bold, ink=block.ink,
                          stroke=statistics.median(strokes) if strokes else block.stroke,
@@ -191,15 +192,16 @@ def _number_the_title(block: ReadBlock) -> None:
     block.marker, block.ordered = None, False
 
 
-def figure_worthy(bbox: BBox, width: float, height: float, ink: Callable[[BBox], float]) -> bool:
+def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool:
     """Big enough to be an illustration, and holding ink (not a blank box, not a full black
     bar): specks, rules and drop caps are not figures."""
+    width, height = page.width, page.height
     w, h = bbox[2] - bbox[0], bbox[3] - bbox[1]
     if w < FIGURE_MIN_SIDE * width or h < FIGURE_MIN_SIDE * height / 2:
         return False
     if w * h < FIGURE_MIN_AREA * width * height:
         return False
-    dark = ink(bbox)
+    dark = image.ink(bbox)
     return 0.01 <= dark <= 0.97
 
 
@@ -216,25 +218,13 @@ def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
     return (*first.order[:-1], first.order[-1] - 0.5)
 
 
-def apply_layout(
-    blocks: list[ReadBlock],
-    regions: list[Region],
-    *,
-    width: float,
-    height: float,
-    ink: Callable[[BBox], float],
-    transcribe: Callable[[BBox], str | None] | None = None,
-    text_size: Callable[[list[Word]], float | None] | None = None,
-    ruled_table: Callable[[BBox], list[list[dict]] | None] | None = None,
-    row_rules: Callable[[BBox], list[float]] | None = None,
-    stroke: Callable[[BBox], float] | None = None,
-) -> tuple[list[ReadBlock], list[dict]]:
-    """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
-    positions, pictures and formulas as figures; with the page's findings. Every block carries
-    `.order` (a sortable tuple); the result is in that order. `row_rules`: the heights of the
-    horizontal rules printed across a box (a scan's table rows)."""
-    findings: list[dict] = []
-    regions = _math_captions(_without_nested_text(regions), blocks)
+def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
+    """The page's blocks re-cut and re-labelled by its layout regions, tables rebuilt from word
+    positions, pictures and formulas as figures; the page's findings with those of this stage.
+    Every block carries `.order` (a sortable tuple); the result is in that order."""
+    blocks, width = page.blocks, page.width
+    findings = list(page.findings)
+    regions = _math_captions(_without_nested_text(page.regions), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]
@@ -256,7 +246,7 @@ def apply_layout(
         if block.kind not in ("paragraph", "list_item"):
             out.append(block)
             continue
-        for part, i in _split(block, regions, text_size, stroke):
+        for part, i in _split(block, regions, image):
             out.append(_labelled(part, regions[i] if i is not None else None))
             if i is not None:
                 owner[id(part)] = i
@@ -271,17 +261,16 @@ def apply_layout(
         if region in taken_regions:
             continue
         if region.kind == "table":
-            out = _table(region, out, ruled_table, text_size, row_rules)
+            out = _table(region, out, image)
         elif region.kind in _PICTURES:
-            out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
-                           transcribe=transcribe)  # fmt: skip
+            out = _picture(region, out, page, image, findings)
     out = _with_key_value_tables(out)
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
-        if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
+        if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, page, image):
             out.remove(figure)
     out.sort(key=lambda b: b.order)
-    return out, findings
+    return replace(page, blocks=out, findings=findings)
 
 
 def _covered(inner: BBox, outer: BBox) -> float:
@@ -378,37 +367,40 @@ def _keep_only(block: ReadBlock, rest: list[Word]) -> bool:
     return True
 
 
-def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=None,
-           row_rules=None):  # fmt: skip
+def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> list[ReadBlock]:
     inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
     sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
-    rows = ruled_table(region.bbox) if ruled_table else None
+    rows = image.ruled_table(region.bbox)
     if rows:
         table = ReadBlock(kind="table", bbox=region.bbox, rows=rows, text="")
     else:
-        rules = row_rules(region.bbox) if row_rules else ()
+        rules = image.row_rules(region.bbox)
         table = table_from_words(inside, region.bbox, rules=rules)
     if table is None:
         return blocks  # no grid in the words: they stay text
     # The size of the table's text counts towards the document's body size.
-    table.font_size = (text_size(inside) if text_size else None) or (
-        statistics.median(sizes) if sizes else None
-    )
+    table.font_size = image.text_size(inside) or (statistics.median(sizes) if sizes else None)
     _, orders, kept = _take(region, blocks)
     table.order = min(orders)
     table.layout = "table"
     return kept + [table]
 
 
-def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> list[ReadBlock]:
+def _picture(
+    region: Region,
+    blocks: list[ReadBlock],
+    page: ReadingPage,
+    image: PageImageAccess,
+    findings: list[dict],
+) -> list[ReadBlock]:
     if any(
         b.kind == "figure" and b.bbox and overlap(b.bbox, region.bbox)
-        and figure_worthy(b.bbox, width, height, ink)
+        and figure_worthy(b.bbox, page, image)
         for b in blocks
     ):  # fmt: skip
         return blocks  # the engine found this image already (a chart's markers are none)
     formula = region.kind == "formula"
-    if not formula and not figure_worthy(region.bbox, width, height, ink):
+    if not formula and not figure_worthy(region.bbox, page, image):
         return blocks
     inside = [w for b in blocks for w in (_inside(region, b) if b.kind != "table" else [])]
     text = " ".join(w.text for w in inside)
@@ -420,7 +412,7 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
     order = _order_before(region.bbox, blocks)
     _, orders, kept = _take(region, blocks)
     figure = ReadBlock(kind="figure", bbox=region.bbox)
-    tex = transcribe(region.bbox) if formula and transcribe else None
+    tex = image.transcribe(region.bbox) if formula else None
     if tex:
         figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
     elif formula:

@@ -24,9 +24,11 @@ from models.language import detect_language, language_scores
 from models.layout import Region, page_regions
 from models.ocr.lines import read_crops
 from models.reading.kinds import CAPTION_LABEL
+from models.reading.layer_image import LayerImage
 from models.reading.layout_regions import apply_layout, overlap
 from models.reading.markers import BULLET
 from models.reading.math_text import Bar, Glyph, tex_from_glyphs
+from models.reading.page import ReadingPage
 
 MIN_CHARS = 40
 UNMAPPED_SHARE = 0.02  # glyphs without a character a trusted layer may hold (of its characters)
@@ -770,9 +772,12 @@ def text_layer_reading(
             known = [size_of[id(w)] for w in words for _ in w.text if id(w) in size_of]
             return statistics.median(known) if known else None
 
-        blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
-                                        ink=_ink_meter(image), transcribe=transcribe,
-                                        ruled_table=ruled_table, text_size=text_size)  # fmt: skip
+        answers = LayerImage(ink=_ink_meter(image), transcribe=transcribe,
+                             ruled_table=ruled_table, text_size=text_size)  # fmt: skip
+        layered = ReadingPage(blocks=blocks, regions=regions, width=rect.width,
+                              height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
+        layered = apply_layout(layered, answers)
+        blocks, findings = layered.blocks, layered.findings
     return PageReading(
         page_number=page_number,
         blocks=blocks,
