@@ -7,9 +7,9 @@ import re
 import statistics
 
 from models.engine import Word
+from models.reading.params.kinds import KINDS
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
-SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
@@ -26,19 +26,29 @@ def real_words(words: list[Word], text: str) -> bool:
     letters = sum(c.isalpha() for c in text)
     visible = sum(not c.isspace() for c in text) or 1
     tokens = _WORD.findall(text)
-    if letters / visible < 0.6 or not tokens or max(len(t) for t in tokens) < 3:
+    if (
+        letters / visible < KINDS.heading_letter_share
+        or not tokens
+        or max(len(t) for t in tokens) < KINDS.heading_word_letters
+    ):
         return False
-    if any(t.isupper() for t in tokens) and not any(len(t) >= 4 for t in tokens):
+    if any(t.isupper() for t in tokens) and not any(
+        len(t) >= KINDS.capitals_word_letters for t in tokens
+    ):
         return False  # "PERS A" or "ST": scraps of capitals
     if words:
         # A section's number ("1", "2.1" before "Introduction") is no dictionary word and is
         # read with little confidence when it stands alone: it says nothing of the title.
         titled = [w for w in words if not _SECTION_NUMBER.fullmatch(w.text)] or words
         confidence = statistics.mean(w.confidence for w in titled)
-        known = [_known(w) for w in titled if w.known is not None and len(w.text) >= 3]
-        if confidence < 75:
+        known = [
+            _known(w)
+            for w in titled
+            if w.known is not None and len(w.text) >= KINDS.known_word_letters
+        ]
+        if confidence < KINDS.heading_confidence:
             return False
-        if known and sum(known) < 0.6 * len(known):
+        if known and sum(known) < KINDS.heading_known_share * len(known):
             return False
     return True
 
@@ -53,7 +63,8 @@ def reads_as_prose(text: str) -> bool:
     if sum(w[0].islower() for w in words) < 0.5 * len(words):
         return False
     text = text.rstrip()
-    return (text.endswith(".") and len(words) >= 8) or (text.endswith(":") and len(words) >= 6)
+    sentence = text.endswith(".") and len(words) >= KINDS.prose_sentence_words
+    return sentence or (text.endswith(":") and len(words) >= KINDS.prose_lead_in_words)
 
 
 def _known(word: Word) -> bool:
@@ -63,14 +74,14 @@ def _known(word: Word) -> bool:
     capitals and digits ("Hole U1503A"), and garbage is never read so surely."""
     if word.known:
         return True
-    if word.confidence < SURE_WORD:
+    if word.confidence < KINDS.sure_word_confidence:
         return False
     stripped = word.text.strip(".,:;!?()[]\"'’”“")
     if _CODE.fullmatch(stripped):
         return True  # "U1503A", "368X": a code read surely is no misreading
     parts = stripped.split("-")
     return all(_WORD.fullmatch(p) or p.isdigit() for p in parts) and any(
-        len(p) >= 4 and p.isalpha() for p in parts
+        len(p) >= KINDS.term_part_letters and p.isalpha() for p in parts
     )
 
 
@@ -79,4 +90,4 @@ def math_signs(text: str) -> bool:
     characters (a sentence with a dash or a bracket has few)."""
     chars = [c for c in text if not c.isspace()]
     signs = sum(c in MATH_SIGNS for c in chars)
-    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars)
+    return ("=" in text or signs >= 2) and signs >= KINDS.math_sign_share * len(chars)

@@ -17,13 +17,10 @@ from models.layout import Region
 from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
 from models.reading.page import PageImageAccess, ReadingPage
+from models.reading.params.layout_regions import LAYOUT
 from models.reading.reading_order import reading_order
 from models.word_tables import key_value_tables, table_from_words
 
-# A figure smaller than this share of the page width (or height) is a speck, a rule or an
-# initial, not an illustration; it must also hold ink that varies (an image, not a blank box).
-FIGURE_MIN_SIDE = 0.06
-FIGURE_MIN_AREA = 0.006
 FORMULA_FINDING = {
     "code": "FORMULA_NOT_TRANSCRIBED",
     "level": "needs_review",
@@ -107,7 +104,7 @@ def _without_nested_text(regions: list[Region]) -> list[Region]:
             other is not region
             and other.kind in _TEXT_CLASSES
             and other.area > region.area
-            and _covered(region.bbox, other.bbox) >= 0.8
+            and _covered(region.bbox, other.bbox) >= LAYOUT.nested_text_share
             for other in regions
         )
         if not nested:
@@ -186,7 +183,7 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
 def _number_the_title(block: ReadBlock) -> None:
     """A numbered section title the engine took for a list item ("1. Introduction" read as
     item "1." of a list): the number is part of the heading again."""
-    confidence = min((w.confidence for w in block.words), default=100.0)
+    confidence = min((w.confidence for w in block.words), default=LAYOUT.full_confidence)
     block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
     block.text = f"{block.marker} {block.text}"
     block.marker, block.ordered = None, False
@@ -194,23 +191,26 @@ def _number_the_title(block: ReadBlock) -> None:
 
 def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool:
     """Big enough to be an illustration, and holding ink (not a blank box, not a full black
-    bar): specks, rules and drop caps are not figures."""
+    bar): specks, rules and drop caps are not figures. Smaller than a share of the page's width
+    (or half of it of its height), it is a speck, a rule or an initial, not an illustration."""
     width, height = page.width, page.height
     w, h = bbox[2] - bbox[0], bbox[3] - bbox[1]
-    if w < FIGURE_MIN_SIDE * width or h < FIGURE_MIN_SIDE * height / 2:
+    side = LAYOUT.figure_min_side_share
+    if w < side * width or h < side * height / 2:
         return False
-    if w * h < FIGURE_MIN_AREA * width * height:
+    if w * h < LAYOUT.figure_min_area_share * width * height:
         return False
     dark = image.ink(bbox)
-    return 0.01 <= dark <= 0.97
+    return LAYOUT.figure_min_ink_share <= dark <= LAYOUT.figure_max_ink_share
 
 
 def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
     """A place in the reading order for a region that holds no words: before the first block
     below its top in the same column, else at the end."""
+    top = bbox[1] - LAYOUT.order_slack_px
     following = [
         b for b in blocks
-        if b.bbox and b.bbox[1] >= bbox[1] - 5 and b.bbox[0] < bbox[2] and b.bbox[2] > bbox[0]
+        if b.bbox and b.bbox[1] >= top and b.bbox[0] < bbox[2] and b.bbox[2] > bbox[0]
     ]  # fmt: skip
     if not following:
         return (float("inf"),)
@@ -228,7 +228,8 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]
-        if len(grids) == 1 and _covered(region.bbox, grids[0].bbox) >= 0.7:  # type: ignore[arg-type]
+        share = _covered(region.bbox, grids[0].bbox) if len(grids) == 1 else 0.0  # type: ignore[arg-type]
+        if share >= LAYOUT.grid_table_share:
             taken_regions.append(region)  # the printed grid is the table: keep it
             continue
         for grid in grids:
@@ -318,7 +319,7 @@ def _read_in_order(
         return kinds.pop() if len(kinds) == 1 and kinds <= {"page_header", "page_footer"} else None
 
     placed = [key for key in units if key in boxes and not furniture(key)]
-    ranked = reading_order([boxes[key] for key in placed], min_gap=0.01 * width)
+    ranked = reading_order([boxes[key] for key in placed], min_gap=LAYOUT.column_gap_share * width)
     sequence = (
         [key for key in units if furniture(key) == "page_header"]
         + [placed[i] for i in ranked]
@@ -406,7 +407,7 @@ def _picture(
     text = " ".join(w.text for w in inside)
     # A "picture" full of readable text is text: keep it as such. A drawing's labels (a
     # chart's axes and legend, a structure's atoms) are its own unless they are prose.
-    readable = inside and real_words(inside, text) and len(inside) >= 8
+    readable = inside and real_words(inside, text) and len(inside) >= LAYOUT.readable_picture_words
     if not formula and readable and (region.kind != "drawing" or _prose(inside)):
         return blocks
     order = _order_before(region.bbox, blocks)
@@ -425,9 +426,9 @@ def _picture(
 
 
 def _prose(words: list[Word]) -> bool:
-    """Running text: twenty words of four letters or more, half the words or more."""
+    """Running text: many words of four letters or more, half the words or more."""
     long = sum(bool(PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
-    return long >= 20 and long >= 0.5 * len(words)
+    return long >= LAYOUT.prose_long_words and long >= 0.5 * len(words)
 
 
 _PICTURES = ("picture", "drawing", "formula")
