@@ -189,14 +189,6 @@ def test_real_captions_stay_captions():
         assert "caption" in [b.kind for b in blocks]
 
 
-def test_the_layout_model_runs_single_threaded():
-    """One thread per ONNX session: the same regions in every process (see models.layout)."""
-    from models.layout import _single_threaded_model
-
-    session = _single_threaded_model()._model.session
-    assert session.get_session_options().intra_op_num_threads == 1
-
-
 def test_a_line_the_model_set_apart_inside_a_block_is_read_in_its_place():
     blocks = [
         _block("First line of the block.", 100, 100, 1),
