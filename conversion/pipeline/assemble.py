@@ -26,7 +26,7 @@ from conversion.pipeline.document import (
 )
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
-from models.structure import real_words
+from models.reading.kinds import real_words
 
 
 @dataclass(frozen=True)

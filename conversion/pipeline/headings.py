@@ -11,7 +11,7 @@ from conversion.pipeline.captions import numbered_caption
 from conversion.pipeline.document import Block, Page, Span
 from conversion.pipeline.furniture import is_stamp
 from models.engine import ReadBlock
-from models.structure import real_words
+from models.reading.kinds import real_words
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
 # A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),

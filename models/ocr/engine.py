@@ -7,7 +7,8 @@ downloaded at run time (Debian ships Tesseract's trained data).
 
 Over 450 lines: one class of the calls into Tesseract a page needs (orientation, two bands at
 once, languages, text in images, reversed rows). What it reads goes to models.ocr.iterate's
-lines; the plain steps over them (bands, formula regions, blocks, lists) are models.reading's.
+lines, which it hands to models.reading.scan: the stages from lines to the page's blocks,
+kinds and order (bands, formula regions, blocks, lists, layout regions) are page reading's.
 """
 
 from __future__ import annotations
@@ -33,20 +34,13 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
-from models.ocr.tables import reversed_bars, ruled_tables, table_rules
+from models.ocr.tables import reversed_bars
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
 from models.reading.markers import BULLET
-from models.reading.regions import formula_regions, header_tables
-from models.reading.scan_blocks import (
-    UNREADABLE_FINDING,
-    blocks_from_lines,
-    join_list_continuations,
-    outside_figures,
-    without_illegible,
-    without_noise,
-    without_scraps,
-)
+from models.reading.page import ReadingPage
+from models.reading.scan import ScanImage, scan_structure, scan_text
+from models.reading.scan_blocks import outside_figures, without_scraps
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -58,9 +52,7 @@ from models.reading.scan_lines import (
     move_lines,
     read_score,
     reads_well,
-    words_size,
 )
-from models.structure import apply_layout
 
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 
@@ -446,48 +438,30 @@ class TesseractEngine:
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
-        paragraphs = outside_figures(paragraphs, figures)
-        read_lines = [line for para in paragraphs for line in para]
-        paragraphs = without_noise(paragraphs)
-        paragraphs, unreadable = without_illegible(paragraphs, figures, gray)
-        # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
-        # they stood, the formula is kept as an image with a finding, not lost without a word.
-        kept = {id(line) for para in paragraphs for line in para}
-        formulas = [] if unreadable else formula_regions(read_lines, kept=kept)
-        # Our own threshold: Tesseract erases ruling lines from its binarized page.
-        tables, paragraphs = ruled_tables(gray, paragraphs, ink)
-        blocks = (
-            figures
-            + tables
-            + [block for lines in paragraphs for block in blocks_from_lines(lines, ink)]
-        )
+        text = scan_text(paragraphs, figures, gray, ink)
         started_layout = time.perf_counter()
         scanned, scan = scans.pop()
         scan_page = scan.result()
         if scanned is not gray:  # the page was turned after all: its image half is made again
             scan_page.close()
             scan_page = ScanPage(gray, page.dpi)
-        regions = scan_page.regions([w for b in blocks for w in b.words]) + formulas
-        regions += header_tables(heads, regions)
-        blocks, findings = apply_layout(
-            blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=words_size,
-            row_rules=table_rules(gray, [bar for bar, _ in heads]), stroke=ink.stroke,
-        )  # fmt: skip
-        if unreadable:
-            findings.append(dict(UNREADABLE_FINDING))
+        regions = scan_page.regions([w for b in text.blocks for w in b.words]) + text.formulas
+        read = ReadingPage(blocks=text.blocks, regions=regions, width=gray.width,
+                           height=gray.height, dpi=page.dpi, source="ocr")  # fmt: skip
+        image = ScanImage(gray, ink, [bar for bar, _ in heads])
+        read = scan_structure(read, image, heads=heads, unreadable=text.unreadable)
         layout_s = time.perf_counter() - started_layout
-        blocks = join_list_continuations(blocks)
         elapsed = time.perf_counter() - started
         return PageReading(
             page_number=page.page_number,
-            blocks=blocks,
+            blocks=read.blocks,
             width=gray.width,
             height=gray.height,
             rotation=(360 - rotation) % 360,
             skew=skew,
             language=language,
             source="ocr",
-            findings=findings,
+            findings=read.findings,
             timings={
                 "prepare_s": prepare_s,
                 "ocr_s": elapsed - prepare_s - layout_s,

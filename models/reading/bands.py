@@ -5,25 +5,21 @@ from __future__ import annotations
 
 import bisect
 
+from models.reading.params.bands import BANDS, BandParams
 from models.reading.scan_lines import Line, ParaLines, area, inside_share
 
-# A page of BAND_WORK line heights of text or more (a dense page: linn.pdf has about 2000) is
-# recognized as two bands at once, cut between two lines where each band holds BAND_SHARE or
-# more of that work (see band_cut). Less text does not pay for the bands' own layouts.
-BAND_WORK = 1000
 
-
-BAND_SHARE = 0.35
-
-
-def band_cut(boxes) -> int | None:
+def band_cut(boxes, *, params: BandParams = BANDS) -> int | None:
     """The row where a page of text lines (`boxes`) is cut in two bands to be read at once: in
     a gap between lines that no line crosses, where the work above and below is most even (a
     line's work is its length in line heights: Tesseract's recognizer scales each line to one
-    height). None for a page of little text, or one no gap divides fairly."""
+    height). None for a page of little text, or one no gap divides fairly: a page of
+    `params.work_line_heights` of work or more (a dense page: linn.pdf has about 2000) is cut
+    where each band holds `params.least_share` of it or more. Less text does not pay for the
+    bands' own layouts."""
     spans = sorted((y0, y1, (x1 - x0) / max(1, y1 - y0)) for x0, y0, x1, y1 in boxes)
     total = sum(work for *_, work in spans)
-    if total < BAND_WORK:
+    if total < params.work_line_heights:
         return None
     best: tuple[float, int] | None = None
     above, reach = 0.0, spans[0][1]
@@ -34,7 +30,7 @@ def band_cut(boxes) -> int | None:
                 best = (balance, (reach + y0) // 2)
         above += work
         reach = max(reach, y1)
-    return best[1] if best and best[0] >= BAND_SHARE else None
+    return best[1] if best and best[0] >= params.least_share else None
 
 
 def filled_layout(layout: list[ParaLines], band_lines: list[Line]) -> list[ParaLines]:
@@ -70,5 +66,5 @@ def _on_the_edge(box, line) -> bool:
     """A "word" wholly in the top or bottom quarter of a line: specks (a neighbouring column's
     dots, read as ". : as") that a band's layout joined into a line across a column gap, and
     that a whole-page read does not hold."""
-    quarter = (line[3] - line[1]) / 4
-    return box[3] <= line[1] + quarter or box[1] >= line[3] - quarter
+    edge = (line[3] - line[1]) / BANDS.edge_parts
+    return box[3] <= line[1] + edge or box[1] >= line[3] - edge

@@ -11,7 +11,8 @@ import pymupdf
 from models.layout import Region
 from models.reading.math_text import Bar, Glyph, tex_from_glyphs
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
-from models.structure import CAPTION_LABEL, overlap
+from models.reading.kinds import CAPTION_LABEL
+from models.reading.layout_regions import overlap
 
 
 def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect) -> list[Glyph]:

@@ -169,7 +169,7 @@ def joined_lines(
 ) -> list[ReadBlock]:
     """An OCR layer is written line by line (MuPDF makes each line a block): lines of one
     column that follow closely, at one size, join again; the layout regions then cut the run
-    into its paragraphs and headings (models.structure)."""
+    into its paragraphs and headings (models.reading.layout_regions)."""
     out: list[ReadBlock] = []
     for block in blocks:
         last = out[-1] if out else None

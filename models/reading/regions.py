@@ -7,21 +7,17 @@ import re
 import statistics
 
 from models.layout import Region
+from models.reading.kinds import MATH_SIGNS, math_signs
+from models.reading.params.regions import REGIONS, RegionParams
 from models.reading.scan_lines import Line, inside_share
-from models.structure import MATH_SIGNS, math_signs
-
-# A display formula is at most this share of the text's width (see formula_regions).
-FORMULA_WIDTH = 0.75
-
-
-DISPLAY_GAP = 2.5  # rows of one display formula stand less than this many lines' height apart
 
 
 def _math_like(line: Line) -> bool:
     """What Tesseract makes of a formula it cannot read: signs, brackets and scraps
     ("z(n+1)°— 5(nt1)-*", "38n(n +1 ="), few dictionary words; a list of numbers has none."""
     # Words of three letters or more (Tesseract's dictionary takes "(n+" for "n").
-    longer = [w for w in line.words if len(re.sub(r"[\W\d_]", "", w.text)) >= 3]
+    letters = REGIONS.math_word_letters
+    longer = [w for w in line.words if len(re.sub(r"[\W\d_]", "", w.text)) >= letters]
     known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
     return math_signs(line.text) and known < 0.5
 
@@ -30,13 +26,16 @@ def _math_scrap(line: Line) -> bool:
     """A few signs kept as a line of their own ("k=1": a sum's limit), part of the display
     they stand in."""
     chars = [c for c in line.text if not c.isspace()]
-    return len(chars) <= 8 and any(c in MATH_SIGNS for c in chars)
+    return len(chars) <= REGIONS.math_scrap_chars and any(c in MATH_SIGNS for c in chars)
 
 
-def formula_regions(lines: list[Line], *, kept: set[int]) -> list[Region]:
+def formula_regions(
+    lines: list[Line], *, kept: set[int], params: RegionParams = REGIONS
+) -> list[Region]:
     """Formula regions where dropped lines look like mathematics and stand as a display: one
-    or more such lines, stacked (less than DISPLAY_GAP lines' height apart), narrower than the
-    text around them (at most FORMULA_WIDTH of it) and about centred on it (handwriting and
+    or more such lines, stacked (less than `params.display_gap_lines` lines' height apart),
+    narrower than the text around them (at most `params.formula_width_share` of it) and about
+    centred on it (handwriting and
     smudged text run from the margin). The region takes the scraps kept among its rows (a
     lone "k=1"). lines: the page's lines as read; kept: the ids of those left in its text."""
     seeds = {id(line) for line in lines if id(line) not in kept and _math_like(line)}
@@ -55,7 +54,7 @@ def formula_regions(lines: list[Line], *, kept: set[int]) -> list[Region]:
         x0, y0, x1, y1 = line.bbox
         # The rows of a display (a fraction's numerator, a sum's limits, a derivation's
         # lines) stand further apart than lines of text.
-        if groups and y0 - groups[-1][0][3] < DISPLAY_GAP * height:
+        if groups and y0 - groups[-1][0][3] < params.display_gap_lines * height:
             box, has_seed = groups[-1]
             box[:] = [min(box[0], x0), box[1], max(box[2], x1), max(box[3], y1)]
             groups[-1] = (box, has_seed or id(line) in seeds)
@@ -63,13 +62,14 @@ def formula_regions(lines: list[Line], *, kept: set[int]) -> list[Region]:
             groups.append(([x0, y0, x1, y1], id(line) in seeds))
     out = []
     for (x0, y0, x1, y1), has_seed in groups:
-        centred = abs((x0 + x1) / 2 - (left + right) / 2) <= 0.15 * (right - left)
-        if has_seed and x1 - x0 <= FORMULA_WIDTH * (right - left) and centred:
+        off_centre = abs((x0 + x1) / 2 - (left + right) / 2)
+        centred = off_centre <= params.formula_centre_share * (right - left)
+        if has_seed and x1 - x0 <= params.formula_width_share * (right - left) and centred:
             out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
     return out
 
 
-def header_tables(heads, regions: list[Region]) -> list[Region]:
+def header_tables(heads, regions: list[Region], *, params: RegionParams = REGIONS) -> list[Region]:
     """A table region for each reversed header row of column heads (two phrases or more, set
     two line heights apart) that no table region holds, over the text regions right under it
     and within its width (lots_of_sci_tables p2: the layout model gave Appendix A's rows as
@@ -86,14 +86,14 @@ def header_tables(heads, regions: list[Region]) -> list[Region]:
         )
         if not apart or any(r.kind == "table" and inside_share(bar, r.bbox) > 0 for r in regions):
             continue
-        bottom, slack = y1, 0.05 * (x1 - x0)
+        bottom, slack = y1, params.header_slack_share * (x1 - x0)
         for region in sorted(regions, key=lambda r: r.bbox[1]):
             rx0, ry0, rx1, ry1 = region.bbox
             if region.kind == "text" and ry0 >= y0 and rx0 >= x0 - slack and rx1 <= x1 + slack:
-                if ry0 - bottom > 1.5 * (y1 - y0):
+                if ry0 - bottom > params.header_reach_rows * (y1 - y0):
                     break
                 bottom = max(bottom, ry1)
-            elif ry0 >= bottom and ry0 - bottom <= 1.5 * (y1 - y0):
+            elif ry0 >= bottom and ry0 - bottom <= params.header_reach_rows * (y1 - y0):
                 break  # something else right under it ends the table
         if bottom > y1:
             out.append(Region(kind="table", bbox=(x0, y0, x1, bottom)))

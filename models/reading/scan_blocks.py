@@ -10,6 +10,7 @@ from PIL import Image
 
 from models.engine import ReadBlock, Word
 from models.reading.markers import BULLET, ORDERED
+from models.reading.params.scan import SCAN
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -19,13 +20,14 @@ from models.reading.scan_lines import (
     text_size,
 )
 
-SIZE_JUMP = 1.6  # a line this many times taller (or shorter) than the one before starts a block
-
 
 def without_scraps(line: Line) -> bool:
     """A line without its scraps: words read with little confidence or without a letter or a
     digit (the edges of a reversed bar read as "'", ":" or "|"); False when none is left."""
-    line.words = [w for w in line.words if w.confidence >= 50 and any(c.isalnum() for c in w.text)]
+    line.words = [
+        w for w in line.words
+        if w.confidence >= SCAN.scrap_confidence and any(c.isalnum() for c in w.text)
+    ]  # fmt: skip
     return bool(line.words)
 
 
@@ -61,9 +63,11 @@ def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
 
     def real(line: Line) -> bool:
         words = line.words
-        scraps = len(words) >= 3 and all(len(w.text) <= 3 for w in words)
+        scraps = len(words) >= SCAN.noise_min_words and all(
+            len(w.text) <= SCAN.noise_word_letters for w in words
+        )
         mean = sum(w.confidence for w in words) / max(len(words), 1)
-        return not (scraps and mean < 60)
+        return not (scraps and mean < SCAN.noise_confidence)
 
     return keep_lines(paragraphs, real)
 
@@ -73,9 +77,10 @@ def is_illegible(line: Line) -> bool:
     are mostly not in its dictionary."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
-    longer = [w for w in words if len(w.text) >= 3]
+    longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
-    return confidence < 45 or (confidence < 70 and known < 0.4)
+    doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share
+    return confidence < SCAN.illegible_confidence or doubtful
 
 
 # The page without_illegible calls unreadable.
@@ -94,9 +99,10 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], gra
     chars = sum(len(line.text) for line in lines)
     bad = [line for line in lines if is_illegible(line)]
     bad_chars = sum(len(line.text) for line in bad)
-    unreadable = len(bad) >= 3 and bad_chars >= 0.25 * max(chars, 1)
+    many = len(bad) >= SCAN.unreadable_lines
+    unreadable = many and bad_chars >= SCAN.unreadable_char_share * max(chars, 1)
     pictured = sum(area(f.bbox) for f in figures if f.bbox) / (gray.width * gray.height or 1)
-    if chars - bad_chars < 200 and pictured >= 0.3:
+    if chars - bad_chars < SCAN.pictured_text_chars and pictured >= SCAN.pictured_share:
         unreadable = True
     if any(f.illegible_text for f in figures):
         unreadable = True
@@ -131,7 +137,7 @@ def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
         starts_item = bool(BULLET.match(line.text) or ORDERED.match(line.text))
         # A jump in text size (a title run into the first lines of text) starts a new block.
         ratio = max(line.height, 1) / max(lines[i - 1].height, 1) if i else 1.0
-        size_jump = not 1 / SIZE_JUMP <= ratio <= SIZE_JUMP
+        size_jump = not 1 / SCAN.size_jump_ratio <= ratio <= SCAN.size_jump_ratio
         if not groups or starts_item or size_jump:
             groups.append([line])
         else:
@@ -170,6 +176,10 @@ def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
     return blocks
 
 
+def _size(block: ReadBlock) -> float:
+    return block.font_size or SCAN.fallback_size_px
+
+
 def join_list_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
     """A short indented paragraph right after a list item is the rest of that item."""
     out: list[ReadBlock] = []
@@ -181,8 +191,8 @@ def join_list_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
             and block.kind == "paragraph"
             and block.bbox is not None
             and prev.bbox is not None
-            and block.bbox[0] > prev.bbox[0] + 0.4 * (block.font_size or 10)
-            and block.bbox[1] - prev.bbox[3] < 1.5 * (block.font_size or 10)
+            and block.bbox[0] > prev.bbox[0] + SCAN.continuation_indent_ratio * _size(block)
+            and block.bbox[1] - prev.bbox[3] < SCAN.continuation_gap_ratio * _size(block)
             and block.bbox[0] < prev.bbox[2]
         ):
             prev.text = prev.text + " " + block.text

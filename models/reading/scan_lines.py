@@ -10,8 +10,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import Word
-
-CAP_HEIGHT = 0.72  # cap height / font size of most text faces: pixels of cap height -> font size
+from models.reading.params.scan import SCAN
 
 
 class Line:
@@ -49,7 +48,7 @@ class InkMeter:
         crop = self._image.crop(bbox)
         hist = crop.histogram()
         total = sum(hist) or 1
-        return sum(hist[:128]) / total
+        return sum(hist[: SCAN.dark_level]) / total
 
     def stroke(self, bbox) -> float:
         """Mean width in pixels of the dark runs across a line's box, those no longer than a
@@ -58,10 +57,10 @@ class InkMeter:
         share of dark pixels says as much of how close its letters stand."""
         if self._image is None or bbox[2] <= bbox[0] or bbox[3] <= bbox[1]:
             return 0.0
-        dark = np.asarray(self._image.crop(tuple(int(v) for v in bbox))) < 128
+        dark = np.asarray(self._image.crop(tuple(int(v) for v in bbox))) < SCAN.dark_level
         edges = np.diff(dark.astype(np.int8), axis=1, prepend=0, append=0).ravel()
         runs = np.flatnonzero(edges == -1) - np.flatnonzero(edges == 1)
-        strokes = runs[runs <= 0.25 * (bbox[3] - bbox[1])]
+        strokes = runs[runs <= SCAN.stroke_run_share * (bbox[3] - bbox[1])]
         return float(strokes.mean()) if strokes.size else 0.0
 
 
@@ -117,7 +116,7 @@ def words_size(words: list[Word]) -> float | None:
         and not _DESCENDERS & set(w.text)
         and any(c.isupper() or c.isdigit() or c in "bdfhklt" for c in w.text)
     ]
-    return statistics.median(heights) / CAP_HEIGHT if heights else None
+    return statistics.median(heights) / SCAN.cap_height_ratio if heights else None
 
 
 def text_size(line: Line) -> float:
@@ -128,7 +127,10 @@ def text_size(line: Line) -> float:
 def read_score(paragraphs: list[ParaLines]) -> float:
     """Confident characters read: how well a page read."""
     return sum(
-        len(w.text) * w.confidence / 100 for para in paragraphs for line in para for w in line.words
+        len(w.text) * w.confidence / SCAN.confidence_scale
+        for para in paragraphs
+        for line in para
+        for w in line.words
     )
 
 
@@ -136,12 +138,12 @@ def reads_well(paragraphs: list[ParaLines]) -> bool:
     """Confident words on horizontal lines: an upright page (Tesseract also reads some
     sideways pages, as vertical lines, but their layout is then lost)."""
     words = [w for para in paragraphs for line in para for w in line.words]
-    if len(words) < 8:
+    if len(words) < SCAN.upright_min_words:
         return False
     lines = [line for para in paragraphs for line in para if len(line.words) >= 2]
-    vertical = sum(1 for ln in lines if ln.height > 1.5 * (ln.bbox[2] - ln.bbox[0]))
+    vertical = sum(1 for ln in lines if ln.height > SCAN.vertical_ratio * (ln.bbox[2] - ln.bbox[0]))
     if lines and vertical > len(lines) / 2:
         return False
     chars = sum(len(w.text) for w in words)
     mean = sum(len(w.text) * w.confidence for w in words) / max(chars, 1)
-    return mean >= 75
+    return mean >= SCAN.upright_confidence

@@ -3,7 +3,7 @@ layer instead of OCR when it is trustworthy - exact and much faster. Trust is de
 evidence (layer_trust): an earlier OCR run's layer is kept only when a fresh read of a sample
 of its lines agrees, and text that is not language is never trusted. The words and lines of
 the layer make the blocks (layer_words); the layout model then gives the blocks their kinds
-(models.structure), with the page's vector drawings as pictures (layer_drawings), its ruled
+(models.reading.layout_regions), with the page's vector drawings as pictures (layer_drawings), its ruled
 tables read from their rules (layer_tables) and formulas rebuilt as TeX from their glyphs
 where they can be (math_text).
 """
@@ -40,7 +40,9 @@ from models.reading.params.text_layer import (
     TEXT_LAYER,
     TextLayerParams,
 )
-from models.structure import apply_layout
+from models.reading.layer_image import LayerImage
+from models.reading.layout_regions import apply_layout
+from models.reading.page import ReadingPage
 
 
 def _ink_meter(image: Image.Image | None, params: TextLayerParams = TEXT_LAYER):
@@ -230,9 +232,12 @@ def text_layer_reading(
             known = [size_of[id(w)] for w in words for _ in w.text if id(w) in size_of]
             return statistics.median(known) if known else None
 
-        blocks, findings = apply_layout(blocks, regions, width=rect.width, height=rect.height,
-                                        ink=_ink_meter(image), transcribe=transcribe,
-                                        ruled_table=ruled_table, text_size=text_size)  # fmt: skip
+        answers = LayerImage(ink=_ink_meter(image), transcribe=transcribe,
+                             ruled_table=ruled_table, text_size=text_size)  # fmt: skip
+        layered = ReadingPage(blocks=blocks, regions=regions, width=rect.width,
+                              height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
+        layered = apply_layout(layered, answers)
+        blocks, findings = layered.blocks, layered.findings
     return PageReading(
         page_number=page_number,
         blocks=blocks,

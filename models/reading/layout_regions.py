@@ -9,35 +9,23 @@ image with a finding; pictures must be big enough and hold an image, not a speck
 
 from __future__ import annotations
 
-import re
 import statistics
-from collections.abc import Callable
+from dataclasses import replace
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
-from models.reading_order import reading_order
+from models.reading.page import PageImageAccess, ReadingPage
+from models.reading.params.layout_regions import LAYOUT
+from models.reading.reading_order import reading_order
 from models.word_tables import key_value_tables, table_from_words
 
-# A figure smaller than this share of the page width (or height) is a speck, a rule or an
-# initial, not an illustration; it must also hold ink that varies (an image, not a blank box).
-FIGURE_MIN_SIDE = 0.06
-FIGURE_MIN_AREA = 0.006
 FORMULA_FINDING = {
     "code": "FORMULA_NOT_TRANSCRIBED",
     "level": "needs_review",
     "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
 }
-_WORD = re.compile(r"[^\W\d_]{2,}")
-SURE_WORD = 90.0  # Tesseract's confidence (0-100) of a word it read without doubt
-_SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
-MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
-# A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
-_CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
-_PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
-CAPTION_LABEL = re.compile(
-    r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
-)
 _KIND = {
     "title": "heading",
     "section-header": "heading",
@@ -48,68 +36,6 @@ _KIND = {
     "footnote": "footnote",
     "text": "paragraph",
 }
-
-
-def real_words(words: list[Word], text: str) -> bool:
-    """Text a heading can be made of: mostly letters in words of two or more, read with
-    confidence (OCR) and, where the engine knows, mostly dictionary words."""
-    letters = sum(c.isalpha() for c in text)
-    visible = sum(not c.isspace() for c in text) or 1
-    tokens = _WORD.findall(text)
-    if letters / visible < 0.6 or not tokens or max(len(t) for t in tokens) < 3:
-        return False
-    if any(t.isupper() for t in tokens) and not any(len(t) >= 4 for t in tokens):
-        return False  # "PERS A" or "ST": scraps of capitals
-    if words:
-        # A section's number ("1", "2.1" before "Introduction") is no dictionary word and is
-        # read with little confidence when it stands alone: it says nothing of the title.
-        titled = [w for w in words if not _SECTION_NUMBER.fullmatch(w.text)] or words
-        confidence = statistics.mean(w.confidence for w in titled)
-        known = [_known(w) for w in titled if w.known is not None and len(w.text) >= 3]
-        if confidence < 75:
-            return False
-        if known and sum(known) < 0.6 * len(known):
-            return False
-    return True
-
-
-def reads_as_prose(text: str) -> bool:
-    """A sentence or a lead-in, however it is set: words mostly in lower case, and a full stop
-    after eight words or more ("You do not need to print and submit these guidelines with
-    your application form."), or a colon after six or more ("This application is made up of
-    four parts:"). A title's first line may end with a colon ("Employee's Perception of
-    Fairness of Advancement:" over its subtitle), a title in capitals with a full stop."""
-    words = [w for w in text.split() if not _SECTION_NUMBER.fullmatch(w)]
-    if sum(w[0].islower() for w in words) < 0.5 * len(words):
-        return False
-    text = text.rstrip()
-    return (text.endswith(".") and len(words) >= 8) or (text.endswith(":") and len(words) >= 6)
-
-
-def _known(word: Word) -> bool:
-    """In the dictionary, or a word read with full confidence whose parts are words or numbers
-    and one a word of four letters or more: a title's terms of art and compounds ("Pubertal
-    development in TS", "2-Cube", "base-ionic") are no dictionary words, nor are codes of
-    capitals and digits ("Hole U1503A"), and garbage is never read so surely."""
-    if word.known:
-        return True
-    if word.confidence < SURE_WORD:
-        return False
-    stripped = word.text.strip(".,:;!?()[]\"'’”“")
-    if _CODE.fullmatch(stripped):
-        return True  # "U1503A", "368X": a code read surely is no misreading
-    parts = stripped.split("-")
-    return all(_WORD.fullmatch(p) or p.isdigit() for p in parts) and any(
-        len(p) >= 4 and p.isalpha() for p in parts
-    )
-
-
-def math_signs(text: str) -> bool:
-    """Signs enough for mathematics: an equals sign or two signs, and signs a share of the
-    characters (a sentence with a dash or a bracket has few)."""
-    chars = [c for c in text if not c.isspace()]
-    signs = sum(c in MATH_SIGNS for c in chars)
-    return ("=" in text or signs >= 2) and signs >= 0.12 * len(chars)
 
 
 def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Region]:
@@ -132,7 +58,7 @@ def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Regio
             if (
                 text
                 and math_signs(text)
-                and not _PROSE_WORD.search(text)
+                and not PROSE_WORD.search(text)
                 and not CAPTION_LABEL.match(text)
                 and not labels
             ):
@@ -178,7 +104,7 @@ def _without_nested_text(regions: list[Region]) -> list[Region]:
             other is not region
             and other.kind in _TEXT_CLASSES
             and other.area > region.area
-            and _covered(region.bbox, other.bbox) >= 0.8
+            and _covered(region.bbox, other.bbox) >= LAYOUT.nested_text_share
             for other in regions
         )
         if not nested:
@@ -187,11 +113,11 @@ def _without_nested_text(regions: list[Region]) -> list[Region]:
 
 
 def _split(
-    block: ReadBlock, regions: list[Region], text_size=None, stroke=None
+    block: ReadBlock, regions: list[Region], image: PageImageAccess
 ) -> list[tuple[ReadBlock, int | None]]:
     """The block cut where its words move into another region; each part with its region (and
-    its own text size and stroke width, when `text_size` and `stroke` can tell them from the
-    words: a bold title cut from the text it was read with is bold alone)."""
+    its own text size and stroke width, when the page's image can tell them from the words: a
+    bold title cut from the text it was read with is bold alone)."""
     if not block.words or any(w.bbox is None for w in block.words):
         return [(block, _region_of(block.bbox, regions) if block.bbox else None)]
     owners = [_region_of(w.bbox, regions) for w in block.words]  # type: ignore[arg-type]
@@ -214,8 +140,8 @@ def _split(
     parts = []
     for k, (key, words) in enumerate(grouped.items()):
         owner = key if key is not None and key >= 0 else None
-        size = (text_size(words) if text_size else None) or block.font_size
-        strokes = [stroke(w.bbox) for w in words] if stroke else []
+        size = image.text_size(words) or block.font_size
+        strokes = [s for s in (image.stroke(w.bbox) for w in words) if s is not None]
         part = ReadBlock(kind="paragraph", text=_join(words), bbox=_bbox(words), words=words,
                          font_size=size, bold=block.bold, ink=block.ink,
                          stroke=statistics.median(strokes) if strokes else block.stroke,
@@ -257,30 +183,34 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
 def _number_the_title(block: ReadBlock) -> None:
     """A numbered section title the engine took for a list item ("1. Introduction" read as
     item "1." of a list): the number is part of the heading again."""
-    confidence = min((w.confidence for w in block.words), default=100.0)
+    confidence = min((w.confidence for w in block.words), default=LAYOUT.full_confidence)
     block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
     block.text = f"{block.marker} {block.text}"
     block.marker, block.ordered = None, False
 
 
-def figure_worthy(bbox: BBox, width: float, height: float, ink: Callable[[BBox], float]) -> bool:
+def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool:
     """Big enough to be an illustration, and holding ink (not a blank box, not a full black
-    bar): specks, rules and drop caps are not figures."""
+    bar): specks, rules and drop caps are not figures. Smaller than a share of the page's width
+    (or half of it of its height), it is a speck, a rule or an initial, not an illustration."""
+    width, height = page.width, page.height
     w, h = bbox[2] - bbox[0], bbox[3] - bbox[1]
-    if w < FIGURE_MIN_SIDE * width or h < FIGURE_MIN_SIDE * height / 2:
+    side = LAYOUT.figure_min_side_share
+    if w < side * width or h < side * height / 2:
         return False
-    if w * h < FIGURE_MIN_AREA * width * height:
+    if w * h < LAYOUT.figure_min_area_share * width * height:
         return False
-    dark = ink(bbox)
-    return 0.01 <= dark <= 0.97
+    dark = image.ink(bbox)
+    return LAYOUT.figure_min_ink_share <= dark <= LAYOUT.figure_max_ink_share
 
 
 def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
     """A place in the reading order for a region that holds no words: before the first block
     below its top in the same column, else at the end."""
+    top = bbox[1] - LAYOUT.order_slack_px
     following = [
         b for b in blocks
-        if b.bbox and b.bbox[1] >= bbox[1] - 5 and b.bbox[0] < bbox[2] and b.bbox[2] > bbox[0]
+        if b.bbox and b.bbox[1] >= top and b.bbox[0] < bbox[2] and b.bbox[2] > bbox[0]
     ]  # fmt: skip
     if not following:
         return (float("inf"),)
@@ -288,29 +218,18 @@ def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:
     return (*first.order[:-1], first.order[-1] - 0.5)
 
 
-def apply_layout(
-    blocks: list[ReadBlock],
-    regions: list[Region],
-    *,
-    width: float,
-    height: float,
-    ink: Callable[[BBox], float],
-    transcribe: Callable[[BBox], str | None] | None = None,
-    text_size: Callable[[list[Word]], float | None] | None = None,
-    ruled_table: Callable[[BBox], list[list[dict]] | None] | None = None,
-    row_rules: Callable[[BBox], list[float]] | None = None,
-    stroke: Callable[[BBox], float] | None = None,
-) -> tuple[list[ReadBlock], list[dict]]:
-    """The page's blocks re-cut and re-labelled by the layout regions, tables rebuilt from word
-    positions, pictures and formulas as figures; with the page's findings. Every block carries
-    `.order` (a sortable tuple); the result is in that order. `row_rules`: the heights of the
-    horizontal rules printed across a box (a scan's table rows)."""
-    findings: list[dict] = []
-    regions = _math_captions(_without_nested_text(regions), blocks)
+def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
+    """The page's blocks re-cut and re-labelled by its layout regions, tables rebuilt from word
+    positions, pictures and formulas as figures; the page's findings with those of this stage.
+    Every block carries `.order` (a sortable tuple); the result is in that order."""
+    blocks, width = page.blocks, page.width
+    findings = list(page.findings)
+    regions = _math_captions(_without_nested_text(page.regions), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]
-        if len(grids) == 1 and _covered(region.bbox, grids[0].bbox) >= 0.7:  # type: ignore[arg-type]
+        share = _covered(region.bbox, grids[0].bbox) if len(grids) == 1 else 0.0  # type: ignore[arg-type]
+        if share >= LAYOUT.grid_table_share:
             taken_regions.append(region)  # the printed grid is the table: keep it
             continue
         for grid in grids:
@@ -328,7 +247,7 @@ def apply_layout(
         if block.kind not in ("paragraph", "list_item"):
             out.append(block)
             continue
-        for part, i in _split(block, regions, text_size, stroke):
+        for part, i in _split(block, regions, image):
             out.append(_labelled(part, regions[i] if i is not None else None))
             if i is not None:
                 owner[id(part)] = i
@@ -343,17 +262,16 @@ def apply_layout(
         if region in taken_regions:
             continue
         if region.kind == "table":
-            out = _table(region, out, ruled_table, text_size, row_rules)
+            out = _table(region, out, image)
         elif region.kind in _PICTURES:
-            out = _picture(region, out, width=width, height=height, ink=ink, findings=findings,
-                           transcribe=transcribe)  # fmt: skip
+            out = _picture(region, out, page, image, findings)
     out = _with_key_value_tables(out)
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
-        if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, width, height, ink):
+        if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, page, image):
             out.remove(figure)
     out.sort(key=lambda b: b.order)
-    return out, findings
+    return replace(page, blocks=out, findings=findings)
 
 
 def _covered(inner: BBox, outer: BBox) -> float:
@@ -374,7 +292,7 @@ def _read_in_order(
     blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
 ) -> None:
     """Blocks sorted in the reading order of their regions (bands and columns, see
-    models.reading_order); a region's blocks keep the engine's order among themselves, and a
+    models.reading.reading_order); a region's blocks keep the engine's order among themselves, and a
     block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
     units: dict[object, list[ReadBlock]] = {}
     boxes: dict[object, BBox] = {}
@@ -401,7 +319,7 @@ def _read_in_order(
         return kinds.pop() if len(kinds) == 1 and kinds <= {"page_header", "page_footer"} else None
 
     placed = [key for key in units if key in boxes and not furniture(key)]
-    ranked = reading_order([boxes[key] for key in placed], min_gap=0.01 * width)
+    ranked = reading_order([boxes[key] for key in placed], min_gap=LAYOUT.column_gap_share * width)
     sequence = (
         [key for key in units if furniture(key) == "page_header"]
         + [placed[i] for i in ranked]
@@ -450,49 +368,52 @@ def _keep_only(block: ReadBlock, rest: list[Word]) -> bool:
     return True
 
 
-def _table(region: Region, blocks: list[ReadBlock], ruled_table=None, text_size=None,
-           row_rules=None):  # fmt: skip
+def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> list[ReadBlock]:
     inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
     sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
-    rows = ruled_table(region.bbox) if ruled_table else None
+    rows = image.ruled_table(region.bbox)
     if rows:
         table = ReadBlock(kind="table", bbox=region.bbox, rows=rows, text="")
     else:
-        rules = row_rules(region.bbox) if row_rules else ()
+        rules = image.row_rules(region.bbox)
         table = table_from_words(inside, region.bbox, rules=rules)
     if table is None:
         return blocks  # no grid in the words: they stay text
     # The size of the table's text counts towards the document's body size.
-    table.font_size = (text_size(inside) if text_size else None) or (
-        statistics.median(sizes) if sizes else None
-    )
+    table.font_size = image.text_size(inside) or (statistics.median(sizes) if sizes else None)
     _, orders, kept = _take(region, blocks)
     table.order = min(orders)
     table.layout = "table"
     return kept + [table]
 
 
-def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> list[ReadBlock]:
+def _picture(
+    region: Region,
+    blocks: list[ReadBlock],
+    page: ReadingPage,
+    image: PageImageAccess,
+    findings: list[dict],
+) -> list[ReadBlock]:
     if any(
         b.kind == "figure" and b.bbox and overlap(b.bbox, region.bbox)
-        and figure_worthy(b.bbox, width, height, ink)
+        and figure_worthy(b.bbox, page, image)
         for b in blocks
     ):  # fmt: skip
         return blocks  # the engine found this image already (a chart's markers are none)
     formula = region.kind == "formula"
-    if not formula and not figure_worthy(region.bbox, width, height, ink):
+    if not formula and not figure_worthy(region.bbox, page, image):
         return blocks
     inside = [w for b in blocks for w in (_inside(region, b) if b.kind != "table" else [])]
     text = " ".join(w.text for w in inside)
     # A "picture" full of readable text is text: keep it as such. A drawing's labels (a
     # chart's axes and legend, a structure's atoms) are its own unless they are prose.
-    readable = inside and real_words(inside, text) and len(inside) >= 8
+    readable = inside and real_words(inside, text) and len(inside) >= LAYOUT.readable_picture_words
     if not formula and readable and (region.kind != "drawing" or _prose(inside)):
         return blocks
     order = _order_before(region.bbox, blocks)
     _, orders, kept = _take(region, blocks)
     figure = ReadBlock(kind="figure", bbox=region.bbox)
-    tex = transcribe(region.bbox) if formula and transcribe else None
+    tex = image.transcribe(region.bbox) if formula else None
     if tex:
         figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
     elif formula:
@@ -505,9 +426,9 @@ def _picture(region, blocks, *, width, height, ink, findings, transcribe) -> lis
 
 
 def _prose(words: list[Word]) -> bool:
-    """Running text: twenty words of four letters or more, half the words or more."""
-    long = sum(bool(_PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
-    return long >= 20 and long >= 0.5 * len(words)
+    """Running text: many words of four letters or more, half the words or more."""
+    long = sum(bool(PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
+    return long >= LAYOUT.prose_long_words and long >= 0.5 * len(words)
 
 
 _PICTURES = ("picture", "drawing", "formula")

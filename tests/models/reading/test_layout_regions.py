@@ -12,8 +12,10 @@ from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from models.engine import ReadBlock, Word
 from models.layout import Region
 from models.ocr import TesseractEngine
+from models.reading.kinds import real_words
+from models.reading.layout_regions import FORMULA_FINDING, apply_layout, figure_worthy
+from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.textlayer import text_layer_reading
-from models.structure import FORMULA_FINDING, apply_layout, figure_worthy, real_words
 from tests.conftest import CORPUS
 
 REALWORLD = CORPUS / "realworld"
@@ -21,8 +23,21 @@ REALWORLD = CORPUS / "realworld"
 WIDTH, HEIGHT = 2000, 3000
 
 
-def _ink(_box) -> float:
-    return 0.3  # every box holds an image
+class _Image(PageImageAccess):
+    """A page image with ink in every box (each holds an image, or none: `ink`), the formulas
+    its glyphs make (`tex`), and the stroke widths of its rows (`strokes`: by a box's top)."""
+
+    def __init__(self, *, ink=0.3, tex=None, strokes=None) -> None:
+        self._ink, self._tex, self._strokes = ink, tex, strokes
+
+    def ink(self, bbox) -> float:
+        return self._ink
+
+    def transcribe(self, bbox) -> str | None:
+        return self._tex
+
+    def stroke(self, bbox) -> float | None:
+        return self._strokes[bbox[1]] if self._strokes else None
 
 
 def _words(text: str, x: float, y: float, *, confidence=95.0, known=True) -> list[Word]:
@@ -41,8 +56,14 @@ def _block(text, x, y, order, **kw) -> ReadBlock:
     return block
 
 
-def _run(blocks, regions, ink=_ink, transcribe=None):
-    return apply_layout(blocks, regions, width=WIDTH, height=HEIGHT, ink=ink, transcribe=transcribe)
+def _page(blocks=(), regions=()) -> ReadingPage:
+    return ReadingPage(blocks=list(blocks), regions=list(regions), width=WIDTH, height=HEIGHT,
+                       dpi=300, source="ocr")  # fmt: skip
+
+
+def _run(blocks, regions, image=None):
+    read = apply_layout(_page(blocks, regions), image or _Image())
+    return read.blocks, read.findings
 
 
 def test_real_words_refuse_scraps_and_doubtful_reads():
@@ -121,8 +142,8 @@ def test_specks_are_no_figures_and_real_pictures_are():
     picture = Region("picture", (100, 1200, 1500, 2000))
     blocks, _ = _run([speck, _block("Text.", 100, 900, 2)], [picture])
     assert [b.kind for b in blocks] == ["paragraph", "figure"]
-    assert not figure_worthy((0, 0, 1000, 800), WIDTH, HEIGHT, lambda box: 0.0)  # a blank box
-    assert figure_worthy((0, 0, 1000, 800), WIDTH, HEIGHT, _ink)
+    assert not figure_worthy((0, 0, 1000, 800), _page(), _Image(ink=0.0))  # a blank box
+    assert figure_worthy((0, 0, 1000, 800), _page(), _Image())
 
 
 def test_a_formula_not_transcribed_is_an_image_with_a_finding():
@@ -137,7 +158,7 @@ def test_a_formula_not_transcribed_is_an_image_with_a_finding():
 def test_a_transcribed_formula_is_a_formula_block():
     scraps = _block("E = mc2", 600, 700, 1)
     blocks, findings = _run([scraps], [Region("formula", (590, 690, 1200, 760))],
-                            transcribe=lambda box: "E = m c^{2}")  # fmt: skip
+                            _Image(tex="E = m c^{2}"))  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "E = m c^{2}")]
     assert findings == []
 
@@ -147,7 +168,7 @@ def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
     "caption" (bws_book_ch2.pdf p. 5: "2^3 = 1 + 3 + 3 + 1"): it is a formula."""
     cube = _block("23 = 1 + 3 + 3 + 1", 600, 700, 1)
     blocks, findings = _run([cube], [Region("caption", (590, 690, 1200, 760))],
-                            transcribe=lambda box: "2^{3} = 1 + 3 + 3 + 1")  # fmt: skip
+                            _Image(tex="2^{3} = 1 + 3 + 3 + 1"))  # fmt: skip
     assert [(b.kind, b.latex) for b in blocks] == [("formula", "2^{3} = 1 + 3 + 3 + 1")]
     # Read by OCR (no glyphs to transcribe): an image with its finding, not a caption.
     blocks, findings = _run([_block("23 = 1 + 3 + 3 + 1", 600, 700, 1)],
@@ -166,14 +187,6 @@ def test_real_captions_stay_captions():
         regions = [Region(kind, (100, 200, 1200, 680)), Region("caption", (590, 690, 1200, 760))]
         blocks, _ = _run([_block("x = a + b", 600, 700, 1)], regions)
         assert "caption" in [b.kind for b in blocks]
-
-
-def test_the_layout_model_runs_single_threaded():
-    """One thread per ONNX session: the same regions in every process (see models.layout)."""
-    from models.layout import single_threaded_model
-
-    session = single_threaded_model()._model.session
-    assert session.get_session_options().intra_op_num_threads == 1
 
 
 def test_a_line_the_model_set_apart_inside_a_block_is_read_in_its_place():
@@ -285,9 +298,7 @@ def test_a_part_cut_from_its_block_has_its_own_stroke_width():
     for w in block.words[2:]:
         w.bbox = (w.bbox[0] - 550, 560, w.bbox[2] - 550, 600)
     regions = [Region("text", (90, 490, 700, 545)), Region("text", (0, 550, 1900, 610))]
-    stroke = {500: 5.1, 560: 3.6}
-    blocks, _ = apply_layout([block], regions, width=WIDTH, height=HEIGHT, ink=_ink,
-                             stroke=lambda box: stroke[box[1]])  # fmt: skip
+    blocks, _ = _run([block], regions, _Image(strokes={500: 5.1, 560: 3.6}))
     assert [(b.text, b.stroke) for b in blocks] == [
         ("Required documents", 5.1),
         ("For all applications you submit", 3.6),

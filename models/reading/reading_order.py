@@ -12,8 +12,7 @@ model's own sorter reads rows across columns; a band-and-column order is what a 
 from __future__ import annotations
 
 from models.engine import BBox
-
-SPANNING = 0.6  # a region this share of the content width (or crossing a gutter) spans columns
+from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
 
 def _split(
@@ -54,15 +53,19 @@ def _side_by_side(columns: list[list[tuple[int, BBox]]]) -> bool:
     return False
 
 
-def reading_order(boxes: list[BBox], *, min_gap: float) -> list[int]:
-    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns."""
+def reading_order(
+    boxes: list[BBox], *, min_gap: float, params: ReadingOrderParams = READING_ORDER
+) -> list[int]:
+    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns; a
+    region `params.spanning_share` of the content width or more (or crossing a gutter) spans
+    the columns."""
     if len(boxes) < 2:
         return list(range(len(boxes)))
     left = min(b[0] for b in boxes)
     right = max(b[2] for b in boxes)
     width = max(right - left, 1.0)
     items = list(enumerate(boxes))
-    narrow = [it for it in items if it[1][2] - it[1][0] < SPANNING * width]
+    narrow = [it for it in items if it[1][2] - it[1][0] < params.spanning_share * width]
     # Gutters: vertical gaps between the narrow regions (those of one column).
     columns = _columns(narrow, min_gap)
     gutters = [
@@ -71,7 +74,7 @@ def reading_order(boxes: list[BBox], *, min_gap: float) -> list[int]:
     ]
 
     def spans(box: BBox) -> bool:
-        if box[2] - box[0] >= SPANNING * width:
+        if box[2] - box[0] >= params.spanning_share * width:
             return True
         return any(box[0] < g0 - min_gap and box[2] > g1 + min_gap for g0, g1 in gutters)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.reading_order import reading_order
+from models.reading.reading_order import reading_order
 
 
 def test_two_columns_under_a_title_are_read_column_by_column():

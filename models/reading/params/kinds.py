@@ -1,0 +1,23 @@
+"""What a run of text reads as (models.reading.kinds): real words, prose, mathematics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KindParams:
+    sure_word_confidence: float = 90.0  # Tesseract's confidence of a word read without doubt
+    heading_letter_share: float = 0.6  # letters among a heading's visible characters, at least
+    heading_word_letters: int = 3  # a heading holds a word of this many letters or more
+    capitals_word_letters: int = 4  # words in capitals without one this long are scraps ("PERS A")
+    known_word_letters: int = 3  # a word this long or longer is looked up in the dictionary
+    heading_confidence: float = 75  # the mean confidence of a heading's words, at least
+    heading_known_share: float = 0.6  # dictionary words among a heading's looked-up words
+    prose_sentence_words: int = 8  # a full stop after this many words ends a sentence, no title
+    prose_lead_in_words: int = 6  # a colon after this many words ends a lead-in, no title
+    term_part_letters: int = 4  # a compound read surely has a part of this many letters
+    math_sign_share: float = 0.12  # mathematics: signs at least this share of the characters
+
+
+KINDS = KindParams()

@@ -1,0 +1,24 @@
+"""Blocks + the layout model's regions -> kinds, tables, figures (models.reading.layout_regions).
+Shares are of the page's width, height or area, or of a box's area."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LayoutParams:
+    figure_min_side_share: float = 0.06  # a figure's width (2x height) of the page's, at least
+    figure_min_area_share: float = 0.006  # a figure's area of the page's, at least: no speck
+    figure_min_ink_share: float = 0.01  # dark pixels a figure holds at least (no blank box)
+    figure_max_ink_share: float = 0.97  # and at most (no solid black bar)
+    nested_text_share: float = 0.8  # a text region this much inside a bigger one is part of it
+    grid_table_share: float = 0.7  # a table region this much inside one printed grid is that grid
+    column_gap_share: float = 0.01  # the narrowest gutter between columns, of the page's width
+    order_slack_px: float = 5  # a block this far above a picture's top still follows it (unscaled)
+    readable_picture_words: int = 8  # a "picture" of this many real words or more is text
+    prose_long_words: int = 20  # running text: this many words of four letters or more
+    full_confidence: float = 100.0  # a section number's confidence when no word gives one
+
+
+LAYOUT = LayoutParams()

@@ -1,0 +1,38 @@
+"""A scan's lines and the steps over them (models.reading.scan_lines, scan_blocks). Confidences
+are Tesseract's (0-100); sizes are pixels of the page image, as read (not scaled by DPI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ScanParams:
+    cap_height_ratio: float = 0.72  # cap height / font size of most text faces
+    dark_level: int = 128  # a binarized pixel darker than this grey level is ink
+    stroke_run_share: float = (
+        0.25  # a dark run longer than this share of a line's height: no stroke
+    )
+    confidence_scale: float = 100  # Tesseract's confidences run 0-100: to a fraction
+    upright_min_words: int = 8  # a page that read fewer words did not read well
+    vertical_ratio: float = 1.5  # a line this many times taller than wide runs vertically
+    upright_confidence: float = 75  # mean confidence (by characters) of a page that read well
+    scrap_confidence: float = 50  # a word read with less confidence is a scrap
+    noise_min_words: int = 3  # a line of this many scraps or more may be noise
+    noise_word_letters: int = 3  # a word of at most this many characters is a scrap
+    noise_confidence: float = 60  # a line of scraps read with less mean confidence is noise
+    known_word_letters: int = 3  # a word this long or longer is looked up in the dictionary
+    illegible_confidence: float = 45  # a line read with less mean confidence is illegible
+    doubtful_confidence: float = 70  # a line read with less is illegible when few words are known
+    illegible_known_share: float = 0.4  # dictionary words of a doubtful line, fewer: illegible
+    unreadable_lines: int = 3  # illegible lines that may make a page unreadable
+    unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
+    pictured_text_chars: int = 200  # a page of "images" with less legible text than this...
+    pictured_share: float = 0.3  # ...covering this share of the page is unreadable (handwriting)
+    size_jump_ratio: float = 1.6  # a line this many times taller (or shorter) starts a block
+    continuation_indent_ratio: float = 0.4  # an item's continuation is indented this many sizes
+    continuation_gap_ratio: float = 1.5  # and stands less than this many text sizes under it
+    fallback_size_px: float = 10  # the text size of a block with none read
+
+
+SCAN = ScanParams()

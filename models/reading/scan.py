@@ -1,0 +1,95 @@
+"""A scan's page after Tesseract, stage by stage: the lines the engine read (its paragraphs, the
+figures it saw, the reversed header rows it read) -> blocks, formula and table regions -> the
+page's kinds, tables, figures and reading order (models.reading.layout_regions) -> list items
+joined with their continuations. The engine reads words (orientation, languages, crops) and
+hands them here; nothing here calls Tesseract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from PIL import Image
+
+from models.engine import BBox, ReadBlock, Word
+from models.layout import Region
+from models.ocr.tables import ruled_tables, table_rules
+from models.reading.layout_regions import apply_layout
+from models.reading.page import PageImageAccess, ReadingPage
+from models.reading.regions import formula_regions, header_tables
+from models.reading.scan_blocks import (
+    UNREADABLE_FINDING,
+    blocks_from_lines,
+    join_list_continuations,
+    outside_figures,
+    without_illegible,
+    without_noise,
+)
+from models.reading.scan_lines import InkMeter, ParaLines, words_size
+
+
+class ScanImage(PageImageAccess):
+    """What a scan's image tells the stages: ink and stroke widths on the binarized page, text
+    sizes from the words' heights, the rules printed across a table region (and the foot of a
+    reversed header row over it: `header_bars`)."""
+
+    def __init__(self, gray: Image.Image, ink: InkMeter, header_bars: list[BBox]) -> None:
+        self._ink = ink
+        self._rules = table_rules(gray, header_bars)
+
+    def ink(self, bbox: BBox) -> float:
+        return self._ink(bbox)
+
+    def stroke(self, bbox: BBox) -> float | None:
+        return self._ink.stroke(bbox)
+
+    def text_size(self, words: list[Word]) -> float | None:
+        return words_size(words)
+
+    def row_rules(self, bbox: BBox) -> list[float]:
+        return self._rules(bbox)
+
+
+@dataclass
+class ScanText:
+    """A scan's text as blocks, before the layout model's regions are known."""
+
+    blocks: list[ReadBlock]  # the figures, the ruled tables, then the text's blocks
+    formulas: list[Region]  # display formulas Tesseract could not read, where they stood
+    unreadable: bool  # handwriting or illegible text: the page needs a person
+
+
+def scan_text(
+    paragraphs: list[ParaLines], figures: list[ReadBlock], gray: Image.Image, ink: InkMeter
+) -> ScanText:
+    """The engine's paragraphs without the words inside figures, noise and illegible lines;
+    the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
+    paragraphs = outside_figures(paragraphs, figures)
+    read_lines = [line for para in paragraphs for line in para]
+    paragraphs = without_noise(paragraphs)
+    paragraphs, unreadable = without_illegible(paragraphs, figures, gray)
+    # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
+    # they stood, the formula is kept as an image with a finding, not lost without a word.
+    kept = {id(line) for para in paragraphs for line in para}
+    formulas = [] if unreadable else formula_regions(read_lines, kept=kept)
+    # Our own threshold: Tesseract erases ruling lines from its binarized page.
+    tables, paragraphs = ruled_tables(gray, paragraphs, ink)
+    blocks = (
+        figures
+        + tables
+        + [block for lines in paragraphs for block in blocks_from_lines(lines, ink)]
+    )
+    return ScanText(blocks=blocks, formulas=formulas, unreadable=unreadable)
+
+
+def scan_structure(
+    page: ReadingPage, image: PageImageAccess, *, heads: list, unreadable: bool
+) -> ReadingPage:
+    """The page's blocks given their kinds, tables, figures and order by its layout regions
+    (the model's and the formulas'), with a table under each reversed header row of column
+    heads (`heads`: each bar with the lines read in it); list items joined with the short
+    paragraphs that continue them; the finding of an unreadable page."""
+    page = replace(page, regions=page.regions + header_tables(heads, page.regions))
+    page = apply_layout(page, image)
+    findings = page.findings + ([dict(UNREADABLE_FINDING)] if unreadable else [])
+    return replace(page, blocks=join_list_continuations(page.blocks), findings=findings)
