@@ -3,7 +3,8 @@ layer instead of OCR when it is trustworthy - exact and much faster. Trust is de
 evidence (layer_trust): an earlier OCR run's layer is kept only when a fresh read of a sample
 of its lines agrees, and text that is not language is never trusted. The words and lines of
 the layer make the blocks (layer_words); the layout model then gives the blocks their kinds
-(models.reading.layout_regions), with the page's vector drawings as pictures (layer_drawings), its ruled
+(models.reading.layout_regions), with the page's vector drawings as pictures (layer_drawings),
+its ruled
 tables read from their rules (layer_tables) and formulas rebuilt as TeX from their glyphs
 where they can be (math_text).
 """
@@ -18,6 +19,7 @@ from PIL import Image
 from models.engine import PageReading, ReadBlock, Word
 from models.layout import page_regions
 from models.reading.layer_drawings import formula_transcriber, with_drawings
+from models.reading.layer_image import LayerImage
 from models.reading.layer_tables import ruled_table_finder
 from models.reading.layer_trust import (
     is_junk_line,
@@ -33,6 +35,8 @@ from models.reading.layer_words import (
     joined_lines,
     word_styles,
 )
+from models.reading.layout_regions import apply_layout
+from models.reading.page import ReadingPage
 from models.reading.params.text_layer import (
     FULL_TURN_DEG,
     PERCENT,
@@ -40,9 +44,6 @@ from models.reading.params.text_layer import (
     TEXT_LAYER,
     TextLayerParams,
 )
-from models.reading.layer_image import LayerImage
-from models.reading.layout_regions import apply_layout
-from models.reading.page import ReadingPage
 
 
 def _ink_meter(image: Image.Image | None, params: TextLayerParams = TEXT_LAYER):
