@@ -4,9 +4,8 @@ evidence (layer_trust): an earlier OCR run's layer is kept only when a fresh rea
 of its lines agrees, and text that is not language is never trusted. The words and lines of
 the layer make the blocks (layer_words); the layout model then gives the blocks their kinds
 (models.reading.layout_regions), with the page's vector drawings as pictures (layer_drawings),
-its ruled
-tables read from their rules (layer_tables) and formulas rebuilt as TeX from their glyphs
-where they can be (math_text).
+its ruled tables read from their rules (layer_tables) and formulas rebuilt as TeX from their
+glyphs where they can be (math_text).
 """
 
 from __future__ import annotations
