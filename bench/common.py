@@ -45,23 +45,30 @@ def warm_up(engine) -> None:
                     ConvertOptions())  # fmt: skip
 
 
+def plain_tesseract_page(doc: pymupdf.Document, index: int, workdir: Path,
+                         lang: str = "eng") -> tuple[str, float]:  # fmt: skip
+    """One page (0-based) as plain Tesseract reads it: rendered at 300 DPI, `tesseract page.png -
+    --psm 3 -l LANG`; its text and the seconds tesseract itself took."""
+    image = rasterize_page(doc, index, RasterOptions(dpi=300, max_dpi=300)).image
+    png = workdir / f"plain-p{index}.png"
+    image.save(png)
+    started = time.perf_counter()
+    out = subprocess.run(
+        ["tesseract", str(png), "-", "--psm", "3", "-l", lang],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+        check=True,
+    )
+    return out.stdout, time.perf_counter() - started
+
+
 def plain_tesseract_pages(pdf: Path, workdir: Path) -> tuple[dict[int, str], float]:
     """Text per page (1-based) and the seconds tesseract itself took."""
     texts: dict[int, str] = {}
     seconds = 0.0
     with pymupdf.open(pdf) as doc:
         for index in range(doc.page_count):
-            image = rasterize_page(doc, index, RasterOptions(dpi=300, max_dpi=300)).image
-            png = workdir / f"plain-p{index}.png"
-            image.save(png)
-            started = time.perf_counter()
-            out = subprocess.run(
-                ["tesseract", str(png), "-", "--psm", "3", "-l", "eng"],
-                capture_output=True,
-                text=True,
-                env={**os.environ, "OMP_THREAD_LIMIT": "1"},
-                check=True,
-            )
-            seconds += time.perf_counter() - started
-            texts[index + 1] = out.stdout
+            texts[index + 1], took = plain_tesseract_page(doc, index, workdir)
+            seconds += took
     return texts, seconds
