@@ -42,13 +42,13 @@ def test_private_imports_are_found(tmp_path):
     sample = tmp_path / "test_sample.py"
     sample.write_text(
         "import models.layout\nfrom models.engine import Word, _STEP_FIELDS\n"
-        "from models import structure\nfrom tests.conftest import _helper\n"
-        "x = models.layout._cache, structure._split, Word._private\n"
+        "from models.reading import kinds\nfrom tests.conftest import _helper\n"
+        "x = models.layout._cache, kinds._split, Word._private\n"
     )
     assert private_imports(sample) == [
         "models.engine:_STEP_FIELDS",
         "models.layout:_cache",
-        "structure:_split",
+        "kinds:_split",
     ]
 
 
