@@ -15,9 +15,10 @@ from collections.abc import Callable
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.kv_tables import key_value_tables
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
+from models.reading.word_tables import table_from_words
 from models.reading_order import reading_order
-from models.word_tables import key_value_tables, table_from_words
 
 # A figure smaller than this share of the page width (or height) is a speck, a rule or an
 # initial, not an illustration; it must also hold ink that varies (an image, not a blank box).

@@ -33,11 +33,11 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
-from models.ocr.tables import reversed_bars, ruled_tables, table_rules
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
 from models.reading.markers import BULLET
 from models.reading.regions import formula_regions, header_tables
+from models.reading.ruled_tables import reversed_bars, ruled_tables, table_rules
 from models.reading.scan_blocks import (
     UNREADABLE_FINDING,
     blocks_from_lines,

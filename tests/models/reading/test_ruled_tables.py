@@ -13,8 +13,8 @@ from conversion.pipeline.flow import ConvertOptions
 from models.engine import Word
 from models.layout import Region
 from models.ocr import TesseractEngine
-from models.ocr.tables import Grid, _Rule, reversed_bars, row_rules, table_block
 from models.reading.regions import header_tables
+from models.reading.ruled_tables import Grid, Rule, reversed_bars, row_rules, table_block
 from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
@@ -94,7 +94,7 @@ def test_a_grid_row_thinner_than_its_margins_is_no_crash():
     row's ink must not fail the page (it was ENGINE_FAILED, "Coordinate 'lower' is less than
     'upper'")."""
     ink = InkMeter(Image.new("1", (400, 300), 1))
-    rules = [_Rule(pos=y, start=10, end=390, thickness=1) for y in (10, 15, 200)]
+    rules = [Rule(pos=y, start=10, end=390, thickness=1) for y in (10, 15, 200)]
     grid = Grid(ys=[10, 15, 200], xs=[10, 200, 390], h_rules=rules)
     table = table_block(grid, [], ink)
     assert len(table.rows) == 2

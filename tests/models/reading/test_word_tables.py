@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from models.engine import Word
-from models.word_tables import key_value_tables, table_from_words
+from models.reading.kv_tables import key_value_tables
+from models.reading.params.tables import WordTableParams
+from models.reading.word_tables import table_from_words
 
 CHAR = 20  # width of one character, in pixels
 ROW = 60  # height of one table row
@@ -43,6 +45,12 @@ def test_unruled_table_rows_columns_and_header_row():
     # A text first column beside figures holds the row headers.
     assert [row[0]["header"] for row in table.rows[1:]] == [True, True, True]
     assert not any(c["header"] for row in table.rows[1:] for c in row[1:])
+
+
+def test_a_table_reader_runs_with_other_thresholds():
+    """The thresholds are an argument: a table of four rows is none where five are needed."""
+    words = _cells(BUDGET)
+    assert table_from_words(words, (90, 90, 800, 400), params=WordTableParams(min_rows=5)) is None
 
 
 def test_words_of_one_cell_stay_together_and_a_group_label_spans_its_columns():
