@@ -455,7 +455,7 @@ class TesseractEngine:
         kept = {id(line) for para in paragraphs for line in para}
         formulas = [] if unreadable else formula_regions(read_lines, kept=kept)
         # Our own threshold: Tesseract erases ruling lines from its binarized page.
-        tables, paragraphs = ruled_tables(gray, paragraphs, ink)
+        tables, paragraphs = ruled_tables(gray, paragraphs, ink, page.dpi)
         blocks = (
             figures
             + tables
@@ -471,7 +471,7 @@ class TesseractEngine:
         regions += header_tables(heads, regions)
         blocks, findings = apply_layout(
             blocks, regions, width=gray.width, height=gray.height, ink=ink, text_size=words_size,
-            row_rules=table_rules(gray, [bar for bar, _ in heads]), stroke=ink.stroke,
+            row_rules=table_rules(gray, [bar for bar, _ in heads], page.dpi), stroke=ink.stroke,
         )  # fmt: skip
         if unreadable:
             findings.append(dict(UNREADABLE_FINDING))

@@ -15,6 +15,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.params import at_dpi
 from models.reading.params.tables import RULED_TABLES, RuledTableParams
 from models.reading.scan_lines import Line, ParaLines, keep_lines
 from models.reading.word_tables import table_from_words
@@ -42,7 +43,7 @@ class Grid:
         return (self.xs[0], self.ys[0], self.xs[-1], self.ys[-1])
 
 
-def _long_runs(dark: np.ndarray, min_len: int) -> dict[int, list[tuple[int, int]]]:
+def _long_runs(dark: np.ndarray, min_len: float) -> dict[int, list[tuple[int, int]]]:
     """Runs of True at least min_len long in each row of a 2-D mask: {row: [(x0, x1), ...]}.
     One pass over the whole mask (rows padded with False, so no run crosses a row end)."""
     height, width = dark.shape
@@ -61,13 +62,14 @@ def _long_runs(dark: np.ndarray, min_len: int) -> dict[int, list[tuple[int, int]
     return runs
 
 
-def _rules(dark: np.ndarray, min_len: int, params: RuledTableParams) -> list[Rule]:
+def _rules(dark: np.ndarray, min_len: float, dpi: int, params: RuledTableParams) -> list[Rule]:
     """Horizontal rules (transpose the mask for vertical ones): long runs in adjacent rows
     merged into one rule of some thickness."""
     found: list[Rule] = []
     open_rules: list[Rule] = []
     last_row = -2
-    near = params.rule_ends_tolerance_px
+    near = at_dpi(params.rule_ends_tolerance_px, dpi)
+    thickest = at_dpi(params.rule_max_thickness_px, dpi)
     for y, runs in sorted(_long_runs(dark, min_len).items()):
         if y != last_row + 1:
             open_rules = []  # a row without runs closes every rule
@@ -86,20 +88,22 @@ def _rules(dark: np.ndarray, min_len: int, params: RuledTableParams) -> list[Rul
                 found.append(rule)
                 still_open.append(rule)
         open_rules = still_open
-    return [r for r in found if r.thickness <= params.rule_max_thickness_px]  # else a filled box
+    return [r for r in found if r.thickness <= thickest]  # thicker is a filled box
 
 
-def find_grids(binary: Image.Image, *, params: RuledTableParams = RULED_TABLES) -> list[Grid]:
-    """The grids of rules printed on the page: at least `grid_min_h_rules` horizontal rules of
-    about one extent, joined by vertical rules at both edges."""
+def find_grids(
+    binary: Image.Image, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[Grid]:
+    """The grids of rules printed on a page image of `dpi`: at least `grid_min_h_rules`
+    horizontal rules of about one extent, joined by vertical rules at both edges."""
     dark = np.asarray(binary.convert("L")) < params.dark_below_level
     height, width = dark.shape
-    h_rules = _rules(dark, max(params.h_rule_min_px, width // params.h_rule_min_per_width), params)
-    v_rules = _rules(
-        dark.T, max(params.v_rule_min_px, height // params.v_rule_min_per_height), params
-    )
-    ends = params.grid_ends_tolerance_px
-    slack = params.grid_slack_px
+    h_min = max(at_dpi(params.h_rule_min_px, dpi), width // params.h_rule_min_per_width)
+    v_min = max(at_dpi(params.v_rule_min_px, dpi), height // params.v_rule_min_per_height)
+    h_rules = _rules(dark, h_min, dpi, params)
+    v_rules = _rules(dark.T, v_min, dpi, params)
+    ends = at_dpi(params.grid_ends_tolerance_px, dpi)
+    slack = at_dpi(params.grid_slack_px, dpi)
     grids: list[Grid] = []
     used: set[int] = set()
     for i, top in enumerate(h_rules):
@@ -118,7 +122,7 @@ def find_grids(binary: Image.Image, *, params: RuledTableParams = RULED_TABLES) 
         verticals = [
             v for v in v_rules
             if top.start - slack <= v.pos <= top.end + slack and v.start <= y0 + slack
-            and v.end >= y0 + params.v_rule_reach_px
+            and v.end >= y0 + at_dpi(params.v_rule_reach_px, dpi)
         ]  # fmt: skip
         edges = [
             v for v in verticals if abs(v.pos - top.start) < slack or abs(v.pos - top.end) < slack
@@ -145,26 +149,26 @@ def find_grids(binary: Image.Image, *, params: RuledTableParams = RULED_TABLES) 
     return grids
 
 
-def _has_v_rule(grid: Grid, x: float, y0: float, y1: float, params: RuledTableParams) -> bool:
-    along = params.cell_rule_share * (y1 - y0)
+def _has_v_rule(grid: Grid, x: float, y0: float, y1: float, slack: float, share: float) -> bool:
+    along = share * (y1 - y0)
     return any(
-        abs(v.pos - x) < params.grid_slack_px and min(v.end, y1) - max(v.start, y0) >= along
-        for v in grid.v_rules
+        abs(v.pos - x) < slack and min(v.end, y1) - max(v.start, y0) >= along for v in grid.v_rules
     )
 
 
-def _has_h_rule(grid: Grid, y: float, x0: float, x1: float, params: RuledTableParams) -> bool:
-    along = params.cell_rule_share * (x1 - x0)
+def _has_h_rule(grid: Grid, y: float, x0: float, x1: float, slack: float, share: float) -> bool:
+    along = share * (x1 - x0)
     return any(
-        abs(h.pos - y) < params.grid_slack_px and min(h.end, x1) - max(h.start, x0) >= along
-        for h in grid.h_rules
+        abs(h.pos - y) < slack and min(h.end, x1) - max(h.start, x0) >= along for h in grid.h_rules
     )
 
 
 def table_block(
-    grid: Grid, words: list[Word], ink, *, params: RuledTableParams = RULED_TABLES
+    grid: Grid, words: list[Word], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> ReadBlock:
-    """The table's cells (with spans) filled with the words whose centers fall inside them."""
+    """The table's cells (with spans) filled with the words whose centers fall inside them
+    (a page image of `dpi`)."""
+    slack, share = at_dpi(params.grid_slack_px, dpi), params.cell_rule_share
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     texts: list[list[list[str]]] = [[[] for _ in range(n_cols)] for _ in range(n_rows)]
     for w in words:
@@ -184,12 +188,12 @@ def table_block(
                 continue
             colspan = 1
             while c + colspan < n_cols and not _has_v_rule(
-                grid, grid.xs[c + colspan], grid.ys[r], grid.ys[r + 1], params
+                grid, grid.xs[c + colspan], grid.ys[r], grid.ys[r + 1], slack, share
             ):
                 colspan += 1
             rowspan = 1
             while r + rowspan < n_rows and not _has_h_rule(
-                grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan], params
+                grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan], slack, share
             ):
                 rowspan += 1
             words_in = []
@@ -200,13 +204,13 @@ def table_block(
             row.append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
                         "colspan": colspan})  # fmt: skip
         rows.append(row)
-    if rows and _header_row(grid, ink, params):
+    if rows and _header_row(grid, ink, dpi, params):
         for cell in rows[0]:
             cell["header"] = True
     return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
 
 
-def _header_row(grid: Grid, ink, params: RuledTableParams) -> bool:
+def _header_row(grid: Grid, ink, dpi: int, params: RuledTableParams) -> bool:
     """A heavier rule under the first row, or first-row text darker than the rest."""
     thickness = sorted(h.thickness for h in grid.h_rules)
     median = thickness[len(thickness) // 2]
@@ -214,7 +218,7 @@ def _header_row(grid: Grid, ink, params: RuledTableParams) -> bool:
     if len(grid.h_rules) > 2 and grid.h_rules[1].thickness >= heavier:
         return True
     x0, x1 = grid.xs[0], grid.xs[-1]
-    margin = params.cell_margin_px
+    margin = round(at_dpi(params.cell_margin_px, dpi))  # whole pixels: a crop's box
     left, right = int(x0) + margin, int(x1) - margin
     first = ink((left, int(grid.ys[0]) + margin, right, int(grid.ys[1]) - margin))
     rest = ink((left, int(grid.ys[1]) + margin, right, int(grid.ys[-1]) - margin))
@@ -222,9 +226,10 @@ def _header_row(grid: Grid, ink, params: RuledTableParams) -> bool:
 
 
 def row_rules(
-    gray: Image.Image, box: BBox, *, params: RuledTableParams = RULED_TABLES
+    gray: Image.Image, box: BBox, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> list[float]:
-    """Heights of the horizontal rules printed across a table region, light ones too (a scan's
+    """Heights of the horizontal rules printed across a table region of a page image of `dpi`,
+    light ones too (a scan's
     gray rules, which the grid finder's threshold misses): pixel rows of which most of the
     region's width (`row_rule_width_share`) is darker than the paper within a pixel row or two
     (`rule_askew_px`: a rule a little askew after deskewing lies on several), in runs of a few
@@ -234,23 +239,25 @@ def row_rules(
     x0, y0, x1, y1 = (int(v) for v in box)
     x0, y0 = max(0, x0), max(0, y0)
     x1, y1 = min(gray.width, x1), min(gray.height, y1)
-    if x1 - x0 < params.row_rules_min_width_px or y1 - y0 < params.row_rules_min_height_px:
+    narrow = x1 - x0 < at_dpi(params.row_rules_min_width_px, dpi)
+    if narrow or y1 - y0 < at_dpi(params.row_rules_min_height_px, dpi):
         return []
     pixels = np.asarray(gray.convert("L").crop((x0, y0, x1, y1)), dtype=np.int16)
     paper = np.percentile(pixels, params.paper_percentile)
     dark = pixels < paper - params.rule_below_paper_level
     near = dark.copy()
-    for k in range(1, params.rule_askew_px + 1):
+    for k in range(1, round(at_dpi(params.rule_askew_px, dpi)) + 1):  # whole pixel rows
         near[k:] |= dark[:-k]
         near[:-k] |= dark[k:]
     dark = near.mean(axis=1) >= params.row_rule_width_share
+    thickest = at_dpi(params.row_rule_max_thickness_px, dpi)
     out: list[float] = []
     start = None
     for y, on in enumerate([*dark.tolist(), False]):
         if on and start is None:
             start = y
         elif not on and start is not None:
-            if y - start <= params.row_rule_max_thickness_px:
+            if y - start <= thickest:
                 out.append(y0 + (start + y - 1) / 2)
             start = None
     return out
@@ -319,10 +326,10 @@ def reversed_bars(
 
 
 def ruled_tables(
-    binary, paragraphs: list[ParaLines], ink, *, params: RuledTableParams = RULED_TABLES
+    binary, paragraphs: list[ParaLines], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> tuple[list[ReadBlock], list[ParaLines]]:
     """Ruled tables become table blocks; their words leave the paragraphs."""
-    grids = find_grids(binary, params=params) if binary is not None else []
+    grids = find_grids(binary, dpi, params=params) if binary is not None else []
     tables: list[ReadBlock] = []
     for grid in grids:
         x0, y0, x1, y1 = grid.bbox
@@ -338,7 +345,7 @@ def ruled_tables(
         words = [w for _, inside in taken for w in inside]
         if not words:
             continue
-        table = table_block(grid, words, ink, params=params)
+        table = table_block(grid, words, ink, dpi, params=params)
         cells = [c for row in table.rows or [] for c in row]
         filled = sum(bool(c["text"].strip()) for c in cells)
         by_words = table_from_words(words, grid.bbox)
@@ -360,7 +367,7 @@ def ruled_tables(
 
 
 def table_rules(
-    gray: Image.Image, bars: list, *, params: RuledTableParams = RULED_TABLES
+    gray: Image.Image, bars: list, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> Callable[[BBox], list[float]]:
     """The rules printed across a table region (row_rules), and the foot of a reversed header
     row across it: its lines are the header, however many they are."""
@@ -368,6 +375,6 @@ def table_rules(
     def rules(box: BBox) -> list[float]:
         width = box[2] - box[0]
         feet = [bar[3] for bar in bars if min(bar[2], box[2]) - max(bar[0], box[0]) >= width / 2]
-        return sorted(row_rules(gray, box, params=params) + feet)
+        return sorted(row_rules(gray, box, dpi, params=params) + feet)
 
     return rules

@@ -3,10 +3,11 @@ key/value tables (models.reading.kv_tables) and ruled tables found in the page i
 (models.reading.ruled_tables).
 
 Word and key/value tables measure in the words' own height (`_share`: a fraction of it), so they
-hold on points and pixels alike. The ruled-table fields ending in `_px` are FIXED pixels: they
-were measured on 300 DPI scans and are used as they are whatever the page's DPI (not yet scaled
-with `at_dpi`); reversed bars measure in inches of the page (`_inch`), scaled by its DPI.
-Gray levels (`_level`) are 0 (black) to 255 (white).
+hold on points and pixels alike. The ruled-table fields ending in `_px` are pixels of a page
+image at REFERENCE_DPI (they were measured on 300 DPI scans), scaled to the page's DPI with
+`at_dpi`, except `bar_window_min_px`: a fixed floor on the reversed bars' half-size copy, whose
+other thresholds are inches of the page (`_inch`). Gray levels (`_level`) are 0 (black) to 255
+(white).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class RuledTableParams:
     row_rule_width_share: float = 0.9  # a row rule runs across this share of the region's width
     row_rule_max_thickness_px: int = 16  # a thicker dark band is a filled bar, not a rule
     bar_window_inch: float = 0.1  # a bar's pixel row is dark around each point over this width
-    bar_window_min_px: int = 3  # ... and at least this many pixels of the half-size copy
+    bar_window_min_px: int = 3  # ... and at least this many pixels of the half-size copy (fixed)
     bar_window_dark_share: float = 0.66  # dark share of that window
     bar_min_length_inch: int = 1  # a bar's dark stretch is at least this long
     bar_letter_gap_inch: float = 0.3  # gaps narrower than this in a bar's stretch are its letters
