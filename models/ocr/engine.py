@@ -34,11 +34,11 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
-from models.ocr.tables import reversed_bars
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
 from models.reading.markers import BULLET
 from models.reading.page import ReadingPage
+from models.reading.ruled_tables import reversed_bars
 from models.reading.scan import ScanImage, scan_structure, scan_text
 from models.reading.scan_blocks import outside_figures, without_scraps
 from models.reading.scan_lines import (
@@ -259,7 +259,7 @@ class TesseractEngine:
         return kept, paragraphs
 
     def _reversed_rows(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
-        """Rows printed white on dark (a table's header row: models.ocr.tables.reversed_bars),
+        """Rows printed white on dark (a table's header row: models.reading.ruled_tables.reversed_bars),
         which Tesseract takes for pictures or reads as scraps: each bar is read inverted, and
         when that reads as text (confident, mostly dictionary words) its words replace what
         was read there, and the "picture" goes. With the bars read, and their lines."""
@@ -438,7 +438,7 @@ class TesseractEngine:
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
-        text = scan_text(paragraphs, figures, gray, ink)
+        text = scan_text(paragraphs, figures, gray, ink, page.dpi)
         started_layout = time.perf_counter()
         scanned, scan = scans.pop()
         scan_page = scan.result()
@@ -448,7 +448,7 @@ class TesseractEngine:
         regions = scan_page.regions([w for b in text.blocks for w in b.words]) + text.formulas
         read = ReadingPage(blocks=text.blocks, regions=regions, width=gray.width,
                            height=gray.height, dpi=page.dpi, source="ocr")  # fmt: skip
-        image = ScanImage(gray, ink, [bar for bar, _ in heads])
+        image = ScanImage(gray, ink, [bar for bar, _ in heads], page.dpi)
         read = scan_structure(read, image, heads=heads, unreadable=text.unreadable)
         layout_s = time.perf_counter() - started_layout
         elapsed = time.perf_counter() - started

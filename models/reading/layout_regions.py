@@ -15,11 +15,12 @@ from dataclasses import replace
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
+from models.reading.kv_tables import key_value_tables
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.layout_regions import LAYOUT
 from models.reading.reading_order import reading_order
-from models.word_tables import key_value_tables, table_from_words
+from models.reading.word_tables import table_from_words
 
 FORMULA_FINDING = {
     "code": "FORMULA_NOT_TRANSCRIBED",
@@ -437,7 +438,7 @@ _PICTURES = ("picture", "drawing", "formula")
 def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:
     """Key/value tables no ruling and no layout region showed (an infobox read as paragraphs
     "Reign 1 October 959", or as a column of labels beside a column of values): rebuilt from
-    the words of the page's text blocks (models.word_tables.key_value_tables), in the place of
+    the words of the page's text blocks (models.reading.kv_tables.key_value_tables), in the place of
     the first block they took words from."""
     text = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.words]
     text = [b for b in text if all(w.bbox for w in b.words)]

@@ -13,10 +13,10 @@ from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
-from models.ocr.tables import ruled_tables, table_rules
 from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.regions import formula_regions, header_tables
+from models.reading.ruled_tables import ruled_tables, table_rules
 from models.reading.scan_blocks import (
     UNREADABLE_FINDING,
     blocks_from_lines,
@@ -33,9 +33,11 @@ class ScanImage(PageImageAccess):
     sizes from the words' heights, the rules printed across a table region (and the foot of a
     reversed header row over it: `header_bars`)."""
 
-    def __init__(self, gray: Image.Image, ink: InkMeter, header_bars: list[BBox]) -> None:
+    def __init__(
+        self, gray: Image.Image, ink: InkMeter, header_bars: list[BBox], dpi: float
+    ) -> None:
         self._ink = ink
-        self._rules = table_rules(gray, header_bars)
+        self._rules = table_rules(gray, header_bars, dpi)
 
     def ink(self, bbox: BBox) -> float:
         return self._ink(bbox)
@@ -60,7 +62,11 @@ class ScanText:
 
 
 def scan_text(
-    paragraphs: list[ParaLines], figures: list[ReadBlock], gray: Image.Image, ink: InkMeter
+    paragraphs: list[ParaLines],
+    figures: list[ReadBlock],
+    gray: Image.Image,
+    ink: InkMeter,
+    dpi: float,
 ) -> ScanText:
     """The engine's paragraphs without the words inside figures, noise and illegible lines;
     the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
@@ -73,7 +79,7 @@ def scan_text(
     kept = {id(line) for para in paragraphs for line in para}
     formulas = [] if unreadable else formula_regions(read_lines, kept=kept)
     # Our own threshold: Tesseract erases ruling lines from its binarized page.
-    tables, paragraphs = ruled_tables(gray, paragraphs, ink)
+    tables, paragraphs = ruled_tables(gray, paragraphs, ink, dpi)
     blocks = (
         figures
         + tables

@@ -3,7 +3,9 @@ vertical gaps that run through the body rows, spans where a phrase crosses a gap
 from the top rows and a text-only first column.
 
 Used for a table region the layout model found, on scans (OCR words) and on born-digital pages
-(text-layer words) alike; ruled scans are read from their printed grid first (models.ocr.tables).
+(text-layer words) alike; ruled scans are read from their printed grid first
+(models.reading.ruled_tables). Key/value tables (a label column beside a value column, no
+region) are models.reading.kv_tables.
 """
 
 from __future__ import annotations
@@ -14,25 +16,10 @@ import statistics
 from collections.abc import Sequence
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.params.tables import WORD_TABLES, WordTableParams
+from models.reading.word_rows import RULE_GLYPHS, row_phrases, text_rows, words_box
 
 _NUMBER = re.compile(r"^[\s\-+−–(]*[$€£¥]?\s*[\d.,]+\s*%?\)?[*†]?$")
-MIN_ROWS = 2
-MIN_COLS = 2
-
-
-def _rows(words: list[Word]) -> list[list[Word]]:
-    """Words grouped into text rows (vertical overlap with the row's median line), top down."""
-    rows: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: (w.bbox[1] + w.bbox[3]) / 2):  # type: ignore[index]
-        cy = (word.bbox[1] + word.bbox[3]) / 2  # type: ignore[index]
-        if rows:
-            top = statistics.median(w.bbox[1] for w in rows[-1])  # type: ignore[index]
-            bottom = statistics.median(w.bbox[3] for w in rows[-1])  # type: ignore[index]
-            if top <= cy <= bottom:
-                rows[-1].append(word)
-                continue
-        rows.append([word])
-    return [sorted(r, key=lambda w: w.bbox[0]) for r in rows]  # type: ignore[index]
 
 
 def _read_once(row: list[Word]) -> list[Word]:
@@ -53,33 +40,20 @@ def _read_once(row: list[Word]) -> list[Word]:
     return out
 
 
-def _phrases(row: list[Word], gap: float) -> list[list[Word]]:
-    """A row's words joined into phrases: words closer than `gap` belong to one cell."""
-    out: list[list[Word]] = []
-    for word in row:
-        if out and word.bbox[0] - out[-1][-1].bbox[2] < gap:  # type: ignore[index]
-            out[-1].append(word)
-        else:
-            out.append([word])
-    return out
-
-
-def _box(words: list[Word]) -> BBox:
-    return (min(w.bbox[0] for w in words), min(w.bbox[1] for w in words),  # type: ignore[index]
-            max(w.bbox[2] for w in words), max(w.bbox[3] for w in words))  # type: ignore[index]  # fmt: skip
-
-
-def _gaps(phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: float) -> list[float]:
+def _gaps(
+    phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: float,
+    params: WordTableParams,
+) -> list[float]:  # fmt: skip
     """Column boundaries: x positions no phrase covers in (nearly) every row. A spanning
     header phrase may cover a gap; one row in five may."""
     width = int(x1 - x0) + 1
     cover = [0] * width
     for phrases in phrase_rows:
         for phrase in phrases:
-            a, _, b, _ = _box(phrase)
+            a, _, b, _ = words_box(phrase)
             for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
                 cover[x] += 1
-    allowed = len(phrase_rows) // 5
+    allowed = len(phrase_rows) // params.rows_per_crossing_phrase
     cuts: list[float] = []
     start = None
     for x in range(width + 1):
@@ -118,46 +92,49 @@ def _empty_inside(cover: list[int], start: int, end: int, min_gap: float) -> flo
 
 
 def _span(phrase: list[Word]) -> float:
-    a, _, b, _ = _box(phrase)
+    a, _, b, _ = words_box(phrase)
     return b - a
 
 
-def _between_rows(rows: list[list[Word]], height: float) -> set[int]:
+def _between_rows(rows: list[list[Word]], height: float, params: WordTableParams) -> set[int]:
     """Rows set between the rows above and below them, in a stretch both leave empty: a cell
     spanning two rows, its text centred on them ("1500 ppm Total" beside two substances). A
     row of its own (a subheading) stands a row's pitch from both."""
     found: set[int] = set()
     for r in range(1, len(rows) - 1):
-        a, y0, b, y1 = _box(rows[r])
-        above, below = _box(rows[r - 1]), _box(rows[r + 1])
+        a, y0, b, y1 = words_box(rows[r])
+        above, below = words_box(rows[r - 1]), words_box(rows[r + 1])
         up, mid, down = (above[1] + above[3]) / 2, (y0 + y1) / 2, (below[1] + below[3]) / 2
         clear = not any(
             w.bbox[0] < b and w.bbox[2] > a  # type: ignore[index]
             for w in rows[r - 1] + rows[r + 1]
         )
-        if clear and down - up <= 2.6 * height and abs(mid - (up + down) / 2) <= 0.35 * height:
+        pitch = down - up <= params.between_rows_pitch_share * height
+        centred = abs(mid - (up + down) / 2) <= params.between_rows_centre_share * height
+        if clear and pitch and centred:
             found.add(r)
     return found
 
 
 def _without_lonely_columns(
-    cuts: list[float], phrase_rows: list[list[list[Word]]], floating: set[int]
-) -> list[float]:
+    cuts: list[float], phrase_rows: list[list[list[Word]]], floating: set[int],
+    params: WordTableParams,
+) -> list[float]:  # fmt: skip
     """A "column" holding text in one row only (a left-aligned header over right-aligned
     figures, its gap too wide to bridge) joins the neighbour it is nearest to; not when that
     text is a cell set between two rows (it spans them, in a column of its own)."""
-    if len(phrase_rows) < 4:
+    if len(phrase_rows) < params.lonely_column_min_rows:
         return cuts
     while cuts:
         bounds = [float("-inf"), *cuts, float("inf")]
         rows_in = [0] * (len(bounds) - 1)
         for phrases in phrase_rows:
             if id(phrases[0]) in floating:
-                a, _, b, _ = _box(phrases[0])
+                a, _, b, _ = words_box(phrases[0])
                 k = next(i for i in range(len(rows_in)) if (a + b) / 2 < bounds[i + 1])
                 rows_in[k] += 2  # a cell set between two rows counts as both
                 continue
-            for k in {next(i for i in range(len(rows_in)) if (_box(p)[0] + _box(p)[2]) / 2
+            for k in {next(i for i in range(len(rows_in)) if (words_box(p)[0] + words_box(p)[2]) / 2
                            < bounds[i + 1]) for p in phrases}:  # fmt: skip
                 rows_in[k] += 1
         lonely = next((k for k, n in enumerate(rows_in) if n <= 1), None)
@@ -172,9 +149,9 @@ def _without_lonely_columns(
             left_gap = cuts[lonely - 1]
             right_gap = cuts[lonely]
             mine = [p for phrases in phrase_rows for p in phrases
-                    if left_gap <= (_box(p)[0] + _box(p)[2]) / 2 < right_gap]  # fmt: skip
-            a = min(_box(p)[0] for p in mine)
-            b = max(_box(p)[2] for p in mine)
+                    if left_gap <= (words_box(p)[0] + words_box(p)[2]) / 2 < right_gap]  # fmt: skip
+            a = min(words_box(p)[0] for p in mine)
+            b = max(words_box(p)[2] for p in mine)
             del cuts[lonely - 1 if a - left_gap < right_gap - b else lonely]
     return cuts
 
@@ -194,12 +171,9 @@ def _least_covered_middle(cover: list[int], start: int, end: int) -> float:
     return best
 
 
-_RULE_GLYPHS = "|[]!¦"
-
-
 def _without_rules(word: Word) -> Word:
     """A ruling line read as a glyph ("|", "[") is no text: stripped from the word."""
-    text = word.text.strip(_RULE_GLYPHS)
+    text = word.text.strip(RULE_GLYPHS)
     if text == word.text:
         return word
     return Word(text=text, confidence=word.confidence, bbox=word.bbox, lang=word.lang,
@@ -211,36 +185,39 @@ def _is_number(text: str) -> bool:
 
 
 def table_from_words(
-    words: list[Word], bbox: BBox, *, rules: Sequence[float] = ()
-) -> ReadBlock | None:
+    words: list[Word], bbox: BBox, *, rules: Sequence[float] = (),
+    params: WordTableParams = WORD_TABLES,
+) -> ReadBlock | None:  # fmt: skip
     """A table block from the words inside a table region, or None when they do not line up
-    into at least MIN_ROWS rows of MIN_COLS columns. `rules`: heights of horizontal rules
-    printed across the region (a scan's row rules); the lines between two of them are one row
-    where only one column wraps."""
+    into at least `params.min_rows` rows of `params.min_cols` columns. `rules`: heights of
+    horizontal rules printed across the region (a scan's row rules); the lines between two of
+    them are one row where only one column wraps."""
     words = [_without_rules(w) for w in words if w.bbox and w.text.strip()]
     words = [w for w in words if w.text]
-    if len(words) < MIN_ROWS * MIN_COLS:
+    if len(words) < params.min_rows * params.min_cols:
         return None
     height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
-    rows = [_read_once(row) for row in _rows(words)]
+    rows = [_read_once(row) for row in text_rows(words)]
     # A row set between two rows is one cell (its words may stand apart: letter-spaced type).
-    between = _between_rows(rows, height)
-    phrase_rows = [[row] if r in between else _phrases(row, 0.9 * height)
-                   for r, row in enumerate(rows)]  # fmt: skip
+    between = _between_rows(rows, height, params)
+    gap = params.phrase_gap_share * height
+    phrase_rows = [[row] if r in between else row_phrases(row, gap) for r, row in enumerate(rows)]
     floating = {id(phrase_rows[r][0]) for r in between}
     # A row that is one phrase across most of the table (a title set inside it) says nothing
     # about the columns.
     width = max(bbox[2] - bbox[0], 1.0)
-    columned = [p for p in phrase_rows if not (len(p) == 1 and _span(p[0]) >= 0.6 * width)]
-    cuts = _gaps(columned or phrase_rows, bbox[0], bbox[2], 0.6 * height)
-    cuts = _without_lonely_columns(cuts, columned or phrase_rows, floating)
+    title = params.title_row_share * width
+    columned = [p for p in phrase_rows if not (len(p) == 1 and _span(p[0]) >= title)]
+    min_gap = params.column_gap_share * height
+    cuts = _gaps(columned or phrase_rows, bbox[0], bbox[2], min_gap, params)
+    cuts = _without_lonely_columns(cuts, columned or phrase_rows, floating, params)
     bounds = [float("-inf"), *cuts, float("inf")]
     n_cols = len(bounds) - 1
-    if n_cols < MIN_COLS or len(rows) < MIN_ROWS:
+    if n_cols < params.min_cols or len(rows) < params.min_rows:
         return None
 
     def columns_of(phrase: list[Word]) -> tuple[int, int]:
-        a, _, b, _ = _box(phrase)
+        a, _, b, _ = words_box(phrase)
         first = next(i for i in range(n_cols) if a < bounds[i + 1])
         last = next(i for i in range(n_cols) if b <= bounds[i + 1] or i == n_cols - 1)
         return first, max(first, last)
@@ -264,7 +241,7 @@ def table_from_words(
                     cell["between"] = True
         grid.append(slots)
     grid = _join_wrapped_rows(_lift_middle_rows(_ruled_rows(grid, rows, rules)))
-    if len(grid) < MIN_ROWS:
+    if len(grid) < params.min_rows:
         return None
     _mark_headers(grid)
     rows_out = []
@@ -431,217 +408,3 @@ def _mark_headers(grid: list[list[dict | None]]) -> None:
     ):
         for c in first:
             c["header"] = True
-
-
-# Key/value tables: a label column beside a value column, no ruling and no table region (an
-# infobox, a spec sheet, a form's filled fields). See docs/structure.md, "Key/value tables".
-MIN_KV_ROWS = 4  # labelled rows with a value beside them
-_KV_LABEL_WORDS = 5
-_LETTERS = re.compile(r"[^\W\d_]{2,}")
-# A list marker or a section number opening the line ("iv.", "(a)", "2.1"): a list, not a label.
-_NOT_A_LABEL = re.compile(
-    r"\(?(?:[ivxlcdm]{1,5}|[a-z])[.)]\)?|\((?:[ivxlcdm]{1,5}|[a-z])\)|\d{1,3}(?:\.\d{1,3})*[.):]?",
-    re.I,
-)
-_PAGE_NUMBER = re.compile(r"\d{1,4}|[ivxlc]{1,6}", re.I)
-
-
-class _Phrase:
-    """Words of one block on one text row, closer than a gap: a label, a value or a line."""
-
-    def __init__(self, words: list[Word], block: int | None) -> None:
-        self.words = words
-        self.block = block  # the block it came from; None: a block that cannot be a cell
-        self.x0, self.y0, self.x1, self.y1 = _box(words) if words else (0, 0, 0, 0)
-        self.height = statistics.median(w.bbox[3] - w.bbox[1] for w in words) if words else 0  # type: ignore[index]
-        self.text = " ".join(t for w in words if (t := w.text.strip(_RULE_GLYPHS)))
-
-    @property
-    def cy(self) -> float:
-        return (self.y0 + self.y1) / 2
-
-
-def _obstacle(box: BBox) -> _Phrase:
-    phrase = _Phrase([], None)
-    phrase.x0, phrase.y0, phrase.x1, phrase.y1 = box
-    phrase.height = box[3] - box[1]
-    return phrase
-
-
-def _label_like(phrase: _Phrase) -> bool:
-    """A short label phrase: a few words with letters (a bullet or a footnote mark is none), no
-    list marker or section number first."""
-    text = phrase.text.strip()
-    words = text.split()
-    return (
-        phrase.block is not None
-        and 0 < len(words) <= _KV_LABEL_WORDS
-        and bool(_LETTERS.search(text))
-        and not _NOT_A_LABEL.fullmatch(words[0])
-    )
-
-
-def _same_row(a: _Phrase, b: _Phrase) -> bool:
-    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return overlap >= 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
-
-
-class _Rows:
-    """A page's phrases sorted by their middle's height, to find a phrase's row neighbours
-    without walking the page for each (a newspaper page has a thousand phrases)."""
-
-    def __init__(self, phrases: list[_Phrase]) -> None:
-        self.phrases = sorted(phrases, key=lambda p: (p.cy, p.x0))
-        self.cys = [p.cy for p in self.phrases]
-        # (Obstacles are not looked for beside a phrase: a figure's height would widen every
-        # search to most of the page.)
-        self.reach = max((p.y1 - p.y0 for p in self.phrases if p.block is not None), default=0)
-
-    def from_y(self, y: float) -> int:
-        """The index of the first phrase whose middle is at or below y."""
-        return bisect.bisect_left(self.cys, y)
-
-    def right_of(self, phrase: _Phrase) -> list[_Phrase]:
-        """Phrases on the same text row, right of `phrase`."""
-        lo = self.from_y(phrase.y0 - self.reach)
-        hi = bisect.bisect_right(self.cys, phrase.y1 + self.reach)
-        return [p for p in self.phrases[lo:hi] if p.x0 > phrase.x1 and _same_row(p, phrase)]
-
-
-def _kv_phrases(blocks: list[list[Word]], obstacles: list[BBox]) -> list[_Phrase]:
-    phrases = [_obstacle(box) for box in obstacles]
-    for k, words in enumerate(blocks):
-        words = [w for w in words if w.bbox and w.text.strip()]
-        for row in _rows(words) if words else []:
-            height = statistics.median(w.bbox[3] - w.bbox[1] for w in row)  # type: ignore[index]
-            parts = _phrases(row, 0.9 * height)
-            # A ruling glyph (or a digit read as one: "] October") opens the phrase after it.
-            for i in range(len(parts) - 2, -1, -1):
-                if not any(w.text.strip(_RULE_GLYPHS) for w in parts[i]):
-                    parts[i : i + 2] = [parts[i] + parts[i + 1]]
-            phrases += [_Phrase(p, k) for p in parts if any(w.text.strip(_RULE_GLYPHS) for w in p)]
-    return phrases
-
-
-def _kv_run(start: _Phrase, value: _Phrase, page: _Rows, used: set[int]):
-    """The rows (label or None, value lines) of a key/value run whose first row is (start,
-    value): label rows at start's left edge, with a value at value's or none; a line with only
-    a value continues the row above when that row's value ends just above it (one cell of
-    several lines), else it is a row without a label (the OCR may drop a label or a value, and
-    a value is never given to the wrong label). Stops at anything else crossing the two
-    columns, or a gap of more than six lines (the OCR of a poor scan drops whole lines)."""
-    left, at = start.x0, value.x0
-    height = statistics.median([start.height, value.height])
-    tol = 0.6 * height
-    right = value.x1 + height
-    rows: list[tuple[_Phrase | None, list[_Phrase]]] = []
-    gaps: list[float] = []  # between the rows taken
-    below = page.phrases
-    bottom = start.y0
-    k = page.from_y(start.y0)
-    while k < len(below):
-        # The next row: phrases overlapping the two columns, on one text row.
-        first = below[k]
-        k += 1
-        if id(first) in used or not (first.x1 > left + tol and first.x0 < right):
-            continue
-        row = [first]
-        while k < len(below) and below[k].cy <= first.y1:
-            p = below[k]
-            if id(p) not in used and p.x1 > left + tol and p.x0 < right:
-                row.append(p)
-            k += 1
-        row.sort(key=lambda p: p.x0)
-        gap = first.y0 - bottom
-        head = row[0]
-        if (rows and gap > 6 * height) or any(p.block is None for p in row):
-            break
-        if abs(head.x0 - left) <= tol and _label_like(head):
-            if len(row) == 2 and abs(row[1].x0 - at) <= tol and row[1].x0 - head.x1 >= 0.9 * height:
-                rows.append((head, [row[1]]))
-            elif len(row) == 1 and head.x1 <= at - 0.9 * height:
-                rows.append((head, []))  # a label whose value is missing
-            else:
-                break
-        elif len(row) == 1 and abs(head.x0 - at) <= tol and rows:
-            if rows[-1][1] and gap <= 1.5 * height:
-                rows[-1][1].append(head)  # the value above goes on
-            else:
-                rows.append((None, [head]))
-        else:
-            break
-        gaps.append(gap)
-        right = max(right, max(p.x1 for p in row) + height)
-        bottom = max(p.y1 for p in row)
-    # A label-like line under the table, with nothing beside it, farther than its rows are apart.
-    while rows and not rows[-1][1] and len(gaps) > 1 and gaps[-1] > max(gaps[1:-1], default=0):
-        rows.pop()
-        gaps.pop()
-    return rows
-
-
-def _kv_table_ok(rows, page: _Rows) -> bool:
-    """Enough labelled rows, labels that are not a justified column of prose, values that are
-    not page numbers (a table of contents), no third column beside the values."""
-    labels = [label for label, _ in rows if label is not None]
-    paired = [values for label, values in rows if label is not None and values]
-    unlabelled = sum(len(values) for label, values in rows if label is None)
-    continued = sum(len(values) - 1 for values in paired) + unlabelled
-    if len(paired) < MIN_KV_ROWS or continued > len(labels):
-        return False  # a side heading beside its paragraphs: more lines than labels
-    capitals = sum(label.text[0].isupper() or label.text[0].isdigit() for label in labels)
-    if capitals < 0.75 * len(labels):
-        return False  # lines of prose start in lower case
-    tol = 0.6 * statistics.median(label.height for label in labels)
-    widest = max(label.x1 for label in labels)
-    if sum(widest - label.x1 <= tol for label in labels) >= 0.6 * len(labels):
-        return False  # labels ending together: a justified column of text, not labels
-    firsts = [values[0] for values in paired]
-    if sum(bool(_PAGE_NUMBER.fullmatch(v.text.strip())) for v in firsts) > len(firsts) / 2:
-        return False  # entries and their page numbers: a table of contents
-    beside = 0
-    for value in firsts:
-        nxt = page.right_of(value)
-        if nxt and len(min(nxt, key=lambda p: p.x0).text.split()) <= _KV_LABEL_WORDS:
-            beside += 1
-    return beside < len(firsts) / 2  # a third column of short cells: not two columns
-
-
-def key_value_tables(
-    blocks: list[list[Word]], obstacles: list[BBox] = ()
-) -> list[tuple[ReadBlock, set[int]]]:
-    """Key/value tables among the words of text blocks (each list: one block's words): runs of
-    at least MIN_KV_ROWS rows of a short label at one left edge, a clear gap, then a value at
-    one left edge; a line with only a value continues the row above. `obstacles`: boxes of
-    other blocks (headings, figures), which end a run they cross. Each table comes with the
-    ids of the words it took; labels are row headers."""
-    page = _Rows(_kv_phrases(blocks, list(obstacles)))
-    used: set[int] = set()
-    found = []
-    for label in page.phrases:
-        if id(label) in used or not _label_like(label):
-            continue
-        beside = page.right_of(label)
-        if not beside:
-            continue
-        value = min(beside, key=lambda p: p.x0)
-        if value.block is None or value.x0 - label.x1 < 0.9 * label.height:
-            continue
-        rows = _kv_run(label, value, page, used)
-        if not rows or not _kv_table_ok(rows, page):
-            continue
-        cells = []
-        taken = []
-        for head, values in rows:
-            taken += [p for p in (head, *values) if p is not None]
-            cells.append([
-                {"text": head.text if head else "", "header": head is not None, "rowspan": 1,
-                 "colspan": 1},
-                {"text": " ".join(v.text for v in values), "header": False, "rowspan": 1,
-                 "colspan": 1},
-            ])  # fmt: skip
-        used |= {id(p) for p in taken}
-        box = _box([w for p in taken for w in p.words])
-        found.append((ReadBlock(kind="table", bbox=box, rows=cells, text=""),
-                      {id(w) for p in taken for w in p.words}))  # fmt: skip
-    return found

@@ -15,12 +15,16 @@ import numpy as np
 from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.params import at_dpi
+from models.reading.params.tables import RULED_TABLES, RuledTableParams
 from models.reading.scan_lines import Line, ParaLines, keep_lines
-from models.word_tables import table_from_words
+from models.reading.word_tables import table_from_words
 
 
 @dataclass
-class _Rule:
+class Rule:
+    """A printed rule: long dark runs in adjacent pixel rows (columns for a vertical rule)."""
+
     pos: float  # y for horizontal rules, x for vertical ones
     start: int
     end: int
@@ -31,15 +35,15 @@ class _Rule:
 class Grid:
     ys: list[float]  # horizontal rules, top to bottom
     xs: list[float]  # vertical rules, left to right
-    h_rules: list[_Rule] = field(default_factory=list)
-    v_rules: list[_Rule] = field(default_factory=list)
+    h_rules: list[Rule] = field(default_factory=list)
+    v_rules: list[Rule] = field(default_factory=list)
 
     @property
     def bbox(self) -> BBox:
         return (self.xs[0], self.ys[0], self.xs[-1], self.ys[-1])
 
 
-def _long_runs(dark: np.ndarray, min_len: int) -> dict[int, list[tuple[int, int]]]:
+def _long_runs(dark: np.ndarray, min_len: float) -> dict[int, list[tuple[int, int]]]:
     """Runs of True at least min_len long in each row of a 2-D mask: {row: [(x0, x1), ...]}.
     One pass over the whole mask (rows padded with False, so no run crosses a row end)."""
     height, width = dark.shape
@@ -58,12 +62,14 @@ def _long_runs(dark: np.ndarray, min_len: int) -> dict[int, list[tuple[int, int]
     return runs
 
 
-def _rules(dark: np.ndarray, min_len: int) -> list[_Rule]:
+def _rules(dark: np.ndarray, min_len: float, dpi: int, params: RuledTableParams) -> list[Rule]:
     """Horizontal rules (transpose the mask for vertical ones): long runs in adjacent rows
     merged into one rule of some thickness."""
-    found: list[_Rule] = []
-    open_rules: list[_Rule] = []
+    found: list[Rule] = []
+    open_rules: list[Rule] = []
     last_row = -2
+    near = at_dpi(params.rule_ends_tolerance_px, dpi)
+    thickest = at_dpi(params.rule_max_thickness_px, dpi)
     for y, runs in sorted(_long_runs(dark, min_len).items()):
         if y != last_row + 1:
             open_rules = []  # a row without runs closes every rule
@@ -71,25 +77,33 @@ def _rules(dark: np.ndarray, min_len: int) -> list[_Rule]:
         still_open = []
         for x0, x1 in runs:
             match = next(
-                (r for r in open_rules if abs(r.start - x0) < 20 and abs(r.end - x1) < 20), None
+                (r for r in open_rules if abs(r.start - x0) < near and abs(r.end - x1) < near), None
             )
             if match:
                 match.thickness += 1
                 match.pos = match.pos + 0.5 / match.thickness  # drift to the center
                 still_open.append(match)
             else:
-                rule = _Rule(pos=float(y), start=x0, end=x1, thickness=1)
+                rule = Rule(pos=float(y), start=x0, end=x1, thickness=1)
                 found.append(rule)
                 still_open.append(rule)
         open_rules = still_open
-    return [r for r in found if r.thickness <= 12]  # thicker is a filled box, not a rule
+    return [r for r in found if r.thickness <= thickest]  # thicker is a filled box
 
 
-def find_grids(binary: Image.Image) -> list[Grid]:
-    dark = np.asarray(binary.convert("L")) < 128
+def find_grids(
+    binary: Image.Image, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[Grid]:
+    """The grids of rules printed on a page image of `dpi`: at least `grid_min_h_rules`
+    horizontal rules of about one extent, joined by vertical rules at both edges."""
+    dark = np.asarray(binary.convert("L")) < params.dark_below_level
     height, width = dark.shape
-    h_rules = _rules(dark, max(80, width // 12))
-    v_rules = _rules(dark.T, max(40, height // 40))
+    h_min = max(at_dpi(params.h_rule_min_px, dpi), width // params.h_rule_min_per_width)
+    v_min = max(at_dpi(params.v_rule_min_px, dpi), height // params.v_rule_min_per_height)
+    h_rules = _rules(dark, h_min, dpi, params)
+    v_rules = _rules(dark.T, v_min, dpi, params)
+    ends = at_dpi(params.grid_ends_tolerance_px, dpi)
+    slack = at_dpi(params.grid_slack_px, dpi)
     grids: list[Grid] = []
     used: set[int] = set()
     for i, top in enumerate(h_rules):
@@ -99,30 +113,35 @@ def find_grids(binary: Image.Image) -> list[Grid]:
         same = [
             j
             for j, r in enumerate(h_rules)
-            if j not in used and abs(r.start - top.start) < 30 and abs(r.end - top.end) < 30
+            if j not in used and abs(r.start - top.start) < ends and abs(r.end - top.end) < ends
         ]
-        if len(same) < 3:
+        if len(same) < params.grid_min_h_rules:
             continue
         rows = sorted((h_rules[j] for j in same), key=lambda r: r.pos)
         y0, y1 = rows[0].pos, rows[-1].pos
         verticals = [
             v for v in v_rules
-            if top.start - 15 <= v.pos <= top.end + 15 and v.start <= y0 + 15 and v.end >= y0 + 10
+            if top.start - slack <= v.pos <= top.end + slack and v.start <= y0 + slack
+            and v.end >= y0 + at_dpi(params.v_rule_reach_px, dpi)
         ]  # fmt: skip
-        edges = [v for v in verticals if abs(v.pos - top.start) < 15 or abs(v.pos - top.end) < 15]
-        if len(verticals) < 3 or len(edges) < 2:
+        edges = [
+            v for v in verticals if abs(v.pos - top.start) < slack or abs(v.pos - top.end) < slack
+        ]
+        if len(verticals) < params.grid_min_v_rules or len(edges) < 2:
             continue
         xs = sorted({round(v.pos) for v in verticals})
         merged_xs: list[float] = []
         for x in xs:
-            if not merged_xs or x - merged_xs[-1] > 15:
+            if not merged_xs or x - merged_xs[-1] > slack:
                 merged_xs.append(float(x))
         # Interior verticals that start lower (spanning header cells) count too.
         for v in v_rules:
             inside = (
-                top.start + 15 < v.pos < top.end - 15 and y0 - 15 <= v.start and v.end <= y1 + 15
+                top.start + slack < v.pos < top.end - slack
+                and y0 - slack <= v.start
+                and v.end <= y1 + slack
             )
-            if inside and all(abs(v.pos - x) > 15 for x in merged_xs):
+            if inside and all(abs(v.pos - x) > slack for x in merged_xs):
                 merged_xs.append(float(v.pos))
         merged_xs.sort()
         used.update(same)
@@ -130,24 +149,26 @@ def find_grids(binary: Image.Image) -> list[Grid]:
     return grids
 
 
-def _has_v_rule(grid: Grid, x: float, y0: float, y1: float) -> bool:
-    span = y1 - y0
+def _has_v_rule(grid: Grid, x: float, y0: float, y1: float, slack: float, share: float) -> bool:
+    along = share * (y1 - y0)
     return any(
-        abs(v.pos - x) < 15 and min(v.end, y1) - max(v.start, y0) >= 0.6 * span
-        for v in grid.v_rules
+        abs(v.pos - x) < slack and min(v.end, y1) - max(v.start, y0) >= along for v in grid.v_rules
     )
 
 
-def _has_h_rule(grid: Grid, y: float, x0: float, x1: float) -> bool:
-    span = x1 - x0
+def _has_h_rule(grid: Grid, y: float, x0: float, x1: float, slack: float, share: float) -> bool:
+    along = share * (x1 - x0)
     return any(
-        abs(h.pos - y) < 15 and min(h.end, x1) - max(h.start, x0) >= 0.6 * span
-        for h in grid.h_rules
+        abs(h.pos - y) < slack and min(h.end, x1) - max(h.start, x0) >= along for h in grid.h_rules
     )
 
 
-def table_block(grid: Grid, words: list[Word], ink) -> ReadBlock:
-    """The table's cells (with spans) filled with the words whose centers fall inside them."""
+def table_block(
+    grid: Grid, words: list[Word], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> ReadBlock:
+    """The table's cells (with spans) filled with the words whose centers fall inside them
+    (a page image of `dpi`)."""
+    slack, share = at_dpi(params.grid_slack_px, dpi), params.cell_rule_share
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     texts: list[list[list[str]]] = [[[] for _ in range(n_cols)] for _ in range(n_rows)]
     for w in words:
@@ -167,12 +188,12 @@ def table_block(grid: Grid, words: list[Word], ink) -> ReadBlock:
                 continue
             colspan = 1
             while c + colspan < n_cols and not _has_v_rule(
-                grid, grid.xs[c + colspan], grid.ys[r], grid.ys[r + 1]
+                grid, grid.xs[c + colspan], grid.ys[r], grid.ys[r + 1], slack, share
             ):
                 colspan += 1
             rowspan = 1
             while r + rowspan < n_rows and not _has_h_rule(
-                grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan]
+                grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan], slack, share
             ):
                 rowspan += 1
             words_in = []
@@ -183,113 +204,132 @@ def table_block(grid: Grid, words: list[Word], ink) -> ReadBlock:
             row.append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
                         "colspan": colspan})  # fmt: skip
         rows.append(row)
-    if rows and _header_row(grid, ink):
+    if rows and _header_row(grid, ink, dpi, params):
         for cell in rows[0]:
             cell["header"] = True
     return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
 
 
-def _header_row(grid: Grid, ink) -> bool:
+def _header_row(grid: Grid, ink, dpi: int, params: RuledTableParams) -> bool:
     """A heavier rule under the first row, or first-row text darker than the rest."""
     thickness = sorted(h.thickness for h in grid.h_rules)
     median = thickness[len(thickness) // 2]
-    if len(grid.h_rules) > 2 and grid.h_rules[1].thickness >= 1.6 * max(median, 1):
+    heavier = params.header_rule_ratio * max(median, 1)
+    if len(grid.h_rules) > 2 and grid.h_rules[1].thickness >= heavier:
         return True
     x0, x1 = grid.xs[0], grid.xs[-1]
-    first = ink((int(x0) + 4, int(grid.ys[0]) + 4, int(x1) - 4, int(grid.ys[1]) - 4))
-    rest = ink((int(x0) + 4, int(grid.ys[1]) + 4, int(x1) - 4, int(grid.ys[-1]) - 4))
-    return rest > 0 and first >= 1.3 * rest
+    margin = round(at_dpi(params.cell_margin_px, dpi))  # whole pixels: a crop's box
+    left, right = int(x0) + margin, int(x1) - margin
+    first = ink((left, int(grid.ys[0]) + margin, right, int(grid.ys[1]) - margin))
+    rest = ink((left, int(grid.ys[1]) + margin, right, int(grid.ys[-1]) - margin))
+    return rest > 0 and first >= params.header_ink_ratio * rest
 
 
-def row_rules(gray: Image.Image, box: BBox) -> list[float]:
-    """Heights of the horizontal rules printed across a table region, light ones too (a scan's
-    gray rules, which the grid finder's threshold misses): pixel rows of which 90 % of the
-    region's width is darker than the paper within two pixel rows (a rule a little askew after
-    deskewing lies on several), in runs of at most 16 pixel rows (thicker is a filled bar, as a
-    reversed header row is). A rule stopping short of a column (under cells beside one that
-    spans rows) does not count."""
+def row_rules(
+    gray: Image.Image, box: BBox, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[float]:
+    """Heights of the horizontal rules printed across a table region of a page image of `dpi`,
+    light ones too (a scan's
+    gray rules, which the grid finder's threshold misses): pixel rows of which most of the
+    region's width (`row_rule_width_share`) is darker than the paper within a pixel row or two
+    (`rule_askew_px`: a rule a little askew after deskewing lies on several), in runs of a few
+    pixel rows (`row_rule_max_thickness_px`: thicker is a filled bar, as a reversed header row
+    is). A rule stopping short of a column (under cells beside one that spans rows) does not
+    count."""
     x0, y0, x1, y1 = (int(v) for v in box)
     x0, y0 = max(0, x0), max(0, y0)
     x1, y1 = min(gray.width, x1), min(gray.height, y1)
-    if x1 - x0 < 20 or y1 - y0 < 3:
+    narrow = x1 - x0 < at_dpi(params.row_rules_min_width_px, dpi)
+    if narrow or y1 - y0 < at_dpi(params.row_rules_min_height_px, dpi):
         return []
     pixels = np.asarray(gray.convert("L").crop((x0, y0, x1, y1)), dtype=np.int16)
-    paper = np.percentile(pixels, 90)
-    dark = pixels < paper - 30
+    paper = np.percentile(pixels, params.paper_percentile)
+    dark = pixels < paper - params.rule_below_paper_level
     near = dark.copy()
-    for k in (1, 2):
+    for k in range(1, round(at_dpi(params.rule_askew_px, dpi)) + 1):  # whole pixel rows
         near[k:] |= dark[:-k]
         near[:-k] |= dark[k:]
-    dark = near.mean(axis=1) >= 0.9
+    dark = near.mean(axis=1) >= params.row_rule_width_share
+    thickest = at_dpi(params.row_rule_max_thickness_px, dpi)
     out: list[float] = []
     start = None
     for y, on in enumerate([*dark.tolist(), False]):
         if on and start is None:
             start = y
         elif not on and start is not None:
-            if y - start <= 16:
+            if y - start <= thickest:
                 out.append(y0 + (start + y - 1) / 2)
             start = None
     return out
 
 
-def reversed_bars(gray: Image.Image, dpi: int) -> list[BBox]:
+def reversed_bars(
+    gray: Image.Image, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[BBox]:
     """Filled dark bars a line or two tall holding light text: a table's header row printed
     reversed (white on dark), which Tesseract takes for a picture and does not read. A pixel
     row belongs to a bar where a tenth of an inch around a point is two thirds dark, over an
     inch or more; the bar goes down from such a row while that stretch stays half dark (its
-    letters cut it), 0.1-0.6 inch tall, four times as wide, with light pixels inside."""
+    letters cut it), 0.1-0.6 inch tall, four times as wide, with light pixels inside (the
+    `bar_` fields of `params`)."""
     scale = 2  # measured on a half-size copy: the bars are large, and it is four times cheaper
     small = np.asarray(gray.convert("L").reduce(scale), dtype=np.uint8)
     height, width = small.shape
     dots = dpi / scale  # pixels per inch on the copy
-    window = max(3, int(0.1 * dots))
-    dark = small < 128
+    window = max(params.bar_window_min_px, int(params.bar_window_inch * dots))
+    dark = small < params.dark_below_level
+    min_length = params.bar_min_length_inch * dots
     spans: list[tuple[int, int, int] | None] = [None] * height  # per row: its bar stretch
     # Only rows an inch of dark could be a bar's (few on a page of text).
-    candidates = np.flatnonzero(dark.sum(axis=1) >= dots)
+    candidates = np.flatnonzero(dark.sum(axis=1) >= min_length)
     if candidates.size == 0:
         return []
     sums = np.cumsum(np.pad(dark[candidates].astype(np.int32), ((0, 0), (1, 0))), axis=1)
-    barish = (sums[:, window:] - sums[:, :-window]) >= 0.66 * window  # two thirds dark around
+    barish = (sums[:, window:] - sums[:, :-window]) >= params.bar_window_dark_share * window
     for i, y in enumerate(candidates.tolist()):
         row = barish[i]
-        if row.sum() < dots:
+        if row.sum() < min_length:
             continue
         edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
         starts, ends = edges[0::2], edges[1::2]
         # The bar's letters break its stretch: gaps narrower than 0.3 inch are closed.
-        keep = np.concatenate(([True], starts[1:] - ends[:-1] > 0.3 * dots))
+        keep = np.concatenate(([True], starts[1:] - ends[:-1] > params.bar_letter_gap_inch * dots))
         starts, ends = starts[keep], np.concatenate((ends[np.flatnonzero(keep)[1:] - 1], ends[-1:]))
         k = int(np.argmax(ends - starts))
-        if row[starts[k] : ends[k]].mean() >= 0.5:
+        if row[starts[k] : ends[k]].mean() >= params.bar_row_dark_share:
             spans[y] = (y, int(starts[k]), int(ends[k]) + window)
     bars: list[BBox] = []
+    half_dark = params.bar_row_dark_share
     y = 0
     while y < height:
         span = spans[y]
-        if span is None or span[2] - span[1] < dots:
+        if span is None or span[2] - span[1] < min_length:
             y += 1
             continue
         _, x0, x1 = span
         # The bar goes on while its stretch stays half dark (its letters are light).
         end = y + 1
-        while end < height and (small[end, x0:x1] < 128).mean() >= 0.5:
+        while end < height and (small[end, x0:x1] < params.dark_below_level).mean() >= half_dark:
             end += 1
         # Its width: its widest solid row (the first may be a blurred edge).
         _, x0, x1 = max((s for s in spans[y:end] if s), key=lambda s: s[2] - s[1])
-        light = (small[y:end, x0:x1] >= 128).mean()
-        if 0.1 * dots <= end - y <= 0.6 * dots and x1 - x0 >= 4 * (end - y) and light >= 0.04:
+        light = (small[y:end, x0:x1] >= params.dark_below_level).mean()
+        tall = end - y
+        a_line_or_two = (
+            params.bar_min_height_inch * dots <= tall <= params.bar_max_height_inch * dots
+        )
+        wide = x1 - x0 >= params.bar_min_aspect_ratio * tall
+        if a_line_or_two and wide and light >= params.bar_min_light_share:
             bars.append((x0 * scale, y * scale, x1 * scale, end * scale))
         y = end
     return bars
 
 
 def ruled_tables(
-    binary, paragraphs: list[ParaLines], ink
+    binary, paragraphs: list[ParaLines], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> tuple[list[ReadBlock], list[ParaLines]]:
     """Ruled tables become table blocks; their words leave the paragraphs."""
-    grids = find_grids(binary) if binary is not None else []
+    grids = find_grids(binary, dpi, params=params) if binary is not None else []
     tables: list[ReadBlock] = []
     for grid in grids:
         x0, y0, x1, y1 = grid.bbox
@@ -305,16 +345,16 @@ def ruled_tables(
         words = [w for _, inside in taken for w in inside]
         if not words:
             continue
-        table = table_block(grid, words, ink)
+        table = table_block(grid, words, ink, dpi, params=params)
         cells = [c for row in table.rows or [] for c in row]
         filled = sum(bool(c["text"].strip()) for c in cells)
         by_words = table_from_words(words, grid.bbox)
         if by_words is not None and sum(
             bool(c["text"].strip()) for row in by_words.rows or [] for c in row
-        ) > 1.5 * max(filled, 1):
+        ) > params.words_over_grid_ratio * max(filled, 1):
             # Rules that frame a block of figures without separating them: the words decide.
             table = by_words
-        elif filled < 0.4 * len(cells):
+        elif filled < params.min_filled_share * len(cells):
             continue  # mostly empty cells: the rules of a frame or a form; the words stay text
         for line, inside in taken:
             line.words = [w for w in line.words if w not in inside]
@@ -326,13 +366,15 @@ def ruled_tables(
     return tables, keep_lines(paragraphs, lambda line: bool(line.words))
 
 
-def table_rules(gray: Image.Image, bars: list) -> Callable[[BBox], list[float]]:
-    """The rules printed across a table region (models.ocr.tables.row_rules), and the foot of
-    a reversed header row across it: its lines are the header, however many they are."""
+def table_rules(
+    gray: Image.Image, bars: list, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> Callable[[BBox], list[float]]:
+    """The rules printed across a table region (row_rules), and the foot of a reversed header
+    row across it: its lines are the header, however many they are."""
 
     def rules(box: BBox) -> list[float]:
         width = box[2] - box[0]
         feet = [bar[3] for bar in bars if min(bar[2], box[2]) - max(bar[0], box[0]) >= width / 2]
-        return sorted(row_rules(gray, box) + feet)
+        return sorted(row_rules(gray, box, dpi, params=params) + feet)
 
     return rules

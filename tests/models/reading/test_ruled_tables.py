@@ -13,8 +13,8 @@ from conversion.pipeline.flow import ConvertOptions
 from models.engine import Word
 from models.layout import Region
 from models.ocr import TesseractEngine
-from models.ocr.tables import Grid, _Rule, reversed_bars, row_rules, table_block
 from models.reading.regions import header_tables
+from models.reading.ruled_tables import Grid, Rule, reversed_bars, row_rules, table_block
 from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
@@ -94,9 +94,9 @@ def test_a_grid_row_thinner_than_its_margins_is_no_crash():
     row's ink must not fail the page (it was ENGINE_FAILED, "Coordinate 'lower' is less than
     'upper'")."""
     ink = InkMeter(Image.new("1", (400, 300), 1))
-    rules = [_Rule(pos=y, start=10, end=390, thickness=1) for y in (10, 15, 200)]
+    rules = [Rule(pos=y, start=10, end=390, thickness=1) for y in (10, 15, 200)]
     grid = Grid(ys=[10, 15, 200], xs=[10, 200, 390], h_rules=rules)
-    table = table_block(grid, [], ink)
+    table = table_block(grid, [], ink, 300)
     assert len(table.rows) == 2
 
 
@@ -113,8 +113,18 @@ def test_row_rules_finds_light_rules_across_a_table_not_bars_or_short_rules():
     image.paste(205, (0, 400, 700, 402))  # under two of the three columns only
     for x in range(0, 1000, 14):  # a line of "text": strokes with gaps
         image.paste(30, (x, 480, x + 6, 510))
-    rules = row_rules(image, (0, 0, 1000, 600))
+    rules = row_rules(image, (0, 0, 1000, 600), 300)
     assert [round(y) for y in rules] == [151, 301]
+
+
+def test_row_rules_measure_at_the_page_dpi():
+    """A band 10 pixels tall is a heavy rule on a 300 DPI page, and a filled bar (a tenth of an
+    inch: a reversed header row) on a 150 DPI one; a thin rule is one at both."""
+    image = Image.new("L", (1000, 300), 250)
+    image.paste(80, (0, 100, 1000, 110))  # the band
+    image.paste(205, (0, 200, 1000, 202))  # a light rule
+    assert [round(y) for y in row_rules(image, (0, 0, 1000, 300), 300)] == [104, 200]
+    assert [round(y) for y in row_rules(image, (0, 0, 1000, 300), 150)] == [200]
 
 
 def _saved_as_scan(page, path):

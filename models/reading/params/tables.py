@@ -1,0 +1,93 @@
+"""Thresholds of the table readers: tables from word positions (models.reading.word_tables),
+key/value tables (models.reading.kv_tables) and ruled tables found in the page image
+(models.reading.ruled_tables).
+
+Word and key/value tables measure in the words' own height (`_share`: a fraction of it), so they
+hold on points and pixels alike. The ruled-table fields ending in `_px` are pixels of a page
+image at REFERENCE_DPI (they were measured on 300 DPI scans), scaled to the page's DPI with
+`at_dpi`, except `bar_window_min_px`: a fixed floor on the reversed bars' half-size copy, whose
+other thresholds are inches of the page (`_inch`). Gray levels (`_level`) are 0 (black) to 255
+(white).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WordTableParams:
+    """Tables from the positions of the words inside a table region."""
+
+    min_rows: int = 2  # text rows a table needs
+    min_cols: int = 2  # columns a table needs
+    phrase_gap_share: float = 0.9  # words closer than this many word heights are one cell
+    column_gap_share: float = 0.6  # a column gap is at least this many word heights wide
+    rows_per_crossing_phrase: int = 5  # one row in this many may cover a column gap (a span)
+    title_row_share: float = 0.6  # one phrase this share of the table's width: a title row
+    between_rows_pitch_share: float = 2.6  # a row set between two: those at most this far apart
+    between_rows_centre_share: float = 0.35  # ... and its middle this close to theirs
+    lonely_column_min_rows: int = 4  # tables shorter than this keep a column of one cell
+
+
+@dataclass(frozen=True)
+class KeyValueParams:
+    """Key/value tables: a label column beside a value column, without a ruling or a region."""
+
+    min_rows: int = 4  # labelled rows with a value beside them
+    label_max_words: int = 5  # a label is a few words; a cell beside a value as short: a 3rd column
+    phrase_gap_share: float = 0.9  # words closer than this many word heights are one phrase
+    edge_tolerance_share: float = 0.6  # labels (values) start at one edge within this many heights
+    value_gap_share: float = 0.9  # the clear gap between a label and its value, in word heights
+    max_gap_lines: int = 6  # a run stops at a gap of more than this many word heights
+    continued_value_gap_share: float = 1.5  # a value line this close under a value goes on with it
+    min_capitals_share: float = 0.75  # labels starting with a capital or a digit (prose does not)
+    justified_labels_share: float = 0.6  # this share of labels ending together: justified prose
+
+
+@dataclass(frozen=True)
+class RuledTableParams:
+    """Ruled tables: a grid of rules printed on a scan, its rows' rules, reversed header bars."""
+
+    dark_below_level: int = 128  # a pixel darker than this is ink (the grid finder, bars)
+    rule_ends_tolerance_px: int = (
+        20  # runs in adjacent pixel rows whose ends are this close: one rule
+    )
+    rule_max_thickness_px: int = 12  # a thicker run is a filled box, not a rule
+    h_rule_min_px: int = 80  # a horizontal rule is at least this long...
+    h_rule_min_per_width: int = 12  # ... and at least the page's width over this
+    v_rule_min_px: int = 40  # a vertical rule is at least this long...
+    v_rule_min_per_height: int = 40  # ... and at least the page's height over this
+    grid_ends_tolerance_px: int = 30  # a grid's horizontal rules start and end this close together
+    grid_min_h_rules: int = 3  # horizontal rules of one grid
+    grid_min_v_rules: int = 3  # vertical rules of one grid (two of them at its edges)
+    grid_slack_px: int = 15  # a rule meets a grid's edge, or lies on one of its lines, this close
+    v_rule_reach_px: int = 10  # a vertical rule goes at least this far below the grid's top
+    cell_rule_share: float = 0.6  # a rule along this share of a cell's side parts it from the next
+    header_rule_ratio: float = 1.6  # the rule under the first row this times the median: a header
+    cell_margin_px: int = 4  # a cell's ink is measured this far inside its rules
+    header_ink_ratio: float = 1.3  # a first row this times darker than the rest: bold, a header
+    words_over_grid_ratio: float = 1.5  # words filling this times the grid's cells: words decide
+    min_filled_share: float = 0.4  # a grid with fewer filled cells is a frame or a form, no table
+    row_rules_min_width_px: int = 20  # a narrower table region has no row rules to look for
+    row_rules_min_height_px: int = 3  # nor a shorter one
+    paper_percentile: int = 90  # the paper's gray: this percentile of the region's pixels
+    rule_below_paper_level: int = 30  # a rule's pixel is this many gray levels darker than paper
+    rule_askew_px: int = 2  # a rule's pixel may lie this many pixel rows up or down (askew)
+    row_rule_width_share: float = 0.9  # a row rule runs across this share of the region's width
+    row_rule_max_thickness_px: int = 16  # a thicker dark band is a filled bar, not a rule
+    bar_window_inch: float = 0.1  # a bar's pixel row is dark around each point over this width
+    bar_window_min_px: int = 3  # ... and at least this many pixels of the half-size copy (fixed)
+    bar_window_dark_share: float = 0.66  # dark share of that window
+    bar_min_length_inch: int = 1  # a bar's dark stretch is at least this long
+    bar_letter_gap_inch: float = 0.3  # gaps narrower than this in a bar's stretch are its letters
+    bar_row_dark_share: float = 0.5  # the bar goes down while its stretch is this share dark
+    bar_min_height_inch: float = 0.1  # a bar is at least this tall (a line of type)...
+    bar_max_height_inch: float = 0.6  # ... and at most this tall (two lines)
+    bar_min_aspect_ratio: int = 4  # a bar is at least this many times as wide as it is tall
+    bar_min_light_share: float = 0.04  # light pixels inside a bar: its letters (else a black band)
+
+
+WORD_TABLES = WordTableParams()
+KEY_VALUE = KeyValueParams()
+RULED_TABLES = RuledTableParams()
