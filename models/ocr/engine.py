@@ -259,7 +259,7 @@ class TesseractEngine:
         return kept, paragraphs
 
     def _reversed_rows(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
-        """Rows printed white on dark (a table's header row: models.reading.ruled_tables.reversed_bars),
+        """Rows printed white on dark (a table's header row: ruled_tables.reversed_bars),
         which Tesseract takes for pictures or reads as scraps: each bar is read inverted, and
         when that reads as text (confident, mostly dictionary words) its words replace what
         was read there, and the "picture" goes. With the bars read, and their lines."""
