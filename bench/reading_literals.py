@@ -1,7 +1,7 @@
 """Counts the inline numeric literals of the page-reading package (issue 30): the thresholds
 belong in models/reading/params/, named, with their unit.
 
-    .venv/bin/python bench/reading_literals.py [--json]
+    .venv/bin/python bench/reading_literals.py [--json] [--package DIR]
 
 Counted: every int or float literal in models/reading outside params/, except 0, 1, 2 and 0.5
 (identities, halves) and subscripts (indexes, slices). Module-level constants count too: a
@@ -38,7 +38,7 @@ def _comment(line: str) -> str | None:
     return comment.strip() or None if sep else None
 
 
-def literals_in(path: Path) -> list[Literal]:
+def literals_in(path: Path, package: Path = PACKAGE) -> list[Literal]:
     source = path.read_text()
     lines = source.splitlines()
     tree = ast.parse(source)
@@ -54,21 +54,26 @@ def literals_in(path: Path) -> list[Literal]:
             continue
         # A statement over several lines carries its reason on the literal's line or its last.
         reason = _comment(lines[node.lineno - 1]) or _comment(lines[node.end_lineno - 1])
-        found.append(Literal(str(path.relative_to(ROOT)), node.lineno, node.value, reason))
-    return found
+        where = path.relative_to(ROOT if path.is_relative_to(ROOT) else package)
+        found.append(Literal(str(where), node.lineno, node.value, reason))
+    return sorted(found, key=lambda lit: lit.line)
 
 
 def package_literals(package: Path = PACKAGE) -> list[Literal]:
+    named_place = package / NAMED_PLACE.relative_to(PACKAGE)
     return [
         lit
         for path in sorted(package.rglob("*.py"))
-        if NAMED_PLACE not in path.parents
-        for lit in literals_in(path)
+        if named_place not in path.parents
+        for lit in literals_in(path, package)
     ]
 
 
 def main() -> None:
-    found = package_literals()
+    package = (
+        Path(sys.argv[sys.argv.index("--package") + 1]) if "--package" in sys.argv else PACKAGE
+    )
+    found = package_literals(package.resolve())
     if "--json" in sys.argv:
         print(json.dumps([asdict(lit) for lit in found], indent=1))
         return
