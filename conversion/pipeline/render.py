@@ -166,12 +166,13 @@ def _spans(spans: list[Span], state: _State | None = None) -> str:
             out.append(_noteref(span, state))
             continue
         text = esc(span.text)
-        attrs = ""
+        lang = f' lang="{esc(span.lang or "")}"' if valid_lang(span.lang) else ""
         if span.low_confidence:
-            attrs += ' data-confidence="low"'
-        if valid_lang(span.lang):
-            attrs += f' lang="{esc(span.lang or "")}"'
-        text = f"<span{attrs}>{text}</span>" if attrs else text
+            # Seen (a highlight and a dotted underline) and heard: the stylesheet's ::before
+            # says "uncertain:" to screen readers only, so copied text stays the words alone.
+            text = f'<mark class="uncertain" data-confidence="low"{lang}>{text}</mark>'
+        elif lang:
+            text = f"<span{lang}>{text}</span>"
         out.append(f"<{span.script}>{text}</{span.script}>" if span.script in _SCRIPTS else text)
     return "".join(out)
 
@@ -216,11 +217,10 @@ def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) 
         tag_html = _list_html(block.items, block.ordered, state)
         return tag_html.replace(">", f"{lang}>", 1) if lang and tag_html else tag_html
     if block.kind in ("page_header", "page_footer"):
-        # Running headers/footers: kept for the record, out of the reading flow.
-        return (
-            f'<p class="furniture" aria-hidden="true" data-page="{page_no}">'
-            f"{_spans(block.spans)}</p>"
-        )
+        # Running headers/footers: shown to everyone alike, set apart in small type. Not
+        # hidden from screen readers only (sighted and blind readers would get different
+        # text), and not from everyone (a title taken for a running head would be lost).
+        return f'<p class="furniture" data-page="{page_no}">{_spans(block.spans)}</p>'
     if block.kind == "footnote":
         state.note_no += 1
         ident = block.id or f"fn-p{page_no}-{state.note_no}"

@@ -21,10 +21,10 @@ ALLOWED_TAGS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd",
     "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col",
     "figure", "figcaption", "img", "a", "sup", "sub", "strong", "em", "b", "i", "blockquote",
-    "code", "pre", "abbr",
+    "code", "pre", "abbr", "mark",
 } | _MATHML  # fmt: skip
 _GENERIC = {"id", "class", "lang", "role", "aria-label", "aria-labelledby", "aria-describedby",
-            "aria-hidden",  # furniture: visible, kept out of the reading flow
+            "aria-hidden",  # documents written before furniture was shown to all
             "tabindex", "title", "dir"}  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "*": _GENERIC | {"data-review", "data-confidence", "data-page"},
