@@ -16,7 +16,9 @@ from conversion.findings import group_title
 from conversion.pipeline.document import OPEN_LEVELS
 
 NOTICE_ID = "document-status"
-_MAIN_START = '<main id="content">'
+# The notice goes right after the skip link, before the title, the contents and the text: the
+# first thing seen, and the first read (templates/output/document.html writes this link).
+_SKIP_LINK = '<a class="skip-link" href="#content">Skip to content</a>'
 _UNCERTAIN = "LOW_CONFIDENCE"  # words rendered in <mark class="uncertain">
 
 
@@ -62,18 +64,22 @@ def notice_html(
             f' <a href="{_esc(report_href)}">The accessibility report</a> lists every item.'
         )
     parts.append("</p>")
+    # A region of its own (all content in landmarks: axe "region"), holding the note.
     return (
-        f'<div class="status-notice" id="{NOTICE_ID}" role="note" '
-        f'aria-labelledby="{NOTICE_ID}-title">{"".join(parts)}</div>'
+        f'<section class="status-notice" id="{NOTICE_ID}" aria-labelledby="{NOTICE_ID}-title">'
+        f'<div role="note" aria-labelledby="{NOTICE_ID}-title">{"".join(parts)}</div></section>'
     )
 
 
 def with_notice(document: str, notice: str) -> str:
-    """The document with the notice first in `<main>`, before the first page (page texts are
-    what lies between page markers: a review edit never sees the notice)."""
-    if not notice or _MAIN_START not in document:
+    """The document with the notice at its top, after the skip link (outside `<main>` and its
+    pages: a review edit never sees it)."""
+    if not notice:
         return document
-    return document.replace(_MAIN_START, f"{_MAIN_START}\n{notice}", 1)
+    for anchor in (_SKIP_LINK, "<body>"):  # a document without the skip link: the body's top
+        if anchor in document:
+            return document.replace(anchor, f"{anchor}\n{notice}", 1)
+    return document
 
 
 def _esc(text: str) -> str:

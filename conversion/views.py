@@ -247,7 +247,7 @@ def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
     return render(request, "conversion/batch.html", context)
 
 
-def _result_html(job: Job) -> HttpResponse:
+def _result_html(job: Job) -> FileResponse:
     html = storage.read_html(job.id)
     if html is None:
         raise Http404(_NO_RESULT)
@@ -255,7 +255,9 @@ def _result_html(job: Job) -> HttpResponse:
     html = downloads.with_report_at(
         with_notice(html, downloads.job_notice(job, report_href=report)), report
     )
-    response = HttpResponse(html, content_type="text/html; charset=utf-8")
+    response = FileResponse(
+        io.BytesIO(html.encode("utf-8")), content_type="text/html; charset=utf-8"
+    )
     response["Content-Security-Policy"] = RESULT_CSP
     return response
 
@@ -277,7 +279,7 @@ def _framed(html: str, job: Job, user: AbstractBaseUser) -> HttpResponse:
 
 
 @login_required
-def job_html(request: HttpRequest, job_id) -> HttpResponse:
+def job_html(request: HttpRequest, job_id) -> FileResponse:
     return _result_html(_own_job(request, job_id))
 
 

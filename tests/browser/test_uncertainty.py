@@ -103,7 +103,7 @@ def test_a_handwritten_page_shows_its_image_and_says_it_was_not_transcribed(brow
         image = page.get_by_role("img", name=f"Page {number} as scanned, not transcribed")
         assert image.evaluate("img => img.complete && img.naturalWidth > 0")
     # The document as a whole opens with the notice of what nobody checked.
-    assert page.locator("main > [role=note]").first.inner_text().startswith("Not checked")
+    assert page.locator("#document-status [role=note]").inner_text().startswith("Not checked")
     assert_axe_clean(page, "a handwritten document")
     context.close()
 
