@@ -29,6 +29,10 @@ _reset = [
     ("reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView, "password_reset_confirm"),
     ("reset/done/", auth_views.PasswordResetCompleteView, "password_reset_complete"),
 ]
+# The site's own error pages (conversion/error_views.py); /api/ answers in JSON whatever they say.
+handler403 = "conversion.error_views.permission_denied"
+handler404 = "conversion.error_views.page_not_found"
+handler500 = "conversion.error_views.server_error"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("favicon.ico", favicon),

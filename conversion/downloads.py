@@ -20,10 +20,13 @@ from typing import IO
 from urllib.parse import quote
 
 from conversion import storage
-from conversion.models import Job
+from conversion.models import Job, JobReview, JobStatus, ReviewState
+from conversion.notice import notice_html, with_notice
 from conversion.pipeline.report_html import render_report
 
 _FILES_LINK = re.compile(rf'(\b(?:src|href)=")({re.escape(storage.OUTPUT_STEM)}_files/)')
+# A page not transcribed links the report beside the document (render.py's page scans).
+_REPORT_LINK = re.compile(rf'(\bhref=")({re.escape(storage.OUTPUT_STEM)}\.report\.html)"')
 STEM_MAX = 120
 # Characters no file system takes in a name (Windows' set; "/" and NUL everywhere).
 _UNSAFE_IN_NAME = re.compile(r'[<>:"/\\|?*]')
@@ -76,17 +79,39 @@ def zip_name(job: Job) -> str:
 
 
 def document_html(job: Job) -> bytes | None:
-    """The result HTML as downloaded: its figures linked from `<stem>_files/`; None when the job
-    has no result (yet)."""
+    """The result HTML as downloaded: its figures linked from `<stem>_files/`, opening with the
+    notice of what nobody checked yet (conversion/notice.py); None when the job has no result
+    (yet)."""
     html = storage.read_html(job.id)
     if html is None:
         return None
+    report = quote(report_html_name(job))
+    html = with_report_at(with_notice(html, job_notice(job, report_href=report)), report)
     return html_with_files_at(html, quote(files_dir_name(job))).encode("utf-8")
+
+
+def job_notice(job: Job, *, report_href: str = "") -> str:
+    """The notice for the job as it stands now: none once a reviewer approved it; "rejected"
+    after a rejection; else what its report still holds open (a job that needs review)."""
+    decision = JobReview.objects.filter(job=job).values_list("state", "note").first()
+    state, note = decision or (ReviewState.PENDING, "")
+    if state == ReviewState.APPROVED:
+        return ""
+    rejected = state == ReviewState.REJECTED
+    if not rejected and job.status != JobStatus.NEEDS_REVIEW:
+        return ""
+    findings = read_report(job).get("findings", [])
+    return notice_html(findings, rejected=rejected, note=note, report_href=report_href)
 
 
 def html_with_files_at(html: str, folder: str) -> str:
     """The stored HTML (or a page of it) with its figure links pointing into `folder`."""
     return _FILES_LINK.sub(lambda m: f"{m.group(1)}{folder}/", html)
+
+
+def with_report_at(html: str, href: str) -> str:
+    """The stored HTML with its links to the report pointing at `href`."""
+    return _REPORT_LINK.sub(lambda m: f'{m.group(1)}{href}"', html)
 
 
 def read_report(job: Job) -> dict:

@@ -60,7 +60,7 @@ def rebuild_derived(soup: BeautifulSoup) -> str:
     old_title = " ".join((soup.title.get_text() if soup.title else "").split())
     title = _text(headings[0]) if headings else old_title or "Untitled document"
     pages = [
-        (int(m["id"][5:]), m.get("aria-label") or m["id"][5:])
+        (int(m["id"][5:]), output_format.marker_label(m.get("aria-label") or "") or m["id"][5:])
         for m in main.find_all(id=re.compile(r"^page-\d+$"), recursive=False)
     ]
     navs = navigation_html(

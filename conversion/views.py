@@ -31,6 +31,7 @@ from conversion import dispatch, downloads, review, selectors, services, storage
 from conversion.api.throttles import charge_uploads
 from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
+from conversion.notice import with_notice
 from conversion.pipeline.errors import ConversionError, error_class
 from conversion.request_limits import throttled_response
 from conversion.roles import can_delete
@@ -247,18 +248,29 @@ def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
 
 
 def _result_html(job: Job) -> FileResponse:
-    html = storage.open_html(job.id)
+    html = storage.read_html(job.id)
     if html is None:
         raise Http404(_NO_RESULT)
-    response = FileResponse(html, content_type="text/html; charset=utf-8")
+    report = _report_url(job)
+    html = downloads.with_report_at(
+        with_notice(html, downloads.job_notice(job, report_href=report)), report
+    )
+    response = FileResponse(
+        io.BytesIO(html.encode("utf-8")), content_type="text/html; charset=utf-8"
+    )
     response["Content-Security-Policy"] = RESULT_CSP
     return response
+
+
+def _report_url(job: Job) -> str:
+    return reverse("job-report-html", kwargs={"job_id": job.id})
 
 
 def _framed(html: str, job: Job, user: AbstractBaseUser) -> HttpResponse:
     """A result for the sandboxed frame: its figures linked under the figures-only link."""
     token = figures_token(job, user=user)
     prefix = reverse("view-file", kwargs={"token": token, "name": "x"}).removesuffix("/x")
+    html = downloads.with_report_at(html, _report_url(job))
     response = HttpResponse(
         downloads.html_with_files_at(html, prefix), content_type="text/html; charset=utf-8"
     )
@@ -378,7 +390,8 @@ def view_html(request: HttpRequest, token: str) -> HttpResponse:
     html = storage.read_html(job.id)
     if html is None:
         raise Http404(_NO_RESULT)
-    return _framed(html, job, request.user)
+    # The frame is sandboxed: its links cannot reach the report (the job page links it).
+    return _framed(with_notice(html, downloads.job_notice(job)), job, request.user)
 
 
 @xframe_options_sameorigin  # the site frames results; nothing else may

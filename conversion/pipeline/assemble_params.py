@@ -122,5 +122,9 @@ class AssembleParams:
     # a list item indented more than this many times its size past the one before nests under it
     list_nest_step_ratio: float = 0.8
 
+    # -- pages not transcribed (page_scans.py)
+    # a figure covering this share of an unreadable page's area is the page itself: its scan
+    page_scan_figure_share: float = 0.5
+
 
 ASSEMBLE = AssembleParams()

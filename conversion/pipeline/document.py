@@ -100,6 +100,7 @@ class Block:
     lang: str | None = None  # a passage in another language than the document
     bbox: tuple[float, float, float, float] | None = None
     id: str | None = None  # footnotes: "fn-3"; referenced from the text
+    page_scan: bool = False  # figures: the whole page's image, for a page not transcribed
     # Headings while assemble sets their levels: the text size they rank by, and whether the
     # layout model called the block a title. Not part of the document.
     font_key: float | None = field(default=0.0, compare=False, repr=False)

@@ -29,6 +29,7 @@ from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
 from conversion.pipeline.isolate import run_isolated
+from conversion.pipeline.page_scans import add_page_scans
 from conversion.pipeline.rasterize import (
     RasterOptions,
     RenderedPage,
@@ -237,6 +238,7 @@ def build_document(
 ) -> Document:
     """Assemble the tree and crop each figure's region into files_dir."""
     document = assemble(readings, AssembleOptions(default_title=title, language=language))
+    document = add_page_scans(document)
     by_number = {r.page_number: r for r in readings}
     count = 0
     for page in document.pages:
@@ -251,6 +253,8 @@ def build_document(
             count += 1
             x0, y0, x1, y1 = (int(v) for v in block.bbox)  # type: ignore[misc]
             box = (max(0, x0), max(0, y0), min(image.width, x1), min(image.height, y1))
+            if block.page_scan:
+                box = (0, 0, image.width, image.height)  # the page as the reader turned it
             if box[2] - box[0] < 8 or box[3] - box[1] < 8:
                 continue
             name = f"figure-{count}-p{page.number}.png"

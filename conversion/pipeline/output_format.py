@@ -26,11 +26,22 @@ class NoSuchPage(LookupError):
     pass
 
 
+MARKER_NAME_PREFIX = "Page "
+
+
 def page_marker(number: int, label: str) -> str:
+    """The marker's accessible name is "Page 7" (heard "Page 7, separator"; a bare "7" said
+    nothing); the stylesheet shows the same name."""
+    name = html.escape(MARKER_NAME_PREFIX + label, quote=True)
     return (
         f'<span class="pagebreak" role="{PAGEBREAK_ROLE}" id="page-{number}" '
-        f'aria-label="{html.escape(label, quote=True)}"></span>'
+        f'aria-label="{name}"></span>'
     )
+
+
+def marker_label(name: str) -> str:
+    """The page's label ("7", "vii") from a marker's accessible name ("Page 7")."""
+    return name.removeprefix(MARKER_NAME_PREFIX)
 
 
 def page_numbers(document: str) -> list[int]:

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
-from conversion.pipeline.document import Block, Cell, Document, ListItem, Span
+from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
 from conversion.pipeline.output_format import page_marker
 from models.language import BCP47
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
+FILES_SUFFIX = "_files"  # <stem>_files/: the document's images
+REPORT_SUFFIX = ".report.html"  # <stem>.report.html: its readable report
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,10 @@ def render_document(doc: Document, opts: RenderOptions) -> str:
         label = page.label or str(page.number)
         body.append(page_marker(page.number, label))
         for block in page.blocks:
+            if block.page_scan:
+                state.figure_no += 1
+                body.append(_page_scan_html(block, page, state.figure_no, opts))
+                continue
             body.append(_block_html(block, page.number, state, opts))
     # Footnotes link back only to references that exist; rendered after the text is known.
     parts.extend(_link_backrefs(body, state))
@@ -166,12 +172,13 @@ def _spans(spans: list[Span], state: _State | None = None) -> str:
             out.append(_noteref(span, state))
             continue
         text = esc(span.text)
-        attrs = ""
+        lang = f' lang="{esc(span.lang or "")}"' if valid_lang(span.lang) else ""
         if span.low_confidence:
-            attrs += ' data-confidence="low"'
-        if valid_lang(span.lang):
-            attrs += f' lang="{esc(span.lang or "")}"'
-        text = f"<span{attrs}>{text}</span>" if attrs else text
+            # Seen (a highlight and a dotted underline) and heard: the stylesheet's ::before
+            # says "uncertain:" to screen readers only, so copied text stays the words alone.
+            text = f'<mark class="uncertain" data-confidence="low"{lang}>{text}</mark>'
+        elif lang:
+            text = f"<span{lang}>{text}</span>"
         out.append(f"<{span.script}>{text}</{span.script}>" if span.script in _SCRIPTS else text)
     return "".join(out)
 
@@ -216,11 +223,10 @@ def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) 
         tag_html = _list_html(block.items, block.ordered, state)
         return tag_html.replace(">", f"{lang}>", 1) if lang and tag_html else tag_html
     if block.kind in ("page_header", "page_footer"):
-        # Running headers/footers: kept for the record, out of the reading flow.
-        return (
-            f'<p class="furniture" aria-hidden="true" data-page="{page_no}">'
-            f"{_spans(block.spans)}</p>"
-        )
+        # Running headers/footers: shown to everyone alike, set apart in small type. Not
+        # hidden from screen readers only (sighted and blind readers would get different
+        # text), and not from everyone (a title taken for a running head would be lost).
+        return f'<p class="furniture" data-page="{page_no}">{_spans(block.spans)}</p>'
     if block.kind == "footnote":
         state.note_no += 1
         ident = block.id or f"fn-p{page_no}-{state.note_no}"
@@ -261,6 +267,44 @@ def _figure_html(block: Block, page_no: int, figure_no: int, opts: RenderOptions
     src = f"{opts.files_dir}/{block.image}" if opts.files_dir else block.image
     img = f'<img src="{esc(src)}" alt="{esc(alt)}">'
     return f'<figure id="figure-{figure_no}"{review}>{img}{caption}</figure>'
+
+
+def _page_scan_html(block: Block, page: Page, figure_no: int, opts: RenderOptions) -> str:
+    """A page not transcribed (handwriting, illegible text): a note that says so, then the
+    page's image, so a sighted reader can read it and nobody takes it for a blank page."""
+    number = page.number
+    partly = any(b.text.strip() or b.rows or b.items for b in page.blocks if not b.page_scan)
+    if partly:
+        says = (
+            f"Parts of page {number} are handwritten or illegible and were not transcribed."
+            " The image of the whole page follows the note."
+        )
+    else:
+        says = f"Page {number} is handwritten and was not transcribed. Its image follows."
+    report = _report_href(opts)
+    ask = (
+        f' To have it transcribed, ask for a review: <a href="{esc(report)}">the accessibility '
+        "report</a> lists what a person must check."
+        if report
+        else " To have it transcribed, ask for a review."
+    )
+    ident = f"page-scan-{number}"
+    note = (
+        f'<div class="page-scan-note" role="note" aria-labelledby="{ident}">'
+        f'<p><strong id="{ident}">{esc(says)}</strong>{ask}</p></div>'
+    )
+    alt = f"Page {number} as scanned, not transcribed"
+    if not block.image:
+        return note
+    src = f"{opts.files_dir}/{block.image}" if opts.files_dir else block.image
+    img = f'<img src="{esc(src)}" alt="{esc(alt)}">'
+    return f'{note}<figure id="figure-{figure_no}" class="page-scan">{img}</figure>'
+
+
+def _report_href(opts: RenderOptions) -> str:
+    """The report beside the document: `<stem>.report.html` for figures in `<stem>_files`."""
+    stem = opts.files_dir.removesuffix(FILES_SUFFIX)
+    return f"{stem}{REPORT_SUFFIX}" if opts.files_dir.endswith(FILES_SUFFIX) else ""
 
 
 # -- tables ----------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """The allowlist every piece of output HTML passes through, last, before it is written or served.
 
 Rendering already escapes all text; this is the second wall. Model and OCR output is untrusted:
-whatever it says, only these tags and attributes survive, and links can only point inside the page.
+whatever it says, only these tags and attributes survive, and links can only point inside the page
+or to the report beside it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 import nh3
@@ -21,10 +23,10 @@ ALLOWED_TAGS = {
     "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd",
     "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td", "colgroup", "col",
     "figure", "figcaption", "img", "a", "sup", "sub", "strong", "em", "b", "i", "blockquote",
-    "code", "pre", "abbr",
+    "code", "pre", "abbr", "mark",
 } | _MATHML  # fmt: skip
 _GENERIC = {"id", "class", "lang", "role", "aria-label", "aria-labelledby", "aria-describedby",
-            "aria-hidden",  # furniture: visible, kept out of the reading flow
+            "aria-hidden",  # documents written before furniture was shown to all
             "tabindex", "title", "dir"}  # fmt: skip
 ALLOWED_ATTRIBUTES = {
     "*": _GENERIC | {"data-review", "data-confidence", "data-page"},
@@ -45,9 +47,15 @@ ALLOWED_ATTRIBUTES = {
 }
 
 
+# The one link out of the page: the report beside the document (a page not transcribed says
+# where to ask for a review), a bare file name, no folder, scheme or query.
+_REPORT_HREF = re.compile(r"[^/\\:?#]+\.report\.html")
+
+
 def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
     if attr == "href":
-        return value if value.startswith("#") else None  # in-page links only
+        # In-page links, and the report beside the document.
+        return value if value.startswith("#") or _REPORT_HREF.fullmatch(value) else None
     # src: only files next to the document; no schemes, no absolute paths, no parent folders.
     if attr == "src" and (":" in value or value.startswith(("/", "\\")) or ".." in value):
         return None

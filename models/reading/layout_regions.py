@@ -418,12 +418,19 @@ def _picture(
     if tex:
         figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
     elif formula:
-        figure.alt = "Formula, not transcribed: see the image"
+        figure.alt = formula_alt(text)
         if FORMULA_FINDING not in findings:
             findings.append(dict(FORMULA_FINDING))
     figure.order = min(orders) if orders else order
     figure.layout = region.kind
     return kept + [figure]
+
+
+def formula_alt(text: str) -> str:
+    """A formula not transcribed keeps the best text there is, its words as read, as its
+    alternative: "see the image" was a dead end for a reader who cannot see it."""
+    read = " ".join(text.split())
+    return f"Formula, not transcribed; as read: {read}" if read else "Formula, not transcribed"
 
 
 def _prose(words: list[Word]) -> bool:

@@ -8,14 +8,17 @@ exit code of the first failure and one line per failed document.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from django.core.management.base import BaseCommand, CommandParser
 from tqdm import tqdm
 
 from conversion.engines import ENGINES, get_engine
 from conversion.languages import clean_language
+from conversion.notice import notice_html, with_notice
 from conversion.options import convert_options
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.errors import ConversionError
@@ -67,6 +70,7 @@ class Command(BaseCommand):
                 continue
             if bar is not None:
                 bar.close()
+            _add_notice(result.html_path, result.report)
             summary = result.report["summary"]
             pages, errors = result.report["pages"], summary["errors"]
             self.stdout.write(
@@ -79,3 +83,15 @@ class Command(BaseCommand):
                     self.stdout.write(f"  warning {finding['code']}: {finding['message']}")
         if first_failure:
             sys.exit(first_failure)
+
+
+def _add_notice(html_path: Path, report: dict) -> None:
+    """Nobody reviews on the command line: a document with open findings opens with the notice
+    the site's downloads carry (conversion/notice.py), so both give the same bytes."""
+    report_href = quote(html_path.with_suffix(".report.html").name)
+    notice = notice_html(report.get("findings", []), report_href=report_href)
+    if not notice:
+        return
+    staged = html_path.with_name(html_path.name + ".tmp")
+    staged.write_text(with_notice(html_path.read_text(encoding="utf-8"), notice), encoding="utf-8")
+    os.replace(staged, html_path)

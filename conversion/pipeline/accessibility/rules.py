@@ -417,6 +417,8 @@ def check_document(doc: Document) -> list[Finding]:
             if block.kind != "figure":
                 continue
             figure_no += 1
+            if block.page_scan:
+                continue  # a page not transcribed: its UNREADABLE finding says so already
             if block.image and block.bbox and text_chars <= TEXT_AS_IMAGE_MAX_CHARS:
                 x0, y0, x1, y1 = block.bbox
                 coverage = max(0.0, x1 - x0) * max(0.0, y1 - y0) / area

@@ -151,7 +151,8 @@ def test_a_formula_not_transcribed_is_an_image_with_a_finding():
     body = _block("Text after the formula.", 100, 900, 2)
     blocks, findings = _run([scraps, body], [Region("formula", (590, 690, 1200, 760))])
     assert [b.kind for b in blocks] == ["figure", "paragraph"]
-    assert "not transcribed" in (blocks[0].alt or "")
+    # The words read in it are its alternative text (a blind reader had "see the image").
+    assert blocks[0].alt == "Formula, not transcribed; as read: λg = ∑ s∈S"
     assert findings == [FORMULA_FINDING]
 
 
