@@ -13,12 +13,20 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
-from conversion.pipeline.epub import write_epub
-from conversion.pipeline.errors import OutputFailed
+from conversion.pipeline.epub import Figures, write_epub
+from conversion.pipeline.errors import ConversionError, OutputFailed
 from conversion.pipeline.flow import output_paths
+from conversion.pipeline.tagged_pdf import write_pdf
 
 FORMATS = ("html", "epub", "pdf")
 DEFAULT_FORMATS = ("html",)
+
+
+class UnknownFormat(ConversionError, ValueError):
+    code = "UNKNOWN_FORMAT"
+    exit_code = 2
+    http_status = 400
+    default_message = f"Unknown format: choose from {', '.join(FORMATS)}."
 
 
 def parse_formats(text: str | None) -> tuple[str, ...]:
@@ -26,7 +34,7 @@ def parse_formats(text: str | None) -> tuple[str, ...]:
     asked = {f.strip().lower() for f in (text or "").split(",") if f.strip()}
     unknown = asked - set(FORMATS)
     if unknown:
-        raise ValueError(
+        raise UnknownFormat(
             f"Unknown format {', '.join(sorted(unknown))}: choose from {', '.join(FORMATS)}."
         )
     return tuple(f for f in FORMATS if f in asked | {"html"})
@@ -61,20 +69,34 @@ def write_formats(
     for fmt in wanted:
         results[fmt] = _atomic(
             format_path(out_dir, stem, fmt),
-            lambda fh, fmt=fmt: _write(fmt, html, report, fh, files_dir, modified),
+            lambda fh, fmt=fmt: write_format(
+                fmt, html, report, fh, figures=files_opener(files_dir), modified=modified
+            ),
         )
     report["formats"] = results
     _atomic(report_path, lambda fh: fh.write(json.dumps(report, indent=2).encode("utf-8")))
     return results
 
 
-def _write(fmt: str, html: str, report: dict, fh: IO[bytes], files_dir: Path, modified) -> dict:
-    figures = files_opener(files_dir)
+def write_format(
+    fmt: str,
+    html: str,
+    report: dict,
+    out: IO[bytes],
+    *,
+    figures: Figures,
+    identifier: str | None = None,
+    modified: dt.datetime | None = None,
+) -> dict:
+    """Write the document in `fmt` (epub or pdf) into out; what it holds, as a dict."""
     if fmt == "epub":
-        return write_epub(html, report, fh, figures=figures, modified=modified).as_dict()
-    from conversion.pipeline.tagged_pdf import write_pdf
-
-    return write_pdf(html, fh, figures=figures).as_dict()
+        made = write_epub(
+            html, report, out, figures=figures, modified=modified, identifier=identifier
+        )
+        return made.as_dict()
+    if fmt == "pdf":
+        return write_pdf(html, out, figures=figures).as_dict()
+    raise ValueError(f"No writer for {fmt!r}.")
 
 
 def _atomic(target: Path, write):

@@ -18,7 +18,6 @@ from lxml import etree
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
 from conversion.pipeline.epub import CONFORMS_TO, EpubOptions, write_epub
 from conversion.pipeline.render import RenderOptions, render_document
-from tests.conftest import CORPUS, run_convert
 
 EPUBCHECK = Path("/usr/share/java/epubcheck.jar")
 NS = {
@@ -41,7 +40,7 @@ OPEN_REPORT = {
 CLEAN_REPORT = {"source": "book.pdf", "summary": {"errors": 0, "warnings": 0, "needs_review": 0}}
 
 
-def _book(*, alt: str | None = None) -> str:
+def book_html(*, alt: str | None = None) -> str:
     """A three-page document: a title, sections on two pages, a figure, a table, a list, a
     footnote referenced from another page, a formula."""
     pages = [
@@ -68,14 +67,14 @@ def _book(*, alt: str | None = None) -> str:
     return render_document(doc, RenderOptions(files_dir="book_files"))
 
 
-def _figures(name: str):
+def book_figures(name: str):
     return io.BytesIO(PNG) if name == "figure-1-p2.png" else None
 
 
 def _epub(html: str, report: dict, **opts) -> zipfile.ZipFile:
     out = io.BytesIO()
     write_epub(
-        html, report, out, figures=_figures, modified=dt.datetime(2026, 1, 2, tzinfo=dt.UTC),
+        html, report, out, figures=book_figures, modified=dt.datetime(2026, 1, 2, tzinfo=dt.UTC),
         opts=EpubOptions(**opts) if opts else None,
     )  # fmt: skip
     return zipfile.ZipFile(out)
@@ -90,7 +89,7 @@ def _meta(opf: etree._Element, prop: str) -> list[str]:
 
 
 def test_the_zip_is_an_epub_container():
-    zf = _epub(_book(), OPEN_REPORT)
+    zf = _epub(book_html(), OPEN_REPORT)
     first = zf.infolist()[0]
     assert (first.filename, first.compress_type) == ("mimetype", zipfile.ZIP_STORED)
     assert zf.read("mimetype") == b"application/epub+zip"
@@ -100,13 +99,13 @@ def test_the_zip_is_an_epub_container():
 def test_the_same_document_gives_the_same_bytes():
     out1, out2 = io.BytesIO(), io.BytesIO()
     when = dt.datetime(2026, 1, 2, tzinfo=dt.UTC)
-    write_epub(_book(), OPEN_REPORT, out1, figures=_figures, modified=when)
-    write_epub(_book(), OPEN_REPORT, out2, figures=_figures, modified=when)
+    write_epub(book_html(), OPEN_REPORT, out1, figures=book_figures, modified=when)
+    write_epub(book_html(), OPEN_REPORT, out2, figures=book_figures, modified=when)
     assert out1.getvalue() == out2.getvalue()
 
 
 def test_a_file_per_section_and_links_across_files():
-    zf = _epub(_book(), OPEN_REPORT)
+    zf = _epub(book_html(), OPEN_REPORT)
     spine = [i.get("idref") for i in _xml(zf, "package.opf").iterfind(".//opf:itemref", NS)]
     assert spine == ["nav", "part-1", "part-2", "part-3"]  # title, First Part, Second Part
     part1 = _xml(zf, "part-001.xhtml")
@@ -127,7 +126,7 @@ def test_a_long_run_of_pages_without_headings_is_cut():
 
 
 def test_nav_has_the_heading_outline():
-    nav = _xml(_epub(_book(), OPEN_REPORT), "nav.xhtml")
+    nav = _xml(_epub(book_html(), OPEN_REPORT), "nav.xhtml")
     toc = nav.find(".//x:nav[@epub:type='toc']", NS)
     top = toc.find("x:ol", NS)
     assert [a.text for a in top.iterfind("x:li/x:a", NS)] == ["A Small Book"]
@@ -138,7 +137,7 @@ def test_nav_has_the_heading_outline():
 
 
 def test_page_list_has_every_print_page_with_its_label():
-    zf = _epub(_book(), OPEN_REPORT)
+    zf = _epub(book_html(), OPEN_REPORT)
     page_list = _xml(zf, "nav.xhtml").find(".//x:nav[@epub:type='page-list']", NS)
     assert page_list is not None
     links = [(a.get("href"), a.text) for a in page_list.iterfind(".//x:a", NS)]
@@ -158,7 +157,7 @@ def test_page_list_has_every_print_page_with_its_label():
 
 
 def test_landmarks_name_the_contents_and_the_start():
-    nav = _xml(_epub(_book(), OPEN_REPORT), "nav.xhtml")
+    nav = _xml(_epub(book_html(), OPEN_REPORT), "nav.xhtml")
     marks = nav.find(".//x:nav[@epub:type='landmarks']", NS)
     types = {a.get("{http://www.idpf.org/2007/ops}type"): a.get("href")
              for a in marks.iterfind(".//x:a", NS)}  # fmt: skip
@@ -166,7 +165,7 @@ def test_landmarks_name_the_contents_and_the_start():
 
 
 def test_accessibility_metadata_from_the_report():
-    opf = _xml(_epub(_book(), OPEN_REPORT), "package.opf")
+    opf = _xml(_epub(book_html(), OPEN_REPORT), "package.opf")
     assert _meta(opf, "schema:accessMode") == ["textual", "visual"]
     assert _meta(opf, "schema:accessModeSufficient") == ["textual,visual"]
     assert _meta(opf, "schema:accessibilityHazard") == ["none"]
@@ -182,7 +181,7 @@ def test_accessibility_metadata_from_the_report():
 
 
 def test_conformance_claimed_only_without_open_findings():
-    opf = _xml(_epub(_book(alt="A bar chart of ages"), CLEAN_REPORT), "package.opf")
+    opf = _xml(_epub(book_html(alt="A bar chart of ages"), CLEAN_REPORT), "package.opf")
     assert _meta(opf, "dcterms:conformsTo") == [CONFORMS_TO]
     assert _meta(opf, "a11y:certifiedBy")
     assert "alternativeText" in _meta(opf, "schema:accessibilityFeature")
@@ -190,7 +189,7 @@ def test_conformance_claimed_only_without_open_findings():
 
 
 def test_figures_keep_their_alt_text_and_image():
-    zf = _epub(_book(alt="A bar chart of ages"), CLEAN_REPORT)
+    zf = _epub(book_html(alt="A bar chart of ages"), CLEAN_REPORT)
     img = _xml(zf, "part-002.xhtml").find(".//x:figure/x:img", NS)
     assert img.get("alt") == "A bar chart of ages"
     assert img.get("src") == "images/figure-1-p2.png"
@@ -202,7 +201,7 @@ def test_figures_keep_their_alt_text_and_image():
 
 def test_a_missing_image_becomes_its_alt_text():
     out = io.BytesIO()
-    write_epub(_book(alt="A bar chart"), CLEAN_REPORT, out, figures=lambda name: None)
+    write_epub(book_html(alt="A bar chart"), CLEAN_REPORT, out, figures=lambda name: None)
     zf = zipfile.ZipFile(out)
     part = _xml(zf, "part-002.xhtml")
     assert part.find(".//x:img", NS) is None
@@ -211,7 +210,7 @@ def test_a_missing_image_becomes_its_alt_text():
 
 
 def test_mathml_and_languages_are_kept():
-    zf = _epub(_book(), OPEN_REPORT)
+    zf = _epub(book_html(), OPEN_REPORT)
     part3 = _xml(zf, "part-003.xhtml")
     assert part3.find(".//m:math", NS) is not None
     assert part3.find(".//m:annotation", NS).text == "E = mc^2"
@@ -246,31 +245,13 @@ def problems(check: dict) -> list[str]:
     ]
 
 
-@pytest.fixture(scope="module")
-def converted(tmp_path_factory) -> Path:
-    """A scan with a figure and a born-digital page of tables, converted once with EPUBs."""
-    out = tmp_path_factory.mktemp("epub")
-    pdfs = [CORPUS / "c02-22.pdf", CORPUS / "realworld" / "lots_of_sci_tables-p1.pdf"]
-    done = run_convert(*map(str, pdfs), "--out", str(out), "--formats", "html,epub")
-    assert done.returncode == 0, done.stderr
-    return out
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("stem", ["c02-22", "lots_of_sci_tables-p1"])
-def test_converted_documents_pass_epubcheck(converted, stem, tmp_path):
-    epub = converted / f"{stem}.epub"
-    assert (converted / f"{stem}.html").exists() and epub.exists()
-    assert problems(epubcheck(epub, tmp_path)) == []
-
-
 @pytest.mark.slow
 def test_the_handmade_book_passes_epubcheck(tmp_path):
     for name, html, report in (
-        ("open", _book(), OPEN_REPORT),
-        ("clean", _book(alt="A bar chart of ages"), CLEAN_REPORT),
+        ("open", book_html(), OPEN_REPORT),
+        ("clean", book_html(alt="A bar chart of ages"), CLEAN_REPORT),
     ):
         path = tmp_path / f"{name}.epub"
         with open(path, "wb") as fh:
-            write_epub(html, report, fh, figures=_figures)
+            write_epub(html, report, fh, figures=book_figures)
         assert problems(epubcheck(path, tmp_path)) == [], name

@@ -54,9 +54,9 @@ class Command(BaseCommand):
             sys.exit(exc.exit_code)
         try:
             formats = parse_formats(options["formats"])
-        except ValueError as exc:
-            self.stderr.write(f"error: {exc}")
-            sys.exit(2)
+        except ConversionError as exc:
+            self.stderr.write(f"error {exc.code}: {exc.message}")
+            sys.exit(exc.exit_code)
         opts = convert_options(language=language, engine=engine.name)
         for pdf in options["pdfs"]:
             bar = None
