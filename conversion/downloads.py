@@ -1,11 +1,12 @@
 """Every download of a result, under one set of names whatever the way it is fetched (web page,
 API, zip, axiya-batch), the same layout the command line writes:
 
-    <stem>.html  <stem>_files/  <stem>.report.json  <stem>.report.html
+    <stem>.html  <stem>_files/  <stem>.report.json  <stem>.report.html  [<stem>.epub  <stem>.pdf]
 
 and `<stem>.zip` holding exactly these in a `<stem>/` folder. In the store a job's output is kept
 as `document.*` (storage.py); the HTML's image links are rewritten to `<stem>_files/` as it leaves.
-report.html is rendered from report.json when asked for, so it always matches the reviewed state.
+report.html, the EPUB and the tagged PDF are made from the stored HTML and report when asked
+for, so they always match the reviewed state (conversion/pipeline/formats.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from urllib.parse import quote
 from conversion import storage
 from conversion.models import Job, JobReview, JobStatus, ReviewState
 from conversion.notice import notice_html, with_notice
+from conversion.pipeline.formats import DEFAULT_FORMATS, write_format
 from conversion.pipeline.report_html import render_report
 
 _FILES_LINK = re.compile(rf'(\b(?:src|href)=")({re.escape(storage.OUTPUT_STEM)}_files/)')
@@ -78,6 +80,31 @@ def zip_name(job: Job) -> str:
     return f"{download_stem(job)}.zip"
 
 
+def format_name(job: Job, fmt: str) -> str:
+    """`<stem>.epub`, `<stem>.pdf`."""
+    return f"{download_stem(job)}.{fmt}"
+
+
+def document_format(job: Job, fmt: str) -> IO[bytes] | None:
+    """The job's EPUB or tagged PDF, made now from the stored (reviewed) HTML, report and
+    figures: an open temporary file at its start; None when the job has no result (yet)."""
+    html = storage.read_html(job.id)
+    if html is None:
+        return None
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
+    _write_format(job, fmt, html, read_report(job), out)
+    out.seek(0)
+    return out
+
+
+def _write_format(job: Job, fmt: str, html: str, report: dict, out: IO[bytes]) -> dict:
+    return write_format(
+        fmt, html, report, out,
+        figures=lambda name: storage.open_figure(job.id, name),
+        identifier=f"urn:uuid:{job.id}",
+    )  # fmt: skip
+
+
 def document_html(job: Job) -> bytes | None:
     """The result HTML as downloaded: its figures linked from `<stem>_files/`, opening with the
     notice of what nobody checked yet (conversion/notice.py); None when the job has no result
@@ -130,9 +157,10 @@ def _render_report(job: Job, text: str) -> bytes:
     return render_report(json.loads(text), document_href=quote(html_name(job))).encode("utf-8")
 
 
-def job_zip(*, job: Job) -> IO[bytes] | None:
+def job_zip(*, job: Job, formats: tuple[str, ...] = DEFAULT_FORMATS) -> IO[bytes] | None:
     """A zip of the result in a folder named after the upload: an open temporary file
-    positioned at its start; None when the job has no result (yet)."""
+    positioned at its start; None when the job has no result (yet). `formats` beyond html add
+    `<stem>.epub` / `<stem>.pdf`, made from the HTML as it is now."""
     html = document_html(job)
     if html is None:
         return None
@@ -144,6 +172,9 @@ def job_zip(*, job: Job) -> IO[bytes] | None:
         if report is not None:
             zf.writestr(f"{folder}/{report_json_name(job)}", report)
             zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
+        for fmt in (f for f in formats if f != "html"):
+            with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
+                _write_format(job, fmt, html.decode("utf-8"), json.loads(report or "{}"), entry)
         for name in storage.figure_names(job.id):
             figure = storage.open_figure(job.id, name)
             if figure is None:

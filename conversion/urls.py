@@ -12,6 +12,11 @@ urlpatterns = [
     path("jobs/<uuid:job_id>/report.html", views.job_report_html, name="job-report-html"),
     path("jobs/<uuid:job_id>/download.html", views.job_download_html, name="job-download-html"),
     path("jobs/<uuid:job_id>/download.zip", views.job_download_zip, name="job-download-zip"),
+    path(
+        "jobs/<uuid:job_id>/download.<str:fmt>",
+        views.job_download_format,
+        name="job-download-format",
+    ),
     path("jobs/<uuid:job_id>/delete", views.job_delete, name="job-delete"),
     path("batches/<uuid:batch_id>/", views.batch_detail, name="batch-detail"),
     path("view/<str:token>/document.html", views.view_html, name="view-html"),

@@ -33,6 +33,7 @@ from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
 from conversion.notice import with_notice
 from conversion.pipeline.errors import ConversionError, error_class
+from conversion.pipeline.formats import parse_formats
 from conversion.request_limits import throttled_response
 from conversion.roles import can_delete
 from conversion.runner import jobs as runner
@@ -214,6 +215,8 @@ def _download_names(job: Job) -> dict:
         "zip": downloads.zip_name(job),
         "report_json": downloads.report_json_name(job),
         "report_html": downloads.report_html_name(job),
+        "epub": downloads.format_name(job, "epub"),
+        "pdf": downloads.format_name(job, "pdf"),
     }
 
 
@@ -350,10 +353,32 @@ def job_download_html(request: HttpRequest, job_id) -> FileResponse:
     )
 
 
+_MEDIA_TYPES = {"epub": "application/epub+zip", "pdf": "application/pdf"}
+
+
+@login_required
+def job_download_format(request: HttpRequest, job_id, fmt: str) -> FileResponse:
+    """The EPUB or the tagged PDF, made from the document as it is now (review edits in)."""
+    job = _own_job(request, job_id)
+    if fmt not in _MEDIA_TYPES:
+        raise Http404("No such format.")
+    made = downloads.document_format(job, fmt)
+    if made is None:
+        raise Http404(_NO_RESULT)
+    return FileResponse(
+        made, content_type=_MEDIA_TYPES[fmt], as_attachment=True,
+        filename=downloads.format_name(job, fmt),
+    )  # fmt: skip
+
+
 @login_required
 def job_download_zip(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    zipped = downloads.job_zip(job=job)
+    try:
+        formats = parse_formats(request.GET.get("formats"))
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    zipped = downloads.job_zip(job=job, formats=formats)
     if zipped is None:
         raise Http404(_NO_RESULT)
     return FileResponse(

@@ -3,14 +3,16 @@
 Standard library only, so it runs on any machine with Python 3.11 (no Django needed):
 
     bin/axiya-batch DIR --url http://localhost:8000 --token KEY [--out DIR] [--zip]
+        [--formats html,epub,pdf]
 
 Each PDF is posted as a job (retried on 429/5xx/connection errors with backoff, honouring
 Retry-After), then polled until it finishes, waiting out a server that went away; results go into
---out as <name>.html with its <name>_files/ images, <name>.report.json and <name>.report.html
-(or the zip, --zip). out/.axiya-batch.json remembers each file's job: a second run on the same
-folder resumes, without uploading converted files again. Progress goes to stderr, a summary to
-stdout; the exit status is 0 when every file converted with nothing to review, 3 when some need
-review, 1 when a file was refused, failed or did not finish.
+--out as <name>.html with its <name>_files/ images, <name>.report.json and <name>.report.html,
+and <name>.epub / <name>.pdf with --formats (or the zip, --zip). out/.axiya-batch.json remembers
+each file's job: a second run on the same folder resumes, without uploading converted files
+again. Progress goes to stderr, a summary to stdout; the exit status is 0 when every file
+converted with nothing to review, 3 when some need review, 1 when a file was refused, failed or
+did not finish.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import mimetypes
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 import zipfile
@@ -197,7 +200,7 @@ class State:
 
 def convert_folder(
     folder: Path, *, client: Client, out: Path, want_zip: bool = False, engine: str | None = None,
-    language: str | None = None, poll: float = 1.0, timeout: float = 3600,
+    language: str | None = None, poll: float = 1.0, timeout: float = 3600, formats: str = "html",
     log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> list[Result]:  # fmt: skip
     pdfs = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
@@ -232,7 +235,7 @@ def convert_folder(
         log(f"{prefix}: uploaded, job {result.job_id}")
     pending = [r for r in results if r.job_id and r.status not in FINISHED]
     _wait(pending, results, client=client, state=state, out=out, want_zip=want_zip, poll=poll,
-          deadline=deadline, log=log)  # fmt: skip
+          deadline=deadline, log=log, formats=formats)  # fmt: skip
     for result in pending:
         result.status = "unfinished"
         result.error = "Not finished in time: run the same command again to pick it up."
@@ -271,7 +274,7 @@ def _all_exist(paths: list[str]) -> bool:
 
 def _wait(pending: list[Result], results: list[Result], *, client: Client, state: State,
           out: Path, want_zip: bool, poll: float, deadline: float,
-          log: Callable[[str], None]) -> None:  # fmt: skip
+          log: Callable[[str], None], formats: str = "html") -> None:  # fmt: skip
     """Poll until every pending job finished or the deadline passed (pending keeps the rest).
     A server that went away is waited for, with growing pauses, never given up early."""
     last_line = ""
@@ -282,7 +285,8 @@ def _wait(pending: list[Result], results: list[Result], *, client: Client, state
             try:
                 job = client.job(result.job_id)
                 if job["status"] in FINISHED:
-                    _collect(result, job, client=client, out=out, want_zip=want_zip, log=log)
+                    _collect(result, job, client=client, out=out, want_zip=want_zip, log=log,
+                             formats=formats)  # fmt: skip
             except ApiError as exc:
                 if exc.status == 404:
                     result.status, result.error = "lost", f"{exc.code}: {exc.message}"
@@ -314,9 +318,10 @@ def _wait(pending: list[Result], results: list[Result], *, client: Client, state
 
 
 def _collect(result: Result, job: dict, *, client: Client, out: Path, want_zip: bool,
-             log: Callable[[str], None]) -> None:  # fmt: skip
+             log: Callable[[str], None], formats: str = "html") -> None:  # fmt: skip
     """Download a finished job: the zip kept as it is (--zip), or unpacked beside the others:
-    <name>.html with its <name>_files/ images, <name>.report.json and <name>.report.html."""
+    <name>.html with its <name>_files/ images, <name>.report.json and <name>.report.html (and
+    <name>.epub, <name>.pdf as `formats` asks: the server makes them into the zip)."""
     result.open_findings = int(job.get("open_findings") or 0)
     if job["status"] == "failed":
         error = job.get("error") or {}
@@ -324,7 +329,8 @@ def _collect(result: Result, job: dict, *, client: Client, out: Path, want_zip: 
         log(f"{result.path.name}: failed, {result.error}")
         return
     stem = result.path.stem
-    archive = client.download(job["links"]["zip"], out / f"{stem}.zip")
+    query = f"?{urllib.parse.urlencode({'formats': formats})}" if formats != "html" else ""
+    archive = client.download(job["links"]["zip"] + query, out / f"{stem}.zip")
     if want_zip:
         result.outputs = [archive]
         result.outputs.append(client.download(job["links"]["report"], out / f"{stem}.report.json"))
@@ -392,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--zip", action="store_true", help="Keep zips (HTML, images, report) instead of unpacking."
     )
+    parser.add_argument(
+        "--formats", default="html", help="html (default), or with epub and pdf: html,epub,pdf"
+    )
     parser.add_argument("--engine", default=None)
     parser.add_argument("--language", default=None)
     parser.add_argument("--retries", type=int, default=5)
@@ -402,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     client = Client(url=args.url, token=args.token, retries=args.retries)
     results = convert_folder(
         args.folder, client=client, out=args.out, want_zip=args.zip, engine=args.engine,
-        language=args.language, timeout=args.timeout,
+        language=args.language, timeout=args.timeout, formats=args.formats,
     )  # fmt: skip
     print(summary(results))
     return exit_code(results)

@@ -31,6 +31,8 @@ class LinksSerializer(serializers.Serializer):
     self = serializers.URLField()
     html = serializers.URLField()
     zip = serializers.URLField()
+    epub = serializers.URLField()
+    pdf = serializers.URLField()
     report = serializers.URLField()
     report_html = serializers.URLField()
 
@@ -77,6 +79,8 @@ class JobSerializer(serializers.ModelSerializer):
             "self": _abs(request, "api-job-detail", job.pk),
             "html": _abs(request, "api-job-html", job.pk),
             "zip": _abs(request, "api-job-zip", job.pk),
+            "epub": _abs(request, "api-job-epub", job.pk),
+            "pdf": _abs(request, "api-job-pdf", job.pk),
             "report": _abs(request, "api-job-report", job.pk),
             "report_html": _abs(request, "api-job-report-html", job.pk),
         }

@@ -14,6 +14,8 @@ urlpatterns = [
     path("jobs/<uuid:pk>", job, name="api-job-detail"),
     path("jobs/<uuid:pk>/html", JobViewSet.as_view({"get": "html"}), name="api-job-html"),
     path("jobs/<uuid:pk>/zip", JobViewSet.as_view({"get": "zip"}), name="api-job-zip"),
+    path("jobs/<uuid:pk>/epub", JobViewSet.as_view({"get": "epub"}), name="api-job-epub"),
+    path("jobs/<uuid:pk>/pdf", JobViewSet.as_view({"get": "pdf"}), name="api-job-pdf"),
     path("jobs/<uuid:pk>/report", JobViewSet.as_view({"get": "report"}), name="api-job-report"),
     path(
         "jobs/<uuid:pk>/report.html",

@@ -35,6 +35,7 @@ from conversion.api.serializers import (
 from conversion.api.throttles import UploadRateThrottle, charge_uploads
 from conversion.models import Batch, Job, JobStatus
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.formats import parse_formats
 from conversion.runner import jobs as runner
 
 _ERRORS = {
@@ -184,10 +185,20 @@ class JobViewSet(
             raise review.not_ready(job)
         return _attachment(html, "text/html; charset=utf-8", downloads.html_name(job))
 
-    @_download("A zip: HTML, its images and the report (JSON and HTML)", "application/zip")
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "formats", str, description="html (default), or with epub and pdf: html,epub,pdf"
+            )
+        ]
+    )
+    @_download(
+        "A zip: HTML, its images, the report (JSON and HTML), [EPUB, PDF]", "application/zip"
+    )
     def zip(self, request: Request, pk=None) -> FileResponse:
         job = self.get_object()
-        zipped = downloads.job_zip(job=job)
+        formats = parse_formats(request.query_params.get("formats"))  # UnknownFormat: 400
+        zipped = downloads.job_zip(job=job, formats=formats)
         if zipped is None:
             raise review.not_ready(job)
         return FileResponse(
@@ -196,6 +207,24 @@ class JobViewSet(
             as_attachment=True,
             filename=downloads.zip_name(job),
         )
+
+    @_download("EPUB 3 of the document as it is now (review edits in)", "application/epub+zip")
+    def epub(self, request: Request, pk=None) -> FileResponse:
+        return self._format("epub", "application/epub+zip")
+
+    @_download("Tagged PDF (PDF/UA-1) of the document as it is now", "application/pdf")
+    def pdf(self, request: Request, pk=None) -> FileResponse:
+        return self._format("pdf", "application/pdf")
+
+    def _format(self, fmt: str, media_type: str) -> FileResponse:
+        job = self.get_object()
+        made = downloads.document_format(job, fmt)
+        if made is None:
+            raise review.not_ready(job)
+        return FileResponse(
+            made, content_type=media_type, as_attachment=True,
+            filename=downloads.format_name(job, fmt),
+        )  # fmt: skip
 
     @_download("The accessibility report (JSON)", "application/json", OpenApiTypes.OBJECT)
     def report(self, request: Request, pk=None) -> FileResponse:

@@ -15,6 +15,7 @@ import pytest
 
 from conversion.api import client as batch_client
 from tests.conftest import CORPUS, ROOT, api_token, batch_folder
+from tests.reliability.pdfs import text_pdf
 
 
 @pytest.mark.slow
@@ -38,6 +39,24 @@ def test_batch_client_converts_a_folder(live_server, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [
         ".axiya-batch.json", "linn.report.json", "linn.zip", "scan.report.json", "scan.zip",
     ]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_batch_client_writes_the_formats_asked_for(live_server, tmp_path):
+    folder = batch_folder(tmp_path, {"harbour.pdf": text_pdf(tmp_path / "harbour.pdf")})
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "axiya-batch"), str(folder), "--url", live_server.url,
+         "--token", api_token("ada"), "--out", str(out), "--formats", "html,epub",
+         "--timeout", "120"],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert proc.returncode in (0, 3), proc.stderr
+    names = {p.name for p in out.iterdir()}
+    assert {"harbour.html", "harbour.epub", "harbour.report.json"} <= names
+    assert "harbour.pdf" not in names
+    assert (out / "harbour.epub").read_bytes()[30:58] == b"mimetypeapplication/epub+zip"
 
 
 def test_client_retries_after_429(monkeypatch, tmp_path):

@@ -1,9 +1,11 @@
-"""python manage.py convert IN.pdf [IN2.pdf ...] --out DIR [--engine ocr|gemma]
+"""python manage.py convert IN.pdf [IN2.pdf ...] --out DIR [--engine ocr|gemma] [--formats LIST]
 
 No server, no database: the conversion flow (conversion.pipeline.flow) runs in this process, the
 PDF opened only in isolated children as on the site. Writes DIR/<stem>.html, <stem>_files/,
-<stem>.report.json and <stem>.report.html. Exit 0 when every document converted; otherwise the
-exit code of the first failure and one line per failed document.
+<stem>.report.json and <stem>.report.html; `--formats html,epub,pdf` adds <stem>.epub and
+<stem>.pdf beside them (made from the HTML; report.json's `formats` says what each holds).
+Exit 0 when every document converted; otherwise the exit code of the first failure and one line
+per failed document.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from conversion.notice import notice_html, with_notice
 from conversion.options import convert_options
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.formats import FORMATS, parse_formats, write_formats
 
 WARN_CODES = ("BLANK_DOCUMENT", "PDF_REPAIRED")
 
@@ -36,6 +39,11 @@ class Command(BaseCommand):
         parser.add_argument("--out", type=Path, required=True, metavar="DIR")
         parser.add_argument("--engine", choices=ENGINES, default=None)
         parser.add_argument("--language", default=None, help="BCP 47 code; detected if unset")
+        parser.add_argument(
+            "--formats",
+            default="html",
+            help=f"comma-separated, of {','.join(FORMATS)} (html is always written)",
+        )
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, **options) -> None:
@@ -44,6 +52,11 @@ class Command(BaseCommand):
         try:
             language = clean_language(options["language"])  # as the site checks it
             engine = get_engine(options["engine"])
+        except ConversionError as exc:
+            self.stderr.write(f"error {exc.code}: {exc.message}")
+            sys.exit(exc.exit_code)
+        try:
+            formats = parse_formats(options["formats"])
         except ConversionError as exc:
             self.stderr.write(f"error {exc.code}: {exc.message}")
             sys.exit(exc.exit_code)
@@ -62,6 +75,7 @@ class Command(BaseCommand):
                 if not pdf.is_file():
                     raise ConversionError(f"{pdf} does not exist or is not a file.")
                 result = convert_pdf(pdf, out_dir, engine, opts, on_page=on_page)
+                made = write_formats(out_dir, pdf.stem, formats)
             except ConversionError as exc:
                 if bar is not None:
                     bar.close()
@@ -78,6 +92,8 @@ class Command(BaseCommand):
                 f"{errors} error{'s' if errors != 1 else ''}, "
                 f"{summary['needs_review']} to review)"
             )
+            for fmt in made:
+                self.stdout.write(f"  {fmt}: {out_dir / f'{pdf.stem}.{fmt}'}")
             for finding in result.report["findings"]:
                 if finding["code"] in WARN_CODES:
                     self.stdout.write(f"  warning {finding['code']}: {finding['message']}")

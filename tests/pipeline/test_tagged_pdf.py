@@ -1,0 +1,61 @@
+"""Tagged PDF (PDF/UA-1) from the finished HTML (conversion/pipeline/tagged_pdf.py), read back
+with pikepdf: the structure tree, /Marked, /Lang, DisplayDocTitle, figures' /Alt, headings as
+in the HTML outline, table header cells, print page labels."""
+
+from __future__ import annotations
+
+import io
+
+import pikepdf
+import pytest
+
+from conversion.pipeline.tagged_pdf import check_pdf, page_labels, structure_elements, write_pdf
+from tests.pipeline.test_epub import book_figures, book_html
+
+ALT = "A bar chart of ages"
+
+
+@pytest.fixture(scope="module")
+def book_pdf() -> bytes:
+    out = io.BytesIO()
+    write_pdf(book_html(alt=ALT), out, figures=book_figures)
+    return out.getvalue()
+
+
+def test_the_pdf_is_tagged_for_pdf_ua(book_pdf):
+    checked = check_pdf(io.BytesIO(book_pdf))
+    assert checked["struct_tree"] and checked["marked"]
+    assert checked["lang"] == "en" and checked["display_doc_title"]
+    assert checked["title"] == "A Small Book" and checked["pdfua_part"] == "1"
+    assert checked["headings"] == ["H1", "H2", "H2", "H3"]  # the HTML's outline
+    assert checked["table_headers"] == 2
+
+
+def test_every_figure_has_its_alt_text(book_pdf):
+    with pikepdf.open(io.BytesIO(book_pdf)) as pdf:
+        elements = structure_elements(pdf.Root.StructTreeRoot)
+        alts = [str(e.get("/Alt")) for e in elements if e.S == "/Figure"]
+    assert alts == [ALT]
+
+
+def test_page_labels_are_the_print_pages(book_pdf):
+    with pikepdf.open(io.BytesIO(book_pdf)) as pdf:
+        labels = [pikepdf.Page(p).label for p in pdf.pages]
+    assert labels[0] in ("Contents", "i")
+    assert [label for label in labels if label != "Contents"][:1] == ["i"]
+    assert {"i", "ii", "iii"} <= set(labels)
+    assert labels.index("ii") < labels.index("iii")
+
+
+def test_a_page_continued_keeps_its_label():
+    label_of = {"page-1": "7", "page-2": "8", "page-3": "9"}
+    labels = page_labels([["toc"], ["page-1"], [], ["page-2", "page-3"]], label_of)
+    assert labels == ["Contents", "7", "7", "8"]
+
+
+def test_nothing_but_the_documents_figures_is_fetched():
+    html = book_html(alt=ALT).replace('src="book_files/', 'src="file:///etc/')
+    out = io.BytesIO()
+    result = write_pdf(html, out, figures=book_figures)
+    assert result.figures == 1
+    assert b"root:" not in out.getvalue()
