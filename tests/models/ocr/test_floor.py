@@ -1,0 +1,70 @@
+"""No page fails the document because of our code (models.ocr.engine): a reading step that
+raises leaves the page its plain reading with a finding; a page wider than Tesseract takes is
+read scaled down, its boxes in its own pixels."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from models.engine import PageImage
+from models.ocr import TesseractEngine
+from models.ocr import engine as ocr_engine
+from models.reading.floor import FALLBACK_CODE
+from tests.conftest import page_with_text
+
+LINES = [
+    "The committee met on Tuesday morning",
+    "to review the budget for the coming year.",
+    "Every member agreed to the new schedule.",
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    engine = TesseractEngine()
+    yield engine
+    engine.close()
+
+
+def read(engine: TesseractEngine, image: Image.Image, *, number: int = 1, dpi: int = 300):
+    (reading,) = engine.predict_batch([PageImage(image=image, page_number=number, dpi=dpi)])
+    return reading
+
+
+def broken(*args, **kwargs):
+    raise ValueError("a defect of ours")
+
+
+@pytest.fixture(scope="module")
+def letter() -> Image.Image:
+    return page_with_text(LINES, size=(2550, 3300))
+
+
+@pytest.mark.parametrize("step", ["scan_structure", "deskew"])
+def test_a_reading_step_that_fails_leaves_the_pages_plain_reading(engine, letter, step):
+    """After Tesseract's read (the structure) or before it (the page's preparation): the text
+    is all there, and the finding says the layout is not."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ocr_engine, step, broken)
+        reading = read(engine, letter, number=2)
+    assert [f["code"] for f in reading.findings] == [FALLBACK_CODE]
+    assert "Page 2" in reading.findings[0]["message"]
+    text = " ".join(b.text for b in reading.blocks)
+    for line in LINES:
+        assert line in text
+
+
+def test_a_page_wider_than_tesseract_takes_is_read(engine):
+    """A poster strip 33,000 pixels wide (Tesseract refuses a side over 32,767): read scaled
+    down, its words' boxes where they stand on the page."""
+    image = Image.new("RGB", (33000, 1200), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=260)
+    draw.text((1000, 400), "Summer concert", fill="black", font=font)
+    draw.text((24000, 400), "Tickets tonight", fill="black", font=font)
+    reading = read(engine, image)
+    assert reading.width == 33000 and not reading.findings
+    words = {w.text: w.bbox for b in reading.blocks for w in b.words}
+    assert {"Summer", "concert", "Tickets", "tonight"} <= set(words)
+    assert words["Tickets"][0] == pytest.approx(24000, abs=150)
