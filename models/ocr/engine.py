@@ -74,6 +74,10 @@ PROBE_LINES = 3
 PROBE_MARGIN = 2.0
 # An image region this share of the page or more is read again as text (see _text_in_images).
 TEXT_IMAGE_SHARE = 0.04
+# A picture read as many words of letters, few of them read well, holds text Tesseract cannot
+# read (handwriting): a handwritten page's picture read 268 and 302 such "words"; a typewritten
+# title page's binder edges and faint show-through, 15 (typewritten-fr).
+ILLEGIBLE_MIN_WORDS = 30
 # Tesseract refuses an image wider or taller than 32767 pixels (its boxes are 16-bit): a page
 # longer than this is read scaled down (with its DPI), its boxes scaled back (a poster).
 TESSERACT_MAX_SIDE_PX = 30000
@@ -315,7 +319,8 @@ class TesseractEngine:
                 or statistics.mean(w.confidence for w in words) < 65
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
-                if len(words) >= 20 and sum(known) >= 0.25 * len(known):
+                lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+                if len(lettered) >= ILLEGIBLE_MIN_WORDS and sum(known) >= 0.25 * len(known):
                     # Words, some real, but not read well: text Tesseract cannot read.
                     figure.illegible_text = True
                 kept.append(figure)

@@ -16,7 +16,7 @@ class FloorParams:
     scrap_confidence_floor: float = 40  # ...and at least this confident on its own
     page_figure_share: float = 0.5  # a figure over this share of the page is no figure's text
     twin_overlap_share: float = 0.5  # a layer line drawn again over this share of an equal one
-    unreadable_keep_confidence: float = 60  # a handwritten page keeps lines read this surely
+    unreadable_keep_confidence: float = 80  # a handwritten page keeps lines read this surely
 
 
 FLOOR = FloorParams()

@@ -11,7 +11,7 @@ from models.engine import PageImage
 from models.ocr import TesseractEngine
 from models.ocr import engine as ocr_engine
 from models.reading.floor import FALLBACK_CODE
-from tests.conftest import page_with_text
+from tests.conftest import CORPUS, page_with_text
 
 LINES = [
     "The committee met on Tuesday morning",
@@ -68,3 +68,13 @@ def test_a_page_wider_than_tesseract_takes_is_read(engine):
     words = {w.text: w.bbox for b in reading.blocks for w in b.words}
     assert {"Summer", "concert", "Tickets", "tonight"} <= set(words)
     assert words["Tickets"][0] == pytest.approx(24000, abs=150)
+
+
+def test_a_typewritten_title_page_is_not_called_handwriting(engine):
+    """A typewritten title page Tesseract takes for a picture (binder clip, faint show-through)
+    and reads a few scraps in: not enough words in the picture to call it handwriting, and
+    its title's words read surely stay."""
+    image = Image.open(CORPUS / "typewritten-fr-title.jpg").convert("RGB")
+    reading = read(engine, image)
+    assert "UNREADABLE" not in [f["code"] for f in reading.findings]
+    assert "LE" in [w.text for b in reading.blocks for w in b.words]
