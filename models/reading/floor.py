@@ -20,7 +20,7 @@ from models.engine import BBox, ReadBlock, Word
 from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR, FloorParams
 from models.reading.params.text_layer import PERCENT
-from models.reading.scan_lines import inside_share, words_size
+from models.reading.scan_lines import inside_share
 
 _TOKEN = re.compile(r"\w+")
 RESTORED_CODE = "TEXT_RESTORED"
@@ -147,7 +147,8 @@ def is_scrap(line: PlainLine, median_confidence: float, min_confidence: float,
 
 
 def paragraph_of(lines: list[PlainLine]) -> ReadBlock:
-    """Plain lines as one paragraph (a hyphen at a line's end mended, as the stages do)."""
+    """Plain lines as one paragraph (a hyphen at a line's end mended, as the stages do), of
+    the body's size."""
     text = ""
     for line in lines:
         joined = line.text
@@ -156,9 +157,9 @@ def paragraph_of(lines: list[PlainLine]) -> ReadBlock:
         else:
             text = f"{text} {joined}" if text else joined
     words = [w for line in lines for w in line.words]
+    # No text size: a line read without its structure is no heading by its size.
     bbox = _union([line.bbox for line in lines])
-    size = words_size(words) or statistics.median(line.bbox[3] - line.bbox[1] for line in lines)
-    return ReadBlock(kind="paragraph", text=text, bbox=bbox, words=words, font_size=size)
+    return ReadBlock(kind="paragraph", text=text, bbox=bbox, words=words)
 
 
 def _runs(lines: list[PlainLine]) -> list[list[PlainLine]]:
