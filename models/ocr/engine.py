@@ -36,6 +36,13 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
+from models.ocr.scale import (
+    TESSERACT_MAX_SIDE_PX,
+    SmallText,
+    check_text_size,
+    scaled_page,
+    scaled_reading,
+)
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
 from models.reading.floor import (
@@ -78,9 +85,6 @@ TEXT_IMAGE_SHARE = 0.04
 # read (handwriting): a handwritten page's picture read 268 and 302 such "words"; a typewritten
 # title page's binder edges and faint show-through, 15 (typewritten-fr).
 ILLEGIBLE_MIN_WORDS = 30
-# Tesseract refuses an image wider or taller than 32767 pixels (its boxes are 16-bit): a page
-# longer than this is read scaled down (with its DPI), its boxes scaled back (a poster).
-TESSERACT_MAX_SIDE_PX = 30000
 
 
 @dataclass
@@ -162,24 +166,22 @@ class TesseractEngine:
     def _read(self, page: PageImage) -> PageReading:
         factor = min(1.0, TESSERACT_MAX_SIDE_PX / max(page.image.size))
         if factor == 1.0:
-            return self._read_or_fall_back(page)
-        width, height = page.image.size
-        size = (max(1, round(width * factor)), max(1, round(height * factor)))
-        small = PageImage(
-            image=page.image.resize(size, Image.Resampling.LANCZOS),
-            page_number=page.page_number,
-            dpi=max(1, round(page.dpi * factor)),
-        )
-        return _scaled(self._read_or_fall_back(small), 1 / factor)
+            try:
+                return self._read_or_fall_back(page, sized=True)
+            except SmallText as small:
+                factor = min(small.factor, TESSERACT_MAX_SIDE_PX / max(page.image.size))
+        return scaled_reading(self._read_or_fall_back(scaled_page(page, factor)), 1 / factor)
 
-    def _read_or_fall_back(self, page: PageImage) -> PageReading:
+    def _read_or_fall_back(self, page: PageImage, *, sized: bool = False) -> PageReading:
         """The page read; when one of our steps fails on it, its plain reading with a finding
         (the error logged). An error of Tesseract itself, which the plain read meets again,
         is raised: the engine cannot read the page."""
         scans: list[tuple[Image.Image, Future[ScanPage]]] = []
         plain = _Plain()
         try:
-            return self._read_page(page, scans, plain)
+            return self._read_page(page, scans, plain, sized=sized)
+        except SmallText:
+            raise
         except Exception as exc:
             log.exception("page %d: a reading step failed; its plain reading is kept",
                           page.page_number)  # fmt: skip
@@ -436,7 +438,10 @@ class TesseractEngine:
         move_lines(paragraphs, 0, top)
         return [line for para in paragraphs for line in para]
 
-    def _read_page(self, page: PageImage, scans: list, plain: _Plain) -> PageReading:
+    def _read_page(
+        self, page: PageImage, scans: list, plain: _Plain, *, sized: bool = False
+    ) -> PageReading:
+        """The page read (`sized`: its text's size checked first, see check_text_size)."""
         tess = self._tesserocr
         started = time.perf_counter()
         original = page.image.convert("L")
@@ -455,6 +460,8 @@ class TesseractEngine:
         # is read once, turned, instead of first being read sideways.
         layout = api.AnalyseLayout()
         boxes = line_boxes(tess, layout)
+        if sized:
+            check_text_size(boxes)
         if self.detect_rotation and runs_sideways(boxes):
             started_osd = time.perf_counter()
             # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
@@ -553,20 +560,3 @@ class TesseractEngine:
                 "ocr_bands": 1.0 if cut is None else 2.0,  # read whole, or as two bands at once
             },  # fmt: skip
         )
-
-
-def _scaled(reading: PageReading, factor: float) -> PageReading:
-    """A reading made on a scaled-down page, in the page's own pixels again."""
-
-    def grown(bbox):
-        return None if bbox is None else tuple(v * factor for v in bbox)
-
-    for block in reading.blocks:
-        block.bbox = grown(block.bbox)
-        for word in block.words:
-            word.bbox = grown(word.bbox)
-        if block.font_size:
-            block.font_size *= factor
-    reading.width = round(reading.width * factor)
-    reading.height = round(reading.height * factor)
-    return reading

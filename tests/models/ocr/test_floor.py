@@ -78,3 +78,17 @@ def test_a_typewritten_title_page_is_not_called_handwriting(engine):
     reading = read(engine, image)
     assert "UNREADABLE" not in [f["code"] for f in reading.findings]
     assert "LE" in [w.text for b in reading.blocks for w in b.words]
+
+
+def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):
+    """A low-resolution scan (a letter 500 pixels wide): its lines 8 pixels high, which
+    Tesseract reads nothing of; read scaled up, words are there, in the page's pixels."""
+    image = Image.new("RGB", (500, 700), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=9)
+    for k, text in enumerate(LINES * 4):
+        draw.text((40, 60 + 14 * k), text, fill="black", font=font)
+    reading = read(engine, image, dpi=240)
+    words = [w for b in reading.blocks for w in b.words]
+    assert {"committee", "Tuesday", "morning"} <= {w.text for w in words}
+    assert reading.width == 500 and all(w.bbox[2] <= 500 for w in words)
