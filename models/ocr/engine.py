@@ -13,11 +13,13 @@ kinds and order (bands, formula regions, blocks, lists, layout regions) are page
 
 from __future__ import annotations
 
+import logging
 import re
 import statistics
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image, ImageOps
@@ -34,10 +36,25 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
+from models.ocr.scale import (
+    TESSERACT_MAX_SIDE_PX,
+    SmallText,
+    check_text_size,
+    scaled_page,
+    scaled_reading,
+)
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
+from models.reading.floor import (
+    PlainLine,
+    fallback_finding,
+    plain_blocks,
+    scan_plain_lines,
+    with_floor,
+)
 from models.reading.markers import BULLET
 from models.reading.page import ReadingPage
+from models.reading.params.floor import FLOOR
 from models.reading.ruled_tables import reversed_bars
 from models.reading.scan import ScanImage, scan_structure, scan_text
 from models.reading.scan_blocks import outside_figures, without_scraps
@@ -54,6 +71,8 @@ from models.reading.scan_lines import (
     reads_well,
 )
 
+log = logging.getLogger(__name__)
+
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 
 # A page on its side: its PROBE_LINES longest lines are read turned both ways; one way must
@@ -62,6 +81,23 @@ PROBE_LINES = 3
 PROBE_MARGIN = 2.0
 # An image region this share of the page or more is read again as text (see _text_in_images).
 TEXT_IMAGE_SHARE = 0.04
+# A picture read as many words of letters, few of them read well, holds text Tesseract cannot
+# read (handwriting): a handwritten page's picture read 268 and 302 such "words"; a typewritten
+# title page's binder edges and faint show-through, 15 (typewritten-fr).
+ILLEGIBLE_MIN_WORDS = 30
+
+
+@dataclass
+class _Plain:
+    """What a page's plain reading needs, kept as the page is read: Tesseract's own lines and
+    the image they were read on (its size and turns)."""
+
+    lines: list[PlainLine] = field(default_factory=list)
+    width: int = 0
+    height: int = 0
+    rotation: int = 0
+    skew: float = 0.0
+    language: str | None = None
 
 
 class TesseractEngine:
@@ -128,13 +164,55 @@ class TesseractEngine:
             return [self._read(page) for page in pages]
 
     def _read(self, page: PageImage) -> PageReading:
+        factor = min(1.0, TESSERACT_MAX_SIDE_PX / max(page.image.size))
+        if factor == 1.0:
+            try:
+                return self._read_or_fall_back(page, sized=True)
+            except SmallText as small:
+                factor = min(small.factor, TESSERACT_MAX_SIDE_PX / max(page.image.size))
+        return scaled_reading(self._read_or_fall_back(scaled_page(page, factor)), 1 / factor)
+
+    def _read_or_fall_back(self, page: PageImage, *, sized: bool = False) -> PageReading:
+        """The page read; when one of our steps fails on it, its plain reading with a finding
+        (the error logged). An error of Tesseract itself, which the plain read meets again,
+        is raised: the engine cannot read the page."""
         scans: list[tuple[Image.Image, Future[ScanPage]]] = []
+        plain = _Plain()
         try:
-            return self._read_page(page, scans)
+            return self._read_page(page, scans, plain, sized=sized)
+        except SmallText:
+            raise
+        except Exception as exc:
+            log.exception("page %d: a reading step failed; its plain reading is kept",
+                          page.page_number)  # fmt: skip
+            try:
+                return self._plain_reading(page, plain)
+            except Exception:
+                raise exc from None
         finally:  # a page prepared for the layout model and not used (an error): let it go
             for _, scan in scans:
                 if not scan.cancel() and scan.exception() is None:
                     scan.result().close()
+
+    def _plain_reading(self, page: PageImage, plain: _Plain) -> PageReading:
+        """The page as Tesseract's own lines, in its order (read now when the error came
+        before they were), as paragraphs, with the finding that says its structure is lost."""
+        if not plain.width:
+            gray = page.image.convert("L")
+            api = self._recognize(self._api, gray, page.dpi)
+            lines = scan_plain_lines(read_paragraphs(self._tesserocr, api, page.dpi))
+            plain = _Plain(lines, gray.width, gray.height, language=self.primary)
+        return PageReading(
+            page_number=page.page_number,
+            blocks=plain_blocks(plain.lines),
+            width=plain.width,
+            height=plain.height,
+            rotation=(360 - plain.rotation) % 360,
+            skew=plain.skew,
+            language=plain.language,
+            source="ocr",
+            findings=[fallback_finding(page.page_number)],
+        )
 
     # -- languages ----------------------------------------------------------------------------
     @property
@@ -243,7 +321,8 @@ class TesseractEngine:
                 or statistics.mean(w.confidence for w in words) < 65
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
-                if len(words) >= 20 and sum(known) >= 0.25 * len(known):
+                lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+                if len(lettered) >= ILLEGIBLE_MIN_WORDS and sum(known) >= 0.25 * len(known):
                     # Words, some real, but not read well: text Tesseract cannot read.
                     figure.illegible_text = True
                 kept.append(figure)
@@ -359,7 +438,10 @@ class TesseractEngine:
         move_lines(paragraphs, 0, top)
         return [line for para in paragraphs for line in para]
 
-    def _read_page(self, page: PageImage, scans: list) -> PageReading:
+    def _read_page(
+        self, page: PageImage, scans: list, plain: _Plain, *, sized: bool = False
+    ) -> PageReading:
+        """The page read (`sized`: its text's size checked first, see check_text_size)."""
         tess = self._tesserocr
         started = time.perf_counter()
         original = page.image.convert("L")
@@ -378,6 +460,8 @@ class TesseractEngine:
         # is read once, turned, instead of first being read sideways.
         layout = api.AnalyseLayout()
         boxes = line_boxes(tess, layout)
+        if sized:
+            check_text_size(boxes)
         if self.detect_rotation and runs_sideways(boxes):
             started_osd = time.perf_counter()
             # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
@@ -433,6 +517,9 @@ class TesseractEngine:
             paragraphs = read_paragraphs(tess, api, page.dpi)
             language = page_lang
             cut = None
+        # The plain reading, before our steps trim and drop lines: the page's floor.
+        plain.lines, plain.language = scan_plain_lines(paragraphs), language
+        plain.width, plain.height, plain.rotation, plain.skew = *gray.size, rotation, skew
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
         ink = InkMeter(api.GetThresholdedImage())
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
@@ -450,6 +537,9 @@ class TesseractEngine:
                            height=gray.height, dpi=page.dpi, source="ocr")  # fmt: skip
         image = ScanImage(gray, ink, [bar for bar, _ in heads], page.dpi)
         read = scan_structure(read, image, heads=heads, unreadable=text.unreadable)
+        # A page judged handwritten keeps only the lines read surely.
+        surely = FLOOR.unreadable_keep_confidence if text.unreadable else None
+        read = with_floor(read, plain.lines, page_number=page.page_number, min_confidence=surely)
         layout_s = time.perf_counter() - started_layout
         elapsed = time.perf_counter() - started
         return PageReading(

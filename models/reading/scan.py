@@ -15,6 +15,7 @@ from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
+from models.reading.params.scan import SCAN
 from models.reading.regions import formula_regions, header_tables
 from models.reading.ruled_tables import ruled_tables, table_rules
 from models.reading.scan_blocks import (
@@ -22,6 +23,7 @@ from models.reading.scan_blocks import (
     blocks_from_lines,
     join_list_continuations,
     outside_figures,
+    sure_share,
     without_illegible,
     without_noise,
 )
@@ -70,10 +72,11 @@ def scan_text(
 ) -> ScanText:
     """The engine's paragraphs without the words inside figures, noise and illegible lines;
     the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
+    printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
     paragraphs = outside_figures(paragraphs, figures)
     read_lines = [line for para in paragraphs for line in para]
     paragraphs = without_noise(paragraphs)
-    paragraphs, unreadable = without_illegible(paragraphs, figures, gray)
+    paragraphs, unreadable = without_illegible(paragraphs, figures, printed=printed)
     # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
     # they stood, the formula is kept as an image with a finding, not lost without a word.
     kept = {id(line) for para in paragraphs for line in para}

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import statistics
 
-from PIL import Image
-
 from models.engine import ReadBlock, Word
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.scan import SCAN
@@ -15,7 +13,6 @@ from models.reading.scan_lines import (
     InkMeter,
     Line,
     ParaLines,
-    area,
     keep_lines,
     text_size,
 )
@@ -91,19 +88,28 @@ UNREADABLE_FINDING = {
 }
 
 
-def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], gray: Image.Image):
-    """Illegible lines leave the text (confident nonsense is worse than nothing); the page is
-    unreadable when they are a good share of what it holds, or when its ink is all "images"
-    and no text was read (a handwritten letter, a page Tesseract takes for a picture)."""
+def sure_share(lines: list[Line]) -> float:
+    """The share of a page's words (of a few letters) Tesseract read surely, whether its
+    dictionary knows them or not: print in any language reads so, handwriting does not."""
+    words = [
+        w for line in lines for w in line.words
+        if sum(c.isalpha() for c in w.text) >= SCAN.sure_word_letters
+    ]  # fmt: skip
+    return sum(w.confidence >= SCAN.sure_confidence for w in words) / max(len(words), 1)
+
+
+def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, printed: bool):
+    """Illegible lines leave the text (confident nonsense is worse than nothing; what was read
+    surely comes back with models.reading.floor); the page is unreadable when they are a good
+    share of what it holds and its words are not mostly read surely (`printed`: typewriting in
+    a language the dictionaries lack reads surely), or when a picture on it holds many words
+    Tesseract cannot read (handwriting it takes for an image: models.ocr.engine)."""
     lines = [line for para in paragraphs for line in para]
     chars = sum(len(line.text) for line in lines)
     bad = [line for line in lines if is_illegible(line)]
     bad_chars = sum(len(line.text) for line in bad)
     many = len(bad) >= SCAN.unreadable_lines
-    unreadable = many and bad_chars >= SCAN.unreadable_char_share * max(chars, 1)
-    pictured = sum(area(f.bbox) for f in figures if f.bbox) / (gray.width * gray.height or 1)
-    if chars - bad_chars < SCAN.pictured_text_chars and pictured >= SCAN.pictured_share:
-        unreadable = True
+    unreadable = many and bad_chars >= SCAN.unreadable_char_share * max(chars, 1) and not printed
     if any(f.illegible_text for f in figures):
         unreadable = True
     if not bad:

@@ -10,6 +10,7 @@ glyphs where they can be (math_text).
 
 from __future__ import annotations
 
+import logging
 import statistics
 
 import pymupdf
@@ -17,6 +18,7 @@ from PIL import Image
 
 from models.engine import PageReading, ReadBlock, Word
 from models.layout import page_regions
+from models.reading.floor import fallback_finding, layer_plain_lines, plain_blocks, with_floor
 from models.reading.layer_drawings import formula_transcriber, with_drawings
 from models.reading.layer_image import LayerImage
 from models.reading.layer_tables import ruled_table_finder
@@ -43,6 +45,8 @@ from models.reading.params.text_layer import (
     TEXT_LAYER,
     TextLayerParams,
 )
+
+log = logging.getLogger(__name__)
 
 
 def _ink_meter(image: Image.Image | None, params: TextLayerParams = TEXT_LAYER):
@@ -142,7 +146,27 @@ def text_layer_reading(
     params: TextLayerParams = TEXT_LAYER,
 ) -> PageReading | None:
     """A PageReading from the page's own text, or None when OCR must read it. `image` (the
-    page rendered at `dpi`) lets figures be checked for content."""
+    page rendered at `dpi`) lets figures be checked for content. When a step of ours fails on a
+    trusted layer, the page is its layer's plain lines, with a finding (the error logged)."""
+    try:
+        ocr_layer = _trusted_layer(page, dpi=dpi, image=image, params=params)
+    except Exception:
+        log.exception("page %d: the text layer's check failed; OCR reads the page", page_number)
+        return None
+    if ocr_layer is None:
+        return None
+    try:
+        return _layer_reading(page, ocr_layer, page_number=page_number, dpi=dpi, image=image,
+                              params=params)  # fmt: skip
+    except Exception:
+        log.exception("page %d: a reading step failed; its plain text layer is kept", page_number)
+        return _plain_layer_reading(page, page_number=page_number, dpi=dpi)
+
+
+def _trusted_layer(
+    page: pymupdf.Page, *, dpi: int, image: Image.Image | None, params: TextLayerParams
+) -> bool | None:
+    """None when the page's layer is not to be trusted; else whether it is an OCR layer."""
     raw = page.get_text("text")
     if len(raw.strip()) < params.min_layer_chars or not looks_like_language(raw, params=params):
         return None
@@ -154,6 +178,40 @@ def text_layer_reading(
         image is None or not ocr_layer_agrees(page, image, dpi=dpi, text=raw, params=params)
     ):
         return None
+    return ocr_layer
+
+
+def _plain_layer_reading(page: pymupdf.Page, *, page_number: int, dpi: int) -> PageReading:
+    """The layer's lines as paragraphs, in its order, on the page as shown."""
+    to_pixels = _to_pixels(page.rotation_matrix * (dpi / POINTS_PER_INCH))
+    plain = layer_plain_lines(page.get_text("words", sort=False), to_pixels)
+    rect = page.rect * (dpi / POINTS_PER_INCH)
+    return PageReading(page_number=page_number, blocks=plain_blocks(plain), width=int(rect.width),
+                       height=int(rect.height), source="text_layer",
+                       findings=[fallback_finding(page_number)])  # fmt: skip
+
+
+def _centre(word: tuple) -> pymupdf.Point:
+    return pymupdf.Point((word[0] + word[2]) / 2, (word[1] + word[3]) / 2)
+
+
+def _to_pixels(matrix: pymupdf.Matrix):
+    def to_pixels(box) -> tuple[float, float, float, float]:
+        rect = pymupdf.Rect(box) * matrix
+        return (rect.x0, rect.y0, rect.x1, rect.y1)
+
+    return to_pixels
+
+
+def _layer_reading(
+    page: pymupdf.Page,
+    ocr_layer: bool,
+    *,
+    page_number: int,
+    dpi: int,
+    image: Image.Image | None,
+    params: TextLayerParams,
+) -> PageReading:
     scale = dpi / POINTS_PER_INCH
     data = page.get_text("dict", sort=False)
     # A page turned by /Rotate whose lines run upright in its own coordinates (a landscape
@@ -179,6 +237,11 @@ def text_layer_reading(
     }  # fmt: skip
     junk_rects = [pymupdf.Rect(text_blocks[k]["lines"][i]["bbox"]) for k, i in junk]
     page_words = page.get_text("words", sort=False)  # once: word_styles reads the same words
+    # The plain reading under the structured one: the layer's lines, but its specks (above).
+    plain = layer_plain_lines(
+        [w for w in page_words if not any(_centre(w) in r for r in junk_rects)],
+        _to_pixels(rot * scale),
+    )
     scripts, word_size = word_styles(page, page_words, params=params)
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
@@ -238,6 +301,13 @@ def text_layer_reading(
                               height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
         layered = apply_layout(layered, answers)
         blocks, findings = layered.blocks, layered.findings
+    floored = with_floor(
+        ReadingPage(blocks=blocks, regions=[], width=rect.width, height=rect.height, dpi=dpi,
+                    source="text_layer", findings=findings),
+        plain,
+        page_number=page_number,
+    )  # fmt: skip
+    blocks, findings = floored.blocks, floored.findings
     return PageReading(
         page_number=page_number,
         blocks=blocks,

@@ -27,8 +27,9 @@ class ScanParams:
     illegible_known_share: float = 0.4  # dictionary words of a doubtful line, fewer: illegible
     unreadable_lines: int = 3  # illegible lines that may make a page unreadable
     unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
-    pictured_text_chars: int = 200  # a page of "images" with less legible text than this...
-    pictured_share: float = 0.3  # ...covering this share of the page is unreadable (handwriting)
+    sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
+    sure_confidence: float = 80  # a word read with this confidence or more was read surely
+    printed_sure_share: float = 0.5  # a page with this share of its words read surely is print
     size_jump_ratio: float = 1.6  # a line this many times taller (or shorter) starts a block
     continuation_indent_ratio: float = 0.4  # an item's continuation is indented this many sizes
     continuation_gap_ratio: float = 1.5  # and stands less than this many text sizes under it

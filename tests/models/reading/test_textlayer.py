@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 import pymupdf
 import pytest
@@ -15,6 +16,9 @@ from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageReading
 from models.ocr import TesseractEngine
+from models.reading import textlayer
+from models.reading.floor import FALLBACK_CODE, RESTORED_CODE
+from models.reading.layout_regions import apply_layout
 from models.reading.textlayer import text_layer_reading
 from tests.conftest import ROOT
 
@@ -439,3 +443,49 @@ def test_a_drawing_is_a_figure_and_a_charts_labels_are_its_own(tmp_path):
     assert "Reaction time (hours)" not in text and "Yield (%)" not in text
     assert "Applicant name" in text and "Date of birth" in text
     assert [f["code"] for f in result.report["findings"]].count("FIGURE_ALT_REVIEW") == 2
+
+
+def _three_paragraphs(path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "Annual Report", fontsize=24, fontname="hebo")
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 200), BODY, fontsize=11, fontname="helv")
+    page.insert_text((72, 240), "Payments are due within thirty days.", fontsize=11)
+    page.insert_text((72, 280), "Questions go to the treasurer.", fontsize=11)
+    doc.save(path)
+    return pymupdf.open(path)[0]
+
+
+def test_a_line_a_stage_drops_from_a_text_layer_comes_back_with_a_finding(tmp_path):
+    """The floor under a born-digital page: its layer's own lines. A stage that loses one (here
+    made to drop the page's third text block) gives it back in place, and says so."""
+    page = _three_paragraphs(tmp_path / "three.pdf")
+
+    def losing(reading_page, answers):
+        laid = apply_layout(reading_page, answers)
+        lost = [b for b in laid.blocks if b.text.startswith("Payments")]
+        return replace(laid, blocks=[b for b in laid.blocks if b not in lost])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(textlayer, "apply_layout", losing)
+        reading = text_layer_reading(page, page_number=5, dpi=150)
+    texts = [b.text for b in reading.blocks]
+    assert texts.index("Payments are due within thirty days.") == len(texts) - 2
+    assert [f["code"] for f in reading.findings] == [RESTORED_CODE]
+    assert "Page 5" in reading.findings[0]["message"]
+
+
+def test_a_text_layer_step_that_fails_leaves_the_layers_plain_text(tmp_path):
+    """A defect of ours in a reading step: the page is its layer's lines, with a finding."""
+    page = _three_paragraphs(tmp_path / "three.pdf")
+
+    def broken(*args, **kwargs):
+        raise ValueError("a defect of ours")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(textlayer, "apply_layout", broken)
+        reading = text_layer_reading(page, page_number=2, dpi=150)
+    assert [f["code"] for f in reading.findings] == [FALLBACK_CODE]
+    text = " ".join(b.text for b in reading.blocks)
+    for line in ("Annual Report", BODY, "Payments are due", "Questions go to the treasurer."):
+        assert line in text

@@ -1,0 +1,66 @@
+"""A page's size as Tesseract takes it: a page wider or taller than Tesseract accepts is read
+scaled down, a page whose text is too small for it scaled up (models.ocr.engine); the reading
+made on the scaled page is brought back to the page's own pixels."""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from models.engine import PageImage, PageReading
+
+# Text this small (the median height of the layout's lines, in pixels) Tesseract cannot read:
+# the page is read again scaled up to SMALL_TEXT_TARGET_PX, at most SMALL_TEXT_MAX_SCALE times
+# (a low-resolution scan: a 512-pixel-wide typewritten page rendered smaller read no word, 164
+# words scaled up; pages at 240-300 DPI have lines 27-45 pixels high).
+SMALL_TEXT_PX = 12
+SMALL_TEXT_TARGET_PX = 24
+SMALL_TEXT_MAX_SCALE = 4.0
+# Tesseract refuses an image wider or taller than 32767 pixels (its boxes are 16-bit): a page
+# longer than this is read scaled down (with its DPI), its boxes scaled back (a poster).
+TESSERACT_MAX_SIDE_PX = 30000
+
+
+class SmallText(Exception):
+    """The page's text is too small to read: read it again `factor` times larger."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__(f"text too small: read {factor:.1f} times larger")
+        self.factor = factor
+
+
+def check_text_size(boxes) -> None:
+    """Raise SmallText when the layout's lines are too small for Tesseract."""
+    heights = sorted(y1 - y0 for x0, y0, x1, y1 in boxes if x1 - x0 > y1 - y0)
+    if not heights:
+        return
+    median = heights[len(heights) // 2]
+    if 0 < median < SMALL_TEXT_PX:
+        raise SmallText(min(SMALL_TEXT_MAX_SCALE, SMALL_TEXT_TARGET_PX / median))
+
+
+def scaled_page(page: PageImage, factor: float) -> PageImage:
+    """The page `factor` times its size, its DPI with it."""
+    width, height = page.image.size
+    size = (max(1, round(width * factor)), max(1, round(height * factor)))
+    return PageImage(
+        image=page.image.resize(size, Image.Resampling.LANCZOS),
+        page_number=page.page_number,
+        dpi=max(1, round(page.dpi * factor)),
+    )
+
+
+def scaled_reading(reading: PageReading, factor: float) -> PageReading:
+    """A reading made on a scaled page, in the page's own pixels again (`factor`: back)."""
+
+    def grown(bbox):
+        return None if bbox is None else tuple(v * factor for v in bbox)
+
+    for block in reading.blocks:
+        block.bbox = grown(block.bbox)
+        for word in block.words:
+            word.bbox = grown(word.bbox)
+        if block.font_size:
+            block.font_size *= factor
+    reading.width = round(reading.width * factor)
+    reading.height = round(reading.height * factor)
+    return reading

@@ -1,0 +1,94 @@
+"""No page fails the document because of our code (models.ocr.engine): a reading step that
+raises leaves the page its plain reading with a finding; a page wider than Tesseract takes is
+read scaled down, its boxes in its own pixels."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from models.engine import PageImage
+from models.ocr import TesseractEngine
+from models.ocr import engine as ocr_engine
+from models.reading.floor import FALLBACK_CODE
+from tests.conftest import CORPUS, page_with_text
+
+LINES = [
+    "The committee met on Tuesday morning",
+    "to review the budget for the coming year.",
+    "Every member agreed to the new schedule.",
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    engine = TesseractEngine()
+    yield engine
+    engine.close()
+
+
+def read(engine: TesseractEngine, image: Image.Image, *, number: int = 1, dpi: int = 300):
+    (reading,) = engine.predict_batch([PageImage(image=image, page_number=number, dpi=dpi)])
+    return reading
+
+
+def broken(*args, **kwargs):
+    raise ValueError("a defect of ours")
+
+
+@pytest.fixture(scope="module")
+def letter() -> Image.Image:
+    return page_with_text(LINES, size=(2550, 3300))
+
+
+@pytest.mark.parametrize("step", ["scan_structure", "deskew"])
+def test_a_reading_step_that_fails_leaves_the_pages_plain_reading(engine, letter, step):
+    """After Tesseract's read (the structure) or before it (the page's preparation): the text
+    is all there, and the finding says the layout is not."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ocr_engine, step, broken)
+        reading = read(engine, letter, number=2)
+    assert [f["code"] for f in reading.findings] == [FALLBACK_CODE]
+    assert "Page 2" in reading.findings[0]["message"]
+    text = " ".join(b.text for b in reading.blocks)
+    for line in LINES:
+        assert line in text
+
+
+def test_a_page_wider_than_tesseract_takes_is_read(engine):
+    """A poster strip 33,000 pixels wide (Tesseract refuses a side over 32,767): read scaled
+    down, its words' boxes where they stand on the page."""
+    image = Image.new("RGB", (33000, 1200), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=260)
+    draw.text((1000, 400), "Summer concert", fill="black", font=font)
+    draw.text((24000, 400), "Tickets tonight", fill="black", font=font)
+    reading = read(engine, image)
+    assert reading.width == 33000 and not reading.findings
+    words = {w.text: w.bbox for b in reading.blocks for w in b.words}
+    assert {"Summer", "concert", "Tickets", "tonight"} <= set(words)
+    assert words["Tickets"][0] == pytest.approx(24000, abs=150)
+
+
+def test_a_typewritten_title_page_is_not_called_handwriting(engine):
+    """A typewritten title page Tesseract takes for a picture (binder clip, faint show-through)
+    and reads a few scraps in: not enough words in the picture to call it handwriting, and
+    its title's words read surely stay."""
+    image = Image.open(CORPUS / "typewritten-fr-title.jpg").convert("RGB")
+    reading = read(engine, image)
+    assert "UNREADABLE" not in [f["code"] for f in reading.findings]
+    assert "LE" in [w.text for b in reading.blocks for w in b.words]
+
+
+def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):
+    """A low-resolution scan (a letter 500 pixels wide): its lines 8 pixels high, which
+    Tesseract reads nothing of; read scaled up, words are there, in the page's pixels."""
+    image = Image.new("RGB", (500, 700), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=9)
+    for k, text in enumerate(LINES * 4):
+        draw.text((40, 60 + 14 * k), text, fill="black", font=font)
+    reading = read(engine, image, dpi=240)
+    words = [w for b in reading.blocks for w in b.words]
+    assert {"committee", "Tuesday", "morning"} <= {w.text for w in words}
+    assert reading.width == 500 and all(w.bbox[2] <= 500 for w in words)

@@ -1,0 +1,125 @@
+"""A floor under every page (models.reading.floor): what the structured page lost of its plain
+reading comes back where it stood, with a finding; scraps do not; an empty page becomes its
+plain reading; a handwritten page keeps only the words read surely."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from models.engine import ReadBlock, Word
+from models.reading.floor import (
+    FALLBACK_CODE,
+    RESTORED_CODE,
+    PlainLine,
+    fallback_finding,
+    layer_plain_lines,
+    plain_blocks,
+    with_floor,
+    word_recall,
+)
+from models.reading.page import ReadingPage
+from models.reading.params.floor import FLOOR
+
+
+def line(text: str, y: float, *, paragraph: int, confidence: float = 92.0) -> PlainLine:
+    words, x = [], 100.0
+    for token in text.split():
+        words.append(
+            Word(text=token, confidence=confidence, bbox=(x, y, x + 20 * len(token), y + 30))
+        )
+        x += 20 * len(token) + 15
+    return PlainLine(tuple(words), (100.0, y, x, y + 30), paragraph)
+
+
+def block(lines: list[PlainLine]) -> ReadBlock:
+    words = [w for ln in lines for w in ln.words]
+    box = (100.0, lines[0].bbox[1], max(ln.bbox[2] for ln in lines), lines[-1].bbox[3])
+    return ReadBlock(kind="paragraph", text=" ".join(w.text for w in words), bbox=box, words=words)
+
+
+def page_of(blocks: list[ReadBlock]) -> ReadingPage:
+    return ReadingPage(blocks=blocks, regions=[], width=2500, height=3300, dpi=300, source="ocr")
+
+
+PLAIN = [
+    line("The first paragraph of the letter", 300, paragraph=0),
+    line("runs over two lines of text", 340, paragraph=0),
+    line("CLIENT NO.: L8557.002 account", 500, paragraph=1),
+    line("The last paragraph closes the letter", 700, paragraph=2),
+]
+
+
+def test_a_line_a_stage_dropped_comes_back_in_place_with_a_finding():
+    kept = [block(PLAIN[:2]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), PLAIN, page_number=3)
+    assert [b.text for b in page.blocks] == [
+        kept[0].text,
+        "CLIENT NO.: L8557.002 account",
+        kept[1].text,
+    ]
+    (finding,) = page.findings
+    assert finding["code"] == RESTORED_CODE and finding["level"] == "needs_review"
+    assert "Page 3" in finding["message"] and "a line" in finding["message"]
+
+
+def test_a_page_that_kept_its_words_is_left_as_it_is():
+    kept = [block(PLAIN[:2]), block(PLAIN[2:3]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), PLAIN, page_number=1)
+    assert page.blocks == kept and not page.findings
+    assert word_recall(kept, PLAIN) == 1.0
+
+
+def test_lines_lost_before_any_kept_one_go_before_the_first_kept_block():
+    kept = [block(PLAIN[2:3]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), PLAIN, page_number=1)
+    assert page.blocks[0].text == "The first paragraph of the letter runs over two lines of text"
+    assert page.blocks[1:] == kept
+
+
+def test_an_empty_page_becomes_its_plain_reading():
+    page = with_floor(page_of([]), PLAIN, page_number=2)
+    assert [b.text for b in page.blocks] == [b.text for b in plain_blocks(PLAIN)]
+    assert len(page.blocks) == 3 and "4 lines" in page.findings[0]["message"]
+
+
+def test_scraps_stay_out():
+    """Strokes read as letters: no word of two letters, or read far below the page's text."""
+    specks = line("l i , |", 600, paragraph=5, confidence=90)
+    doubtful = line("SA ar Es te Se", 650, paragraph=6, confidence=30)
+    plain = [*PLAIN, specks, doubtful]
+    kept = [block(PLAIN[:2]), block(PLAIN[2:3]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), plain, page_number=1)
+    assert page.blocks == kept and not page.findings
+
+
+def test_a_handwritten_page_keeps_only_the_words_read_surely():
+    sure = FLOOR.unreadable_keep_confidence
+    letterhead = line("Miami Beach Florida", 200, paragraph=0, confidence=sure + 20)
+    scrawl = line("Wecdroida eval", 260, paragraph=1, confidence=sure - 10)
+    mixed = PlainLine(letterhead.words + scrawl.words, letterhead.bbox, 0)
+    page = with_floor(page_of([]), [mixed, scrawl], page_number=1, min_confidence=sure)
+    assert [b.text for b in page.blocks] == ["Miami Beach Florida"]
+
+
+def test_a_layer_line_drawn_twice_is_one_plain_line():
+    """A shadow: the same words again, shifted a little; the structure keeps them once."""
+    words = [
+        (72, 72, 120, 84, "Shadowed", 0, 0, 0),
+        (122, 72, 160, 84, "title", 0, 0, 1),
+        (73, 73, 121, 85, "Shadowed", 1, 0, 0),
+        (123, 73, 161, 85, "title", 1, 0, 1),
+        (72, 100, 120, 112, "Body", 2, 0, 0),
+    ]
+
+    def to_pixels(box):
+        return tuple(pymupdf.Rect(box) * 2)
+
+    plain = layer_plain_lines(words, to_pixels)
+    assert [ln.text for ln in plain] == ["Shadowed title", "Body"]
+    assert plain[0].bbox == (144, 144, 320, 168)
+
+
+def test_the_fallback_finding_says_the_text_is_complete_but_not_the_layout():
+    finding = fallback_finding(4)
+    assert finding["code"] == FALLBACK_CODE and finding["level"] == "needs_review"
+    assert "Page 4" in finding["message"] and "internal error" in finding["message"]

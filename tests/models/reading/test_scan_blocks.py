@@ -1,0 +1,63 @@
+"""A scan's illegible lines (models.reading.scan_blocks): a page is called unreadable from its
+doubtful lines only when its words are not mostly read surely. Typewriting in a language the
+dictionaries lack reads surely with words no dictionary knows; handwriting does not."""
+
+from __future__ import annotations
+
+from models.engine import Word
+from models.reading.params.scan import SCAN
+from models.reading.scan_blocks import sure_share, without_illegible
+from models.reading.scan_lines import Line, ParaLines
+
+
+def line_of(text: str, y: int, *, confidence: float, known: bool) -> Line:
+    words, x = [], 100
+    for token in text.split():
+        words.append(
+            Word(
+                text=token,
+                confidence=confidence,
+                bbox=(x, y, x + 18 * len(token), y + 30),
+                known=known,
+            )
+        )
+        x += 18 * len(token) + 14
+    return Line(words, (100, y, x, y + 30), ink=0.1)
+
+
+SURE = [
+    "Monsieur le Directeur des affaires",
+    "nous avons bien reçu votre lettre",
+    "du douze mars dernier concernant",
+]
+DOUBTFUL = [
+    "lrexpédition des colis postaux vers",
+    "Ltétranger pendant lrhiver prochain",
+    "veuillez agréer nos salutations",
+]
+
+
+def page(sure_confidence: float) -> list[ParaLines]:
+    lines = [
+        line_of(text, 200 + 50 * k, confidence=sure_confidence, known=False)
+        for k, text in enumerate(SURE)
+    ]
+    lines += [
+        line_of(text, 400 + 50 * k, confidence=62, known=False) for k, text in enumerate(DOUBTFUL)
+    ]
+    return [ParaLines(lines)]
+
+
+def test_a_page_whose_words_read_surely_is_print_not_handwriting():
+    typed = page(sure_confidence=93)
+    printed = sure_share([ln for para in typed for ln in para]) >= SCAN.printed_sure_share
+    kept, unreadable = without_illegible(typed, [], printed=printed)
+    assert printed and not unreadable
+
+
+def test_a_page_of_doubtful_words_is_still_unreadable():
+    scrawl = page(sure_confidence=70)
+    printed = sure_share([ln for para in scrawl for ln in para]) >= SCAN.printed_sure_share
+    kept, unreadable = without_illegible(scrawl, [], printed=printed)
+    assert not printed and unreadable
+    assert [ln.text for para in kept for ln in para] == SURE
