@@ -24,11 +24,22 @@ def is_datum(text: str) -> bool:
     return digits > letters and not _YEAR.search(text)
 
 
+def _numbering(texts: list[str]) -> bool:
+    """Columns numbered in order ("1 2 3 4", "(1) (2) (3)"): a header of lead times, models."""
+    numbers = [t.strip().strip("()[]") for t in texts if t.strip() and is_datum(t)]
+    if not numbers or not all(n.isdigit() for n in numbers):
+        return False
+    values = [int(n) for n in numbers]
+    return len(values) > 2 and values == list(range(values[0], values[0] + len(values)))
+
+
 def is_data_row(texts: list[str], *, params: WordTableParams = WORD_TABLES) -> bool:
-    """A row whose filled cells are mostly figures: a body row, never a header."""
+    """A row whose filled cells are mostly figures: a body row, never a header (columns
+    numbered in order are a header's)."""
     filled = [t for t in texts if t.strip()]
     data = sum(map(is_datum, filled))
-    return bool(filled) and data >= params.data_row_number_share * len(filled)
+    enough = bool(filled) and data >= params.data_row_number_share * len(filled)
+    return enough and not _numbering(filled)
 
 
 def text_rows(words: list[Word]) -> list[list[Word]]:

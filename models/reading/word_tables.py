@@ -457,6 +457,11 @@ def _joined_header_lines(
     spanning = any(cell and cell["colspan"] > 1 for row in lines for cell in row)
     if not 2 <= len(lines) <= params.header_max_lines or spanning:
         return grid
+    # Lines of stacked header cells leave some of the header's columns empty; a line that
+    # fills every one is a row of its own ("Lowest | $9,594 or less | ..." under the years).
+    used = {c for row in lines for c, cell in enumerate(row) if cell is not None}
+    if any({c for c, cell in enumerate(row) if cell is not None} >= used for row in lines[1:]):
+        return grid
     merged: list[dict | None] = []
     for c in range(len(grid[0])):
         cells = [row[c] for row in lines if row[c] is not None]

@@ -287,3 +287,30 @@ def test_a_tight_body_row_whose_words_line_up_with_the_columns_is_a_cell_per_col
     table = table_from_words(words, (90, 90, 800, 400))
     assert table is not None
     assert _texts(table)[-1] == ["Heat-pumps", "1000", "236"]
+
+
+def test_a_full_row_under_the_header_is_a_row_of_its_own_not_a_header_line():
+    """ "Lowest | $9,594 or less | ..." under a row of years fills every column: a body row,
+    not a second line of the years' header cells."""
+    words = _cells([
+        [(400, "1994"), (800, "1997")],
+        [(100, "Lowest"), (400, "$9,594 or less"), (800, "$22,400 or less")],
+        [(100, "Lower"), (400, "$9,595-$17,992"), (800, "$22,401-$29,992")],
+        [(100, "Upper"), (400, "$17,993-$25,771"), (800, "$29,993-$40,888")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 400))
+    assert _texts(table)[:2] == [
+        ["", "1994", "1997"],
+        ["Lowest", "$9,594 or less", "$22,400 or less"],
+    ]
+    assert [c["header"] for c in table.rows[0]] == [False, True, True]
+
+
+def test_columns_numbered_in_order_are_a_header_row():
+    words = _cells([
+        [(100, "Lead"), (400, "1"), (600, "2"), (800, "3"), (1000, "4")],
+        [(100, "Asian"), (400, "2.6"), (600, "5.0"), (800, "5.7"), (1000, "7.0")],
+        [(100, "Black"), (400, "3.1"), (600, "4.2"), (800, "6.0"), (1000, "6.9")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 300))
+    assert all(c["header"] for c in table.rows[0])
