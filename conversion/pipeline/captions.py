@@ -8,10 +8,9 @@ import re
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from models.engine import ReadBlock
+from models.reading.word_rows import TABLE_CAPTION as _TABLE_CAPTION  # "Table 2", not "Table of"
 
 _CAPTION = re.compile(r"^(fig(ure)?|plate|illustration|image|photo|chart|map)\.?\s*\d*", re.I)
-# "Table 2", "Table IV", "Table S1" (not "Table of contents").
-_TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]\d)")
 
 
 def numbered_caption(text: str) -> bool:
@@ -57,11 +56,26 @@ def attach_captions(
     return [b for i, b in enumerate(blocks) if i not in taken]
 
 
+def _heads_next(blocks: list[ReadBlock], j: int, table: ReadBlock) -> bool:
+    """The caption at `j`, under `table`, stands over the next table (without a caption of
+    its own) at least as close: it is that table's ("Table 2 ..." between tables 1 and 2)."""
+    if j + 1 >= len(blocks):
+        return False
+    after = blocks[j + 1]
+    if after.kind != "table" or after.text:
+        return False
+    cap = blocks[j].bbox
+    if not (cap and table.bbox and after.bbox):
+        return True
+    return after.bbox[1] - cap[3] <= cap[1] - table.bbox[3]
+
+
 def attach_table_captions(
     blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
 ) -> list[ReadBlock]:
     """A caption right before or after a table ("Table 2. Budget", or a block the layout model
-    calls a caption) becomes the table's <caption>."""
+    calls a caption) becomes the table's <caption>; one under a table that heads the next
+    table is the next one's."""
     out = list(blocks)
     for table in [b for b in blocks if b.kind == "table" and not b.text]:
         i = out.index(table)
@@ -74,6 +88,8 @@ def attach_table_captions(
             is_caption = other.kind == "caption" or (
                 other.kind in ("paragraph", "heading") and _TABLE_CAPTION.match(text)
             )
+            if j > i and _heads_next(out, j, table):
+                continue
             if is_caption and 0 < len(text) <= params.table_caption_max_chars:
                 table.text = text
                 del out[j]

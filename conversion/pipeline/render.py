@@ -16,6 +16,7 @@ from string import Template
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
 from conversion.pipeline.output_format import page_marker
 from models.language import BCP47
+from models.reading.word_rows import is_data_row
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
@@ -242,7 +243,7 @@ def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) 
         return _figure_html(block, page_no, state.figure_no, opts)
     if block.kind == "table":
         state.table_no += 1
-        return _table_html(block, page_no, state.table_no)
+        return _table_html(block, state.table_no)
     if block.kind == "formula":
         state.formula_no += 1
         return _formula_html(block, state.formula_no)
@@ -336,9 +337,41 @@ def _place(rows: list[list[Cell]]) -> tuple[list[list[_Placed]], int]:
     return placed, width
 
 
-def _table_html(block: Block, page_no: int, table_no: int) -> str:
+def _without_spacer_columns(rows: list[list[Cell]]) -> list[list[Cell]]:
+    """Columns where no cell of their own holds text (a spreadsheet's spacer column, a grid
+    line read as a column: empty, or only crossed by a cell that spans others too) are
+    dropped; a cell spanning one spans a column less."""
+    placed, width = _place(rows)
+    named = [p for prow in placed for p in prow if p.cell.text.strip()]
+    filled = {p.col for p in named if p.cell.colspan == 1}
+    for p in named:
+        covered = set(range(p.col, p.col + p.cell.colspan))
+        if not covered & filled:
+            filled |= covered  # a cell alone over its columns keeps them
+    empty = set(range(width)) - filled
+    if not empty or not filled:
+        return rows
+    out: list[list[Cell]] = []
+    for prow in placed:
+        row = []
+        for p in prow:
+            kept = sum(c not in empty for c in range(p.col, p.col + p.cell.colspan))
+            if kept:
+                row.append(Cell(p.cell.text, p.cell.header, p.cell.rowspan, kept))
+        out.append(row)
+    return [row for row in out if row]
+
+
+def _header_row(row: list[Cell]) -> bool:
+    """A row of column headers: its cells with text are all headers (an empty corner cell
+    over the row headers is none)."""
+    named = [c for c in row if c.text.strip()]
+    return bool(named) and all(c.header for c in named)
+
+
+def _table_html(block: Block, table_no: int) -> str:
     tid = f"table-{table_no}"
-    rows = [list(r) for r in block.rows if r]
+    rows = _without_spacer_columns([list(r) for r in block.rows if r])
     caption = block.caption
     _, width = _place(rows)
     # A first row that is one cell across the whole table is a caption typed as a cell.
@@ -346,13 +379,15 @@ def _table_html(block: Block, page_no: int, table_no: int) -> str:
         caption = caption or rows[0][0].text
         rows = rows[1:]
     review = ""
-    if len(rows) > 1 and not any(c.header for r in rows for c in r):
-        # No header cells were read: the first row is the likeliest header; a person checks.
+    guess = len(rows) > 1 and not is_data_row([c.text for c in rows[0]])
+    if guess and not any(c.header for r in rows for c in r):
+        # No header cells were read: the first row is the likeliest header (not a row of
+        # figures: that is data); a person checks.
         rows[0] = [Cell(c.text, True, c.rowspan, c.colspan) for c in rows[0]]
         review = ' data-review="headers-guessed"'
     placed, width = _place(rows)
     head_rows = 0
-    while head_rows < len(rows) and all(c.header for c in rows[head_rows]):
+    while head_rows < len(rows) and _header_row(rows[head_rows]):
         head_rows += 1
     if head_rows == len(rows):
         head_rows = 1 if len(rows) > 1 else 0  # a header row needs data cells below it
@@ -399,11 +434,16 @@ def _table_html(block: Block, page_no: int, table_no: int) -> str:
         html_rows.append(f"<tr>{''.join(cells)}</tr>")
     thead = f"<thead>{''.join(html_rows[:head_rows])}</thead>" if head_rows else ""
     tbody = f"<tbody>{''.join(html_rows[head_rows:])}</tbody>"
-    caption = caption or f"Table {table_no}, page {page_no}"
+    # The printed caption, or none: a made-up one ("Table 2, page 1") would be read as the
+    # document's own and clash with its numbering; the scroll box is named by its number alone.
+    if caption:
+        label = f'aria-labelledby="{tid}-caption"'
+        caption_html = f'<caption id="{tid}-caption">{esc(caption)}</caption>'
+    else:
+        label, caption_html = f'aria-label="Table {table_no}"', ""
     return (
-        f'<div class="table-scroll" role="region" aria-labelledby="{tid}-caption" tabindex="0">'
-        f'<table id="{tid}"{review}{_lang_attr(block)}>'
-        f'<caption id="{tid}-caption">{esc(caption)}</caption>{thead}{tbody}</table></div>'
+        f'<div class="table-scroll" role="region" {label} tabindex="0">'
+        f'<table id="{tid}"{review}{_lang_attr(block)}>{caption_html}{thead}{tbody}</table></div>'
     )
 
 

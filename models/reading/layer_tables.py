@@ -5,12 +5,14 @@ decide)."""
 
 from __future__ import annotations
 
+import itertools
 import statistics
 from collections.abc import Callable
 
 import pymupdf
 
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
+from models.reading.word_rows import is_data_row
 
 
 def _lines_at(edges: list[float], tolerance: float) -> list[float]:
@@ -55,10 +57,13 @@ def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> 
     return False
 
 
-def _unruled_column_gaps(rows: list, words: list[tuple], params: TextLayerParams) -> list[float]:
+def _unruled_column_gaps(
+    rows: list, words: list[tuple], xs: list[float], params: TextLayerParams
+) -> list[float]:
     """Where rules do not part two printed columns (a category beside its description, no rule
     between them): the middle of a vertical gap that every body cell of one grid column, three
-    or more, leaves free, wider than a line is tall."""
+    or more, leaves free, wider than a line is tall. A cell spanning several of the grid's
+    columns (`xs`) tells nothing of one."""
     if not words:
         return []
     height = statistics.median(w[3] - w[1] for w in words)
@@ -68,6 +73,8 @@ def _unruled_column_gaps(rows: list, words: list[tuple], params: TextLayerParams
         cells = 0
         for row in rows[1:]:
             box = row.cells[c] if c < len(row.cells) else None
+            if box and _spanned(xs, box[0], box[2], params) > 1:
+                continue
             inside = _words_in(box, words) if box else []
             if len(inside) < params.gap_cell_min_words:
                 continue
@@ -86,6 +93,27 @@ def _unruled_column_gaps(rows: list, words: list[tuple], params: TextLayerParams
             if b - a >= height:
                 gaps.append((a + b) / 2)
     return gaps
+
+
+def _lined_up_columns(
+    whole: tuple, xs: list[float], inside: list[tuple], params: TextLayerParams
+) -> list[float]:
+    """The grid's column lines inside a cell that spans several columns (a table ruled across
+    its rows, with upright rules in its header only) where the cell's words line up with the
+    columns and read as a row of figures ("Austria 86.2 13.8 0 3,375"): the cell is a row of
+    cells. A label across the table (a group's name, a note) stays one cell."""
+    reach = params.span_reach_pt
+    lines = [x for x in xs if whole[0] + reach < x < whole[2] - reach]
+    if not lines or any(w[0] < x < w[2] for x in lines for w in inside):
+        return []
+    edges = [whole[0], *lines, whole[2]]
+    parts = [
+        " ".join(w[4] for w in inside if a <= (w[0] + w[2]) / 2 < b)
+        for a, b in itertools.pairwise(edges)
+    ]
+    if sum(map(bool, parts)) < 2 or not is_data_row(parts):
+        return []
+    return lines
 
 
 def _spanned(lines: list[float], start: float, end: float, params: TextLayerParams) -> int:
@@ -123,7 +151,7 @@ def _ruled_table(
         return None  # the words decide
     # A column the rules do not part is parted at its gap; a cell whose words cross the gap (a
     # header over both) spans both.
-    splits = _unruled_column_gaps(table.rows, words, params)
+    splits = _unruled_column_gaps(table.rows, words, xs, params)
     xs = sorted(xs + splits)
     rows: list[list[dict]] = []
     # Each ruled cell's text, read once: for the share of cells filled, and for the cell itself
@@ -141,6 +169,7 @@ def _ruled_table(
             inner = [x for x in splits if whole[0] < x < whole[2]]
             if any(w[0] < x < w[2] for x in inner for w in _words_in(whole, words)):
                 inner = []
+            inner = inner or _lined_up_columns(whole, xs, _words_in(whole, words), params)
             edges = [whole[0], *inner, whole[2]]
             for x0, x1 in zip(edges, edges[1:], strict=False):
                 box = (x0, whole[1], x1, whole[3])
@@ -151,7 +180,8 @@ def _ruled_table(
                               "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
         rows.append(cells)
     head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
-    if not table.header.external:
+    # A first row of figures is data, whatever the rules (a table with no header row).
+    if not table.header.external and not is_data_row([c["text"] for c in rows[0]]):
         for row in rows[:head]:
             for cell in row:
                 cell["header"] = True

@@ -5,7 +5,9 @@ again into runs of text, and text a PDF draws twice read once."""
 
 from __future__ import annotations
 
+import re
 import statistics
+import unicodedata
 
 import pymupdf
 
@@ -34,18 +36,77 @@ def _line_glyphs(line: dict, params: TextLayerParams) -> list[tuple[dict, float,
     return out
 
 
+# A spacing accent as TeX sets it, a glyph of its own placed over (or under) a letter ("Jim´enez"),
+# and the combining mark it stands for.
+_COMBINING = {
+    "´": "\u0301", "`": "\u0300", "ˆ": "\u0302", "^": "\u0302", "˜": "\u0303", "~": "\u0303",
+    "¨": "\u0308", "ˇ": "\u030c", "˘": "\u0306", "˙": "\u0307", "¸": "\u0327", "˚": "\u030a",
+    "¯": "\u0304", "˝": "\u030b", "˛": "\u0328",
+}  # fmt: skip
+_DOTLESS = {"ı": "i", "ȷ": "j"}  # TeX accents a dotless i or j: "na¨ıve" is "naïve"
+_LIGATURES = re.compile("[\ufb00-\ufb06]")  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ: letters a font draws as one glyph
+
+
+def expanded(text: str) -> str:
+    """A text with its ligature glyphs ("ﬁ") written as their letters ("fi")."""
+    return _LIGATURES.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
+
+
+def _over(accent: dict, letter: dict) -> bool:
+    """The accent glyph is set over the letter: its middle lies across the letter's width."""
+    middle = (accent["bbox"][0] + accent["bbox"][2]) / 2
+    return letter["c"].isalpha() and letter["bbox"][0] < middle < letter["bbox"][2]
+
+
+def _composed(glyphs: list[tuple[dict, float, str | None]]) -> list[tuple[str, float, str | None]]:
+    """A word's glyphs as text: each spacing accent set over the letter before or after it
+    joined to it as one character ("´" over "e": "é"), ligatures written as their letters.
+    An accent with a width of its own ("don´t", "´1913") stays as it is."""
+    units: list[list] = [[c["c"], size, mark] for c, size, mark in glyphs]
+    gone: set[int] = set()
+    for at, (char, _, _) in enumerate(glyphs):
+        mark = _COMBINING.get(char["c"])
+        if mark is None:
+            continue
+        near = [k for k in (at + 1, at - 1) if 0 <= k < len(glyphs) and k not in gone]
+        letter = next((k for k in near if _over(char, glyphs[k][0])), None)
+        if letter is not None:
+            base = _DOTLESS.get(units[letter][0], units[letter][0])
+            units[letter][0] = unicodedata.normalize("NFC", base + mark)
+            gone.add(at)
+    return [(expanded(t), size, mark) for k, (t, size, mark) in enumerate(units) if k not in gone]
+
+
+def _word_glyphs(inside: list, text: str) -> list[tuple[dict, float, str | None]] | None:
+    """A word's glyphs in the order of its text: left to right, or as the page draws them (a
+    TeX accent is drawn before its letter but may sit a little right of it); None when the
+    glyphs do not spell the word."""
+    for key in (lambda item: item[2]["origin"][0], lambda item: item[0]):
+        ordered = sorted(inside, key=key)
+        if "".join(item[2]["c"] for item in ordered) == text:
+            return [(char, size, mark) for _, _, char, size, mark in ordered]
+    return None
+
+
+_Key = tuple[int, int, int]  # a word's text block, line and number on the page
+
+
 def word_styles(
     page: pymupdf.Page, words: list[tuple] | None = None, *, params: TextLayerParams = TEXT_LAYER
-) -> tuple[dict[tuple[int, int, int], list], dict[tuple[int, int, int], float]]:
+) -> tuple[dict[_Key, list], dict[_Key, float], dict[_Key, str]]:
     """Per word (text block, line, word): its exponents and indices ("2t3" with a raised "3",
-    from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], and its own
-    text size in points (a heading's, not that of the paragraph MuPDF put it in). `words`: the
-    page's `get_text("words", sort=False)` when the caller already has it."""
-    scripts: dict[tuple[int, int, int], list] = {}
-    sizes: dict[tuple[int, int, int], float] = {}
+    from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], its own
+    text size in points (a heading's, not that of the paragraph MuPDF put it in), and its text
+    where its glyphs read otherwise than MuPDF's word (spacing accents composed, ligatures
+    expanded). `words`: the page's `get_text("words", sort=False)` when the caller already has
+    it."""
+    scripts: dict[_Key, list] = {}
+    sizes: dict[_Key, float] = {}
+    texts: dict[_Key, str] = {}
     # Words and glyphs come from two extractions whose lines need not be numbered alike: a
     # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
-    buckets: dict[int, list[tuple[float, float, dict, float, str | None]]] = {}
+    buckets: dict[int, list[tuple[int, float, dict, float, str | None]]] = {}
+    drawn = 0  # the glyphs' order on the page
     for block in page.get_text("rawdict", sort=False)["blocks"]:
         for line in block.get("lines", ()):
             for char, size, mark in _line_glyphs(line, params):
@@ -53,23 +114,28 @@ def word_styles(
                     cx = (char["bbox"][0] + char["bbox"][2]) / 2
                     cy = (char["bbox"][1] + char["bbox"][3]) / 2
                     band = int(cy // params.glyph_bucket_pt)
-                    buckets.setdefault(band, []).append((cx, cy, char, size, mark))
+                    drawn += 1
+                    buckets.setdefault(band, []).append((drawn, cx, cy, char, size, mark))
     if words is None:
         words = page.get_text("words", sort=False)
     band, reach = params.glyph_bucket_pt, params.glyph_in_word_pt
     for x0, y0, x1, y1, text, k, i, n in words:
         inside = [
-            (char, size, mark)
+            (at, cx, char, size, mark)
             for bucket in range(int(y0 // band), int(y1 // band) + 1)
-            for cx, cy, char, size, mark in buckets.get(bucket, ())
+            for at, cx, cy, char, size, mark in buckets.get(bucket, ())
             if x0 - reach <= cx <= x1 + reach and y0 - reach <= cy <= y1 + reach
         ]
-        inside.sort(key=lambda item: item[0]["origin"][0])
-        if "".join(c["c"] for c, _, _ in inside) != text:
+        glyphs = _word_glyphs(inside, text)
+        if glyphs is None:
             continue
-        body = [size for _, size, m in inside if not m] or [size for _, size, _ in inside]
+        units = _composed(glyphs)
+        read = "".join(t for t, _, _ in units)
+        if read != text:
+            texts[(k, i, n)] = read
+        body = [size for _, size, m in units if not m] or [size for _, size, _ in units]
         sizes[(k, i, n)] = max(set(body), key=body.count)
-        kinds = [m for _, _, m in inside]
+        kinds = [m for t, _, m in units for _ in t]
         if not any(kinds):
             continue
         runs: list[list] = []
@@ -79,7 +145,7 @@ def word_styles(
             elif kind:
                 runs.append([at, at + 1, kind])
         scripts[(k, i, n)] = runs
-    return scripts, sizes
+    return scripts, sizes, texts
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
@@ -116,6 +182,58 @@ def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     prev.text = head + word.text
 
 
+_LEADER_DOTS = ".·∙⋅…"  # the glyphs a dot leader is drawn with ("…" draws three dots)
+
+
+def _dots(text: str) -> int:
+    """How many leader dots a text of dots alone draws (0 when it holds anything else)."""
+    if not text or not set(text) <= set(_LEADER_DOTS):
+        return 0
+    return len(unicodedata.normalize("NFKC", text))
+
+
+def _without_leader(text: str, params: TextLayerParams) -> str:
+    """A word with the dot leader run into it ("Introduction.........") taken off either end."""
+    body = text.rstrip(_LEADER_DOTS)
+    if _dots(text[len(body) :]) >= params.leader_min_dots:
+        text = body
+    body = text.lstrip(_LEADER_DOTS)
+    if _dots(text[: len(text) - len(body)]) >= params.leader_min_dots:
+        text = body
+    return text
+
+
+def without_leaders(
+    entries: list[tuple[tuple[int, int], Word]], *, params: TextLayerParams = TEXT_LAYER
+) -> list[tuple[tuple[int, int], Word]]:
+    """A block's words without its dot leaders (a table of contents' "Introduction ....... 3":
+    the dots go, the entry and its page number stay): a word of dots alone, a run of spaced
+    dots on a line, a leader run into a word. An ellipsis ("...") is text."""
+    out: list[tuple[tuple[int, int], Word]] = []
+    run: list[tuple[tuple[int, int], Word]] = []  # spaced dots of one line
+
+    def close_run() -> None:
+        if sum(_dots(w.text) for _, w in run) < params.leader_min_dots:
+            out.extend(run)
+        run.clear()
+
+    for line, word in entries:
+        dots = _dots(word.text)
+        if dots and (not run or run[-1][0] == line):
+            run.append((line, word))
+            continue
+        close_run()
+        if dots:
+            run.append((line, word))
+            continue
+        text = _without_leader(word.text, params)
+        if text != word.text:
+            word.text, word.script = text, None
+        out.append((line, word))
+    close_run()
+    return out
+
+
 def block_words(
     entries: list[tuple[tuple[int, int], Word]], *, params: TextLayerParams = TEXT_LAYER
 ) -> list[Word]:
@@ -125,7 +243,7 @@ def block_words(
     joined by spaces (and its spans keep exponents and languages)."""
     out: list[Word] = []
     last_line = None
-    for line, word in entries:
+    for line, word in without_leaders(entries, params=params):
         prev = out[-1] if out else None
         whole = word.script and word.script[0][:2] == [0, len(word.text)]
         if prev and whole and prev.bbox and word.bbox:

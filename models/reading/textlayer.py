@@ -32,6 +32,7 @@ from models.reading.layer_trust import (
 from models.reading.layer_words import (
     block_words,
     drawn_twice,
+    expanded,
     join_text,
     joined_lines,
     word_styles,
@@ -242,7 +243,7 @@ def _layer_reading(
         [w for w in page_words if not any(_centre(w) in r for r in junk_rects)],
         _to_pixels(rot * scale),
     )
-    scripts, word_size = word_styles(page, page_words, params=params)
+    scripts, word_size, word_text = word_styles(page, page_words, params=params)
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in page_words:
@@ -252,6 +253,7 @@ def _layer_reading(
             continue
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
         key = (block_no, line_no, word_no)
+        text = word_text.get(key) or expanded(text)  # accents composed, ligatures expanded
         word = Word(text=text, confidence=float(PERCENT), bbox=(box.x0, box.y0, box.x1, box.y1),
                     script=scripts.get(key))  # fmt: skip
         if key in word_size:
@@ -272,6 +274,8 @@ def _layer_reading(
         k = text_no[id(block)]
         skipped = {i for j, i in junk if j == k}
         words = block_words(words_in.get(k, []), params=params)
+        if words_in.get(k) and not words:
+            continue  # a dot leader alone
         read = _text_block(block, skipped, words, box=box, scale=scale, params=params)
         if read is None:
             continue

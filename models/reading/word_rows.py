@@ -3,11 +3,43 @@ positions, models.reading.word_tables; key/value tables, models.reading.kv_table
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from models.engine import BBox, Word
+from models.reading.params.tables import WORD_TABLES, WordTableParams
 
 RULE_GLYPHS = "|[]!¦"  # a ruling line read as a glyph: no text
+# A year or a date heads a statement's column ("2019", "Q1 2019", "Dec. 31, 2018"): no datum.
+_YEAR = re.compile(r"\b(1[89]|20)\d\d\b")
+# A caption printed as a table's first line: "Table 2", "Table IV", "Table S1" (not "Table of").
+TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]\d)")
+
+
+def is_datum(text: str) -> bool:
+    """A cell that reads as a figure: a digit, and more digits than letters ("12.3", "45 (12%)",
+    "p<0.001", "1,204"); a year or a date is a column's head."""
+    digits = sum(c.isdigit() for c in text)
+    letters = sum(c.isalpha() for c in text)
+    return digits > letters and not _YEAR.search(text)
+
+
+def _numbering(texts: list[str]) -> bool:
+    """Columns numbered in order ("1 2 3 4", "(1) (2) (3)"): a header of lead times, models."""
+    numbers = [t.strip().strip("()[]") for t in texts if t.strip() and is_datum(t)]
+    if not numbers or not all(n.isdigit() for n in numbers):
+        return False
+    values = [int(n) for n in numbers]
+    return len(values) > 2 and values == list(range(values[0], values[0] + len(values)))
+
+
+def is_data_row(texts: list[str], *, params: WordTableParams = WORD_TABLES) -> bool:
+    """A row whose filled cells are mostly figures: a body row, never a header (columns
+    numbered in order are a header's)."""
+    filled = [t for t in texts if t.strip()]
+    data = sum(map(is_datum, filled))
+    enough = bool(filled) and data >= params.data_row_number_share * len(filled)
+    return enough and not _numbering(filled)
 
 
 def text_rows(words: list[Word]) -> list[list[Word]]:

@@ -11,13 +11,22 @@ region) are models.reading.kv_tables.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.params.tables import WORD_TABLES, WordTableParams
-from models.reading.word_rows import RULE_GLYPHS, row_phrases, text_rows, words_box
+from models.reading.word_rows import (
+    RULE_GLYPHS,
+    TABLE_CAPTION,
+    is_data_row,
+    is_datum,
+    row_phrases,
+    text_rows,
+    words_box,
+)
 
 _NUMBER = re.compile(r"^[\s\-+−–(]*[$€£¥]?\s*[\d.,]+\s*%?\)?[*†]?$")
 
@@ -198,6 +207,7 @@ def table_from_words(
         return None
     height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
     rows = [_read_once(row) for row in text_rows(words)]
+    caption, rows = _caption_lines(rows, height, params)
     # A row set between two rows is one cell (its words may stand apart: letter-spaced type).
     between = _between_rows(rows, height, params)
     gap = params.phrase_gap_share * height
@@ -225,7 +235,7 @@ def table_from_words(
     grid: list[list[dict | None]] = []
     for phrases in phrase_rows:
         slots: list[dict | None] = [None] * n_cols
-        for phrase in phrases:
+        for phrase in _split_lined_up(phrases, columns_of):
             first, last = columns_of(phrase)
             text = " ".join(w.text for w in phrase)
             cell = slots[first]
@@ -243,7 +253,7 @@ def table_from_words(
     grid = _join_wrapped_rows(_lift_middle_rows(_ruled_rows(grid, rows, rules)))
     if len(grid) < params.min_rows:
         return None
-    _mark_headers(grid)
+    grid = _mark_headers(grid, params)
     rows_out = []
     for r, slots in enumerate(grid):
         row = []
@@ -264,7 +274,57 @@ def table_from_words(
             row.append(cell)
             c += span
         rows_out.append(row)
-    return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text="")
+    return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text=caption)
+
+
+def _caption_lines(
+    rows: list[list[Word]], height: float, params: WordTableParams
+) -> tuple[str, list[list[Word]]]:
+    """A caption the region took in as its first rows ("Table 2. Baseline characteristics"
+    and the lines it wraps onto, each one phrase from its left edge) and the rows left."""
+    gap = params.phrase_gap_share * height
+    if not rows or not TABLE_CAPTION.match(" ".join(w.text for w in rows[0])):
+        return "", rows
+    widest = max(
+        (b.bbox[0] - a.bbox[2] for a, b in itertools.pairwise(rows[0])),  # type: ignore[index]
+        default=0.0,
+    )
+    if widest > params.caption_word_gap_share * height:
+        return "", rows  # "Table 2" heading a column, set apart from the next cell
+    left = rows[0][0].bbox[0]  # type: ignore[index]
+    right = max(w.bbox[2] for row in rows for w in row)  # type: ignore[index]
+    end = 1
+    # A line that fills the table's width wraps onto the next, set from the same left edge.
+    while (
+        end < len(rows) - params.min_rows
+        and right - rows[end - 1][-1].bbox[2] <= params.caption_word_gap_share * height  # type: ignore[index]
+        and len(row_phrases(rows[end], gap)) == 1
+        and abs(rows[end][0].bbox[0] - left) <= height  # type: ignore[index]
+    ):
+        end += 1
+    text = " ".join(w.text for row in rows[:end] for w in row)
+    return text, rows[end:]
+
+
+def _split_lined_up(
+    phrases: list[list[Word]], columns_of: Callable[[list[Word]], tuple[int, int]]
+) -> list[list[Word]]:
+    """A phrase across columns whose words each sit inside one column, figures among them
+    (a body row set tight: "Staff 812 798" closer than a cell's gap), is a cell per column, not
+    one cell spanning them."""
+    out: list[list[Word]] = []
+    for phrase in phrases:
+        first, last = columns_of(phrase)
+        spots = [columns_of([w]) for w in phrase]
+        if first == last or any(a != b for a, b in spots):
+            out.append(phrase)
+            continue
+        parts: dict[int, list[Word]] = {}
+        for word, (col, _) in zip(phrase, spots, strict=True):
+            parts.setdefault(col, []).append(word)
+        figures = any(is_datum(" ".join(w.text for w in part)) for part in parts.values())
+        out.extend(parts.values() if figures else [phrase])
+    return out
 
 
 def _covers(grid: list[list[dict | None]], r: int, c: int, below: int) -> bool:
@@ -368,13 +428,63 @@ def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]
     return out
 
 
-def _mark_headers(grid: list[list[dict | None]]) -> None:
-    """The first row is a header row; a row under a spanning header cell is one too (and a
-    header cell above an empty slot of it spans both rows). A first column of text beside
-    numbers holds row headers."""
+def _texts(row: list[dict | None]) -> list[str]:
+    return [cell["text"] for cell in row if cell is not None]
+
+
+def _first_data_row(grid: list[list[dict | None]], params: WordTableParams) -> int | None:
+    return next((r for r, row in enumerate(grid) if is_data_row(_texts(row), params=params)), None)
+
+
+def _joined_header_lines(
+    grid: list[list[dict | None]], params: WordTableParams
+) -> list[list[dict | None]]:
+    """The lines over a table of figures, before its first row of figures, are one header row
+    whose cells stack several lines ("Weight / Relative / to / Controls (%)"): each column's
+    lines join into one cell. Not where a header cell spans columns (a group over its
+    columns: two header rows), nor a label alone in the first column just above the figures
+    (a group of body rows)."""
+    first = _first_data_row(grid, params)
+    if first is None or first < 2:
+        return grid
+    body = grid[first:]
+    if 2 * sum(is_data_row(_texts(row), params=params) for row in body) < len(body):
+        return grid  # not a table of figures: its text rows may be body rows
+    lines = grid[:first]
+    last = [c for c, cell in enumerate(lines[-1]) if cell is not None]
+    if last == [0]:
+        lines = lines[:-1]
+    spanning = any(cell and cell["colspan"] > 1 for row in lines for cell in row)
+    if not 2 <= len(lines) <= params.header_max_lines or spanning:
+        return grid
+    # Lines of stacked header cells leave some of the header's columns empty; a line that
+    # fills every one is a row of its own ("Lowest | $9,594 or less | ..." under the years).
+    used = {c for row in lines for c, cell in enumerate(row) if cell is not None}
+    if any({c for c, cell in enumerate(row) if cell is not None} >= used for row in lines[1:]):
+        return grid
+    merged: list[dict | None] = []
+    for c in range(len(grid[0])):
+        cells = [row[c] for row in lines if row[c] is not None]
+        if not cells:
+            merged.append(None)
+            continue
+        text = " ".join(cell["text"] for cell in cells)  # type: ignore[index]
+        merged.append({"text": text, "header": False, "rowspan": 1, "colspan": 1})
+    return [merged, *grid[len(lines) :]]
+
+
+def _mark_headers(
+    grid: list[list[dict | None]], params: WordTableParams
+) -> list[list[dict | None]]:
+    """The header rows: those at the top before the first row of figures (a row of figures is
+    never a header), their lines joined where a header's cells stack several; the first row,
+    two under a spanning header cell (a header cell above an empty slot of it spans both
+    rows). A first column of text beside numbers holds row headers."""
+    grid = _joined_header_lines(grid, params)
+    first_data = _first_data_row(grid, params)
     n_cols = len(grid[0])
-    head = 1
-    if len(grid) > 2:
+    head = 0 if first_data == 0 else 1
+    if head and len(grid) > 2 and first_data != 1:
         # A group label over several columns of the row below (printed left-aligned): it spans
         # the empty slots after it that the row below fills.
         top, below = grid[0], grid[1]
@@ -388,7 +498,8 @@ def _mark_headers(grid: list[list[dict | None]]) -> None:
                 and left + top[left]["colspan"] == c  # type: ignore[index]
             ):
                 top[left]["colspan"] += 1  # type: ignore[index]
-    if len(grid) > 2 and any(c and c["colspan"] > 1 for c in grid[0]):
+    spans = any(c and c["colspan"] > 1 for c in grid[0])
+    if head and len(grid) > 2 and spans and first_data != 1:
         head = 2
         for c, cell in enumerate(grid[0]):
             if cell is not None and cell["colspan"] == 1 and grid[1][c] is None:
@@ -408,3 +519,4 @@ def _mark_headers(grid: list[list[dict | None]]) -> None:
     ):
         for c in first:
             c["header"] = True
+    return grid

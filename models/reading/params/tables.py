@@ -28,6 +28,9 @@ class WordTableParams:
     between_rows_pitch_share: float = 2.6  # a row set between two: those at most this far apart
     between_rows_centre_share: float = 0.35  # ... and its middle this close to theirs
     lonely_column_min_rows: int = 4  # tables shorter than this keep a column of one cell
+    data_row_number_share: float = 0.5  # a row whose filled cells are this share numbers is data
+    header_max_lines: int = 4  # a header's cells stack at most this many lines (then: body rows)
+    caption_word_gap_share: float = 2.0  # a "Table N" first row with a wider gap is a header row
 
 
 @dataclass(frozen=True)

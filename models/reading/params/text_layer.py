@@ -63,6 +63,7 @@ class TextLayerParams:
     joined_overlap_share: float = 0.5  # ...and overlap across by this share of the narrower
     upright_dx: float = 0.9  # a line runs left to right when its direction's x is over this
     upright_dy: float = 0.1  # ...and its y's size under this
+    leader_min_dots: int = 4  # this many dots in a row are a leader, fewer an ellipsis ("...")
     # Ruled tables from PyMuPDF's table finder.
     grid_line_pt: float = 2.0  # cell edges (and line centres) closer than this are one line
     lined_up_pt: int = 2  # lines of two cells whose centres are this close line up

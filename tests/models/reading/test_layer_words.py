@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from models.reading.layer_words import word_styles
+from models.engine import Word
+from models.reading.layer_words import block_words, expanded, word_styles
 
 
 def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path):
@@ -18,7 +19,78 @@ def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path)
         page.insert_text((72, 114 + 12 * k), "body text of the section goes on here", fontsize=9.96)
     doc.save(tmp_path / "mixed.pdf")
     page = pymupdf.open(tmp_path / "mixed.pdf")[0]
-    _, sizes = word_styles(page)
+    _, sizes, _ = word_styles(page)
     by_text = {w[4]: sizes.get(tuple(w[5:8])) for w in page.get_text("words")}
     assert round(by_text["Human"], 2) == 10.96
     assert round(by_text["body"], 2) == 9.96
+
+
+def _accented_page(tmp_path, accent_over: bool):
+    """ "Jim´enez" as TeX sets it: the acute a glyph of its own, drawn before the "e" and
+    centred over it (accent_over), or set after the "m" with its own width (as "don´t" is)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size = 12
+    font = pymupdf.Font("helv")
+    x = 72 + font.text_length("Jim", size)
+    page.insert_text((72, 100), "Jim", fontsize=size)
+    e = font.text_length("e", size)
+    acute = font.text_length("´", size)
+    if accent_over:
+        page.insert_text((x + (e - acute) / 2, 100), "´", fontsize=size)
+        page.insert_text((x, 100), "enez", fontsize=size)
+    else:
+        page.insert_text((x, 100), "´enez", fontsize=size)
+    doc.save(tmp_path / "accent.pdf")
+    return pymupdf.open(tmp_path / "accent.pdf")[0]
+
+
+def test_a_spacing_accent_set_over_a_letter_is_composed_with_it(tmp_path):
+    page = _accented_page(tmp_path, accent_over=True)
+    words = page.get_text("words", sort=False)
+    assert [w[4] for w in words] == ["Jim´enez"]  # MuPDF reads the accent as its own glyph
+    _, _, texts = word_styles(page, words)
+    assert list(texts.values()) == ["Jiménez"]
+
+
+def test_a_spacing_accent_with_its_own_width_stays(tmp_path):
+    """An acute typed for an apostrophe ("don´t") is set beside the letters, over none."""
+    page = _accented_page(tmp_path, accent_over=False)
+    _, _, texts = word_styles(page)
+    assert texts == {}
+
+
+def test_ligature_glyphs_are_written_as_their_letters(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)
+    page.insert_text((72, 100), "\ufb01nd the \ufb02ow", fontname="F0", fontsize=12)
+    doc.save(tmp_path / "ligatures.pdf")
+    page = pymupdf.open(tmp_path / "ligatures.pdf")[0]
+    words = page.get_text("words", sort=False)
+    assert "\ufb01nd" in [w[4] for w in words]
+    _, _, texts = word_styles(page, words)
+    assert sorted(texts.values()) == ["find", "flow"]
+    assert expanded("e\ufb03cient") == "efficient"
+
+
+def _words(*texts: str, line: int = 0) -> list[tuple[tuple[int, int], Word]]:
+    return [((0, line), Word(text=t, confidence=100.0, bbox=(0, 0, 1, 1))) for t in texts]
+
+
+def test_dot_leaders_go_and_the_entry_stays():
+    """A table of contents' line: the leader goes (a word of dots, spaced dots, dots run into
+    the entry), the entry and its page number stay; an ellipsis is text."""
+    assert [w.text for w in block_words(_words("Introduction", "..........", "3"))] == [
+        "Introduction",
+        "3",
+    ]
+    spaced = _words("Methods", ".", ".", ".", ".", ".", "7")
+    assert [w.text for w in block_words(spaced)] == ["Methods", "7"]
+    assert [w.text for w in block_words(_words("Results.........", "12"))] == ["Results", "12"]
+    assert [w.text for w in block_words(_words("and", "so", "on", "..."))] == [
+        "and",
+        "so",
+        "on",
+        "...",
+    ]

@@ -223,3 +223,94 @@ def test_a_word_read_twice_is_read_once():
     table = table_from_words([*words, tot], (90, 90, 1100, 300))
     assert table is not None
     assert _texts(table)[2] == ["Chlorine", "900 ppm Total"]
+
+
+def test_a_first_row_of_figures_is_data_not_a_header():
+    """A table without a header row: its first row of figures is a body row (numbers are
+    data), and no row becomes the header."""
+    words = _cells([
+        [(100, "Staff"), (400, "812"), (600, "798")],
+        [(100, "Energy"), (400, "365"), (600, "402")],
+        [(100, "Repairs"), (400, "214"), (600, "236")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 800, 300))
+    assert table is not None
+    assert not any(c["header"] for row in table.rows for c in row[1:])
+    assert [row[0]["header"] for row in table.rows] == [True, True, True]  # row headers
+
+
+def test_a_years_row_over_figures_is_the_header():
+    words = _cells([
+        [(400, "2019"), (600, "2018")],
+        [(100, "Revenue"), (400, "1,204"), (600, "1,130")],
+        [(100, "Costs"), (400, "(812)"), (600, "(790)")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 800, 300))
+    assert [c["text"] for c in table.rows[0] if c["header"]] == ["2019", "2018"]
+
+
+def test_header_cells_stacked_over_several_lines_are_one_cell_each():
+    """ "Weight / Relative / to / Controls (%)" over four lines beside a one-line head is one
+    header row: each column's lines joined into one cell, the figures under it."""
+    words = _cells([
+        [(100, "Treatment"), (400, "Dose"), (700, "Weight")],
+        [(400, "(mg)"), (700, "Relative")],
+        [(700, "to")],
+        [(700, "Controls (%)")],
+        [(100, "Saline"), (400, "0"), (700, "100.0")],
+        [(100, "Drug A"), (400, "10"), (700, "92.4")],
+        [(100, "Drug B"), (400, "50"), (700, "81.7")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1000, 560))
+    assert table is not None
+    assert _texts(table) == [
+        ["Treatment", "Dose (mg)", "Weight Relative to Controls (%)"],
+        ["Saline", "0", "100.0"], ["Drug A", "10", "92.4"], ["Drug B", "50", "81.7"],
+    ]  # fmt: skip
+    assert all(c["header"] for c in table.rows[0])
+    assert not any(c["header"] for row in table.rows[1:] for c in row[1:])
+
+
+def test_a_caption_taken_into_the_region_is_the_tables_caption_not_its_first_row():
+    words = _cells([[(100, "Table 2. Budget and spending of the year")], *BUDGET])
+    table = table_from_words(words, (90, 90, 900, 400))
+    assert table is not None
+    assert table.text == "Table 2. Budget and spending of the year"
+    assert _texts(table)[0] == ["Item", "Budget", "Spent"]
+    assert all(c["header"] for c in table.rows[0])
+
+
+def test_a_tight_body_row_whose_words_line_up_with_the_columns_is_a_cell_per_column():
+    """A row set tighter than a cell's gap (a long label ending close to its figure) is still
+    a cell per column where its words line up with the columns: not one cell spanning them."""
+    words = _cells([*BUDGET, [(100, "Heat-pumps"), (325, "1000"), (600, "236")]])
+    table = table_from_words(words, (90, 90, 800, 400))
+    assert table is not None
+    assert _texts(table)[-1] == ["Heat-pumps", "1000", "236"]
+
+
+def test_a_full_row_under_the_header_is_a_row_of_its_own_not_a_header_line():
+    """ "Lowest | $9,594 or less | ..." under a row of years fills every column: a body row,
+    not a second line of the years' header cells."""
+    words = _cells([
+        [(400, "1994"), (800, "1997")],
+        [(100, "Lowest"), (400, "$9,594 or less"), (800, "$22,400 or less")],
+        [(100, "Lower"), (400, "$9,595-$17,992"), (800, "$22,401-$29,992")],
+        [(100, "Upper"), (400, "$17,993-$25,771"), (800, "$29,993-$40,888")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 400))
+    assert _texts(table)[:2] == [
+        ["", "1994", "1997"],
+        ["Lowest", "$9,594 or less", "$22,400 or less"],
+    ]
+    assert [c["header"] for c in table.rows[0]] == [False, True, True]
+
+
+def test_columns_numbered_in_order_are_a_header_row():
+    words = _cells([
+        [(100, "Lead"), (400, "1"), (600, "2"), (800, "3"), (1000, "4")],
+        [(100, "Asian"), (400, "2.6"), (600, "5.0"), (800, "5.7"), (1000, "7.0")],
+        [(100, "Black"), (400, "3.1"), (600, "4.2"), (800, "6.0"), (1000, "6.9")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 300))
+    assert all(c["header"] for c in table.rows[0])

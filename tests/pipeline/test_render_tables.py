@@ -1,0 +1,73 @@
+"""A table's HTML: header rows and their scope, no made-up caption, spacer columns dropped, and
+a caption bound to the table it heads (conversion.pipeline.render, .captions)."""
+
+from __future__ import annotations
+
+from bs4 import BeautifulSoup
+
+from conversion.pipeline.captions import attach_table_captions
+from conversion.pipeline.document import Block, Cell, Document, Page
+from conversion.pipeline.render import RenderOptions, render_document
+from models.engine import ReadBlock
+
+
+def _table(rows: list[list[Cell]], caption: str | None = None) -> BeautifulSoup:
+    block = Block(kind="table", rows=rows, caption=caption)
+    doc = Document(title="t", lang="en", pages=[Page(number=1, width=800, height=1000,
+                                                     blocks=[block])])  # fmt: skip
+    html = render_document(doc, RenderOptions(files_dir="x_files"))
+    return BeautifulSoup(html, "html.parser").select_one("#table-1")
+
+
+def _row(*texts: str, header: bool = False) -> list[Cell]:
+    return [Cell(t, header) for t in texts]
+
+
+def test_a_first_row_of_figures_is_not_guessed_as_the_header():
+    table = _table([_row("12", "4.5", "7"), _row("13", "4.1", "9"), _row("11", "3.9", "8")])
+    assert table.find("th") is None and table.find("thead") is None
+    assert not table.has_attr("data-review")
+
+
+def test_a_table_without_a_printed_caption_gets_none_made_up():
+    table = _table([_row("Item", "Cost", header=True), _row("Staff", "812")])
+    assert table.find("caption") is None
+    assert table.parent["aria-label"] == "Table 1"  # the scroll box still has a name
+
+
+def test_column_headers_beside_an_empty_corner_are_scope_col():
+    rows = [[Cell(""), Cell("Budget", True), Cell("Spent", True)],
+            [Cell("Staff", True), Cell("812"), Cell("798")],
+            [Cell("Energy", True), Cell("365"), Cell("402")]]  # fmt: skip
+    table = _table(rows, caption="Table 1. Costs")
+    scopes = {th.get_text(): th["scope"] for th in table.find_all("th")}
+    assert scopes == {"Budget": "col", "Spent": "col", "Staff": "row", "Energy": "row"}
+
+
+def test_an_empty_spacer_column_is_dropped():
+    rows = [_row("Item", "", "Cost", header=True), _row("Staff", "", "812"),
+            [Cell("Total"), Cell("1,200", colspan=2)]]  # fmt: skip
+    table = _table(rows, caption="Table 1")
+    assert [len(tr.find_all(["td", "th"])) for tr in table.find_all("tr")] == [2, 2, 2]
+    assert table.find(attrs={"colspan": True}) is None
+
+
+def _block(kind: str, text: str, top: int, bottom: int) -> ReadBlock:
+    return ReadBlock(kind=kind, text=text, bbox=(100, top, 700, bottom))
+
+
+def test_a_caption_between_two_tables_heads_the_one_under_it():
+    first = _block("table", "", 100, 300)
+    second = _block("table", "", 400, 600)
+    caption = _block("paragraph", "Table 2. Spending by month", 360, 380)
+    blocks = attach_table_captions([first, caption, second])
+    assert first.text == "" and second.text == "Table 2. Spending by month"
+    assert blocks == [first, second]
+
+
+def test_a_caption_under_a_table_far_from_the_next_is_its_own():
+    first = _block("table", "", 100, 300)
+    caption = _block("paragraph", "Table 1. Costs", 310, 330)
+    second = _block("table", "", 600, 800)
+    attach_table_captions([first, caption, second])
+    assert first.text == "Table 1. Costs" and second.text == ""
