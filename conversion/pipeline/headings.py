@@ -309,13 +309,16 @@ def section_depth(text: str) -> int:
     return match.group(1).rstrip(".").count(".") + 1
 
 
-def _size_ranks(blocks: list[Block], *, params: AssembleParams) -> dict[float, int]:
+def _size_ranks(blocks: list[Block], *, exact: bool, params: AssembleParams) -> dict[float, int]:
     """Text sizes clustered, largest first (a cluster holds sizes within
-    `heading_size_step_ratio` of its largest): size -> rank from 1."""
+    `heading_size_step_ratio` of its largest, or within `same_size_exact_share` where a text
+    layer gives every size exactly: a book's 12 and 11 pt heads are two levels there, while a
+    scan's sizes, measured from pixels, vary by more than that): size -> rank from 1."""
+    step = 1 + params.same_size_exact_share if exact else params.heading_size_step_ratio
     rank: dict[float, int] = {}
     level, top = 0, None
     for size in sorted({b.font_key or 0.0 for b in blocks}, reverse=True):
-        if top is None or size * params.heading_size_step_ratio < top:
+        if top is None or size * step < top:
             level += 1
             top = size
         rank[size] = level
@@ -377,7 +380,9 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
         return  # the engine gave the levels (the model engine)
     titles = [b for b in headings if b.is_title]
     sections = [b for b in headings if b not in titles]
-    by_size = _size_ranks(sections, params=params)
+    headed = [p for p in pages if any(b.kind == "heading" for b in p.blocks)]
+    exact = all(p.source == "text_layer" for p in headed)
+    by_size = _size_ranks(sections, exact=exact, params=params)
     ranks: dict[int, float] = {id(b): by_size[b.font_key or 0.0] for b in sections}
     _numbered_ranks(sections, ranks)
     for b in titles:

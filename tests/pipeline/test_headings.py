@@ -27,7 +27,8 @@ def _paragraph(page: pymupdf.Page, y: float, repeat: int = 2) -> float:
 def _paper(path) -> None:
     """A LaTeX-like paper: a 22 pt title over an author, an affiliation and a date at 16 pt
     (display type), sections at 12 pt and subsections at 11 pt (one size step: within 10 %),
-    a TeX command printed at 13 pt, and two appendix heads set on one line."""
+    a TeX command printed at 13 pt, two appendix heads set on one line, and unnumbered heads
+    at 12 and 11 pt."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((150, 90), "Reading Order of Printed Pages", fontsize=22, fontname="tiro")
@@ -45,7 +46,10 @@ def _paper(path) -> None:
             y = _paragraph(page, y + 22, repeat=1)
     page = doc.new_page()
     page.insert_text((72, 72), "A.1 Proofs A.2 Data", fontsize=12, fontname="tibo")
-    _paragraph(page, 80)
+    y = _paragraph(page, 80)
+    for head, size in (("Typography", 12), ("Letterspacing", 11), ("Ligatures", 11)):
+        page.insert_text((72, y + 10), head, fontsize=size, fontname="tibo")
+        y = _paragraph(page, y + 18)
     doc.save(path)
 
 
@@ -88,3 +92,10 @@ def test_headings_run_together_on_one_line_are_split_at_their_numbers(paper_head
 
 def test_a_line_of_tex_source_is_no_heading(paper_headings):
     assert not any("newthought" in text for _, text in paper_headings)
+
+
+def test_unnumbered_heads_a_point_apart_on_a_text_layer_are_two_levels(paper_headings):
+    """12 and 11 pt (9 % apart): a text layer gives sizes exactly, so one size step of a scan's
+    measure is two levels there."""
+    assert _level(paper_headings, "Letterspacing") == _level(paper_headings, "Typography") + 1
+    assert _level(paper_headings, "Ligatures") == _level(paper_headings, "Letterspacing")
