@@ -13,7 +13,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from conversion.pipeline import captions, furniture, headings, paragraphs
+from conversion.pipeline import captions, furniture, headings, paragraphs, references
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.document import (
     Block,
@@ -47,6 +47,7 @@ def _page_blocks(
     blocks = paragraphs.lines_cut_at_a_gutter(blocks, params=params)
     blocks = captions.attach_captions(blocks, params=params)
     blocks = captions.attach_table_captions(blocks, params=params)
+    blocks = references.reference_entries(blocks, params=params)
     blocks = paragraphs.merge_broken_paragraphs(blocks, params=params)
     return paragraphs.dash_continuations(blocks)
 
@@ -86,6 +87,8 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             kind = edge_rows.get(id(rb)) or _classify(
                 rb, reading, body_size, body_ink, repeated, bold_title=id(rb) in bold, params=params
             )
+            if kind == "heading" and headings.contents_entry(rb, params=params):
+                kind = "paragraph"  # a line of a table of contents, its page number apart
             if kind == "page_number":
                 number = PAGE_NUMBER.match(rb.text.strip())
                 if number:
@@ -117,7 +120,9 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
 
     for page in pages:
         exact = page.source == "text_layer"
+        page.blocks = headings.no_bylines(page.blocks)
         page.blocks = headings.joined_headings(page.blocks, exact_sizes=exact, params=params)
+        page.blocks = headings.split_numbered(page.blocks)
     headings.assign_heading_levels(pages, params=params)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)

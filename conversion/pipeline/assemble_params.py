@@ -31,6 +31,8 @@ class AssembleParams:
     edge_rows_min_blocks: int = 3
     # a line beside a running head's page number is at most this long: longer is text
     running_head_max_chars: int = 80
+    # a page number read in one line with its running head stands this many line heights apart
+    running_head_gap_ratio: float = 1.5
     # a text repeated in the bands of several pages is furniture below this length
     repeated_furniture_max_chars: int = 120
     # a copyright line in a band is a publisher's stamp up to this length, not an abstract
@@ -77,6 +79,8 @@ class AssembleParams:
     joined_heading_gap_ratio: float = 1.6
     # heading sizes within this ratio of each other are one level
     heading_size_step_ratio: float = 1.1
+    # a contents line's page number stands this many line heights right of its title
+    contents_gap_ratio: float = 1.5
     # HTML's deepest heading level
     deepest_heading_level: int = 6
 
@@ -117,6 +121,18 @@ class AssembleParams:
     # -- spans and lists
     # a word read with less OCR confidence than this (percent) is flagged for review
     low_confidence_percent: float = 60.0
+    # a bibliography's entry goes on in lines set in from its margin by this many sizes or more
+    reference_hang_min_ratio: float = 0.5
+    # ... and by at most this many (further in is another column's or a table's text)
+    reference_hang_max_ratio: float = 6.0
+    # entries open at one margin, within this many sizes
+    reference_align_ratio: float = 0.5
+    # an entry's next line lies less than this many sizes under its last
+    reference_gap_ratio: float = 1.0
+    # a bibliography holds this many entries or more
+    reference_min_entries: int = 2
+    # ... and entries opened by a number or an author hold a year, this share of them at least
+    reference_dated_share: float = 0.8
     # an engine without boxes gives a list item's depth: this much indent per level (page units)
     list_depth_indent: float = 100.0
     # a list item indented more than this many times its size past the one before nests under it

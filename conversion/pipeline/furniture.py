@@ -28,6 +28,12 @@ _COPYRIGHT = re.compile(r"(?:©|\(c\)|\bcopyright\b).{0,80}\b(?:1[89]|20)\d\d\b|
                         r"\b(?:1[89]|20)\d\d\b.{0,20}©", re.IGNORECASE)  # fmt: skip
 
 
+# A document's revision or version label, alone in a margin ("Revision: 2.4", "Rev. 3",
+# "Version 1.2b"): furniture, like a page number.
+_REVISION = re.compile(r"^(?:rev(?:ision)?|version|ver)\.?\s*:?\s*\d{1,3}(?:\.\d{1,3})*[a-z]?$",
+                       re.IGNORECASE)  # fmt: skip
+
+
 def is_stamp(text: str) -> bool:
     """A library's or publisher's stamp, or a copyright line: never a title."""
     return bool(_STAMP.search(text) or _COPYRIGHT.search(text))
@@ -83,13 +89,14 @@ def band_furniture(
     params: AssembleParams = ASSEMBLE,
 ) -> str | None:
     """What a paragraph is when it is furniture ("page_number", "page_header", "page_footer"):
-    a page number in a band; a repeated text, a stamp, a copyright line or a small note in a
-    band; a download stamp anywhere on the page. None: not furniture."""
+    a page number in a band; a repeated text, a stamp, a copyright line, a revision label
+    ("Revision: 2.4") or a small note in a band; a download stamp anywhere on the page. None:
+    not furniture."""
     text = rb.text.strip()
     band = _in_band(rb, reading, params=params)
     if band and PAGE_NUMBER.match(text):
         return "page_number"
-    if band and (_furniture_key(text) in repeated or _STAMP.search(text)
+    if band and (_furniture_key(text) in repeated or _STAMP.search(text) or _REVISION.match(text)
                  or _COPYRIGHT.search(text) and len(text) <= params.copyright_max_chars
                  or _small_margin_note(rb, body_size, params=params)):  # fmt: skip
         return "page_header" if band == "top" else "page_footer"
@@ -102,6 +109,24 @@ def _same_row(a, b) -> bool:
     """The vertical centre of each box lies within the other's span."""
     ca, cb = (a[1] + a[3]) / 2, (b[1] + b[3]) / 2
     return b[1] <= ca <= b[3] and a[1] <= cb <= a[3]
+
+
+def _numbered_head(rb: ReadBlock, *, params: AssembleParams) -> bool:
+    """One line that holds a running head and its page number, read as one ("400 BRITISH
+    HUSBANDRY. [Ch. XIX."): a number at either end, set apart from the words beside it by a
+    wide gap (a page number at the margin, the head centred), short. A section's number
+    ("2 Methods") stands a space from its title."""
+    words = [w for w in rb.words if w.bbox]
+    if len(words) < 2 or len(rb.text.strip()) > params.running_head_max_chars:
+        return False
+    height = max(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
+    if max(w.bbox[1] for w in words) > min(w.bbox[3] for w in words):  # type: ignore[index]
+        return False  # more than one line
+    for number, neighbour in ((words[0], words[1]), (words[-1], words[-2])):
+        gap = max(number.bbox[0] - neighbour.bbox[2], neighbour.bbox[0] - number.bbox[2])  # type: ignore[index]
+        if _NUMBER_LIKE.match(number.text) and gap >= params.running_head_gap_ratio * height:
+            return True
+    return False
 
 
 def edge_rows(
@@ -129,6 +154,9 @@ def edge_rows(
         else:
             apart = all(b.bbox[3] <= row_top for b in rest)
             near = row_top >= (1 - band) * reading.height
+        if rest and apart and near and len(row) == 1 and _numbered_head(row[0], params=params):
+            kinds[id(row[0])] = "page_header" if top else "page_footer"
+            continue
         numbers = [b for b in row if _NUMBER_LIKE.match(b.text.strip())]
         lines = [b for b in row if not _NUMBER_LIKE.match(b.text.strip())]
         if not (rest and apart and near and len(numbers) == 1 and 1 <= len(lines) <= 2):

@@ -5,15 +5,20 @@ display type), headings set on two lines joined, levels on one scale, and the do
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.captions import numbered_caption
 from conversion.pipeline.document import Block, Page, Span
 from conversion.pipeline.furniture import is_stamp
 from models.engine import ReadBlock
-from models.reading.kinds import real_words
+from models.reading.kinds import reads_as_byline, reads_as_code, reads_as_prose, real_words
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
+# A section's number and its depth: "2", "2.1.", "A.1", "IV." (a lone letter is no number).
+_NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{1,4}\.)\s+\S")
+# A later section number inside a heading's line, opening a capitalised word.
+_LATER_NUMBER = re.compile(r"\s((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?)\s+[A-Z]")
 # A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),
 # not a volume's ("Vol. 113").
 _PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
@@ -174,6 +179,90 @@ def is_heading(
 
 
 # -- headings over the document -------------------------------------------------------------------
+def no_bylines(blocks: list[Block]) -> list[Block]:
+    """Authors, affiliations, e-mail addresses and dates are no headings, however large or
+    bold they are set and whatever region the layout model drew around them; nor is a line
+    of source code a manual prints ("\\newthought{...}"), nor a sentence (a dedication set
+    large). Done before headings are joined, so a title is not run into the names and the
+    date under it."""
+    for block in blocks:
+        text = block.text
+        if block.kind == "heading" and (
+            reads_as_byline(text) or reads_as_code(text) or reads_as_prose(text)
+        ):
+            block.kind = "paragraph"
+            block.level = None
+    return blocks
+
+
+def contents_entry(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> bool:
+    """A line of a table of contents ("The Design of Tufte's Books    15"): its last word a
+    page number set apart from the title by a wide gap (a leader or a right-aligned column),
+    on one line. No heading, however large it is set."""
+    words = [w for w in rb.words if w.bbox]
+    if len(words) < 2 or not words[-1].text.isdigit():
+        return False
+    last, before = words[-1].bbox, words[-2].bbox
+    height = max(last[3] - last[1], before[3] - before[1])  # type: ignore[index]
+    one_line = max(w.bbox[1] for w in words) < min(w.bbox[3] for w in words)  # type: ignore[index]
+    return one_line and last[0] - before[2] >= params.contents_gap_ratio * height  # type: ignore[index]
+
+
+def _numbers(match: re.Match) -> tuple[str, ...]:
+    return tuple(match.group(1).rstrip(".").split("."))
+
+
+def _follows(first: tuple[str, ...], later: tuple[str, ...]) -> bool:
+    """`later` numbers a section after `first`: its next sibling ("A.1" -> "A.2", "2" -> "3")
+    or its first subsection ("2" -> "2.1")."""
+    if later[:-1] == first[:-1] and later[-1].isdigit() and first[-1].isdigit():
+        return int(later[-1]) == int(first[-1]) + 1
+    return later == (*first, "1")
+
+
+def _split_spans(spans: list[Span], at: int) -> tuple[list[Span], list[Span]]:
+    head: list[Span] = []
+    tail: list[Span] = []
+    seen = 0
+    for span in spans:
+        cut = max(0, min(len(span.text), at - seen))
+        if cut:
+            head.append(replace(span, text=span.text[:cut]))
+        if cut < len(span.text):
+            tail.append(replace(span, text=span.text[cut:]))
+        seen += len(span.text)
+    return head, tail
+
+
+def split_numbered(blocks: list[Block]) -> list[Block]:
+    """Two numbered headings the reader put on one line ("A.1 Proofs A.2 Data", a side by
+    side pair of short appendix heads) are two headings: a heading that opens with a section
+    number is cut before the next number that follows it ("A.2" after "A.1", "2.1" after "2")
+    where that number opens a capitalised word."""
+    out: list[Block] = []
+    for block in blocks:
+        while block.kind == "heading" and (cut := _next_number_at(block.text)):
+            head, tail = _split_spans(block.spans, cut)
+            out.append(replace(block, spans=head))
+            block = replace(block, spans=tail)
+        out.append(block)
+    for block in out:
+        if block.kind == "heading" and block.spans:
+            block.spans[-1].text = block.spans[-1].text.rstrip()
+            block.spans[0].text = block.spans[0].text.lstrip()
+    return out
+
+
+def _next_number_at(text: str) -> int | None:
+    first = _NUMBERING.match(text)
+    if not first:
+        return None
+    for later in _LATER_NUMBER.finditer(text, first.end()):
+        if _follows(_numbers(first), tuple(later.group(1).rstrip(".").split("."))):
+            return later.start(1)
+    return None
+
+
 def joined_headings(
     blocks: list[Block], *, exact_sizes: bool = False, params: AssembleParams = ASSEMBLE
 ) -> list[Block]:
@@ -211,11 +300,79 @@ def joined_headings(
     return out
 
 
+def section_depth(text: str) -> int:
+    """How deep a heading's printed number goes: "2 Method" and "IV. Results" 1, "2.1 Data"
+    and "A.1 Proofs" 2; 0 for none (a lone letter, "A Tufte-Style Book", is no number)."""
+    match = _NUMBERING.match(text.strip())
+    if not match:
+        return 0
+    return match.group(1).rstrip(".").count(".") + 1
+
+
+def _size_ranks(blocks: list[Block], *, exact: bool, params: AssembleParams) -> dict[float, int]:
+    """Text sizes clustered, largest first (a cluster holds sizes within
+    `heading_size_step_ratio` of its largest, or within `same_size_exact_share` where a text
+    layer gives every size exactly: a book's 12 and 11 pt heads are two levels there, while a
+    scan's sizes, measured from pixels, vary by more than that): size -> rank from 1."""
+    step = 1 + params.same_size_exact_share if exact else params.heading_size_step_ratio
+    rank: dict[float, int] = {}
+    level, top = 0, None
+    for size in sorted({b.font_key or 0.0 for b in blocks}, reverse=True):
+        if top is None or size * step < top:
+            level += 1
+            top = size
+        rank[size] = level
+    return rank
+
+
+def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
+    """Numbering outranks size where both speak: all headings of one numbering depth take one
+    rank (the one most of them have by size), each depth below the one above it, so "2.1"
+    comes under "2" even when both are set in one size (a paper's 12 and 11 pt heads)."""
+    by_depth: dict[int, list[float]] = {}
+    for b in blocks:
+        depth = section_depth(b.text)
+        if depth:
+            by_depth.setdefault(depth, []).append(ranks[id(b)])
+    depth_rank: dict[int, float] = {}
+    above = None
+    for depth in sorted(by_depth):
+        seen = by_depth[depth]
+        rank = max(set(seen), key=lambda r: (seen.count(r), -r))
+        if above is not None and rank <= above:
+            rank = above + 0.5  # deeper than its parents, whatever its size says
+        depth_rank[depth] = above = rank
+    for b in blocks:
+        depth = section_depth(b.text)
+        if depth:
+            ranks[id(b)] = depth_rank[depth]
+
+
+def _outline(ranks: list[float], root: int, deepest: int) -> list[int]:
+    """Ranks (smaller is higher) to levels with no level skipped: a heading is one level under
+    the nearest heading before it that ranks higher, and level with one that ranks the same. A
+    section of one size stays one level after its chapter whatever sizes lie between them in
+    the document (a title page's or a contents page's), rather than being clipped level by
+    level (h3, h4, h5 for three sections of one size)."""
+    stack: list[tuple[float, int]] = []  # (rank, level) of the open headings
+    out = []
+    for rank in ranks:
+        while stack and stack[-1][0] > rank:
+            stack.pop()
+        if stack and stack[-1][0] == rank:
+            level = stack.pop()[1]
+        else:
+            level = stack[-1][1] + 1 if stack else root
+        level = min(level, deepest)
+        stack.append((rank, level))
+        out.append(level)
+    return out
+
+
 def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:
-    """Heading levels from text size, one scale for the whole document: sizes are clustered
-    (a cluster holds sizes within `heading_size_step_ratio` of its largest), the largest cluster
-    is level 1 or, when the layout model marked a title, level 2 under it. Sections of one size
-    keep one level on every page."""
+    """Heading levels over the whole document: a rank from text size (`_size_ranks`), then
+    from numbering depth (`_numbered_ranks`), then levels in reading order (`_outline`). The
+    layout model's titles are level 1 and the sections follow under them."""
     headings = [b for p in pages for b in p.blocks if b.kind == "heading"]
     if not headings:
         return
@@ -223,18 +380,17 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
         return  # the engine gave the levels (the model engine)
     titles = [b for b in headings if b.is_title]
     sections = [b for b in headings if b not in titles]
-    sizes = sorted({b.font_key or 0.0 for b in sections}, reverse=True)
-    rank: dict[float, int] = {}
-    level, top = 0, None
-    for size in sizes:
-        if top is None or size * params.heading_size_step_ratio < top:
-            level += 1
-            top = size
-        rank[size] = level
+    headed = [p for p in pages if any(b.kind == "heading" for b in p.blocks)]
+    exact = all(p.source == "text_layer" for p in headed)
+    by_size = _size_ranks(sections, exact=exact, params=params)
+    ranks: dict[int, float] = {id(b): by_size[b.font_key or 0.0] for b in sections}
+    _numbered_ranks(sections, ranks)
     for b in titles:
         b.level = 1
-    for b in sections:
-        b.level = min(rank[b.font_key or 0.0] + (1 if titles else 0), params.deepest_heading_level)
+    root = 2 if titles else 1
+    levels = _outline([ranks[id(b)] for b in sections], root, params.deepest_heading_level)
+    for b, level in zip(sections, levels, strict=True):
+        b.level = level
 
 
 # -- the title ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from models.reading.params.kinds import KINDS
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
+_LEADING_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?\s+|^\s*\d{1,2}\.?\s+")
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
@@ -22,9 +23,11 @@ CAPTION_LABEL = re.compile(
 
 def real_words(words: list[Word], text: str) -> bool:
     """Text a heading can be made of: mostly letters in words of two or more, read with
-    confidence (OCR) and, where the engine knows, mostly dictionary words."""
-    letters = sum(c.isalpha() for c in text)
-    visible = sum(not c.isspace() for c in text) or 1
+    confidence (OCR) and, where the engine knows, mostly dictionary words. A section's number
+    before the title ("2.1 Data") is no part of the letters' share."""
+    titled = _LEADING_NUMBER.sub("", text, count=1) or text
+    letters = sum(c.isalpha() for c in titled)
+    visible = sum(not c.isspace() for c in titled) or 1
     tokens = _WORD.findall(text)
     if (
         letters / visible < KINDS.heading_letter_share
@@ -51,6 +54,115 @@ def real_words(words: list[Word], text: str) -> bool:
         if known and sum(known) < KINDS.heading_known_share * len(known):
             return False
     return True
+
+
+# An institution written as affiliations are: "University of Leeds", "Department of Physics",
+# "Leeds University", "Max Planck Institut", "Acme Inc.".
+_INSTITUTION = re.compile(
+    r"\b(?:universit(?:y|ies|é|ät|at|à|ad|ade)|institut(?:e|o)?|department|dept\.|laborator(?:y|ies)"
+    r"|school|college|faculty|facult[ée]|cent(?:re|er)|academy|hospital|ministry)"
+    r"\s+(?:of|for|de|di|du|des|für|der|d')\b"
+    r"|\b[A-Z][\w-]+\s+(?:University|Institute|College|Laboratory|Hospital)\b"
+    r"|\b(?:Inc\.|Ltd\.?|GmbH|LLC|S\.A\.)(?:\W|$)",
+    re.IGNORECASE,
+)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\be-?mail\b", re.IGNORECASE)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+# A line that is a date and nothing else: "March 3, 2024", "3 March 2024", "2024-03-03".
+_DATE = re.compile(
+    r"^(?:(?:date|dated|received|accepted|published|revised|version)\W*(?:on\s+)?)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?"
+    rf"(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}"
+    rf"|{_MONTH},?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}})\W*$",
+    re.IGNORECASE,
+)
+# One word of a person's name: a capitalised word, an initial ("O.", "J.-P."), a particle,
+# with the marks that point to an affiliation ("Chen1", "Diaz*", "Odeku†").
+_NAME_WORD = re.compile(
+    r"(?:[A-Z][a-z'’-]+[\d*†‡§¶]*|[A-Z]\.(?:-?[A-Z]\.)?|van|von|de|der|da|di|le|la),?"
+)
+_INITIAL = re.compile(r"[A-Z]\.(?:-?[A-Z]\.)?,?")
+_NAME_MARK = re.compile(r"[a-z][\d*†‡§¶]+,?$")
+# Words that name a division of a document, before its number or letter: no first names.
+_DIVISION = re.compile(r"(?:appendix|annex|part|chapter|section|book|volume|table|figure),?", re.I)
+_NAME_SEPARATORS = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b|\bet\b)\s*")
+
+
+def reads_as_byline(text: str) -> bool:
+    """A line of a paper's or a report's front matter that is no heading however it is set:
+    an affiliation ("Department of Computer Science, University of Leeds"), an e-mail
+    address, a date ("March 3, 2024"), or names ("Kola O. Odeku", "Alice Martin1, Bob Chen2
+    and Carol Diaz": names with an initial or an affiliation's mark, or three names or more
+    in a row; two capitalised words alone, "Related Work", are no evidence)."""
+    text = " ".join(text.split())
+    if not text or len(text.split()) > KINDS.byline_max_words:
+        return False
+    if _INSTITUTION.search(text) or _EMAIL.search(text) or _DATE.match(text):
+        return True
+    return _names(text)
+
+
+def _names(text: str) -> bool:
+    """Names only, and a sign they are names: an initial inside a name ("Kola O. Odeku"), an
+    affiliation's mark ("Chen2"), initials in two names or more ("A. Martin, B. Chen"), or
+    three names or more. A lettered section ("B. Results", "Appendix A. Proofs") is none."""
+    parts = [p for p in _NAME_SEPARATORS.split(text) if p]
+    words = [p.split() for p in parts]
+    if not parts or any(
+        not 2 <= len(w) <= KINDS.name_max_words
+        or not all(_NAME_WORD.fullmatch(t) for t in w)
+        or _DIVISION.fullmatch(w[0])
+        for w in words
+    ):
+        return False
+    middle = any(_INITIAL.fullmatch(t) for w in words for t in w[1:-1])
+    marked = any(_NAME_MARK.search(t) for w in words for t in w)
+    initialled = sum(bool(_INITIAL.fullmatch(w[0])) for w in words)
+    return middle or marked or initialled >= 2 or len(parts) >= KINDS.names_listed
+
+
+# A reference's label: "[12]", "[Smi20]" (bracketed: a reference and nothing else), or "12."
+# and "(12)" before the entry (a list's numbers too: the entry must hold a year).
+_BRACKET_LABEL = re.compile(r"^(?:\[\d{1,3}\]|\[[A-Z][A-Za-z+]{1,6}\d{2,4}[a-z]?\])\s*")
+_NUMBER_LABEL = re.compile(r"^(?:\(\d{1,3}\)|\d{1,3}\.)\s+")
+# An author-year entry's opening: a surname, a comma, initials or a first name ("Tufte, E. R.",
+# "van Dijk, Anna", "Knuth, D."), or a surname and initials without the comma ("Knuth DE,").
+_AUTHOR_OPENING = re.compile(
+    r"^(?:(?:van|von|de|da|del|der|di|du|le|la)\s)?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?"
+    r"(?:,\s+(?:[A-Z]\.|[A-Z][a-z]+)|\s+[A-Z]{1,3}[,.])"
+)
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d{2}[a-z]?\b")
+
+
+def reference_opening(text: str) -> str | None:
+    """How a line opens a bibliography entry: "label" ("[12] ...", "[Smi20] ..."), "number"
+    ("12. ...", "(12) ..."), "author" ("Tufte, E. R. ..."); None for any other line. A number
+    or an author opening is an entry only where the entry holds a year (`has_year`)."""
+    text = text.strip()
+    if _BRACKET_LABEL.match(text):
+        return "label"
+    if _NUMBER_LABEL.match(text):
+        return "number"
+    if _AUTHOR_OPENING.match(text):
+        return "author"
+    return None
+
+
+def has_year(text: str) -> bool:
+    return bool(_YEAR.search(text))
+
+
+# Source code: a TeX command ("\\newthought{...}", "\\maketitle"), braces, or an assignment.
+_CODE_LINE = re.compile(r"\\[A-Za-z@]{2,}|[{}]|^\s*[%#]|:=|==|;\s*$")
+
+
+def reads_as_code(text: str) -> bool:
+    """A line of source code printed in a manual ("\\section{Headings}", "\\maketitle"): no
+    heading, whatever its size."""
+    return bool(_CODE_LINE.search(text))
 
 
 def reads_as_prose(text: str) -> bool:

@@ -18,6 +18,9 @@ class KindParams:
     prose_lead_in_words: int = 6  # a colon after this many words ends a lead-in, no title
     term_part_letters: int = 4  # a compound read surely has a part of this many letters
     math_sign_share: float = 0.12  # mathematics: signs at least this share of the characters
+    byline_max_words: int = 30  # a line of authors, affiliations or a date is at most this long
+    name_max_words: int = 4  # one person's name: at most this many words ("Kola O. Odeku")
+    names_listed: int = 3  # this many names in a row are a list of names, initials or not
 
 
 KINDS = KindParams()

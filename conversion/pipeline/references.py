@@ -1,0 +1,109 @@
+"""A bibliography as one list of one item per entry: the entries a page's reader gave line by
+line (a hanging indent reads as a line at the margin and lines set in from it) or entry by
+entry, each joined with its continuation lines into one list item."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
+from models.engine import ReadBlock
+from models.reading.kinds import has_year, reference_opening
+
+_TEXT = ("paragraph", "list_item")
+
+
+def _opening(rb: ReadBlock) -> str | None:
+    """How rb opens an entry: its printed label, or the number the reader took as a list
+    item's marker ("12." of "12. Smith, J. ..."), or an author-year opening."""
+    if rb.kind == "list_item" and rb.ordered and rb.marker:
+        return "number"
+    return reference_opening(rb.text)
+
+
+def _size(rb: ReadBlock, params: AssembleParams) -> float:
+    return rb.font_size or params.unknown_font_size
+
+
+def _continues(
+    entry: list[ReadBlock], rb: ReadBlock, left: float, *, params: AssembleParams
+) -> bool:
+    """rb is the next line of the entry: right under it, in its column, set in from the
+    margin by at most `reference_hang_max_ratio` sizes; at the margin itself only where the
+    line before stops mid-sentence (a style without a hanging indent)."""
+    last = entry[-1]
+    size = _size(entry[0], params)
+    if rb.kind not in _TEXT or not rb.bbox or not last.bbox:
+        return False
+    gap = rb.bbox[1] - last.bbox[3]
+    if not -size <= gap <= params.reference_gap_ratio * size or rb.bbox[0] >= last.bbox[2]:
+        return False
+    indent = rb.bbox[0] - left
+    if params.reference_hang_min_ratio * size <= indent <= params.reference_hang_max_ratio * size:
+        return True
+    flush = abs(indent) <= params.reference_align_ratio * size
+    return flush and not last.text.rstrip().endswith(".")
+
+
+def _entry(lines: list[ReadBlock]) -> ReadBlock:
+    """One entry's lines as one list item, hyphenated words mended."""
+    first = lines[0]
+    text = first.text.rstrip()
+    for rb in lines[1:]:
+        more = rb.text.strip()
+        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and more[:1].islower():
+            text = text[:-1] + more
+        else:
+            text = f"{text} {more}"
+    boxes = [rb.bbox for rb in lines if rb.bbox]
+    bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+    return replace(first, kind="list_item", text=text, bbox=bbox,
+                   words=[w for rb in lines for w in rb.words])  # fmt: skip
+
+
+def _is_bibliography(entries: list[list[ReadBlock]], *, params: AssembleParams) -> bool:
+    """Two entries or more, and entries opened by a number or an author that mostly hold a
+    year (a numbered list of steps holds none)."""
+    if len(entries) < params.reference_min_entries:
+        return False
+    dated = [_opening(e[0]) == "label" or has_year(" ".join(rb.text for rb in e)) for e in entries]
+    return sum(dated) >= params.reference_dated_share * len(entries)
+
+
+def reference_entries(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """A run of entries, each opened at one margin by a label ("[12]"), a number or an
+    author-year opening and followed by its continuation lines, becomes list items, one per
+    entry, so the page's list is one list ("[1] A. Martin ... Journal of Documents," and
+    "2020." set in under it: one item, not an item and a paragraph)."""
+    out: list[ReadBlock] = []
+    entries: list[list[ReadBlock]] = []
+    left = 0.0
+
+    def flush() -> None:
+        if _is_bibliography(entries, params=params):
+            out.extend(_entry(e) for e in entries)
+        else:
+            out.extend(rb for e in entries for rb in e)
+        entries.clear()
+
+    for rb in blocks:
+        opening = _opening(rb) if rb.kind in _TEXT and rb.bbox else None
+        aligned = not entries or (
+            rb.bbox is not None
+            and abs(rb.bbox[0] - left) <= params.reference_align_ratio * _size(rb, params)
+        )
+        if opening and aligned and rb.bbox:
+            if not entries:
+                left = rb.bbox[0]
+            entries.append([rb])
+            continue
+        if entries and _continues(entries[-1], rb, left, params=params):
+            entries[-1].append(rb)
+            continue
+        flush()
+        out.append(rb)
+    flush()
+    return out
