@@ -32,9 +32,11 @@ blockquote.pull p { text-align: left; margin: 0; }
 _MAGAZINE_PAGE = """
 @page { size: A4; margin: 16mm 15mm 18mm 15mm;
   @bottom-right { content: "FOOTER"; font: 8pt sans-serif; } }
+h1 { font-size: 34pt; margin: 0 0 6pt; }
 .standfirst { font-family: 'DejaVu Sans', sans-serif; font-size: 13pt; margin: 0 0 10pt; }
 figure { margin: 4pt 0 8pt; break-inside: avoid; }
 figure img { width: 100%; display: block; }
+.cols figure.inset { float: right; width: 58%; margin: 2pt 0 4pt 8pt; }
 figcaption { font: italic 8.5pt sans-serif; margin-top: 3pt; }
 """
 
@@ -57,14 +59,15 @@ def _photo(rng, width: int = 480, height: int = 340) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 
-def _figure(rng, caption: str) -> str:
+def _figure(rng, caption: str, css_class: str = "") -> str:
     image = f"<img src='{_photo(rng)}' alt='Photograph'>"
-    return f"<figure>{image}<figcaption>{caption}</figcaption></figure>"
+    return f"<figure class='{css_class}'>{image}<figcaption>{caption}</figcaption></figure>"
 
 
 def _magazine(deck, html: Html, *, columns: int, title: str, footer: str) -> str:
-    """A magazine article: title and standfirst across the page, then the text in `columns`
-    columns, the first paragraph with a drop cap, a photo inside a column, a pull quote."""
+    """A magazine article: a display title (wider than a column, narrower than the page) and a
+    standfirst, then the text in `columns` columns, the first paragraph with a drop cap, a
+    photo set into a column with the text wrapping around it, a pull quote."""
     css = (
         _MAGAZINE_PAGE.replace("FOOTER", footer)
         + _DROP_CAP
@@ -78,7 +81,8 @@ def _magazine(deck, html: Html, *, columns: int, title: str, footer: str) -> str
             f"<p class='lead'>{deck.para(4)}</p>"]  # fmt: skip
     for i, para in enumerate(paras):
         if i == photo_at:
-            body.append(_figure(deck.rng, "The river path after the spring floods."))
+            # Set into the column, the text wrapping around it.
+            body.append(_figure(deck.rng, "The river path in spring.", "inset"))
         if i == quote_at:
             body.append(f"<blockquote class='pull'><p>{deck.para(1)}</p></blockquote>")
         if i == len(paras) // 2:
