@@ -292,9 +292,10 @@ def _one_column(blocks: list[ReadBlock]) -> bool:
 def _read_in_order(
     blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
 ) -> None:
-    """Blocks sorted in the reading order of their regions (bands and columns, see
-    models.reading.reading_order); a region's blocks keep the engine's order among themselves, and a
-    block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
+    """Blocks sorted in the reading order of their regions (the page's whitespace cut into
+    bands and columns, see models.reading.reading_order); a region's blocks keep the engine's
+    order among themselves, and a block outside every region is placed by its own box. Places
+    are renumbered (0, 1, ...)."""
     units: dict[object, list[ReadBlock]] = {}
     boxes: dict[object, BBox] = {}
     members: dict[int, list[ReadBlock]] = {}
