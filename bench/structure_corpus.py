@@ -1,7 +1,9 @@
 """A corpus whose structure is known by construction: HTML written here (multi-level headings,
 ruled and unruled tables with spans, lists, two columns, running headers and footers through CSS
-`@page` margin boxes, a download stamp, MathML), printed with Chromium's headless
-`--print-to-pdf`, then rasterized as scans (noise, blur, skew, JPEG; seeded, so regenerable).
+`@page` margin boxes, magazines with photos inside columns, drop caps and pull quotes, sidebars,
+three-column papers (bench/structure_layouts.py), a download stamp, MathML), printed with
+Chromium's headless `--print-to-pdf`, then rasterized as scans (noise, blur, skew, JPEG;
+seeded, so regenerable).
 
     .venv/bin/python bench/structure_corpus.py [--out bench/generated/structure]
 
@@ -18,7 +20,9 @@ import json
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +30,10 @@ import pymupdf
 from PIL import Image, ImageDraw, ImageFilter
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.structure_layouts import LAYOUTS  # noqa: E402
+
 DEFAULT_OUT = ROOT / "bench" / "generated" / "structure"
 SCAN_DPI = 300
 SEED = 15
@@ -262,6 +270,8 @@ def math(deck: _Deck) -> str:
 
 
 DOCUMENTS = {"report": report, "tables": tables, "columns": columns, "math": math}
+# Layouts whose reading order is the test (magazines, sidebars, three columns: issue 32).
+DOCUMENTS.update({name: partial(build, html=_html) for name, build in LAYOUTS.items()})
 
 
 def print_pdf(html_path: Path, pdf_path: Path) -> None:

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.drop_caps import join_drop_caps
 from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
 from models.reading.kv_tables import key_value_tables
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
@@ -252,6 +253,7 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
             out.append(_labelled(part, regions[i] if i is not None else None))
             if i is not None:
                 owner[id(part)] = i
+    out = join_drop_caps(out)
     _read_in_order(out, regions, owner, width)
     # A picture holding no words is placed before what follows it in its column: the figures
     # made of the others (a chart with its labels under a diagram) are placed by then.
@@ -292,9 +294,10 @@ def _one_column(blocks: list[ReadBlock]) -> bool:
 def _read_in_order(
     blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
 ) -> None:
-    """Blocks sorted in the reading order of their regions (bands and columns, see
-    models.reading.reading_order); a region's blocks keep the engine's order among themselves, and a
-    block outside every region is placed by its own box. Places are renumbered (0, 1, ...)."""
+    """Blocks sorted in the reading order of their regions (the page's whitespace cut into
+    bands and columns, see models.reading.reading_order); a region's blocks keep the engine's
+    order among themselves, and a block outside every region is placed by its own box. Places
+    are renumbered (0, 1, ...)."""
     units: dict[object, list[ReadBlock]] = {}
     boxes: dict[object, BBox] = {}
     members: dict[int, list[ReadBlock]] = {}

@@ -1,9 +1,19 @@
-"""Reading order of a page's regions from their boxes: full-width regions (a title, a wide
-figure or table, a footer) cut the page into bands; inside a band the regions are read column
-by column (columns are separated by vertical gaps no region crosses), each column top down. A
-band that holds no columns side by side because lines centred across the gutter stand above
-(or below) its columns is read strip by strip from that end: each such strip for itself, the
-rest again as a band.
+"""Reading order of a page's regions from their boxes: a recursive cut of the page along its
+whitespace (an XY-cut that tolerates what text wraps around).
+
+At each level (the page, then each band, then each column):
+1. Gutters: vertical stripes of whitespace between boxes that stand side by side, found on the
+   boxes' x-profile (each box weighted by its height): a stripe that boxes cross for no more
+   than `params.gutter_crossed_share` of the busiest x's height is still a gutter. A photo set
+   across the gutter, a pull quote or a drop cap does not make two columns one.
+2. Bands: a box that crosses a gutter with nothing beside it (no box at its rows whose centre
+   lies left or right of it: a title, a wide figure or table, a line of authors centred over
+   the columns) cuts the level into bands, read top down, each band cut again. A box that
+   crosses a gutter with text beside it is wrapped by that text: it stays in the column that
+   holds its centre.
+3. Columns: otherwise the level is read column by column, left to right, each cut again.
+4. No gutter: the level is cut into strips at rows no box crosses, strips of the same columns
+   (a gap between paragraphs that both columns share) kept together; one strip is read top down.
 
 Why not the engine's order: Tesseract sometimes reads two columns line by line, and the layout
 model's own sorter reads rows across columns; a band-and-column order is what a reader does.
@@ -14,99 +24,142 @@ from __future__ import annotations
 from models.engine import BBox
 from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
+Item = tuple[int, BBox]
 
-def _split(
-    boxes: list[tuple[int, BBox]], axis: int, min_gap: float
-) -> list[list[tuple[int, BBox]]]:
-    """Boxes split at gaps (at least min_gap wide) no box crosses: along x (axis 0) into
-    columns left to right, along y (axis 1) into strips top down."""
-    groups: list[list[tuple[int, BBox]]] = []
-    end = float("-inf")
-    for item in sorted(boxes, key=lambda item: item[1][axis]):
-        if groups and item[1][axis] < end + min_gap:
-            groups[-1].append(item)
-            end = max(end, item[1][axis + 2])
+
+def _rows_meet(a: BBox, b: BBox) -> bool:
+    return min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _gutters(items: list[Item], min_gap: float, params: ReadingOrderParams) -> list[tuple]:
+    """(x0, x1) of the gutters between side-by-side boxes: stripes at least `min_gap` wide
+    where the boxes crossing them weigh (in height) no more than a share of the columns on
+    either side."""
+    edges = sorted({x for _, b in items for x in (b[0], b[2])})
+    # The height of the boxes covering each stripe between two neighbouring edges.
+    weight = [
+        sum(b[3] - b[1] for _, b in items if b[0] <= x0 and b[2] >= x1)
+        for x0, x1 in zip(edges, edges[1:], strict=False)
+    ]  # fmt: skip
+    gutters: list[tuple] = []
+    for k, x0 in enumerate(edges[:-1]):
+        # Light against the busier side's columns, each side's busiest stripe: a short third
+        # column is no gutter, the whitespace between it and the second is.
+        sides = min(max(weight[:k], default=0.0), max(weight[k + 1 :], default=0.0))
+        light = weight[k] <= params.gutter_crossed_share * sides
+        if light and gutters and gutters[-1][1] == x0:
+            gutters[-1] = (gutters[-1][0], edges[k + 1])  # the stripe goes on
+        elif light:
+            gutters.append((x0, edges[k + 1]))
+    return [g for g in gutters if g[1] - g[0] >= min_gap and _parts_side_by_side(items, g)]
+
+
+def _parts_side_by_side(items: list[Item], gutter: tuple) -> bool:
+    """Boxes wholly left and wholly right of the stripe share some rows: two columns, not a
+    heading standing apart above a paragraph."""
+    left = [b for _, b in items if b[2] <= gutter[0]]
+    right = [b for _, b in items if b[0] >= gutter[1]]
+    return any(_rows_meet(a, b) for a in left for b in right)
+
+
+def _crosses(box: BBox, gutters: list[tuple]) -> bool:
+    return any(box[0] < g0 and box[2] > g1 for g0, g1 in gutters)
+
+
+def _alone_in_its_rows(item: Item, items: list[Item]) -> bool:
+    """No other box at its rows has its centre left or right of it: nothing wraps around it."""
+    box = item[1]
+    return not any(
+        other is not item
+        and _rows_meet(box, other[1])
+        and not box[0] <= (other[1][0] + other[1][2]) / 2 <= box[2]
+        for other in items
+    )
+
+
+def _top_down(items: list[Item], params: ReadingOrderParams) -> list[Item]:
+    """Top down, left to right; a box lying inside another (a drop cap in its paragraph's box)
+    just before it."""
+
+    def key(item: Item) -> tuple:
+        box = item[1]
+        holders = [
+            o[1] for o in items if o is not item and _inside_share(box, o[1]) >= params.nested_share
+        ]
+        top = min((h[1] for h in holders), default=box[1])
+        return (min(top, box[1]), not holders, box[0], box[1])
+
+    return sorted(items, key=key)
+
+
+def _inside_share(inner: BBox, outer: BBox) -> float:
+    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    area = (inner[2] - inner[0]) * (inner[3] - inner[1])
+    return w * h / area if area > 0 else 0.0
+
+
+def _bands(items: list[Item], cutters: list[Item], params: ReadingOrderParams) -> list[list[Item]]:
+    """The level cut at each cutter, top down: [band, [cutter], band, ...]."""
+    out: list[list[Item]] = [[]]
+    for item in _top_down(items, params):
+        if item in cutters:
+            out += [[item], []]
         else:
-            groups.append([item])
-            end = item[1][axis + 2]
-    return groups
+            out[-1].append(item)
+    return [part for part in out if part]
 
 
-def _columns(boxes: list[tuple[int, BBox]], min_gap: float) -> list[list[tuple[int, BBox]]]:
-    return _split(boxes, 0, min_gap)
+def _columns(items: list[Item], gutters: list[tuple]) -> list[list[Item]]:
+    """Each box to the column holding its centre, columns left to right."""
+    columns: list[list[Item]] = [[] for _ in range(len(gutters) + 1)]
+    for item in items:
+        centre = (item[1][0] + item[1][2]) / 2
+        columns[sum(centre > (g0 + g1) / 2 for g0, g1 in gutters)].append(item)
+    return [column for column in columns if column]
 
 
-def _strips(boxes: list[tuple[int, BBox]]) -> list[list[tuple[int, BBox]]]:
-    return _split(boxes, 1, 0.0)
+def _strips(items: list[Item], min_gap: float, params: ReadingOrderParams) -> list[list[Item]]:
+    """Strips at rows no box crosses, neighbours with a gutter in common (two columns whose
+    paragraphs end on one row) kept as one."""
+    strips: list[list[Item]] = []
+    end = float("-inf")
+    for item in _top_down(items, params):
+        if strips and item[1][1] < end:
+            strips[-1].append(item)
+            end = max(end, item[1][3])
+        else:
+            strips.append([item])
+            end = item[1][3]
+    merged = [strips[0]]
+    for strip in strips[1:]:
+        if (
+            _gutters(merged[-1], min_gap, params)
+            and _gutters(strip, min_gap, params)
+            and (_gutters(merged[-1] + strip, min_gap, params))
+        ):
+            merged[-1] = merged[-1] + strip
+        else:
+            merged.append(strip)
+    return merged
 
 
-def _one_row(boxes: list[tuple[int, BBox]]) -> bool:
-    return max(b[1] for _, b in boxes) < min(b[3] for _, b in boxes)
-
-
-def _side_by_side(columns: list[list[tuple[int, BBox]]]) -> bool:
-    """Columns are real when boxes of two of them share some height (text side by side); a
-    centred title above a left-aligned heading is not two columns."""
-    for a, b in zip(columns, columns[1:], strict=False):
-        if any(min(x[3], y[3]) > max(x[1], y[1]) for _, x in a for _, y in b):
-            return True
-    return False
+def _order(items: list[Item], min_gap: float, params: ReadingOrderParams) -> list[Item]:
+    if len(items) < 2:
+        return items
+    gutters = _gutters(items, min_gap, params)
+    if gutters:
+        cutters = [it for it in items if _crosses(it[1], gutters) and _alone_in_its_rows(it, items)]
+        parts = _bands(items, cutters, params) if cutters else _columns(items, gutters)
+    else:
+        parts = _strips(items, min_gap, params)
+    if len(parts) < 2:
+        return _top_down(items, params)  # one column (or nothing left to cut)
+    return [item for part in parts for item in _order(part, min_gap, params)]
 
 
 def reading_order(
     boxes: list[BBox], *, min_gap: float, params: ReadingOrderParams = READING_ORDER
 ) -> list[int]:
-    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns; a
-    region `params.spanning_share` of the content width or more (or crossing a gutter) spans
-    the columns."""
-    if len(boxes) < 2:
-        return list(range(len(boxes)))
-    left = min(b[0] for b in boxes)
-    right = max(b[2] for b in boxes)
-    width = max(right - left, 1.0)
-    items = list(enumerate(boxes))
-    narrow = [it for it in items if it[1][2] - it[1][0] < params.spanning_share * width]
-    # Gutters: vertical gaps between the narrow regions (those of one column).
-    columns = _columns(narrow, min_gap)
-    gutters = [
-        (max(b[2] for _, b in a), min(b[0] for _, b in c))
-        for a, c in zip(columns, columns[1:], strict=False)
-    ]
-
-    def spans(box: BBox) -> bool:
-        if box[2] - box[0] >= params.spanning_share * width:
-            return True
-        return any(box[0] < g0 - min_gap and box[2] > g1 + min_gap for g0, g1 in gutters)
-
-    order: list[int] = []
-    band: list[tuple[int, BBox]] = []
-
-    def read(part: list[tuple[int, BBox]]) -> None:
-        columns = _columns(part, min_gap)
-        if not _side_by_side(columns):
-            strips = _strips(part)
-            # Lines centred across the gutter (a paper's authors) above or below two columns:
-            # a strip of one row, or of no columns, is read for itself and the rest again.
-            for end in (0, -1) if len(strips) > 1 else ():
-                strip = strips[end]
-                if _one_row(strip) or not _side_by_side(_columns(strip, min_gap)):
-                    rest = [item for other in strips if other is not strip for item in other]
-                    for piece in (strip, rest) if end == 0 else (rest, strip):
-                        read(piece)
-                    return
-            columns = [part]  # boxes that merely sit left or right, one above the other
-        for column in columns:
-            order.extend(i for i, _ in sorted(column, key=lambda item: item[1][1]))
-
-    def flush() -> None:
-        read(band)
-        band.clear()
-
-    for i, box in sorted(items, key=lambda item: item[1][1]):
-        if spans(box):
-            flush()
-            order.append(i)
-        else:
-            band.append((i, box))
-    flush()
-    return order
+    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns."""
+    return [i for i, _ in _order(list(enumerate(boxes)), min_gap, params)]

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ReadingOrderParams:
-    spanning_share: float = 0.6  # a region this share of the content width spans the columns
+    # A stripe of whitespace is a gutter while the boxes crossing it (wrapped photos, pull
+    # quotes, a title) weigh, in height, no more than this share of the busiest x's boxes.
+    gutter_crossed_share: float = 0.35
+    nested_share: float = 0.8  # a box this share inside another (a drop cap) is read before it
+    drop_cap_lines: float = 2.0  # an initial this many word heights tall (or more) is a drop cap
+    drop_cap_reach_lines: float = 1.5  # the line beside it starts within this many word heights
 
 
 READING_ORDER = ReadingOrderParams()

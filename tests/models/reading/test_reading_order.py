@@ -42,3 +42,101 @@ def test_authors_centred_across_the_gutter_above_two_columns():
         (1277, 2788, 2191, 3101),  # 12 right column, above it
     ]
     assert reading_order(boxes, min_gap=25) == [0, 1, 2, 3, 4, 5, 7, 9, 10, 6, 8, 12, 11]
+
+
+# Layout classes of magazines and papers (issue 32): a page of two columns 100-950 and
+# 1050-1900, unless said otherwise.
+
+
+def test_a_display_title_wider_than_a_column_does_not_merge_the_columns():
+    """A magazine's title set large, left-aligned, over the gutter but short of the page's
+    width: the columns under it are still read one after the other."""
+    boxes = [
+        (100, 100, 1300, 250),  # 0 title, over the gutter
+        (100, 300, 950, 800),  # 1 left column
+        (1050, 300, 1900, 800),  # 2 right column
+        (100, 850, 950, 1400),  # 3 left column
+        (1050, 850, 1900, 1400),  # 4 right column
+    ]
+    assert reading_order(boxes, min_gap=20) == [0, 1, 3, 2, 4]
+
+
+def test_a_picture_set_over_the_gutter_with_text_wrapped_around_it_stays_in_its_column():
+    """A photo narrower than a column, reaching over the gutter, the text of both columns
+    wrapping around it: it cuts no band across the columns."""
+    boxes = [
+        (100, 300, 950, 700),  # 0 left column, top
+        (1050, 300, 1900, 700),  # 1 right column, top
+        (600, 720, 1150, 1000),  # 2 photo, mostly in the left column
+        (100, 720, 580, 1000),  # 3 left column, beside the photo
+        (1170, 720, 1900, 1000),  # 4 right column, beside the photo
+        (100, 1020, 950, 1500),  # 5 left column, under the photo
+        (1050, 1020, 1900, 1500),  # 6 right column, under the photo
+    ]
+    assert reading_order(boxes, min_gap=20) == [0, 3, 2, 5, 1, 4, 6]
+
+
+def test_a_pull_quote_over_the_gutter_is_read_in_its_column():
+    boxes = [
+        (100, 300, 950, 900),  # 0 left column, top
+        (1050, 300, 1900, 900),  # 1 right column, top
+        (700, 920, 1300, 1080),  # 2 pull quote centred over the gutter, text on both sides
+        (100, 920, 680, 1080),  # 3 left column beside it
+        (1320, 920, 1900, 1080),  # 4 right column beside it
+        (100, 1100, 950, 1500),  # 5 left column, bottom
+        (1050, 1100, 1900, 1500),  # 6 right column, bottom
+    ]
+    order = reading_order(boxes, min_gap=20)
+    assert order.index(0) < order.index(3) < order.index(5) < order.index(1)
+    assert order.index(1) < order.index(4) < order.index(6)
+
+
+def test_a_drop_cap_comes_before_its_paragraph():
+    """A drop cap is a box of its own inside its paragraph's box, a few pixels lower than the
+    paragraph's first line."""
+    boxes = [
+        (100, 303, 200, 420),  # 0 the initial
+        (100, 300, 950, 900),  # 1 its paragraph
+        (1050, 300, 1900, 900),  # 2 right column
+    ]
+    assert reading_order(boxes, min_gap=20) == [0, 1, 2]
+
+
+def test_three_columns_under_a_centred_title_and_abstract():
+    """A three-column paper: the title centred (narrower than the page, over both gutters),
+    the abstract across, references at the foot of the third column."""
+    boxes = [
+        (2000, 2600, 2800, 3200),  # 0 references, third column
+        (100, 1000, 900, 3200),  # 1 first column
+        (1000, 1000, 1800, 3200),  # 2 second column
+        (2000, 1000, 2800, 2500),  # 3 third column
+        (700, 300, 2200, 420),  # 4 title
+        (300, 600, 2600, 900),  # 5 abstract
+        (900, 460, 2000, 520),  # 6 authors
+    ]
+    assert reading_order(boxes, min_gap=20) == [4, 6, 5, 1, 2, 3, 0]
+
+
+def test_a_short_third_column_is_still_a_column():
+    """The last column of an article runs short: the whitespace under it is no gutter, and
+    its text is read after the second column's, not beside it row by row."""
+    boxes = [
+        (100, 300, 700, 1500),  # 0 first column
+        (800, 300, 1400, 700),  # 1 second column, top
+        (800, 750, 1400, 1500),  # 2 second column, bottom
+        (1500, 300, 2100, 400),  # 3 third column, short
+        (1500, 420, 2100, 600),  # 4 third column, short
+    ]
+    assert reading_order(boxes, min_gap=20) == [0, 1, 2, 3, 4]
+
+
+def test_a_sidebar_beside_the_text_is_read_as_a_unit_of_its_column():
+    """A boxed sidebar standing beside the text, in a column of its own: the text is read,
+    then the sidebar whole."""
+    boxes = [
+        (1300, 300, 1900, 700),  # 0 sidebar, top right
+        (100, 300, 1200, 900),  # 1 text
+        (100, 950, 1200, 1500),  # 2 text
+        (100, 100, 1900, 200),  # 3 title
+    ]
+    assert reading_order(boxes, min_gap=20) == [3, 1, 2, 0]

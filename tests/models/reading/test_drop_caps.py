@@ -1,0 +1,50 @@
+"""Drop caps joined to the paragraph they open (models.reading.drop_caps)."""
+
+from __future__ import annotations
+
+from models.engine import ReadBlock, Word
+from models.reading.drop_caps import join_drop_caps
+
+
+def _block(*words: tuple[str, tuple]) -> ReadBlock:
+    ws = [Word(text=t, confidence=90.0, bbox=b) for t, b in words]
+    return ReadBlock(kind="paragraph", text=" ".join(t for t, _ in words), words=ws,
+                     bbox=(min(b[0] for _, b in words), min(b[1] for _, b in words),
+                           max(b[2] for _, b in words), max(b[3] for _, b in words)))  # fmt: skip
+
+
+def test_an_initial_read_as_a_block_of_its_own_opens_its_paragraph():
+    """The text layer's initial: a block of one tall letter beside the paragraph's top."""
+    cap = _block(("R", (100, 300, 190, 420)))
+    para = _block(("oad", (200, 300, 260, 340)), ("repairs", (270, 300, 380, 340)),
+                  ("were", (100, 430, 160, 470)), ("planned", (170, 430, 280, 470)))  # fmt: skip
+    out = join_drop_caps([cap, para])
+    assert [b.text for b in out] == ["Road repairs were planned"]
+    assert out[0].words[0].text == "Road"
+
+
+def test_an_initial_read_in_the_second_line_and_a_first_line_cut_off():
+    """Tesseract's reading: the first line beside the initial a paragraph of its own, the
+    initial the first word of the next one."""
+    first = _block(("oad", (200, 300, 260, 340)), ("repairs", (270, 300, 380, 340)))
+    rest = _block(("R", (100, 300, 190, 420)), ("were", (200, 350, 260, 390)),
+                  ("planned", (270, 350, 380, 390)), ("today", (100, 430, 180, 470)))  # fmt: skip
+    out = join_drop_caps([first, rest])
+    assert [b.text for b in out] == ["Road repairs were planned today"]
+
+
+def test_the_initial_a_before_a_known_word_keeps_its_space():
+    cap = _block(("A", (100, 300, 190, 420)))
+    para = _block(("new", (200, 300, 260, 340)), ("lane", (270, 300, 380, 340)),
+                  ("opened", (100, 430, 200, 470)))  # fmt: skip
+    para.words[0].known = True
+    assert [b.text for b in join_drop_caps([cap, para])] == ["A new lane opened"]
+
+
+def test_a_large_letter_that_goes_on_a_line_is_no_initial():
+    """ "Appendix B" set large: the letter follows a word on its line."""
+    title = _block(("Appendix", (100, 300, 400, 420)), ("B", (420, 300, 500, 420)))
+    para = _block(("follows", (510, 300, 600, 340)), ("here", (100, 430, 200, 470)),
+                  ("and", (210, 430, 260, 470)))  # fmt: skip
+    out = join_drop_caps([title, para])
+    assert [b.text for b in out] == ["Appendix B", "follows here and"]
