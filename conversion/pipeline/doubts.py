@@ -18,7 +18,9 @@ from conversion.pipeline.document import Block, Cell, Document, Finding
 # A cell that holds a number: "0.88", "-1.2", "45%", "1,234", "(3.1)"; not a year.
 _NUMBER = re.compile(r"^[(\[]?[-+−±]?\d[\d,]*(?:[.,]\d+)?\s*%?[)\]]?[*†‡]*$")
 _YEAR = re.compile(r"^(1[6-9]|20)\d\d$")
-_TABLE_NUMBER = re.compile(r"^\s*(?:table|tab\.)\s*(\d+)\b", re.I)
+# "Table 3", "Table 6.2" (a chapter's sixth table's second), "Tab. 4-1": its number's parts.
+_TABLE_NUMBER = re.compile(r"^\s*(?:table|tab\.)\s*(\d+(?:[.-]\d+)*)\b", re.I)
+_CONTINUED = re.compile(r"\bcont(inued|\.|'d|inuation)?\b|\(cont", re.I)
 _AFFILIATION = re.compile(
     r"\b(universit(y|ies|é|ä|at|à|ad|ade|eit)|institute|institut|department|dept\.|"
     r"laborator(y|ies)|faculty|school of|college|hospital|corresponding author|"
@@ -93,14 +95,18 @@ def caption_in_first_row(table: Block) -> bool:
     return bool(_TABLE_NUMBER.match(first))
 
 
-def _caption_number(table: Block) -> int | None:
+def _caption_number(table: Block) -> tuple[int, ...] | None:
+    """The number a table's caption names; none for a table continued from an earlier page,
+    which names its number again."""
+    if _CONTINUED.search(table.caption or ""):
+        return None
     match = _TABLE_NUMBER.match(table.caption or "")
-    return int(match.group(1)) if match else None
+    return tuple(int(part) for part in re.split(r"[.-]", match.group(1))) if match else None
 
 
 def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding]:
     out: list[Finding] = []
-    numbered: list[tuple[int, int]] = []  # (caption's number, page)
+    numbered: list[tuple[int, ...]] = []  # the captions' numbers so far
     seen = 0
     for page in doc.pages:
         for table in (b for b in page.blocks if b.kind == "table" and b.rows):
@@ -121,12 +127,13 @@ def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding
                     page.number))  # fmt: skip
             number = _caption_number(table)
             if number is not None:
-                if any(number <= earlier for earlier, _ in numbered):
+                if any(number <= earlier for earlier in numbered):
                     out.append(_finding("TABLE_CAPTION_NUMBER",
-                        f'{name}\'s caption names Table {number}, which an earlier caption '
+                        f"{name}'s caption names Table {'.'.join(map(str, number))}, which an "
+                        "earlier caption "
                         "names too or comes after: this caption names another table. Check "
                         "which caption belongs to which table.", page.number))  # fmt: skip
-                numbered.append((number, page.number))
+                numbered.append(number)
     return out
 
 

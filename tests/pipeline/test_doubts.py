@@ -69,6 +69,13 @@ def test_a_caption_naming_a_table_an_earlier_caption_names_is_doubted():
     assert "TABLE_CAPTION_NUMBER" not in _codes(first, after)
 
 
+def test_chapter_numbered_and_continued_tables_name_no_other_table():
+    first = _table([HEAD, *DATA], caption="Table 6.1: Size of the market")
+    second = _table([HEAD, *DATA], caption="Table 6.2: Numbers of outlets")
+    continued = _table([HEAD, *DATA], caption="Table 6.2 (continued)")
+    assert "TABLE_CAPTION_NUMBER" not in _codes(first, second, continued)
+
+
 @pytest.mark.parametrize(
     ("text", "what"),
     [
