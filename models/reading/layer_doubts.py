@@ -6,6 +6,7 @@ the page goes to review with a finding that says which table."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 
 import pymupdf
@@ -32,25 +33,45 @@ def _covered(inner: pymupdf.Rect, outer: pymupdf.Rect) -> float:
     return abs(inner & outer) / area if area else 0.0
 
 
-def found_tables(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, int]]:
-    """PyMuPDF's table finder on the page: each table's box (points) and row count; none where
-    the finder fails (a broken drawing must not fail the page)."""
+def found_tables(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, list[list[str]]]]:
+    """PyMuPDF's table finder on the page: each table's box (points) and its rows' cells; none
+    where the finder fails (a broken drawing must not fail the page)."""
     try:
-        return [(pymupdf.Rect(t.bbox), t.row_count) for t in page.find_tables().tables]
+        tables = page.find_tables().tables
+        return [
+            (pymupdf.Rect(t.bbox), [[c or "" for c in row] for row in t.extract()]) for t in tables
+        ]
     except Exception:  # the finder is a second opinion, never a reason to fail the page
         return []
 
 
+def _letters(text: str) -> str:
+    """Text as letters and digits only, ligatures undone: the finder runs words together."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+
+
 def rows_lost(
-    box: pymupdf.Rect, rows: int, found: list[tuple[pymupdf.Rect, int]], params: DoubtParams
-) -> int | None:
-    """The finder's row count of the table at `box`, when it reads that many more rows."""
-    for rect, count in found:
+    box: pymupdf.Rect,
+    table: ReadBlock,
+    found: list[tuple[pymupdf.Rect, list[list[str]]]],
+    params: DoubtParams,
+) -> int:
+    """How many rows the finder reads in the table at `box` whose cells are mostly not in our
+    cells, when they are several (a cell of several lines may be several rows to the finder:
+    each line is in our cell, so it loses nothing)."""
+    ours = _letters(_cells_text(table))
+    for rect, rows in found:
         smaller = min(abs(rect), abs(box))
-        same = smaller and abs(rect & box) >= params.table_overlap_share * smaller
-        if same and count - rows >= params.table_rows_lost_min:
-            return count
-    return None
+        if not smaller or abs(rect & box) < params.table_overlap_share * smaller:
+            continue
+        lost = 0
+        for row in rows:
+            cells = [cell for cell in map(_letters, row) if cell]
+            missing = sum(cell not in ours for cell in cells)
+            lost += bool(cells) and missing > params.table_row_missing_share * len(cells)
+        if lost >= params.table_rows_lost_min:
+            return lost
+    return 0
 
 
 def words_lost(box: pymupdf.Rect, table: ReadBlock, words: list[tuple], params: DoubtParams) -> int:
@@ -78,13 +99,13 @@ def layer_table_doubts(
     out = []
     for number, table in enumerate(tables, 1):
         box = pymupdf.Rect(table.bbox) / scale
-        rows = len(table.rows or [])
-        theirs = rows_lost(box, rows, found, params)
-        if theirs is not None:
+        lost = rows_lost(box, table, found, params)
+        if lost:
             out.append(_finding(
                 "TABLE_ROWS_LOST",
-                f"Table {number} on this page may have lost rows: we read {rows} rows, a "
-                f"second table reader reads {theirs}. Compare its rows with the page image.",
+                f"Table {number} on this page may have lost rows: a second table reader finds "
+                f"{lost} rows whose words are not in its cells. Compare its rows with the page "
+                "image.",
             ))  # fmt: skip
             continue
         missing = words_lost(box, table, words, params)

@@ -20,7 +20,8 @@ class DoubtParams:
     drop_cap_size_ratio: float = 1.8  # a lone letter this many times the body's text size
     # Tables against PyMuPDF's table finder and the words inside the table's box.
     table_overlap_share: float = 0.5  # a found table covering this share of ours is the same one
-    table_rows_lost_min: int = 2  # the finder reads at least this many rows more: rows lost
+    table_rows_lost_min: int = 2  # the finder reads at least this many rows ours lacks: rows lost
+    table_row_missing_share: float = 0.5  # a finder's row with more of its cells missing is lost
     table_words_lost_share: float = 0.2  # words inside the table missing from its cells: more
     table_words_lost_min: int = 5  # ... and at least this many
     table_box_slack_pt: float = 1.0  # a word's centre this far outside the table's box is out

@@ -44,6 +44,7 @@ def test_a_table_that_lost_rows_the_finder_reads_is_doubted(tmp_path):
     found = layer_table_doubts(page, [_our_table(ROWS[:3], BOX)], scale=1.0)
     assert [f["code"] for f in found] == ["TABLE_ROWS_LOST"]
     assert found[0]["level"] == "needs_review" and "Table 1" in found[0]["message"]
+    assert "second table reader" in found[0]["message"]
 
 
 def test_words_inside_a_tables_box_missing_from_its_cells_are_doubted(tmp_path):
