@@ -30,8 +30,9 @@ Per page:
 - flagged: an UNREADABLE finding (the engine's "Handwriting or illegible text") on the page;
   a flag is false unless the page is handwritten (realworld's pages with a `flag` test).
 - routed: a finding of an open level (conversion.pipeline.document.OPEN_LEVELS: error,
-  needs_review) on the page or on no page; figure_only: every such finding a figure's
-  description (FIGURE_CODES).
+  needs_review) on the page or on no page (the doubts of models/reading/doubts.py and
+  conversion/pipeline/doubts.py among them); figure_only: every such finding a figure's
+  description (FIGURE_CODES). The summary's routed_codes counts the pages each code routes.
 Per document (a realworld page is its own one-page document):
 - CER against the transcript, ours (the main reading text, furniture out) and plain, where the
   corpus has one (ocrmypdf, tesseract: bench.common.DOCS's transcripts; typewritten-fr: the ALTO
@@ -445,6 +446,8 @@ def summarize(docs: list[dict]) -> dict:
         f"{sum(p['handwritten'] for p in pages)}",
         "routed_pages": sum(p["routed"] for p in pages),
         "routed_beyond_figures": sum(p["routed"] and not p["figure_only"] for p in pages),
+        # pages routed per finding code: which rules route (the doubts, low confidence, ...)
+        "routed_codes": dict(Counter(code for p in pages for code in p["open_codes"])),
         "cer_ours": sum(d["cer"] for d in cers) / len(cers) if cers else None,
         "cer_plain": sum(d["plain_cer"] for d in cers) / len(cers) if cers else None,
         "judged": len(judged),

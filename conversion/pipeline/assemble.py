@@ -24,6 +24,7 @@ from conversion.pipeline.document import (
     Page,
     Span,
 )
+from conversion.pipeline.doubts import document_doubts
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
 from models.reading.kinds import real_words
@@ -127,7 +128,9 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)
     title = headings.title(pages, params=params) or opts.default_title
-    return Document(title=title, lang=lang, pages=pages, findings=findings)
+    doc = Document(title=title, lang=lang, pages=pages, findings=findings)
+    doc.findings += document_doubts(doc)  # shapes a wrong reading leaves: for a reviewer
+    return doc
 
 
 # -- statistics over the whole document --------------------------------------------------------

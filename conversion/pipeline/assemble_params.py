@@ -144,3 +144,23 @@ class AssembleParams:
 
 
 ASSEMBLE = AssembleParams()
+
+
+@dataclass(frozen=True)
+class DoubtParams:
+    """The document-wide doubts (conversion.pipeline.doubts): shapes a wrong reading leaves."""
+
+    # a header row (after the first) whose cells past the first column are numbers, this share
+    # of them or more: data rows taken for the header
+    header_number_share: float = 0.5
+    # a table needs this many data rows, each one cell across all columns, to doubt its columns
+    spanning_rows_min: int = 2
+    # ... and at least this many columns
+    spanning_cols_min: int = 2
+    # a heading of more words than this is no person's name list
+    name_max_words: int = 12
+    # a heading that holds a date and at most this many other words is a date line
+    date_other_words: int = 2
+
+
+DOUBTS = DoubtParams()

@@ -13,6 +13,7 @@ from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.scan import SCAN
@@ -99,6 +100,8 @@ def scan_structure(
     heads (`heads`: each bar with the lines read in it); list items joined with the short
     paragraphs that continue them; the finding of an unreadable page."""
     page = replace(page, regions=page.regions + header_tables(heads, page.regions))
+    ranks = engine_ranks(page.blocks)  # Tesseract's own order, a second opinion on ours
     page = apply_layout(page, image)
     findings = page.findings + ([dict(UNREADABLE_FINDING)] if unreadable else [])
-    return replace(page, blocks=join_list_continuations(page.blocks), findings=findings)
+    page = replace(page, blocks=join_list_continuations(page.blocks), findings=findings)
+    return with_doubts(page, ranks)

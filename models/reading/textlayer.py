@@ -18,7 +18,9 @@ from PIL import Image
 
 from models.engine import PageReading, ReadBlock, Word
 from models.layout import page_regions
+from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.floor import fallback_finding, layer_plain_lines, plain_blocks, with_floor
+from models.reading.layer_doubts import layer_table_doubts
 from models.reading.layer_drawings import formula_transcriber, with_drawings
 from models.reading.layer_image import LayerImage
 from models.reading.layer_tables import ruled_table_finder
@@ -303,8 +305,10 @@ def _layer_reading(
                              ruled_table=ruled_table, text_size=text_size)  # fmt: skip
         layered = ReadingPage(blocks=blocks, regions=regions, width=rect.width,
                               height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
-        layered = apply_layout(layered, answers)
+        ranks = engine_ranks(blocks)  # the layer's own order, a second opinion on ours
+        layered = with_doubts(apply_layout(layered, answers), ranks)
         blocks, findings = layered.blocks, layered.findings
+        findings += layer_table_doubts(page, blocks, scale=scale)
     floored = with_floor(
         ReadingPage(blocks=blocks, regions=[], width=rect.width, height=rect.height, dpi=dpi,
                     source="text_layer", findings=findings),
