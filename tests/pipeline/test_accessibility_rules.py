@@ -42,7 +42,7 @@ def test_clean_document_has_no_errors():
         ('alt="Bar chart: income rose from 10 000 to 14 000 euros between 2023 and 2024."',
          'alt="figure-1-p2.png"', "ALT_NOT_DESCRIPTIVE"),
         ('<p>Each region', '<p></p><p>Each region', "EMPTY_BLOCK"),
-        ('id="page-2" aria-label="2"', 'id="page-2" aria-label=""', "PAGE_MARKER_LABEL"),
+        ('id="page-2" aria-label="Page 2"', 'id="page-2" aria-label=""', "PAGE_MARKER_LABEL"),
         ('<a href="#page-3">3</a>', "3", "PAGE_LIST"),
         ('href="#fn-1" id="ref-fn-1"', 'href="#fn-9" id="ref-fn-1"', "NOTE_REF_BROKEN"),
         ('role="doc-backlink" aria-label="Back to reference 1">↩</a></p></aside>\n<span',
@@ -87,7 +87,26 @@ def test_figure_image_missing_is_flagged():
 def test_low_confidence_text_flagged_with_page_and_element():
     findings = [f for f in check_html(_html(), expected_pages=3) if f.code == "LOW_CONFIDENCE"]
     assert len(findings) == 1
-    assert findings[0].page == 1 and findings[0].level == "needs_review" and findings[0].element
+    # One uncertain word among the page's many: listed, not routed (LOW_CONFIDENCE_ROUTE_SHARE).
+    assert findings[0].page == 1 and findings[0].level == "warning" and findings[0].element
+
+
+def _uncertain_page(low: int, sure: int) -> str:
+    spans = [Span(f"doubtful{k}", low_confidence=True) for k in range(low)]
+    spans.append(Span(" ".join(f"word{k}" for k in range(sure))))
+    page = _page(
+        Block(kind="heading", level=1, spans=[Span("Report")]), Block(kind="paragraph", spans=spans)
+    )
+    return _html(Document(title="Report", lang="en", pages=[page]))
+
+
+def test_a_stray_uncertain_word_is_a_warning_a_page_of_them_routes_to_review():
+    """Nearly every scan holds an uncertain word or two: they stay marked and listed, but only
+    a page whose uncertain words are a real share of it goes to review."""
+    stray = [f for f in check_html(_uncertain_page(1, 99)) if f.code == "LOW_CONFIDENCE"]
+    many = [f for f in check_html(_uncertain_page(10, 90)) if f.code == "LOW_CONFIDENCE"]
+    assert [f.level for f in stray] == ["warning"]
+    assert {f.level for f in many} == {"needs_review"} and len(many) == 10
 
 
 def test_note_marker_without_note_is_flagged():

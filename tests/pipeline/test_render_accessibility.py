@@ -132,7 +132,8 @@ def test_reference_document_has_no_errors_only_review_items():
     doc = every_block()
     html = render_document(doc, RenderOptions(files_dir="x_files"))
     findings = check_document(doc) + check_html(html, expected_pages=3)
-    assert [f for f in findings if f.level != "needs_review"] == []
+    # The one uncertain word of page 1 is listed as a warning: too few to route the page.
+    assert [f.code for f in findings if f.level != "needs_review"] == ["LOW_CONFIDENCE"]
     codes = {f.code for f in findings}
     assert {"LOW_CONFIDENCE", "FIGURE_ALT_REVIEW", "TABLE_HEADERS_GUESSED"} <= codes
 
