@@ -45,8 +45,17 @@ class PlainLine:
         return statistics.fmean(w.confidence for w in self.words) if self.words else 0.0
 
 
+def _spacing_accent(char: str) -> bool:
+    """´ ¨ ˜ ... (modifier symbols) and ˆ ˇ (the Spacing Modifier Letters block)."""
+    return unicodedata.category(char) == "Sk" or "\u02b0" <= char <= "\u02ff"
+
+
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    """The words of a text, compared without case and accents: a text layer's spacing accent
+    ("Jim´enez") and the composed letter the reader made of it ("Jiménez") are one word."""
+    bare = "".join(c for c in text if not _spacing_accent(c))
+    decomposed = unicodedata.normalize("NFKD", bare)
+    return _TOKEN.findall("".join(c for c in decomposed if not unicodedata.combining(c)).casefold())
 
 
 def scan_plain_lines(paragraphs) -> list[PlainLine]:

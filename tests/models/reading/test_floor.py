@@ -14,6 +14,7 @@ from models.reading.floor import (
     fallback_finding,
     layer_plain_lines,
     plain_blocks,
+    tokens,
     with_floor,
     word_recall,
 )
@@ -123,3 +124,8 @@ def test_the_fallback_finding_says_the_text_is_complete_but_not_the_layout():
     finding = fallback_finding(4)
     assert finding["code"] == FALLBACK_CODE and finding["level"] == "needs_review"
     assert "Page 4" in finding["message"] and "internal error" in finding["message"]
+
+
+def test_words_compare_without_accents_spacing_or_composed():
+    """A text layer's plain words keep LaTeX's spacing accents; the reader composes them."""
+    assert tokens("Jim´enez Min´aˇc ﬁnd") == tokens("Jiménez Mináč find")
