@@ -20,12 +20,12 @@ import argparse
 import datetime as dt
 import io
 import json
+import multiprocessing
 import os
 import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ from conversion.pipeline.formats import files_opener  # noqa: E402
 from conversion.pipeline.render import RenderOptions, render_document  # noqa: E402
 from conversion.pipeline.tagged_pdf import check_pdf, write_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
-from tests.pipeline.test_epub import epubcheck, problems  # noqa: E402
+from tests.pipeline.test_epub import ACE, ace_violations, epubcheck, problems  # noqa: E402
 
 TESTS = ROOT / "tests" / "resources" / "corpus"
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -121,6 +121,7 @@ def document_row(pdf: Path, engine, args, workdir: Path) -> dict:
     epub_path = workdir / f"{pdf.stem}.epub"
     epub_path.write_bytes(made["epub"])
     check = problems(epubcheck(epub_path, workdir))
+    ace = ace_violations(epub_path, workdir) if ACE.exists() else None
     structure = check_pdf(io.BytesIO(made["pdf"]))
     pdf_ok = (
         structure["struct_tree"] and structure["marked"] and structure["display_doc_title"]
@@ -133,14 +134,16 @@ def document_row(pdf: Path, engine, args, workdir: Path) -> dict:
         "epub_s_per_page": round(made["epub_s"] / pages, 3),
         "pdf_s_per_page": round(made["pdf_s"] / pages, 3),
         "epubcheck_fatals_errors": check,
+        "ace_critical_serious": ace,  # None: DAISY Ace not installed
         "pdf_structure_ok": pdf_ok,
         "pdf_structure": structure,
     }
 
 
 def growth_row(pages: int, runs: int) -> dict:
-    """A text document of `pages` pages (a heading and four paragraphs each): time and the
-    peak of Python's allocations while each format is made."""
+    """A text document of `pages` pages (a heading and four paragraphs each): seconds per page
+    and how much a fresh process grows while each format is made (peak resident memory over
+    its size before: lxml's, Pango's and Python's memory alike, the libraries it loads too)."""
     words = "The harbour office keeps the ferry schedule and the night boats run in summer. " * 6
     doc = Document("Growth", "en", [
         Page(n, 10, 10, blocks=[Block(kind="heading", level=2, spans=[Span(f"Section {n}")])]
@@ -151,13 +154,28 @@ def growth_row(pages: int, runs: int) -> dict:
     row = {"pages": pages}
     for fmt, write in (("epub", _epub_of), ("pdf", _pdf_of)):
         seconds, _ = timed(lambda write=write: write(html), runs)
-        tracemalloc.start()
-        write(html)
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
         row[f"{fmt}_s_per_page"] = round(seconds / pages, 4)
-        row[f"{fmt}_peak_mib"] = round(peak / 2**20, 1)
+        row[f"{fmt}_rss_growth_mib"] = _rss_growth(write, html)
     return row
+
+
+def _rss_growth(write, html: str) -> float:
+    """MiB a fresh process grows by while write(html) runs (the libraries it loads included)."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_measure, (write, html))
+
+
+def _measure(write, html: str) -> float:
+    before = _status_kib("VmRSS")
+    write(html)
+    return round((_status_kib("VmHWM") - before) / 1024, 1)
+
+
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    return 0
 
 
 def _epub_of(html: str) -> None:
@@ -174,19 +192,21 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=2, help="first pages of each document")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-growth", action="store_true")
+    parser.add_argument("--growth-only", action="store_true")
     args = parser.parse_args()
-    engine = TesseractEngine()
+    engine = None if args.growth_only else TesseractEngine()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         _pdf_of(render_document(Document("warm", "en", [Page(1, 10, 10)]), RenderOptions()))
-        for pdf in SETS[args.set]:
+        for pdf in [] if args.growth_only else SETS[args.set]:
             row = document_row(pdf, engine, args, workdir)
             rows.append(row)
             print(
                 f"{row['document']:40} {row['pages']:3} p  html {row['html_s_per_page']:.2f}  "
                 f"epub {row['epub_s_per_page']:.3f}  pdf {row['pdf_s_per_page']:.3f} s/page  "
                 f"epubcheck {len(row['epubcheck_fatals_errors'])} errors  "
+                f"ace {len(row['ace_critical_serious'] or []) if ACE.exists() else '-'}  "
                 f"pdf structure {'ok' if row['pdf_structure_ok'] else 'FAILS'}",
                 flush=True,
             )
@@ -194,10 +214,11 @@ def main() -> None:
     for row in growth:
         print(
             f"growth {row['pages']:4} p: epub {row['epub_s_per_page']:.4f} s/page "
-            f"{row['epub_peak_mib']} MiB, pdf {row['pdf_s_per_page']:.4f} s/page "
-            f"{row['pdf_peak_mib']} MiB"
+            f"+{row['epub_rss_growth_mib']} MiB, pdf {row['pdf_s_per_page']:.4f} s/page "
+            f"+{row['pdf_rss_growth_mib']} MiB"
         )
-    out = ROOT / "bench" / "results" / f"formats-{args.set}-{dt.date.today().isoformat()}.json"
+    name = "growth" if args.growth_only else args.set
+    out = ROOT / "bench" / "results" / f"formats-{name}-{dt.date.today().isoformat()}.json"
     # Shared 2-core machines are noisy: the load beside the run says how much.
     record = {"set": args.set, "load_average_1m": os.getloadavg()[0], "documents": rows}
     out.write_text(json.dumps({**record, "growth": growth}, indent=2))
