@@ -364,7 +364,10 @@ def _metadata(package, content, report, result: EpubResult, modified, identifier
     dc("title", content.title)
     dc("language", content.lang)
     if report.get("source"):
-        dc("source", report["source"])  # the print source of the page list
+        # The print source the page list follows (Ace's epub-pagesource reads the refinement).
+        dc("source", report["source"], id="print-source")
+        source_of = {"refines": "#print-source", "property": "source-of"}
+        etree.SubElement(meta, f"{{{OPF_NS}}}meta", source_of).text = "pagination"
     prop("dcterms:modified", modified.strftime("%Y-%m-%dT%H:%M:%SZ"))
     prop("schema:accessMode", "textual")
     if content.figures:

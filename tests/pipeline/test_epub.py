@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import os
 import shutil
 import subprocess
 import zipfile
@@ -20,6 +21,9 @@ from conversion.pipeline.epub import CONFORMS_TO, EpubOptions, write_epub
 from conversion.pipeline.render import RenderOptions, render_document
 
 EPUBCHECK = Path("/usr/share/java/epubcheck.jar")
+# DAISY Ace, installed by `bin/setup dev` where Node 20 is (npm --ignore-scripts: no browser
+# download; it drives Debian's Chromium).
+ACE = Path(__file__).resolve().parents[2] / ".ace" / "node_modules" / ".bin" / "ace-puppeteer"
 NS = {
     "x": "http://www.w3.org/1999/xhtml",
     "epub": "http://www.idpf.org/2007/ops",
@@ -255,3 +259,29 @@ def test_the_handmade_book_passes_epubcheck(tmp_path):
         with open(path, "wb") as fh:
             write_epub(html, report, fh, figures=book_figures)
         assert problems(epubcheck(path, tmp_path)) == [], name
+
+
+def ace_violations(path: Path, tmp: Path) -> list[str]:
+    """DAISY Ace's critical and serious violations in one EPUB."""
+    out = tmp / f"{path.stem}.ace"
+    subprocess.run(
+        [str(ACE), "--outdir", str(out), "--force", "--silent", str(path)],
+        capture_output=True, timeout=300, check=False,
+        env={**os.environ, "PUPPETEER_EXECUTABLE_PATH": shutil.which("chromium") or ""},
+    )  # fmt: skip
+    report = json.loads((out / "report.json").read_text())
+    return [
+        f"{test['earl:test']['earl:impact']} {test['earl:test']['dct:title']}"
+        for subject in report["assertions"]
+        for test in subject.get("assertions", [])
+        if test["earl:test"]["earl:impact"] in ("critical", "serious")
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ACE.exists(), reason="DAISY Ace not installed (bin/setup dev, Node 20)")
+def test_daisy_ace_finds_no_serious_violation(tmp_path):
+    path = tmp_path / "book.epub"
+    with open(path, "wb") as fh:
+        write_epub(book_html(), OPEN_REPORT, fh, figures=book_figures)
+    assert ace_violations(path, tmp_path) == []

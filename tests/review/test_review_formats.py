@@ -12,7 +12,9 @@ from lxml import etree
 
 from conversion import review
 from conversion.pipeline.tagged_pdf import check_pdf
+from conversion.runner import jobs as runner
 from tests.api.test_api import api_for, error_of
+from tests.conftest import CORPUS
 
 ALT = "Bar chart of yearly rainfall, highest in 1998"
 HEADING = "Rainfall by year"
@@ -84,6 +86,14 @@ def test_web_downloads_of_the_formats(client, job):
     plain = zipfile.ZipFile(io.BytesIO(_body(client.get(f"/jobs/{job.id}/download.zip"))))
     assert not [n for n in plain.namelist() if n.endswith((".epub", ".pdf"))]
     assert client.get(f"/jobs/{job.id}/download.zip?formats=html,docx").status_code == 400
+
+
+def test_no_format_before_the_result(client, alice):
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    client.force_login(alice)
+    for fmt in ("epub", "pdf"):
+        assert client.get(f"/jobs/{job.id}/download.{fmt}").status_code == 404
+        assert api_for(alice).get(f"/api/v1/jobs/{job.id}/{fmt}").status_code == 409
 
 
 def test_api_links_and_a_bad_format(job):
