@@ -42,7 +42,7 @@ def test_clean_document_has_no_errors():
         ('alt="Bar chart: income rose from 10 000 to 14 000 euros between 2023 and 2024."',
          'alt="figure-1-p2.png"', "ALT_NOT_DESCRIPTIVE"),
         ('<p>Each region', '<p></p><p>Each region', "EMPTY_BLOCK"),
-        ('id="page-2" aria-label="2"', 'id="page-2" aria-label=""', "PAGE_MARKER_LABEL"),
+        ('id="page-2" aria-label="Page 2"', 'id="page-2" aria-label=""', "PAGE_MARKER_LABEL"),
         ('<a href="#page-3">3</a>', "3", "PAGE_LIST"),
         ('href="#fn-1" id="ref-fn-1"', 'href="#fn-9" id="ref-fn-1"', "NOTE_REF_BROKEN"),
         ('role="doc-backlink" aria-label="Back to reference 1">↩</a></p></aside>\n<span',
