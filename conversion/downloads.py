@@ -21,7 +21,7 @@ from typing import IO
 from urllib.parse import quote
 
 from conversion import storage
-from conversion.models import Job, JobReview, JobStatus, ReviewState
+from conversion.models import Job, JobStatus, ReviewState
 from conversion.notice import notice_html, with_notice
 from conversion.pipeline.formats import DEFAULT_FORMATS, write_format
 from conversion.pipeline.report_html import render_report
@@ -118,17 +118,18 @@ def document_html(job: Job) -> bytes | None:
 
 
 def job_notice(job: Job, *, report_href: str = "") -> str:
-    """The notice for the job as it stands now: none once a reviewer approved it; "rejected"
-    after a rejection; else what its report still holds open (a job that needs review)."""
-    decision = JobReview.objects.filter(job=job).values_list("state", "note").first()
-    state, note = decision or (ReviewState.PENDING, "")
+    """The notice for the job as it stands now (read afresh: a caller's row may be older than
+    a reviewer's decision): none once a reviewer approved it; "rejected" after a rejection;
+    else what its report still holds open (a job that needs review)."""
+    row = Job.objects.filter(pk=job.pk).values_list("status", "review__state", "review__note")
+    status, state, note = row.first() or (job.status, None, None)
     if state == ReviewState.APPROVED:
         return ""
     rejected = state == ReviewState.REJECTED
-    if not rejected and job.status != JobStatus.NEEDS_REVIEW:
+    if not rejected and status != JobStatus.NEEDS_REVIEW:
         return ""
     findings = read_report(job).get("findings", [])
-    return notice_html(findings, rejected=rejected, note=note, report_href=report_href)
+    return notice_html(findings, rejected=rejected, note=note or "", report_href=report_href)
 
 
 def html_with_files_at(html: str, folder: str) -> str:

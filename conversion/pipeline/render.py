@@ -164,6 +164,7 @@ def navigation_html(*, headings: list[tuple[int, str, str]], pages: list[tuple[i
 
 
 _SCRIPTS = ("sup", "sub")
+_FURNITURE = ("page_header", "page_footer")
 
 
 def _spans(spans: list[Span], state: _State | None = None) -> str:
@@ -223,7 +224,7 @@ def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) 
     if block.kind == "list":
         tag_html = _list_html(block.items, block.ordered, state)
         return tag_html.replace(">", f"{lang}>", 1) if lang and tag_html else tag_html
-    if block.kind in ("page_header", "page_footer"):
+    if block.kind in _FURNITURE:
         # Running headers/footers: shown to everyone alike, set apart in small type. Not
         # hidden from screen readers only (sighted and blind readers would get different
         # text), and not from everyone (a title taken for a running head would be lost).
@@ -274,7 +275,8 @@ def _page_scan_html(block: Block, page: Page, figure_no: int, opts: RenderOption
     """A page not transcribed (handwriting, illegible text): a note that says so, then the
     page's image, so a sighted reader can read it and nobody takes it for a blank page."""
     number = page.number
-    partly = any(b.text.strip() or b.rows or b.items for b in page.blocks if not b.page_scan)
+    read = [b for b in page.blocks if not b.page_scan and b.kind not in _FURNITURE]
+    partly = any(b.text.strip() or b.rows or b.items for b in read)
     if partly:
         says = (
             f"Parts of page {number} are handwritten or illegible and were not transcribed."

@@ -72,3 +72,11 @@ def test_a_legible_page_is_not_shown_as_a_scan(tmp_path):
     text = ReadBlock(kind="paragraph", text="A typed letter.", bbox=(100, 100, 700, 140))
     soup, _, _ = _finish([PageReading(1, [text], 850, 1100)], tmp_path)
     assert soup.find("main").find("img") is None and soup.select_one(".page-scan-note") is None
+
+
+def test_a_running_head_read_on_a_handwritten_page_is_not_its_text(tmp_path):
+    head = ReadBlock(kind="page_header", text="Hotel Fontainebleau", bbox=(100, 20, 700, 50))
+    reading = PageReading(1, [head], 850, 1100, findings=[dict(UNREADABLE)])
+    soup, _, _ = _finish([reading], tmp_path)
+    note = soup.find("main").select_one('[role="note"]').get_text()
+    assert note.startswith("Page 1 is handwritten")

@@ -99,8 +99,10 @@ def test_an_unchecked_download_opens_with_a_notice_gone_once_approved(tmp_path):
     ]
     report["summary"] = summarize(report["findings"])
     storage.write_reports(job.id, report_json=json.dumps(report), report_html="")
+    stale = Job.objects.get(pk=job.pk)  # a row read before the status changed
     Job.objects.filter(pk=job.pk).update(status=JobStatus.NEEDS_REVIEW)
     job.refresh_from_db()
+    assert _notice(stale) is not None  # the state now, not the caller's copy
 
     note = _notice(job)
     text = " ".join(note.get_text(" ").split())
