@@ -85,6 +85,9 @@ TEXT_IMAGE_SHARE = 0.04
 # read (handwriting): a handwritten page's picture read 268 and 302 such "words"; a typewritten
 # title page's binder edges and faint show-through, 15 (typewritten-fr).
 ILLEGIBLE_MIN_WORDS = 30
+# ...and fewer than this share of them read surely (80 or more): the handwritten pages' pictures
+# 0.09 and 0.00, a typescript page's faded picture 0.59 (typewritten-fr).
+ILLEGIBLE_SURE_SHARE = 0.3
 
 
 @dataclass
@@ -322,7 +325,12 @@ class TesseractEngine:
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
                 lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
-                if len(lettered) >= ILLEGIBLE_MIN_WORDS and sum(known) >= 0.25 * len(known):
+                sure = sum(w.confidence >= 80 for w in lettered) / max(len(lettered), 1)
+                if (
+                    len(lettered) >= ILLEGIBLE_MIN_WORDS
+                    and sure < ILLEGIBLE_SURE_SHARE
+                    and sum(known) >= 0.25 * len(known)
+                ):
                     # Words, some real, but not read well: text Tesseract cannot read.
                     figure.illegible_text = True
                 kept.append(figure)
