@@ -14,7 +14,6 @@ kinds and order (bands, formula regions, blocks, lists, layout regions) are page
 from __future__ import annotations
 
 import logging
-import re
 import statistics
 import threading
 import time
@@ -22,10 +21,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PIL import Image, ImageOps
+from PIL import Image
 
-from models.engine import PageImage, PageReading, ReadBlock
-from models.language import TESSERACT_CODES, detect_language, language_and_scores, long_prose
+from models.engine import PageImage, PageReading
+from models.language import TESSERACT_CODES, detect_language
 from models.layout import ScanPage
 from models.ocr.iterate import (
     figure_blocks,
@@ -36,6 +35,7 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
+from models.ocr.rereads import PartRereads
 from models.ocr.scale import (
     TESSERACT_MAX_SIDE_PX,
     SmallText,
@@ -52,19 +52,14 @@ from models.reading.floor import (
     scan_plain_lines,
     with_floor,
 )
-from models.reading.markers import BULLET
 from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR
-from models.reading.ruled_tables import reversed_bars
 from models.reading.scan import ScanImage, scan_structure, scan_text
-from models.reading.scan_blocks import outside_figures, without_scraps
 from models.reading.scan_lines import (
     InkMeter,
     Line,
     ParaLines,
-    area,
     has_words,
-    inside_share,
     keep_lines,
     move_lines,
     read_score,
@@ -73,21 +68,11 @@ from models.reading.scan_lines import (
 
 log = logging.getLogger(__name__)
 
-_ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 
 # A page on its side: its PROBE_LINES longest lines are read turned both ways; one way must
 # score PROBE_MARGIN times the other to decide.
 PROBE_LINES = 3
 PROBE_MARGIN = 2.0
-# An image region this share of the page or more is read again as text (see _text_in_images).
-TEXT_IMAGE_SHARE = 0.04
-# A picture read as many words of letters, few of them read well, holds text Tesseract cannot
-# read (handwriting): a handwritten page's picture read 268 and 302 such "words"; a typewritten
-# title page's binder edges and faint show-through, 15 (typewritten-fr).
-ILLEGIBLE_MIN_WORDS = 30
-# ...and fewer than this share of them read surely (80 or more): the handwritten pages' pictures
-# 0.09 and 0.00, a typescript page's faded picture 0.59 (typewritten-fr).
-ILLEGIBLE_SURE_SHARE = 0.3
 
 
 @dataclass
@@ -103,7 +88,7 @@ class _Plain:
     language: str | None = None
 
 
-class TesseractEngine:
+class TesseractEngine(PartRereads):
     """PageEngine over Tesseract. One instance per process; calls are serialized by a lock."""
 
     name = "ocr"
@@ -241,146 +226,6 @@ class TesseractEngine:
         api.SetSourceResolution(dpi)
         api.Recognize()
         return api
-
-    def _foreign_lines(self, gray: Image.Image, paragraphs, *, page_lang: str, dpi: int) -> None:
-        """Lines in another language than the page are read again with that language too (its
-        letters: "über", "cão", which the page's model reads "tiber", "cao"); the re-read is
-        kept when it is more confident. Only long prose with clear evidence carries the
-        language (rendered as `lang` on the passage: a screen reader switches voice)."""
-        tess = self._tesserocr
-        # A list bullet read as a letter ("e", "o") is no word of any language, nor is an
-        # address ("github.com/...": "com" is Portuguese for "with").
-        texts = [BULLET.sub("", line.text, count=1) for para in paragraphs for line in para]
-        k = -1
-        for para in paragraphs:
-            for line in para:
-                k += 1
-                words_only = _ADDRESS.sub(" ", texts[k])
-                lang, scores = language_and_scores(words_only, default=None)
-                if not lang or lang == page_lang:
-                    continue
-                if scores[lang] <= scores.get(page_lang, 0.0):
-                    continue  # as much of the page's own language: a name, a borrowed word
-                # A voice switch needs clear evidence: several of the language's own short
-                # words, far more than of the page's language or of any other.
-                runner_up = max(v for key, v in scores.items() if key != lang)
-                voice = long_prose(texts[k]) and scores[lang] >= 3 and scores[lang] >= 2 * runner_up
-                if voice:
-                    for word in line.words:
-                        word.lang = lang
-                if not self._available(lang):
-                    continue
-                # A printed bullet stays as it was read (a line read alone takes it for "O").
-                lead = line.words[:1] if BULLET.match(line.text) and len(line.words) > 1 else []
-                x0, y0, x1, y1 = line.bbox
-                if lead and line.words[1].bbox:
-                    x0 = line.words[1].bbox[0]
-                pad = int((y1 - y0) * 0.3)
-                box = (max(0, x0 - pad), max(0, y0 - pad), min(gray.width, x1 + pad),
-                       min(gray.height, y1 + pad))  # fmt: skip
-                api = self._recognize(
-                    self._api_for(lang, psm=tess.PSM.SINGLE_LINE), gray.crop(box), dpi
-                )
-                words = [
-                    w for para2 in read_paragraphs(tess, api) for ln in para2 for w in ln.words
-                ]
-                if not words:
-                    continue
-                before = line.words[len(lead) :]
-                old = sum(w.confidence for w in before) / len(before)
-                new = sum(w.confidence for w in words) / len(words)
-                # Without the evidence for a voice, the other reading must be better, not as good.
-                if new > old or (voice and new == old):
-                    for w in words:
-                        w.lang = lang if voice else None
-                        if w.bbox:
-                            w.bbox = (w.bbox[0] + box[0], w.bbox[1] + box[1],
-                                      w.bbox[2] + box[0], w.bbox[3] + box[1])  # fmt: skip
-                    line.words = lead + words
-
-    def _text_in_images(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
-        """Tesseract takes text on a dark or mottled page (an old book's scan) for images and
-        does not read it. A large "image" is read again as one block of text; when that reads
-        as text (confident dictionary words), it is text and not a figure."""
-        kept, read_as_text = [], []
-        # Largest first: an image region inside one read as text is text too (read once).
-        for figure in sorted(figures, key=lambda f: -area(f.bbox)):
-            x0, y0, x1, y1 = (int(v) for v in figure.bbox)  # type: ignore[union-attr]
-            if any(inside_share(figure.bbox, box) >= 0.8 for box in read_as_text):
-                continue
-            if (x1 - x0) * (y1 - y0) < TEXT_IMAGE_SHARE * gray.width * gray.height:
-                kept.append(figure)
-                continue
-            api = self._recognize(
-                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
-                gray.crop((x0, y0, x1, y1)),
-                dpi,
-            )
-            found = read_paragraphs(self._tesserocr, api, dpi)
-            words = [w for para in found for line in para for w in line.words]
-            known = [w.known for w in words if len(w.text) >= 3]
-            if (
-                len(words) < 8
-                or statistics.mean(w.confidence for w in words) < 65
-                or sum(known) < 0.6 * max(len(known), 1)
-            ):
-                lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
-                sure = sum(w.confidence >= 80 for w in lettered) / max(len(lettered), 1)
-                if (
-                    len(lettered) >= ILLEGIBLE_MIN_WORDS
-                    and sure < ILLEGIBLE_SURE_SHARE
-                    and sum(known) >= 0.25 * len(known)
-                ):
-                    # Words, some real, but not read well: text Tesseract cannot read.
-                    figure.illegible_text = True
-                kept.append(figure)
-                continue
-            move_lines(found, x0, y0)
-            for k, para in enumerate(found):
-                para.order = (figure.order[0], k)
-                paragraphs.append(para)
-            read_as_text.append(figure.bbox)
-        kept = [f for f in kept if not any(inside_share(f.bbox, b) >= 0.8 for b in read_as_text)]
-        kept.sort(key=lambda f: f.order)
-        paragraphs.sort(key=lambda para: para.order)
-        return kept, paragraphs
-
-    def _reversed_rows(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
-        """Rows printed white on dark (a table's header row: ruled_tables.reversed_bars),
-        which Tesseract takes for pictures or reads as scraps: each bar is read inverted, and
-        when that reads as text (confident, mostly dictionary words) its words replace what
-        was read there, and the "picture" goes. With the bars read, and their lines."""
-        heads: list[tuple[tuple[int, int, int, int], list[ParaLines]]] = []
-        for bar in reversed_bars(gray, dpi):
-            x0, y0, x1, y1 = bar
-            api = self._recognize(
-                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
-                ImageOps.invert(gray.crop(bar)),
-                dpi,
-            )
-            found = keep_lines(read_paragraphs(self._tesserocr, api, dpi), without_scraps)
-            words = [w for para in found for line in para for w in line.words]
-            # A head is often a term of art, and two words are few to judge by: a word read
-            # surely counts as known (garbage read from a picture is not read surely).
-            known = [w.known or w.confidence >= 85 for w in words if len(w.text) >= 3]
-            if (
-                not words
-                or statistics.mean(w.confidence for w in words) < 70
-                or sum(known) < 0.6 * max(len(known), 1)
-            ):
-                continue
-            move_lines(found, x0, y0)
-            paragraphs = outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=bar)])
-            # In the reading order just before the first paragraph under it.
-            under = [p for p in paragraphs if p[0].bbox[1] >= y0]
-            order = min((p.order for p in under), default=(len(paragraphs) + 1, 0))
-            for k, para in enumerate(found):
-                para.order = (order[0] - 0.5, k)
-                paragraphs.append(para)
-            figures = [f for f in figures if f.bbox is None or inside_share(f.bbox, bar) < 0.5]
-            heads.append((bar, found))
-        paragraphs.sort(key=lambda para: para.order)
-        return figures, paragraphs, heads
 
     # -- one page ------------------------------------------------------------------------------
     def _orientation(self, gray: Image.Image) -> int:
