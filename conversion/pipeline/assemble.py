@@ -72,7 +72,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         )
         blocks = _page_blocks(reading, body_size, body_stroke, params=params)
         pending_items: list[ReadBlock] = []
-        edge_rows = furniture.edge_rows(blocks, reading, params=params)
+        edge_rows = furniture.edge_rows(blocks, reading, body_size=body_size, params=params)
         bold = (
             headings.bold_titles(blocks, body_size, body_stroke, params=params)
             if reading.source == "ocr"

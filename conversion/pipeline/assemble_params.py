@@ -33,6 +33,8 @@ class AssembleParams:
     running_head_max_chars: int = 80
     # a page number read in one line with its running head stands this many line heights apart
     running_head_gap_ratio: float = 1.5
+    # ... and is set no larger than this many times the body's size (larger is a title)
+    running_head_max_size_ratio: float = 1.2
     # a text repeated in the bands of several pages is furniture below this length
     repeated_furniture_max_chars: int = 120
     # a copyright line in a band is a publisher's stamp up to this length, not an abstract

@@ -111,26 +111,34 @@ def _same_row(a, b) -> bool:
     return b[1] <= ca <= b[3] and a[1] <= cb <= a[3]
 
 
-def _numbered_head(rb: ReadBlock, *, params: AssembleParams) -> bool:
+def _numbered_head(rb: ReadBlock, body_size: float, *, params: AssembleParams) -> bool:
     """One line that holds a running head and its page number, read as one ("400 BRITISH
-    HUSBANDRY. [Ch. XIX."): a number at either end, set apart from the words beside it by a
-    wide gap (a page number at the margin, the head centred), short. A section's number
-    ("2 Methods") stands a space from its title."""
+    HUSBANDRY. [Ch. XIX."): a page number at either end (a count from 1), set apart
+    from the words beside it by a wide gap (a page number at the margin, the head centred),
+    short, and no larger than the body's print (a paper's title behind its logo read as "0"
+    is display type). A section's number ("2 Methods") stands a space from its title."""
     words = [w for w in rb.words if w.bbox]
     if len(words) < 2 or len(rb.text.strip()) > params.running_head_max_chars:
+        return False
+    if body_size and (rb.font_size or 0) > params.running_head_max_size_ratio * body_size:
         return False
     height = max(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
     if max(w.bbox[1] for w in words) > min(w.bbox[3] for w in words):  # type: ignore[index]
         return False  # more than one line
     for number, neighbour in ((words[0], words[1]), (words[-1], words[-2])):
         gap = max(number.bbox[0] - neighbour.bbox[2], neighbour.bbox[0] - number.bbox[2])  # type: ignore[index]
-        if _NUMBER_LIKE.match(number.text) and gap >= params.running_head_gap_ratio * height:
+        page_number = number.text.isdigit() and int(number.text) > 0
+        if page_number and gap >= params.running_head_gap_ratio * height:
             return True
     return False
 
 
 def edge_rows(
-    blocks: list[ReadBlock], reading: PageReading, *, params: AssembleParams = ASSEMBLE
+    blocks: list[ReadBlock],
+    reading: PageReading,
+    *,
+    body_size: float = 0.0,
+    params: AssembleParams = ASSEMBLE,
 ) -> dict[int, str]:
     """Running heads and feet told by their row, on a single page and whatever the page's
     margins (a book scanned with its margin puts them below the 7 % band): the page's first (or
@@ -154,7 +162,13 @@ def edge_rows(
         else:
             apart = all(b.bbox[3] <= row_top for b in rest)
             near = row_top >= (1 - band) * reading.height
-        if rest and apart and near and len(row) == 1 and _numbered_head(row[0], params=params):
+        if (
+            rest
+            and apart
+            and near
+            and len(row) == 1
+            and _numbered_head(row[0], body_size, params=params)
+        ):
             kinds[id(row[0])] = "page_header" if top else "page_footer"
             continue
         numbers = [b for b in row if _NUMBER_LIKE.match(b.text.strip())]

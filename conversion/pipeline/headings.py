@@ -16,7 +16,7 @@ from models.reading.kinds import reads_as_byline, reads_as_code, reads_as_prose,
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
 # A section's number and its depth: "2", "2.1.", "A.1", "IV." (a lone letter is no number).
-_NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{1,4}\.)\s+\S")
+_NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{1,4}\.)\s+[^\W_]")
 # A later section number inside a heading's line, opening a capitalised word.
 _LATER_NUMBER = re.compile(r"\s((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?)\s+[A-Z]")
 # A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),
@@ -369,6 +369,17 @@ def _outline(ranks: list[float], root: int, deepest: int) -> list[int]:
     return out
 
 
+def _opening_title(pages: list[Page]) -> list[Block]:
+    """The document's first heading, on its first page, unnumbered and no generic section
+    name: its title, level 1 over everything after it, whatever size the headings under it
+    measure ("Abstract" measured larger than a paper's title on its text layer took level 1
+    beside it, and the title lost its h1)."""
+    first = next((b for b in pages[0].blocks if b.kind == "heading"), None) if pages else None
+    if first is None or section_depth(first.text) or _GENERIC.match(first.text.strip()):
+        return []
+    return [first]
+
+
 def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:
     """Heading levels over the whole document: a rank from text size (`_size_ranks`), then
     from numbering depth (`_numbered_ranks`), then levels in reading order (`_outline`). The
@@ -378,8 +389,8 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
         return
     if all(b.level for b in headings):
         return  # the engine gave the levels (the model engine)
-    titles = [b for b in headings if b.is_title]
-    sections = [b for b in headings if b not in titles]
+    titles = [b for b in headings if b.is_title] or _opening_title(pages)
+    sections = [b for b in headings if all(b is not t for t in titles)]
     headed = [p for p in pages if any(b.kind == "heading" for b in p.blocks)]
     exact = all(p.source == "text_layer" for p in headed)
     by_size = _size_ranks(sections, exact=exact, params=params)

@@ -51,3 +51,17 @@ def test_a_revision_label_in_the_foot_is_furniture():
     label = _line([("Revision:", 1500), ("2.4", 1720)], 2900)
     page = _page(_line([("Fields", 220), ("and", 380), ("crops", 480)], 300), label)
     assert page.blocks[-1].kind == "page_footer"
+
+
+def test_a_title_in_display_type_with_a_figure_apart_is_no_running_head():
+    """A paper's title behind its logo, the logo read as a digit set apart: display type (1.5
+    times the body) is a title, not a running head."""
+    title = _line([("3", 220), ("Accelerating", 420), ("the", 700), ("Science", 790)], 300,
+                  height=60.0)  # fmt: skip
+    assert _page(title).blocks[0].kind != "page_header"
+
+
+def test_a_zero_apart_from_the_first_line_is_no_page_number():
+    """Pages count from 1: a "0" (a logo's ring read as a digit) makes no running head."""
+    line = _line([("0", 220), ("Accelerating", 420), ("the", 700), ("Science", 790)], 300)
+    assert _page(line).blocks[0].kind != "page_header"

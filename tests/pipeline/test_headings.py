@@ -99,3 +99,23 @@ def test_unnumbered_heads_a_point_apart_on_a_text_layer_are_two_levels(paper_hea
     measure is two levels there."""
     assert _level(paper_headings, "Letterspacing") == _level(paper_headings, "Typography") + 1
     assert _level(paper_headings, "Ligatures") == _level(paper_headings, "Letterspacing")
+
+
+def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_under_it(tmp_path):
+    """A paper's title over an "Abstract" set larger: the title is the h1, the rest under it
+    (the outline made them level with each other, and the title lost its h1)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((120, 90), "Reading Order of Printed Pages", fontsize=18, fontname="tiro")
+    page.insert_text((72, 140), "Abstract", fontsize=22, fontname="tibo")
+    y = _paragraph(page, 150)
+    page.insert_text((72, y + 10), "1 Introduction", fontsize=12, fontname="tibo")
+    _paragraph(page, y + 18)
+    doc.save(tmp_path / "title.pdf")
+    result = convert_pdf(tmp_path / "title.pdf", tmp_path / "out", TesseractEngine(),
+                         ConvertOptions())  # fmt: skip
+    html = result.html_path.read_text(encoding="utf-8")
+    main = html[html.index("<main") :]
+    heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+    assert heads[0] == ("1", "Reading Order of Printed Pages")
+    assert [level for level, _ in heads[1:]] == ["2", "3"]
