@@ -11,8 +11,11 @@ from collections.abc import Callable
 
 import pymupdf
 
+from models.engine import Word
+from models.reading.params.tables import WORD_TABLES
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
 from models.reading.word_rows import is_data_row
+from models.reading.word_tables import table_from_words
 
 
 def _lines_at(edges: list[float], tolerance: float) -> list[float]:
@@ -53,6 +56,24 @@ def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> 
                 if b is not a
             )
             if lined_up >= params.stacked_cells - 1:
+                return True
+    return False
+
+
+def _cell_holds_figures(rows: list, words: list[tuple]) -> bool:
+    """A ruled cell whose words make a table of figures of their own (rows of figures in
+    columns: "344 75.2 12196 17.4%" over "53 11.6 23518 22.5%"), as a statistics package rules
+    a table only under its header and beside its labels: the rules do not part its rows and
+    columns, the words do."""
+    for row in rows:
+        for box in row.cells:
+            if box is None:
+                continue  # covered by a spanning cell
+            inside = _words_in(box, words)
+            cell = [Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in inside]
+            table = table_from_words(cell, tuple(box))
+            figures = sum(is_data_row([c["text"] for c in r]) for r in table.rows) if table else 0
+            if figures >= WORD_TABLES.min_rows:
                 return True
     return False
 
@@ -147,7 +168,7 @@ def _ruled_table(
         inside = _words_in(box, words)
         return " ".join(w[4] for w in sorted(inside, key=lambda w: (w[5], w[6], w[7])))
 
-    if _rows_not_ruled(table.rows, words, params):
+    if _rows_not_ruled(table.rows, words, params) or _cell_holds_figures(table.rows, words):
         return None  # the words decide
     # A column the rules do not part is parted at its gap; a cell whose words cross the gap (a
     # header over both) spans both.

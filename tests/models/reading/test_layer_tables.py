@@ -53,3 +53,24 @@ def test_a_first_row_of_figures_in_a_ruled_table_is_no_header(tmp_path):
     rows = ruled_table_finder(page, scale=1.0)((60, 90, 510, 170))
     assert rows is not None
     assert not any(c["header"] for row in rows for c in row)
+
+
+def test_figures_ruled_only_beside_their_labels_are_read_from_the_words(tmp_path):
+    """A statistics package's table: boxes around the header, the body and the total, parted
+    only between the labels and the figures; the grid's body cell holds rows of figures in
+    columns of their own. The rules do not part them: the words decide (None)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [("", ["Freq.", "Percent", "Mean"]), ("kept", ["344", "75.2", "12196"]),
+             ("sold some", ["53", "11.6", "23518"]), ("sold all", ["61", "13.2", "9187"]),
+             ("Total", ["458", "100.0", "13153"])]  # fmt: skip
+    for (label, figures), y in zip(lines, [112, 133, 145, 157, 172], strict=True):
+        page.insert_text((76, y), label, fontsize=10)
+        for c, text in enumerate(figures):
+            page.insert_text((240 + 70 * c, y), text, fontsize=10)
+    for top, bottom in ((100, 121), (121, 161), (161, 176)):
+        page.draw_rect((72, top, 230, bottom), width=0.4)
+        page.draw_rect((230, top, 480, bottom), width=0.4)
+    doc.save(tmp_path / "stata.pdf")
+    page = pymupdf.open(tmp_path / "stata.pdf")[0]
+    assert ruled_table_finder(page, scale=1.0)((60, 90, 490, 180)) is None
