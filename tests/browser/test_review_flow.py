@@ -86,7 +86,8 @@ def test_problems_reach_the_queue_and_a_heading_fix_reaches_the_download(
     row = reviewer.locator("tbody tr", has_text=LONG_NAME)
     assert row.count() == 1
     cells = row.locator("td").all_inner_texts()
-    assert cells[1] == str(job.open_findings) and int(cells[1]) >= 2
+    # The figure at least (a few uncertain words are warnings, not open findings).
+    assert cells[1] == str(job.open_findings) and int(cells[1]) >= 1
     check_page(reviewer, "review queue")
     row.get_by_role("link", name=LONG_NAME).click()
     reviewer.wait_for_url(re.compile(r".*/review/[0-9a-f-]+/pages/1/$"))
