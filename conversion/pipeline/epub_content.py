@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import lxml.html
 from lxml import etree
 
-from conversion.pipeline.output_format import PAGEBREAK_ROLE_RE
+from conversion.pipeline.output_format import PAGEBREAK_ROLE_RE, marker_label
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 EPUB_NS = "http://www.idpf.org/2007/ops"
@@ -181,7 +181,7 @@ def _add(part: Part, el, converter: _Converter) -> None:
     for node in copied.iter():
         tag = etree.QName(node).localname if isinstance(node.tag, str) else ""
         if _is_xhtml_marker(node) and node.get("id"):
-            part.pages.append((node.get("id"), node.get("aria-label") or ""))
+            part.pages.append((node.get("id"), marker_label(node.get("aria-label") or "")))
         elif tag in _HEADINGS and etree.QName(node).namespace == XHTML_NS:
             ident = node.get("id") or f"heading-{converter.next_id()}"
             node.set("id", ident)

@@ -25,6 +25,7 @@ import pikepdf
 from PIL import Image
 
 from conversion.pipeline.epub_content import is_marker
+from conversion.pipeline.output_format import marker_label
 
 PDF_VARIANT = "pdf/ua-1"
 BASE_URL = "https://figures.invalid/"
@@ -95,7 +96,7 @@ class _Printable:
             math.getparent().replace(math, code)
         self.figures = len(list(root.iter("figure")))
         self.labels = {
-            el.get("id"): el.get("aria-label") or el.get("id")[5:]
+            el.get("id"): marker_label(el.get("aria-label") or "") or el.get("id")[5:]
             for el in root.iter("span")
             if is_marker(el) and el.get("id", "").startswith("page-")
         }

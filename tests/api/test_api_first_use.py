@@ -79,7 +79,8 @@ def test_status_open_findings_and_report_html_in_the_api(alice):
     detail = client.get(f"/api/v1/jobs/{job.id}").json()
     assert detail["status"] == JobStatus.NEEDS_REVIEW  # a figure and uncertain lines
     summary = detail["summary"]
-    assert detail["open_findings"] == summary["needs_review"] + summary["errors"] >= 2
+    # The figure at least (a few uncertain words are warnings, not open findings).
+    assert detail["open_findings"] == summary["needs_review"] + summary["errors"] >= 1
     listed = client.get("/api/v1/jobs?status=needs_review").json()
     rows = listed["results"] if isinstance(listed, dict) else listed
     assert [j["id"] for j in rows] == [str(job.id)]

@@ -93,11 +93,3 @@ def test_chapter_numbered_and_continued_tables_name_no_other_table():
 )
 def test_a_heading_that_reads_as_a_name_an_affiliation_or_a_date(text, what):
     assert heading_doubt(text) == what
-
-
-def test_an_affiliation_taken_for_a_heading_is_routed_to_review():
-    heading = ReadBlock(kind="heading", text="Department of Physics, University of Oslo",
-                        bbox=(200, 300, 1200, 360), font_size=60.0)  # fmt: skip
-    body = ReadBlock(kind="paragraph", text="The body text runs on here. " * 8,
-                     bbox=(200, 400, 1800, 800), font_size=40.0)  # fmt: skip
-    assert "HEADING_NOT_A_HEADING" in _codes([heading, body])

@@ -71,9 +71,5 @@ def _drop_cap(path, *, initial_size: float) -> pymupdf.Page:
     return pymupdf.open(path)[0]
 
 
-def test_a_big_initial_standing_alone_is_doubted(tmp_path):
-    assert "DROP_CAP_SPLIT" in _codes(_drop_cap(tmp_path / "drop.pdf", initial_size=44))
-
-
 def test_a_letter_at_the_texts_size_is_no_drop_cap(tmp_path):
     assert "DROP_CAP_SPLIT" not in _codes(_drop_cap(tmp_path / "letter.pdf", initial_size=10))
