@@ -155,7 +155,7 @@ def test_page_list_has_every_print_page_with_its_label():
         marker = _xml(zf, name).find(f".//*[@id='{ident}']", NS)
         assert marker.get("{http://www.idpf.org/2007/ops}type") == "pagebreak"
         assert marker.get("role") == "doc-pagebreak"
-        assert marker.get("aria-label") == label
+        assert marker.get("aria-label") == f"Page {label}"  # named "Page N" for a reader
     features = _meta(_xml(zf, "package.opf"), "schema:accessibilityFeature")
     assert {"pageBreakMarkers", "pageNavigation"} <= set(features)
 
