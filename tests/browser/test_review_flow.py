@@ -92,7 +92,7 @@ def test_problems_reach_the_queue_and_a_heading_fix_reaches_the_download(
     row.get_by_role("link", name=LONG_NAME).click()
     reviewer.wait_for_url(re.compile(r".*/review/[0-9a-f-]+/pages/1/$"))
     findings = reviewer.locator("#findings-heading").locator("xpath=..").inner_text()
-    assert "Figure 1 on page 1 has no description" in findings and "is uncertain" in findings
+    assert "Figure 1 on page 1 has no description" in findings and "Uncertain text" in findings
     check_page(reviewer, "review page")
 
     # Fix the headings: the first becomes "Chapter Three", two paragraphs become sections.
