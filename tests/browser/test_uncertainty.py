@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from django.contrib.auth import get_user_model
 from conversion import review
 from conversion.models import JobStatus, ReviewState
 from conversion.runner import jobs as runner
+from tests.axe import CHROMIUM, CHROMIUM_ARGS
 from tests.browser.test_site import assert_axe_clean, sign_in
 from tests.conftest import CORPUS, create_reviewer
 
@@ -90,24 +92,37 @@ def test_an_unchecked_download_says_so_until_approved(live_server, browser, tmp_
     context.close()
 
 
-def test_a_handwritten_page_shows_its_image_and_says_it_was_not_transcribed(convert_cli, browser):
+def test_a_handwritten_page_shows_its_image_and_says_it_was_not_transcribed(convert_cli):
     html = convert_cli(REALWORLD / "handwriting_bad_ocr.pdf")
-    # bypass_csp: the output forbids every script; axe is injected by the test only.
-    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.goto(html.as_uri())
-    for number in (1, 2):
-        # "Page N is handwritten", or "Parts of page N" where the floor kept its sure words.
-        note = page.get_by_role("note").filter(has_text=re.compile(rf"age {number} .*handwritten"))
-        assert note.is_visible()
-        assert "not transcribed" in note.inner_text()
-        assert note.get_by_role("link", name="the accessibility report").count() == 1
-        image = page.get_by_role("img", name=f"Page {number} as scanned, not transcribed")
-        assert image.evaluate("img => img.complete && img.naturalWidth > 0")
-    # The document as a whole opens with the notice of what nobody checked.
-    assert page.locator("#document-status [role=note]").inner_text().startswith("Not checked")
-    assert_axe_clean(page, "a handwritten document")
-    context.close()
+    # Its own Chromium on a thread of its own: after this conversion in the test session the
+    # main thread may hold a running asyncio loop, where Playwright's sync API refuses to start.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(_check_handwritten_page, html).result()
+
+
+def _check_handwritten_page(html: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        # bypass_csp: the output forbids every script; axe is injected by the test only.
+        context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(html.as_uri())
+        for number in (1, 2):
+            # "Page N is handwritten", or "Parts of page N" where the floor kept its sure words.
+            note = page.get_by_role("note").filter(
+                has_text=re.compile(rf"age {number} .*handwritten")
+            )
+            assert note.is_visible()
+            assert "not transcribed" in note.inner_text()
+            assert note.get_by_role("link", name="the accessibility report").count() == 1
+            image = page.get_by_role("img", name=f"Page {number} as scanned, not transcribed")
+            assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+        # The document as a whole opens with the notice of what nobody checked.
+        assert page.locator("#document-status [role=note]").inner_text().startswith("Not checked")
+        assert_axe_clean(page, "a handwritten document")
+        browser.close()
 
 
 @pytest.mark.django_db(transaction=True)
