@@ -8,17 +8,37 @@ row, and when, is `models.gemma.batching`'s: the rows execute only.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from models.gemma.decoder import Generation, Prompt
-from models.gemma.fast_device import batch_bucket
+from models.gemma.fast_device import GraphSession, batch_bucket
 
-if TYPE_CHECKING:
-    from models.gemma.fast import FastGemma
+
+class RowsRuntime(Protocol):
+    """What the rows use of their runtime (FastGemma): its sessions, decode buffers and
+    generation cut. A protocol, so that this module never imports the runtime that opens it."""
+
+    cuda_graph: bool
+    stop_ids: set[int]
+    prefill_chunk: int
+    emb: GraphSession
+    step: GraphSession
+
+    def decode_state(self, batch: int, length: int, width: int) -> dict[str, Any]: ...
+
+    def prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
+                width: int, base: int = 0) -> None: ...  # fmt: skip
+
+    def generation(self, ids: Any, *, prompt_tokens: int, max_new_tokens: int,
+                   ignore_stop: bool, timings: dict[str, float]) -> Generation: ...  # fmt: skip
+
+    def drop_cache(self, length: int) -> None: ...
+
+    def on_graph_thread(self, fn: Any) -> Any: ...
 
 
 @dataclass
@@ -38,7 +58,7 @@ class RowPage:
 class FastRows:
     """FastGemma's continuous decode rows (see `models.gemma.decoder.Rows`): execution only."""
 
-    def __init__(self, fast: FastGemma, *, rows: int, max_prompt: int, max_new_tokens: int,
+    def __init__(self, fast: RowsRuntime, *, rows: int, max_prompt: int, max_new_tokens: int,
                  check_every: int, ignore_stop: bool) -> None:  # fmt: skip
         if max_new_tokens < 1:
             raise ValueError("max_new_tokens must be >= 1")
