@@ -28,6 +28,10 @@ from conversion.pipeline.errors import CallbackRefused
 log = logging.getLogger(__name__)
 
 
+_HAPPENED = {"job.approved": "was approved by a reviewer",
+             "job.rejected": "was rejected by a reviewer"}  # fmt: skip
+
+
 class DeliveryFailed(Exception):
     """The receiver answered, but not with a 2xx."""
 
@@ -138,7 +142,10 @@ def _send_email(note: Notification) -> None:
     if payload["type"] == "job":
         what = payload["name"]
         status = dict(JobStatus.choices)[payload["status"]].lower()
-        lines = [f"{what}: {status}."]
+        lines = [
+            f"{what}: {status}"
+            + (f", {payload['review']} by a reviewer." if payload["review"] else ".")
+        ]
         if payload["error"]:
             lines.append(f"{payload['error']['message']} (error {payload['error']['code']})")
     else:
@@ -151,7 +158,7 @@ def _send_email(note: Notification) -> None:
         lines.append(f"\nOpen it: {payload['links']['page']}")
     lines.append("\nYou get these e-mails because you asked for them on your API page.")
     send_mail(
-        f"Axiya: {what} has ended",
+        f"Axiya: {what} {_HAPPENED.get(note.event, 'has ended')}",
         "\n".join(lines),
         settings.DEFAULT_FROM_EMAIL,
         [note.target],

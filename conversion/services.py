@@ -545,6 +545,29 @@ def notifications_for_job_end(*, job_id) -> list[Notification]:
                 wanted.append(Notification(kind=Notification.Kind.EMAIL, event=BATCH_ENDED,
                                            target=job.owner.email, batch=batch,
                                            owner=job.owner))  # fmt: skip
+    return _notifications_write(wanted)
+
+
+def notifications_for_review(*, job_id, state: str) -> list[Notification]:
+    """Write the messages that a reviewer approved or rejected the job (`state`): event
+    job.approved or job.rejected, to the job's callback (a batch's job: the batch's callback)
+    and by e-mail to an owner who asked; once per job and verdict."""
+    job = Job.objects.select_related("owner", "batch").filter(pk=job_id).first()
+    if job is None or job.owner is None or state not in ("approved", "rejected"):
+        return []
+    event = f"job.{state}"
+    wanted = []
+    url = job.callback_url or (job.batch.callback_url if job.batch_id else "")
+    if url:
+        wanted.append(Notification(kind=Notification.Kind.WEBHOOK, target=url, event=event,
+                                   job=job, owner=job.owner))  # fmt: skip
+    if _wants_email(job.owner):
+        wanted.append(Notification(kind=Notification.Kind.EMAIL, target=job.owner.email,
+                                   event=event, job=job, owner=job.owner))  # fmt: skip
+    return _notifications_write(wanted)
+
+
+def _notifications_write(wanted: list[Notification]) -> list[Notification]:
     made = []
     for note in wanted:
         try:

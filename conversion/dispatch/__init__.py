@@ -138,6 +138,23 @@ def send_notifications() -> None:
         _notify_inline(pk)
 
 
+def on_review_saved(sender, instance, update_fields=None, **kwargs) -> None:
+    """post_save of JobReview (connected in conversion/apps.py): a reviewer's verdict writes its
+    messages, sent once the verdict is committed. A page's state alone (update_fields without
+    "state") says nothing new."""
+    if update_fields is not None and "state" not in update_fields:
+        return
+    if services.notifications_for_review(job_id=instance.job_id, state=instance.state):
+        transaction.on_commit(_send_notifications_safely)
+
+
+def _send_notifications_safely() -> None:
+    try:
+        send_notifications()
+    except Exception:  # never the request's failure: the recovery sweep sends them
+        log.warning("could not queue notifications now", exc_info=True)
+
+
 def _notify_inline(notification_id) -> None:
     global _notify_pool
     if _notify_pool is None:
@@ -161,10 +178,7 @@ def _run_job(job_id) -> None:
     try:
         jobs.job_run_inline(job_id=job_id)  # idempotent: it does what the job still needs
     finally:
-        try:
-            send_notifications()
-        except Exception:  # the inline thread must survive; the next sweep sends them
-            log.exception("could not send notifications")
+        _send_notifications_safely()
 
 
 _runner = InlineRunner(_run_job)

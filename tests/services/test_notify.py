@@ -127,3 +127,24 @@ def test_the_message_body_is_what_is_signed(alice, receiver):
     body = notify.message_body(note, now=1_700_000_000)
     assert json.loads(body)["timestamp"] == 1_700_000_000
     assert body == notify.message_body(note, now=1_700_000_000)  # stable bytes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reviewers_verdict_is_posted_after_it_is_committed(alice, receiver):
+    from conversion import review
+    from tests.conftest import create_reviewer
+
+    job = _job(alice, callback_url=receiver.url())
+    Job.objects.filter(pk=job.pk).update(status=JobStatus.DONE)
+    job.refresh_from_db()
+    review.review_set_job_state(job=job, state="rejected", actor=create_reviewer())
+    # Sent by the inline notification thread (no broker here) once the verdict committed.
+    (got,) = receiver.wait(1, timeout=30)
+    body = got.json()
+    assert (body["event"], body["id"], body["review"]) == ("job.rejected", str(job.id), "rejected")
+    assert got.headers["X-Axiya-Event"] == "job.rejected"
+    review.review_set_job_state(job=job, state="rejected", actor=None)  # the same verdict again
+    review.review_set_job_state(job=job, state="approved", actor=None)
+    assert [r.json()["event"] for r in receiver.wait(2, timeout=30)] == [
+        "job.rejected", "job.approved"]  # fmt: skip
+    assert Notification.objects.filter(event="job.rejected").count() == 1
