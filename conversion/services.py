@@ -17,7 +17,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from axiya.config import config
@@ -576,6 +576,32 @@ def _notifications_write(wanted: list[Notification]) -> list[Notification]:
             made.append(note)
         except IntegrityError:  # written already (a job ended twice, two last jobs at once)
             pass
+    return made
+
+
+BATCH_SWEEP_DAYS = 2  # how far back the sweep looks for a batch that ended without its message
+
+
+def notifications_for_ended_batches() -> list[Notification]:
+    """The batch messages a race left out: two last jobs of a batch that end at once each see
+    the other still running, and neither writes the batch's message. The recovery sweep writes
+    it for every recent batch with a callback whose jobs have all ended."""
+    since = timezone.now() - timedelta(days=BATCH_SWEEP_DAYS)
+    unfinished = Job.objects.filter(
+        batch=OuterRef("pk"), status__in=(JobStatus.QUEUED, JobStatus.RUNNING)
+    )
+    told = Notification.objects.filter(batch=OuterRef("pk"), event=BATCH_ENDED)
+    ended = (
+        Batch.objects.filter(created_at__gte=since, jobs__isnull=False)
+        .exclude(callback_url="")
+        .exclude(Exists(unfinished))
+        .exclude(Exists(told))
+        .distinct()
+    )
+    made: list[Notification] = []
+    for batch in ended:
+        last = batch.jobs.order_by("-finished_at").values_list("pk", flat=True).first()
+        made += notifications_for_job_end(job_id=last)
     return made
 
 

@@ -322,6 +322,7 @@ def jobs_recover_task() -> None:
     # Messages whose task was lost, and those written where no task sends them (a job failed by
     # this sweep, by the web process, by a page task killed at its last attempt).
     services.notification_requeue_stale(older_than=_stale_queued())
+    services.notifications_for_ended_batches()
     send_notifications()
 
 

@@ -148,3 +148,15 @@ def test_a_reviewers_verdict_is_posted_after_it_is_committed(alice, receiver):
     assert [r.json()["event"] for r in receiver.wait(2, timeout=30)] == [
         "job.rejected", "job.approved"]  # fmt: skip
     assert Notification.objects.filter(event="job.rejected").count() == 1
+
+
+def test_the_sweep_writes_a_batch_message_that_a_race_left_out(alice, receiver):
+    batch = Batch.objects.create(owner=alice, callback_url=receiver.url())
+    first, second = _job(alice, batch=batch), _job(alice, batch=batch, name="b.pdf")
+    # Both ended in transactions that each saw the other job still running: no message.
+    Job.objects.filter(pk__in=[first.pk, second.pk]).update(status=JobStatus.FAILED)
+    (note,) = services.notifications_for_ended_batches()
+    assert (note.event, note.batch_id) == ("batch.ended", batch.id)
+    assert services.notifications_for_ended_batches() == []  # once
+    Batch.objects.create(owner=alice, callback_url=receiver.url())  # no job: nothing to say
+    assert services.notifications_for_ended_batches() == []
