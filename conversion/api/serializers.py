@@ -199,6 +199,14 @@ class RejectedFileSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
+class BatchRefusedDetailSerializer(ErrorDetailSerializer):
+    rejected = RejectedFileSerializer(many=True, help_text="Each file and its own error.")
+
+
+class BatchRefusedSerializer(serializers.Serializer):
+    error = BatchRefusedDetailSerializer()
+
+
 class BatchCreatedSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     url = serializers.URLField()

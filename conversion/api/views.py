@@ -27,6 +27,7 @@ from conversion.api.parsers import JsonParser
 from conversion.api.serializers import (
     BatchCreatedSerializer,
     BatchCreateSerializer,
+    BatchRefusedSerializer,
     BatchSerializer,
     ErrorSerializer,
     JobCreatedSerializer,
@@ -54,6 +55,12 @@ _UPLOAD_ERRORS = {
     422: OpenApiResponse(ErrorSerializer, description="The PDF is damaged, empty or encrypted."),
     429: OpenApiResponse(ErrorSerializer, description="Too many uploads; see Retry-After."),
 }
+# No file of a batch was acceptable: each file's error in error.rejected.
+_BATCH_REFUSED = {
+    status_code: OpenApiResponse(BatchRefusedSerializer, description=f"{what} (each file's error)")
+    for status_code, what in ((413, "Every file is too large"), (415, "No file is a PDF"),
+                              (422, "No file could be accepted"))
+}  # fmt: skip
 _DOWNLOAD_ERRORS = {
     **_ERRORS,
     409: OpenApiResponse(ErrorSerializer, description="The job has not finished, or failed."),
@@ -328,7 +335,7 @@ class BatchViewSet(
             "one, else FILES_REFUSED, 422)."
         ),
         request={"multipart/form-data": BatchCreateSerializer},
-        responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS},
+        responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS, **_BATCH_REFUSED},
     )
     def create(self, request: Request) -> Response:
         data = _upload(request, serializer=BatchCreateSerializer, files="files")

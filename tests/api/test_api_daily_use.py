@@ -164,3 +164,11 @@ def test_download_all_zips_every_finished_job_of_a_batch(alice, tmp_path):
     assert [(j["name"], j["folder"]) for j in manifest["jobs"]] == [
         ("memo.pdf", "memo"), ("memo.pdf", "memo-2"), ("later.pdf", None)]  # fmt: skip
     assert manifest["rejected"][0]["name"] == "x.txt"
+
+
+def test_the_schema_documents_each_files_error_of_a_refused_batch(client, db):
+    schema = json.loads(client.get("/api/v1/schema?format=json").content)
+    refused = schema["paths"]["/api/v1/batches"]["post"]["responses"]["422"]
+    assert refused["content"]["application/json"]["schema"]["$ref"].endswith("/BatchRefused")
+    detail = schema["components"]["schemas"]["BatchRefusedDetail"]["properties"]
+    assert set(detail) == {"code", "message", "rejected"}
