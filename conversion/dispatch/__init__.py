@@ -123,6 +123,7 @@ def _housekeeping() -> None:
     try:
         services.purge_expired()
         recover()
+        services.notification_requeue_stale(older_than=tasks.stale_queued())
         services.notifications_for_ended_batches()
         send_notifications()
     except Exception:  # the inline thread must survive a failed sweep

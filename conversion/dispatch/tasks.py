@@ -109,7 +109,7 @@ def send_rerun(engine: str, job_id, number: int, actor_id: int | None) -> None:
 def send_notifications() -> None:
     """Queue the messages that jobs or batches ended (conversion/notify.py) on the housekeeping
     queue. A message the broker did not take stays queued in the database and goes back to
-    pending after _STALE_QUEUED (requeue in jobs_recover_task)."""
+    pending after stale_queued() (jobs_recover_task)."""
     for pk in services.notifications_queue(ids=selectors.notifications_pending()):
         notification_send_task.apply_async(args=[str(pk)], queue=settings.HOUSEKEEPING_QUEUE)
 
@@ -123,7 +123,7 @@ def _notify() -> None:
         log.warning("could not queue notifications now: the recovery sweep will", exc_info=True)
 
 
-def _stale_queued() -> timedelta:
+def stale_queued() -> timedelta:
     """How long a queued message may wait for its next attempt: the longest back-off, twice."""
     webhooks = config().webhooks
     return timedelta(seconds=max(900.0, 2 * webhooks.backoff_s * 2**webhooks.attempts))
@@ -321,7 +321,7 @@ def jobs_recover_task() -> None:
     )
     # Messages whose task was lost, and those written where no task sends them (a job failed by
     # this sweep, by the web process, by a page task killed at its last attempt).
-    services.notification_requeue_stale(older_than=_stale_queued())
+    services.notification_requeue_stale(older_than=stale_queued())
     services.notifications_for_ended_batches()
     send_notifications()
 
