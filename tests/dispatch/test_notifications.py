@@ -11,8 +11,11 @@ from django.core.cache import cache
 from conversion import services, webhooks
 from conversion.models import Job, JobStatus, Notification
 from tests.api.test_api import api_for, error_of, pdf_upload
-from tests.reliability.conftest import Redis, wait_for
-from tests.reliability.conftest import workers_on as _workers_on  # noqa: F401 (the fixture)
+from tests.reliability.conftest import (
+    Redis,
+    wait_for,
+    workers_on,  # noqa: F401 (the fixture, shared)
+)
 from tests.webhook_receiver import Receiver
 
 FINISHED = (JobStatus.DONE, JobStatus.NEEDS_REVIEW)
@@ -41,7 +44,12 @@ def receiver(settings):
 
 
 @pytest.mark.slow
-def test_a_job_webhook_is_signed_and_retried_after_a_500(workers_on, redis_server, receiver, alice):
+def test_a_job_webhook_is_signed_and_retried_after_a_500(
+    workers_on,  # noqa: F811 (the reliability tests' fixture)
+    redis_server,
+    receiver,
+    alice,
+):
     workers = workers_on(redis_server.url)
     workers.start(queues="cpu,gpu", **WORKER_ENV)
     housekeeping = workers.start(queues="housekeeping", **WORKER_ENV)
