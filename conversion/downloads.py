@@ -20,7 +20,10 @@ import zipfile
 from typing import IO
 from urllib.parse import quote
 
-from conversion import storage
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import FileResponse
+
+from conversion import selectors, storage
 from conversion.models import Batch, Job, JobStatus, ReviewState
 from conversion.notice import notice_html, with_notice
 from conversion.pipeline.formats import DEFAULT_FORMATS, write_format
@@ -231,3 +234,16 @@ def batch_zip(
         zf.writestr(BATCH_MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False))
     out.seek(0)
     return out
+
+
+def batch_zip_download(
+    *, batch: Batch, user: AbstractBaseUser, formats: tuple[str, ...] = DEFAULT_FORMATS
+) -> FileResponse:
+    """The batch's zip (batch_zip) of the jobs `user` may see, as an attachment (site, API)."""
+    jobs = list(selectors.batch_jobs_for_user(user=user, batch=batch))
+    return FileResponse(
+        batch_zip(batch=batch, jobs=jobs, formats=formats),
+        content_type="application/zip",
+        as_attachment=True,
+        filename=batch_zip_name(batch),
+    )

@@ -301,13 +301,7 @@ def batch_download_zip(request: HttpRequest, batch_id) -> FileResponse:
         formats = parse_formats(request.GET.get("formats"))
     except ValueError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
-    jobs = list(selectors.batch_jobs_for_user(user=request.user, batch=batch))
-    return FileResponse(
-        downloads.batch_zip(batch=batch, jobs=jobs, formats=formats),
-        content_type="application/zip",
-        as_attachment=True,
-        filename=downloads.batch_zip_name(batch),
-    )
+    return downloads.batch_zip_download(batch=batch, user=request.user, formats=formats)
 
 
 def _result_html(job: Job) -> FileResponse:

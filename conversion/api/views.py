@@ -393,13 +393,7 @@ class BatchViewSet(
     def zip(self, request: Request, pk=None) -> FileResponse:
         batch = self.get_object()
         formats = parse_formats(request.query_params.get("formats"))  # UnknownFormat: 400
-        jobs = list(selectors.batch_jobs_for_user(user=request.user, batch=batch))
-        return FileResponse(
-            downloads.batch_zip(batch=batch, jobs=jobs, formats=formats),
-            content_type="application/zip",
-            as_attachment=True,
-            filename=downloads.batch_zip_name(batch),
-        )
+        return downloads.batch_zip_download(batch=batch, user=request.user, formats=formats)
 
 
 def _site_url(request: Request) -> str:
