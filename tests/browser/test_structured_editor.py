@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 
 from conversion import storage
 from conversion.runner import jobs as runner
-from tests.browser.test_review_flow import check_page
+from tests.browser.test_review_flow import check_page, record_announcements
 from tests.browser.test_site import sign_in
 from tests.conftest import CORPUS, create_reviewer, handmade_job
 
@@ -175,20 +175,10 @@ def test_an_uncertain_word_is_shown_and_a_page_read_again_updates_live(live_serv
     )
 
     # Read page 1 again: the page says so, then updates in place and announces it.
-    page.evaluate(
-        "() => { window.announced = []; const r = document.getElementById('reread-live');"
-        " new MutationObserver(() => window.announced.push(r.textContent))"
-        ".observe(r, {childList: true, characterData: true, subtree: true}); }"
-    )
     page.get_by_role("button", name="Read page 1 again").click()
     page.wait_for_url(re.compile(r".*\?reread=\d+$"))
-    region = page.locator("#reread-live")
-    assert region.get_attribute("aria-live") == "polite"
-    page.evaluate(
-        "() => { window.announced = []; const r = document.getElementById('reread-live');"
-        " new MutationObserver(() => window.announced.push(r.textContent))"
-        ".observe(r, {childList: true, characterData: true, subtree: true}); }"
-    )
+    assert page.locator("#reread-live").get_attribute("aria-live") == "polite"
+    record_announcements(page, "reread-live")
     page.wait_for_function(
         "() => document.getElementById('reread-live').textContent.includes('has been read')",
         timeout=180_000,
