@@ -90,6 +90,11 @@ def _page_state(job_review: JobReview | None, number: int) -> str:
     return ReviewState.PENDING.label
 
 
+def _number(text: str) -> int | None:
+    # ASCII digits only: "²".isdigit() is true and int("²") fails.
+    return int(text) if re.fullmatch(r"[0-9]{1,12}", text) else None
+
+
 def _latest_event_id(job: Job) -> int:
     return ReviewEvent.objects.filter(job=job).aggregate(top=Max("id"))["top"] or 0
 
@@ -140,7 +145,9 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
         "events": selectors.review_events(job=job)[:100],
         "has_scan": storage.page_image_exists(job.id, number),
         # After "read this page again": the event the page waits for comes after this one.
-        "reread_since": int(reread) if re.fullmatch(r"[0-9]{1,12}", reread) else None,
+        "reread_since": _number(reread),
+        # After a structured edit: the block it came back to, where its outcome is said again.
+        "said_block": _number(request.GET.get("block", "")),
     }
     return render(request, "conversion/review_page.html", context)
 
@@ -150,8 +157,7 @@ def review_page(request: HttpRequest, job_id, number: int) -> HttpResponse:
 def review_reread_status(request: HttpRequest, job_id, number: int) -> JsonResponse:
     """Whether page `number` has been read again since event `since` (the review page polls)."""
     job = _correctable_job(request, job_id)
-    since = request.GET.get("since", "")
-    since_id = int(since) if re.fullmatch(r"[0-9]{1,12}", since) else 0
+    since_id = _number(request.GET.get("since", "")) or 0
     done = ReviewEvent.objects.filter(
         job=job, page=number, action=ReviewEvent.Action.RERUN_PAGE, id__gt=since_id
     ).exists()
@@ -253,7 +259,14 @@ def review_block(request: HttpRequest, job_id, number: int, index: int) -> HttpR
         edit=lambda *, job, number, data, actor: _edit_block(
             job=job, number=number, data=data, actor=actor, index=index),
     )  # fmt: skip
-    return view(request, job_id=job_id, number=number)
+    response = view(request, job_id=job_id, number=number)
+    if response.status_code != 302:
+        return response
+    # Back to the block (where it is now), its outcome said there too: the keyboard and the
+    # screen reader carry on where they were, not at the top of a long page.
+    shift = {"up": 0, "down": 2}.get(request.POST.get("op", ""), 1)
+    block = index + shift
+    return redirect(f"{response['Location']}?block={block}#block-{block}")
 
 
 def _rerun(request: HttpRequest, job: Job, number: int) -> HttpResponse:

@@ -202,6 +202,12 @@ def test_move_down_and_a_stale_form_is_refused(rita, doc):
     action, data = _block(rita, doc, 1, "Each region reports")
     response = _edit(rita, doc, 1, "Regional detail", op="down")
     assert response.status_code == 302
+    # Back at the block where it is now, its outcome said there too.
+    back = rita.get(response["Location"])
+    at = re.search(r"#(block-\d+)$", response["Location"]).group(1)
+    block = BeautifulSoup(back.content, "html.parser").find(id=at)
+    assert block.select_one(".block-preview").get_text() == "Regional detail"
+    assert "Structure saved." in block.get_text()
     main = _html(doc).find("main")
     assert main.find(string=re.compile("^Each region")).parent.find_next_sibling("h3")
     # The paragraph moved up: a form shown before the move names its old place, where the
