@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from conversion import downloads, review_structure, services, storage
+from conversion import downloads, review_checks, review_structure, services, storage
 from conversion.models import (
     Job,
     JobReview,
@@ -164,7 +164,7 @@ def page_document(*, job: Job, number: int, show: str = "") -> str:
     keep = {id(n) for n in nodes} | {id(marker)}
     main = soup.find("main")
     # Found before the other pages go: the selector counts siblings (nth-of-type).
-    shown = review_structure.select(soup, show) if show else None
+    shown = review_checks.select(soup, show) if show else None
     for child in list(main.children):
         if id(child) not in keep:
             child.extract()
@@ -358,7 +358,7 @@ def _save_page(
     _replace_nodes(marker, nodes, after)
     new_html, title = rebuilt(soup)
     pages = downloads.read_report(job).get("pages") or job.pages_total or None
-    problems = review_structure.breakage(old_html, new_html, edited=edited, pages=pages)
+    problems = review_checks.breakage(old_html, new_html, edited=edited, pages=pages)
     if problems and not confirm:
         raise BreaksChecks(problems)
     if problems:

@@ -1,8 +1,7 @@
 """The structured editor's operations on one page of the output document, without markup: a
 heading's level, a table's header row, row headers and caption, joining and splitting
-paragraphs, moving a block up or down. And what an edit would break (`breakage`), said for
-people: what and where ("page 1, heading “Introduction”: the document would have no level-1
-heading").
+paragraphs, moving a block up or down; and blocks named for people ("page 2, table “Opening
+hours”"). What an edit would break: conversion.review_checks.
 
 Pure: BeautifulSoup trees in, trees changed in place; conversion.review saves the page through
 the same sanitizer, re-check and audit trail as a page-HTML edit.
@@ -13,13 +12,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 from bs4 import BeautifulSoup, NavigableString, Tag
-from soupsieve import SelectorSyntaxError
-
-from conversion.pipeline.accessibility import check_html
 
 _HEADING = re.compile(r"^h[1-6]$")
 PREVIEW_CHARS = 90  # of a block's text shown beside its forms
@@ -27,8 +22,7 @@ NAME_CHARS = 50  # of a heading's or paragraph's text in a message
 # Inline elements that may be left empty by a split and are then dropped (a <mark> around
 # the words on the other side); images, formulas and breaks are kept.
 _KEEP_EMPTY = ("img", "math", "br")
-LEVELS = range(0, 7)
-SELECTOR_MAX_CHARS = 300  # 0: a paragraph, 1-6: a heading of that level
+LEVELS = range(0, 7)  # 0: a paragraph, 1-6: a heading of that level
 
 
 class StructureError(ValueError):
@@ -474,63 +468,3 @@ def _root(tag: Tag) -> BeautifulSoup:
     if not isinstance(node, BeautifulSoup):
         raise StructureError("The block is not part of a document.")
     return node
-
-
-# --- what an edit breaks ----------------------------------------------------------------------
-
-_WHAT = {
-    "H1_NOT_FIRST": "it would come before the document's level-1 heading",
-    "HEADING_EMPTY": "the heading would be empty",
-}
-
-
-def _what(code: str, message: str) -> str:
-    if code == "H1_COUNT":
-        found = re.search(r"found (\d+)", message)
-        count = int(found.group(1)) if found else -1
-        if count == 0:
-            return "the document would have no level-1 heading"
-        return f"the document would have {count} level-1 headings (it needs exactly one)"
-    if code == "HEADING_SKIP":
-        jump = re.search(r"h(\d) to h(\d)", message)
-        if jump:
-            return f"the heading levels would skip from {jump.group(1)} to {jump.group(2)}"
-    return _WHAT.get(code) or message.rstrip(".")
-
-
-def select(soup: BeautifulSoup, selector: str | None) -> Tag | None:
-    """The element a finding's selector names, or None (a selector is data: too long, or one
-    soupsieve refuses, names nothing)."""
-    if not selector or len(selector) > SELECTOR_MAX_CHARS:
-        return None
-    try:
-        return soup.select_one(selector)
-    except (SelectorSyntaxError, ValueError, NotImplementedError):
-        return None
-
-
-def _problems(html: str, *, pages: int | None) -> Counter:
-    """The document's errors, each as (what, where): the same checks as the report's."""
-    soup = BeautifulSoup(html, "html.parser")
-    out: Counter = Counter()
-    for f in check_html(html, expected_pages=pages):
-        if f.level != "error":
-            continue
-        el = select(soup, f.element)
-        out[(_what(f.code, f.message), where(el) if el is not None else "")] += 1
-    for table in soup.find_all("table"):
-        if table.find_parent("main") is not None and table.find("th") is None:
-            out[("the table would have no header cells", where(table))] += 1
-    return out
-
-
-def breakage(old_html: str, new_html: str, *, edited: str, pages: int | None = None) -> list[str]:
-    """What the edit would break, one sentence each: errors the new document has that the old
-    one did not, where they are (or, for the whole document's, the edited block's place)."""
-    before = _problems(old_html, pages=pages)
-    after = _problems(new_html, pages=pages)
-    out = []
-    for (what, place), count in after.items():
-        if count > before.get((what, place), 0):
-            out.append(f"{place or edited}: {what}")
-    return out
