@@ -286,7 +286,9 @@ def _drop_dangling_headers(table: Tag) -> None:
     for cell in table.find_all(["td", "th"]):
         if "headers" not in cell.attrs:
             continue
-        kept = [h for h in str(cell["headers"]).split() if h in ids]
+        value = cell["headers"]  # a list: html.parser splits this attribute as it does class
+        names = value if isinstance(value, list) else str(value).split()
+        kept = [h for h in names if h in ids]
         if kept:
             cell["headers"] = " ".join(kept)
         else:
