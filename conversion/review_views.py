@@ -219,12 +219,12 @@ def _confirm_edit(
     fields = [
         (name, value)
         for name, values in request.POST.lists()
-        if name not in ("csrfmiddlewaretoken", "confirm")
+        if name not in ("csrfmiddlewaretoken", "confirm", "html")
         for value in values
     ]
     context = {
         "job": job, "number": number, "problems": error.problems, "action": request.path,
-        "fields": fields,
+        "fields": fields, "html": request.POST.get("html"),  # the page HTML: to correct there
         "back_url": reverse("review-page", kwargs={"job_id": job.id, "number": number}),
     }  # fmt: skip
     return render(request, "conversion/review_edit_confirm.html", context, status=409)

@@ -119,8 +119,9 @@ def test_an_edit_that_removes_the_h1_is_refused_with_what_and_where(rita, doc):
     # Confirmed ("Save anyway" posts the same form again): saved, the checks say so.
     form = BeautifulSoup(response.content, "html.parser").select_one("main form")
     fields = {i["name"]: i["value"] for i in form.find_all("input") if i.get("name")}
-    assert fields["confirm"] == "on"
-    assert rita.post(form["action"], fields).status_code == 302
+    button = form.find("button", string="Save anyway")
+    assert (button["name"], button["value"]) == ("confirm", "on")
+    assert rita.post(form["action"], {**fields, "confirm": "on"}).status_code == 302
     assert not _html(doc).find("main").find("h1")
     assert "H1_COUNT" in {f["code"] for f in _report(doc)["findings"]}
     assert "Saved although it breaks the checks" in ReviewEvent.objects.get(job=doc).note
@@ -142,6 +143,12 @@ def test_a_raw_html_edit_that_removes_the_h1_asks_first(rita, doc):
     )
     assert response.status_code == 409
     assert "the document would have no level-1 heading" in response.content.decode()
+    # The HTML comes back to be corrected there, and checked again.
+    form = BeautifulSoup(response.content, "html.parser").select_one("main form")
+    assert "<h2" in form.find("textarea", attrs={"name": "html"}).string
+    assert form.find("button", string="Check again and save").get("name") is None
+    response = rita.post(form["action"], {"html": html})  # corrected: the h1 as it was
+    assert response.status_code == 302  # nothing changed, nothing broken
 
 
 def test_table_header_row_row_headers_and_caption(rita, doc):
