@@ -126,6 +126,8 @@ class AltTextForm(forms.Form):
     alt = forms.CharField(
         label="Alt text", max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
+    # Set by the confirmation step: save even though the checks refuse the text.
+    confirm = forms.BooleanField(required=False)
 
 
 class PageHtmlForm(forms.Form):
@@ -149,7 +151,7 @@ class BlockEditForm(forms.Form):
     fingerprint = forms.CharField(max_length=64)
     level = forms.TypedChoiceField(
         choices=[(0, "Paragraph")] + [(n, f"Heading level {n}") for n in range(1, 7)],
-        coerce=int, required=False,
+        coerce=int, required=False, empty_value=None,
     )  # fmt: skip
     header_row = forms.BooleanField(required=False)
     row_headers = forms.BooleanField(required=False)

@@ -66,6 +66,9 @@ class BreaksChecks(ReviewError):
         )
 
 
+BROKE_CHECKS = "Saved although it breaks the checks"  # the audit note of a confirmed edit
+
+
 class NotReady(ConversionError):
     code = "NOT_READY"
     http_status = 409
@@ -186,11 +189,20 @@ def _finding_key(f: dict) -> tuple:
     return (f.get("code"), f.get("element"), f.get("page"), f.get("message"))
 
 
-def _write(job: Job, *, old_html: str, soup: BeautifulSoup) -> None:
-    """Write the edited document (navigation and title rebuilt) and a report re-checked against
-    it, atomically."""
+def _checked(
+    job: Job, *, old_html: str, soup: BeautifulSoup, edited: str, confirm: bool, note: str
+) -> tuple[str, str, str]:
+    """The edited document with its navigation and title rebuilt, re-checked whole: (HTML,
+    title, the audit note). An edit that adds errors raises BreaksChecks (what and where)
+    unless `confirm`; confirmed, the note says what it broke."""
     new_html, title = rebuilt(soup)
-    _write_html(job, old_html=old_html, new_html=new_html, title=title)
+    pages = downloads.read_report(job).get("pages") or job.pages_total or None
+    problems = review_checks.breakage(old_html, new_html, edited=edited, pages=pages)
+    if problems and not confirm:
+        raise BreaksChecks(problems)
+    if problems:
+        note = f"{note} {BROKE_CHECKS}: {'; '.join(problems)}.".strip()
+    return new_html, title, note
 
 
 def _write_html(
@@ -253,9 +265,10 @@ def _record(
 
 
 def review_edit_alt(
-    *, job: Job, figure_id: str, alt: str, actor: AbstractBaseUser | None
+    *, job: Job, figure_id: str, alt: str, actor: AbstractBaseUser | None, confirm: bool = False
 ) -> ReviewEvent | None:
-    """Set one figure's alt text; the figure is no longer flagged as undescribed."""
+    """Set one figure's alt text; the figure is no longer flagged as undescribed. An alt text
+    the checks refuse ("image", a file name) raises BreaksChecks unless `confirm`."""
     alt = " ".join(alt.split())
     if not alt:
         raise ReviewError("Write a description: an empty alt text hides the figure from readers.")
@@ -276,9 +289,13 @@ def review_edit_alt(
         del fig["data-review"]
     marker = fig.find_previous(attrs=_PAGEBREAK)
     page = int(marker["id"][5:]) if marker and marker.get("id", "").startswith("page-") else None
+    new_html, title, note = _checked(
+        job, old_html=old_html, soup=soup, edited=f"page {page}, figure {figure_id[7:]}",
+        confirm=confirm, note="",
+    )  # fmt: skip
     with transaction.atomic():
-        note = _withdraw_approval(job, actor, "")
-        _write(job, old_html=old_html, soup=soup)
+        note = _withdraw_approval(job, actor, note)
+        _write_html(job, old_html=old_html, new_html=new_html, title=title)
         return _record(
             job=job, actor=actor, action=Action.EDIT_ALT, page=page, target=f"#{figure_id}",
             before=before, after=alt, note=note,
@@ -356,13 +373,9 @@ def _save_page(
     if after == before:
         return None
     _replace_nodes(marker, nodes, after)
-    new_html, title = rebuilt(soup)
-    pages = downloads.read_report(job).get("pages") or job.pages_total or None
-    problems = review_checks.breakage(old_html, new_html, edited=edited, pages=pages)
-    if problems and not confirm:
-        raise BreaksChecks(problems)
-    if problems:
-        note = f"{note} Saved although it breaks the checks: {'; '.join(problems)}.".strip()
+    new_html, title, note = _checked(
+        job, old_html=old_html, soup=soup, edited=edited, confirm=confirm, note=note
+    )
     with transaction.atomic():
         note = _withdraw_approval(job, actor, note)
         _write_html(job, old_html=old_html, new_html=new_html, title=title)

@@ -34,7 +34,11 @@ def _what(code: str, message: str) -> str:
         jump = re.search(r"h(\d) to h(\d)", message)
         if jump:
             return f"the heading levels would skip from {jump.group(1)} to {jump.group(2)}"
-    return _WHAT.get(code) or message.rstrip(".")
+    if code in _WHAT:
+        return _WHAT[code]
+    # The check's own sentence, continuing "page 2, figure 2: ..." ("Alt text" -> "alt text").
+    message = message.rstrip(".")
+    return message[:1].lower() + message[1:] if message[1:2].islower() else message
 
 
 def select(soup: BeautifulSoup, selector: str | None) -> Tag | None:

@@ -176,8 +176,10 @@ def _label(block: Tag, kind: str, level: int) -> str:
 # --- the operations -------------------------------------------------------------------------
 
 
-def set_level(block: Tag, level: int) -> str:
+def set_level(block: Tag, level: int | None) -> str:
     """A paragraph becomes a heading of `level`, a heading another level, or a paragraph (0)."""
+    if level is None:
+        raise StructureError("Choose what the block is: a paragraph or a heading's level.")
     kind = kind_of(block)
     if kind not in ("heading", "paragraph") or level not in LEVELS:
         raise StructureError("Only a heading or a paragraph can change its level.")
@@ -441,7 +443,7 @@ def move(blocks: list[Tag], index: int, step: int) -> str:
 
 
 OPS = {
-    "level": lambda blocks, i, data: set_level(blocks[i], int(data.get("level") or 0)),
+    "level": lambda blocks, i, data: set_level(blocks[i], data.get("level")),
     "headers": lambda blocks, i, data: set_table_headers(
         blocks[i],
         header_row=bool(data.get("header_row")),

@@ -202,7 +202,7 @@ def _page_edit(form_class: type[forms.Form], *, invalid: str, saved: str,
         else:
             if event is None:
                 messages.success(request, "Nothing changed.")
-            elif "breaks the checks" in getattr(event, "note", ""):
+            elif review.BROKE_CHECKS in getattr(event, "note", ""):
                 messages.warning(request, f"{saved} It breaks the checks: see the findings.")
             else:
                 messages.success(request, saved)
@@ -233,7 +233,8 @@ def _confirm_edit(
 review_alt = _page_edit(
     AltTextForm, invalid="Write an alt text before saving.", saved="Alt text saved.",
     edit=lambda *, job, number, data, actor: review.review_edit_alt(
-        job=job, figure_id=data["figure"], alt=data["alt"], actor=actor),
+        job=job, figure_id=data["figure"], alt=data["alt"], actor=actor,
+        confirm=data["confirm"]),
 )  # fmt: skip
 review_html = _page_edit(
     PageHtmlForm, invalid="The page HTML is missing.", saved="Page saved (sanitized).",

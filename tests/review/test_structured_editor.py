@@ -280,3 +280,22 @@ def test_an_uncertain_word_is_shown_in_the_page(rita, doc):
     # A selector is data: a bad one shows nothing and breaks nothing.
     url = link["href"].split("?")[0]
     assert rita.get(url + "?show=%3A%3A%3Ahas(").status_code == 200
+
+
+def test_an_alt_text_the_checks_refuse_asks_first_and_a_missing_level_changes_nothing(rita, doc):
+    before = storage.read_html(doc.id)
+    response = rita.post(f"/review/{doc.id}/pages/2/alt", {"figure": "figure-2", "alt": "image"})
+    assert response.status_code == 409
+    said = BeautifulSoup(response.content, "html.parser").find(role="alert").get_text()
+    assert "Page 2, figure 2: alt text 'image' describes nothing" in said
+    assert storage.read_html(doc.id) == before
+    response = rita.post(
+        f"/review/{doc.id}/pages/2/alt", {"figure": "figure-2", "alt": "image", "confirm": "on"}
+    )
+    assert response.status_code == 302 and 'alt="image"' in storage.read_html(doc.id)
+    # A kind-of-block form posted without its choice: nothing is demoted.
+    before = storage.read_html(doc.id)
+    action, data = _block(rita, doc, 1, "Membership")
+    response = rita.post(action, {**data, "op": "level"}, follow=True)
+    assert storage.read_html(doc.id) == before
+    assert "Choose what the block is" in response.content.decode()
