@@ -138,6 +138,8 @@ class AltTextForm(forms.Form):
     alt = forms.CharField(
         label="Alt text", max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
+    # Set by the confirmation step: save even though the checks refuse the text.
+    confirm = forms.BooleanField(required=False)
 
 
 class PageHtmlForm(forms.Form):
@@ -147,6 +149,27 @@ class PageHtmlForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
         strip=False,
     )
+    # Set by the confirmation step: save even though the edit breaks the checks.
+    confirm = forms.BooleanField(required=False)
+
+
+class BlockEditForm(forms.Form):
+    """One structured edit of one block (conversion.review_structure): which edit, the block
+    as the person saw it, and the edit's own field."""
+
+    op = forms.ChoiceField(
+        choices=[(op, op) for op in ("level", "headers", "caption", "join", "split", "up", "down")]
+    )
+    fingerprint = forms.CharField(max_length=64)
+    level = forms.TypedChoiceField(
+        choices=[(0, "Paragraph")] + [(n, f"Heading level {n}") for n in range(1, 7)],
+        coerce=int, required=False, empty_value=None,
+    )  # fmt: skip
+    header_row = forms.BooleanField(required=False)
+    row_headers = forms.BooleanField(required=False)
+    caption = forms.CharField(max_length=500, required=False)
+    words = forms.CharField(max_length=500, required=False)
+    confirm = forms.BooleanField(required=False)
 
 
 class DecisionForm(forms.Form):

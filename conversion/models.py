@@ -148,6 +148,7 @@ class ReviewEvent(models.Model):
     class Action(models.TextChoices):
         EDIT_ALT = "edit_alt", "Edited alt text"
         EDIT_HTML = "edit_html", "Edited page HTML"
+        EDIT_STRUCTURE = "edit_structure", "Edited structure"
         APPROVE_PAGE = "approve_page", "Approved page"
         REJECT_PAGE = "reject_page", "Rejected page"
         RERUN_PAGE = "rerun_page", "Re-ran page"

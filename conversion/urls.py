@@ -46,6 +46,16 @@ urlpatterns = [
         "review/<uuid:job_id>/pages/<int:number>/html", review_views.review_html, name="review-html"
     ),
     path(
+        "review/<uuid:job_id>/pages/<int:number>/blocks/<int:index>",
+        review_views.review_block,
+        name="review-block",
+    ),
+    path(
+        "review/<uuid:job_id>/pages/<int:number>/reread",
+        review_views.review_reread_status,
+        name="review-reread-status",
+    ),
+    path(
         "review/<uuid:job_id>/pages/<int:number>/decision",
         review_views.review_page_decision,
         name="review-page-decision",

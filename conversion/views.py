@@ -486,7 +486,8 @@ def view_page(request: HttpRequest, token: str, number: int) -> HttpResponse:
     _signed_in_as_link_user(request, token)
     job = _job_from_token(token)
     try:
-        html = review.page_document(job=job, number=number)
+        # ?show=<selector>: a finding's spot, marked and scrolled to (the review page's link).
+        html = review.page_document(job=job, number=number, show=request.GET.get("show", ""))
     except ConversionError as exc:
         raise Http404(exc.message) from exc
     return _framed(html, job, request.user)
