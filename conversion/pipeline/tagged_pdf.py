@@ -29,7 +29,7 @@ import pikepdf
 from lxml import etree
 from PIL import Image
 
-from conversion.pipeline.epub_content import is_marker
+from conversion.pipeline.epub_content import is_beside, is_marker
 from conversion.pipeline.output_format import marker_label
 
 PDF_VARIANT = "pdf/ua-1"
@@ -125,6 +125,9 @@ class _Printable:
             math.getparent().replace(math, code)
         for hidden in root.xpath("//nav[contains(@class, 'page-list')]"):
             hidden.drop_tree()  # not printed (and its links would cross every run)
+        for link in root.iter("a"):
+            if is_beside(link.get("href") or ""):
+                del link.attrib["href"]  # the report beside the HTML is not in the PDF
         self.figures = len(list(root.iter("figure")))
         self.labels = {
             el.get("id"): marker_label(el.get("aria-label") or "") or el.get("id")[5:]

@@ -213,6 +213,23 @@ def test_a_missing_image_becomes_its_alt_text():
     assert not any(n.startswith("EPUB/images/") for n in zf.namelist())
 
 
+def scan_html() -> str:
+    """A handwritten page, not transcribed: a note linking the report beside the HTML, and the
+    page's image."""
+    scan = Block(kind="figure", image="figure-1-p2.png", page_scan=True)
+    pages = [Page(1, 10, 10, blocks=[Block(kind="heading", level=1, spans=[Span("Notes")])]),
+             Page(2, 10, 10, blocks=[scan])]  # fmt: skip
+    return render_document(Document("Notes", "en", pages), RenderOptions(files_dir="book_files"))
+
+
+def test_a_link_to_the_report_beside_the_html_keeps_only_its_text():
+    html = scan_html()
+    assert 'href="book.report.html"' in html
+    zf = _epub(html, OPEN_REPORT)
+    text = "".join(zf.read(n).decode() for n in zf.namelist() if n.endswith(".xhtml"))
+    assert "report.html" not in text and "the accessibility report" in text
+
+
 def test_mathml_and_languages_are_kept():
     zf = _epub(book_html(), OPEN_REPORT)
     part3 = _xml(zf, "part-003.xhtml")
@@ -253,6 +270,7 @@ def problems(check: dict) -> list[str]:
 def test_the_handmade_book_passes_epubcheck(tmp_path):
     for name, html, report in (
         ("open", book_html(), OPEN_REPORT),
+        ("scan", scan_html(), OPEN_REPORT),
         ("clean", book_html(alt="A bar chart of ages"), CLEAN_REPORT),
     ):
         path = tmp_path / f"{name}.epub"

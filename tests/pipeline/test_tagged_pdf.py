@@ -10,7 +10,7 @@ import pikepdf
 import pytest
 
 from conversion.pipeline.tagged_pdf import check_pdf, page_labels, structure_elements, write_pdf
-from tests.pipeline.test_epub import book_figures, book_html
+from tests.pipeline.test_epub import book_figures, book_html, scan_html
 
 ALT = "A bar chart of ages"
 
@@ -91,3 +91,11 @@ def test_the_check_finds_a_page_missing_from_the_parent_tree(book_pdf):
         pdf.save(broken)
     broken.seek(0)
     assert "page 2: no parent tree entry" in check_pdf(broken)["problems"]
+
+
+def test_a_link_to_the_report_beside_the_html_is_left_out():
+    out = io.BytesIO()
+    write_pdf(scan_html(), out, figures=book_figures)
+    with pikepdf.open(io.BytesIO(out.getvalue())) as pdf:
+        actions = [a.get("/A") for p in pdf.pages for a in p.obj.get("/Annots", [])]
+    assert not [a for a in actions if a is not None and "report.html" in str(a.get("/URI"))]
