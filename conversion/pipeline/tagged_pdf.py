@@ -43,6 +43,7 @@ PRINT_PAGES_PER_RENDER = 20
 # and compressed again (0.75 s per 1600-pixel figure against 0.05 s).
 JPEG_QUALITY = 90
 CONTENTS_LABEL = "Contents"
+CHECKED_BY = "structure check with pikepdf (tagged_pdf.check_pdf): not veraPDF or PAC"
 PRINT_CSS = """
 @page { size: A4; margin: 18mm 16mm; }
 .skip-link, nav.page-list { display: none; }
@@ -65,6 +66,8 @@ class PdfResult:
     pages: int
     print_pages: int
     figures: int
+    bookmarks: int
+    problems: tuple[str, ...] = ()  # check_pdf's, on the PDF as written
     variant: str = PDF_VARIANT
 
     def as_dict(self) -> dict:
@@ -73,16 +76,19 @@ class PdfResult:
             "pdf_pages": self.pages,
             "print_pages": self.print_pages,
             "figures": self.figures,
+            "bookmarks": self.bookmarks,
+            "check": {"by": CHECKED_BY, "problems": list(self.problems)},
         }
 
 
 def write_pdf(
     html: str, out: IO[bytes], *, figures: Figures,
-    pages_per_render: int = PRINT_PAGES_PER_RENDER,
+    pages_per_render: int | None = None,
 ) -> PdfResult:  # fmt: skip
     """Render `html` as a tagged PDF into out. figures(name) opens a figure the HTML links.
     A document longer than pages_per_render print pages is rendered in runs of that many
-    and the runs joined (_join): memory stays flat in the page count."""
+    (default PRINT_PAGES_PER_RENDER) and the runs joined (_join): WeasyPrint's layouts no longer
+    pile up with the page count."""
     from weasyprint import CSS, HTML  # loaded when a PDF is asked for: Pango at import
     from weasyprint.text.fonts import FontConfiguration
 
@@ -93,7 +99,7 @@ def write_pdf(
     anchors: list[list[str]] = []
     with contextlib.ExitStack() as stack:
         rendered = []
-        for run in printable.runs(pages_per_render):
+        for run in printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER):
             document = HTML(string=run, base_url=BASE_URL, url_fetcher=fetcher).render(
                 stylesheets=stylesheets, pdf_variant=PDF_VARIANT, font_config=fonts
             )
@@ -107,9 +113,28 @@ def write_pdf(
         labels = page_labels(anchors, printable.labels)
         pdf = _join(rendered, printable.headings) if len(rendered) > 1 else rendered[0]
         _set_labels(pdf, labels)
+        outline = [f"h{level}" for level, _, _ in printable.headings]
+        problems = _checked(pdf, headings=outline)["problems"]
         pdf.save(out)
     print_pages = len({label for label in labels if label != CONTENTS_LABEL})
-    return PdfResult(pages=len(labels), print_pages=print_pages, figures=printable.figures)
+    return PdfResult(
+        pages=len(labels), print_pages=print_pages, figures=printable.figures,
+        bookmarks=len(printable.headings), problems=tuple(problems),
+    )  # fmt: skip
+
+
+def pdf_contents(html: str) -> dict:
+    """What the PDF of `html` holds, from the HTML (the report's `formats.pdf` until a PDF is
+    made: rendering costs too much to do for every job); its check is then still to come."""
+    printable = _Printable(html)
+    return {
+        "variant": PDF_VARIANT,
+        "print_pages": len(printable.labels),
+        "figures": printable.figures,
+        "bookmarks": len(printable.headings),
+        "made": "when asked for (download, zip with formats, --formats)",
+        "check": {"by": CHECKED_BY, "problems": None},
+    }
 
 
 class _Printable:
@@ -366,29 +391,33 @@ def check_pdf(data: IO[bytes], *, headings: list[str] | None = None) -> dict:
     labels, a parent tree that maps each page's content and each link annotation back to its
     structure element, and every internal link's destination. `problems` lists what fails."""
     with pikepdf.open(data) as pdf:
-        root = pdf.Root
-        tree = root.get("/StructTreeRoot")
-        elements = structure_elements(tree) if tree is not None else []
-        figures = [e for e in elements if e.S == "/Figure"]
-        prefs = root.get("/ViewerPreferences") or {}
-        with pdf.open_metadata() as xmp:
-            title = xmp.get("dc:title") or ""
-            ua_part = xmp.get("pdfuaid:part")
-        checked = {
-            "struct_tree": tree is not None and bool(elements),
-            "marked": bool((root.get("/MarkInfo") or {}).get("/Marked", False)),
-            "lang": str(root.get("/Lang") or ""),
-            "display_doc_title": bool(prefs.get("/DisplayDocTitle", False)),
-            "title": str(title),
-            "pdfua_part": str(ua_part or ""),
-            "figures": len(figures),
-            "figures_with_alt": sum(1 for f in figures if str(f.get("/Alt") or "").strip()),
-            "headings": [str(e.S)[1:] for e in elements if str(e.S) in _HEADING_TAGS],
-            "table_headers": sum(1 for e in elements if e.S == "/TH"),
-            "page_labels": "/PageLabels" in root,
-            "parent_tree": _parent_tree_problems(pdf, tree, elements) if tree is not None else [],
-            "unresolved_links": _unresolved_links(pdf),
-        }
+        return _checked(pdf, headings=headings)
+
+
+def _checked(pdf: pikepdf.Pdf, *, headings: list[str] | None) -> dict:
+    root = pdf.Root
+    tree = root.get("/StructTreeRoot")
+    elements = structure_elements(tree) if tree is not None else []
+    figures = [e for e in elements if e.S == "/Figure"]
+    prefs = root.get("/ViewerPreferences") or {}
+    with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as xmp:
+        title = xmp.get("dc:title") or ""
+        ua_part = xmp.get("pdfuaid:part")
+    checked = {
+        "struct_tree": tree is not None and bool(elements),
+        "marked": bool((root.get("/MarkInfo") or {}).get("/Marked", False)),
+        "lang": str(root.get("/Lang") or ""),
+        "display_doc_title": bool(prefs.get("/DisplayDocTitle", False)),
+        "title": str(title),
+        "pdfua_part": str(ua_part or ""),
+        "figures": len(figures),
+        "figures_with_alt": sum(1 for f in figures if str(f.get("/Alt") or "").strip()),
+        "headings": [str(e.S)[1:] for e in elements if str(e.S) in _HEADING_TAGS],
+        "table_headers": sum(1 for e in elements if e.S == "/TH"),
+        "page_labels": "/PageLabels" in root,
+        "parent_tree": _parent_tree_problems(pdf, tree, elements) if tree is not None else [],
+        "unresolved_links": _unresolved_links(pdf),
+    }
     checked["problems"] = _problems(checked, headings)
     return checked
 

@@ -17,7 +17,7 @@ import pytest
 from lxml import etree
 
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
-from conversion.pipeline.epub import CONFORMS_TO, EpubOptions, write_epub
+from conversion.pipeline.epub import CONFORMS_TO, EpubOptions, check_epub, write_epub
 from conversion.pipeline.render import RenderOptions, render_document
 
 EPUBCHECK = Path("/usr/share/java/epubcheck.jar")
@@ -242,6 +242,36 @@ def test_mathml_and_languages_are_kept():
     assert part3.get("{http://www.w3.org/XML/1998/namespace}lang") == "en"
     french = part3.find(".//x:p[@lang='fr']", NS)
     assert french.get("{http://www.w3.org/XML/1998/namespace}lang") == "fr"
+
+
+def _rewritten(zf: zipfile.ZipFile, name: str, change) -> io.BytesIO:
+    """The EPUB with one file's text changed."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as new:
+        for info in zf.infolist():
+            data = zf.read(info)
+            data = change(data.decode()).encode() if info.filename == name else data
+            new.writestr(info.filename, data, compress_type=info.compress_type)
+    out.seek(0)
+    return out
+
+
+def test_the_self_check_passes_and_finds_what_is_missing():
+    """epub.check_epub, which the report carries for every job: a page-list short of a page,
+    the accessibility metadata or a figure's alt text gone is found."""
+    out = io.BytesIO()
+    write_epub(book_html(alt="A bar chart"), CLEAN_REPORT, out, figures=book_figures)
+    zf = zipfile.ZipFile(out)
+    assert check_epub(io.BytesIO(out.getvalue())) == []
+    last = '<li><a href="part-003.xhtml#page-3">iii</a></li>'
+    short = _rewritten(zf, "EPUB/nav.xhtml", lambda t: t.replace(last, ""))
+    assert "the page-list has 2 pages for 3 page breaks" in check_epub(short)
+    bare = _rewritten(
+        zf, "EPUB/package.opf", lambda t: t.replace("schema:accessibilityHazard", "x")
+    )
+    assert "no schema:accessibilityHazard" in check_epub(bare)
+    no_alt = _rewritten(zf, "EPUB/part-002.xhtml", lambda t: t.replace('alt="A bar chart"', ""))
+    assert "part-002.xhtml: an image without alt text" in check_epub(no_alt)
 
 
 # --- EPUBCheck on converted documents --------------------------------------------------------

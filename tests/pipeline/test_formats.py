@@ -60,3 +60,4 @@ def test_the_report_says_what_each_format_holds(converted):
     assert epub["page_list"] == 1 and epub["figures"] == 1 and epub["conforms_to"] is None
     assert "pageBreakMarkers" in epub["accessibility_features"]
     assert pdf["variant"] == "pdf/ua-1" and pdf["print_pages"] == 1 and pdf["figures"] == 1
+    assert epub["check"]["problems"] == [] and pdf["check"]["problems"] == []
