@@ -108,6 +108,7 @@ def test_web_downloads_of_the_formats(client, job):
     client.force_login(job.owner)
     page = client.get(f"/jobs/{job.id}/").content.decode()
     assert f"/jobs/{job.id}/download.epub" in page and f"/jobs/{job.id}/download.pdf" in page
+    assert "a page list of 1 print page," in page and "self-check passed" in page
     response = client.get(f"/jobs/{job.id}/download.epub")
     assert response["Content-Type"] == "application/epub+zip"
     assert 'filename="c02-22.epub"' in response["Content-Disposition"]
