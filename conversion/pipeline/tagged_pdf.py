@@ -99,7 +99,9 @@ def write_pdf(
     anchors: list[list[str]] = []
     with contextlib.ExitStack() as stack:
         rendered = []
-        for run in printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER):
+        for index, run in enumerate(printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER)):
+            if index:
+                gc.collect()  # the last run's layout, a graph of cycles, before this one
             document = HTML(string=run, base_url=BASE_URL, url_fetcher=fetcher).render(
                 stylesheets=stylesheets, pdf_variant=PDF_VARIANT, font_config=fonts
             )
@@ -107,7 +109,6 @@ def write_pdf(
             fh = stack.enter_context(tempfile.TemporaryFile())
             document.write_pdf(fh, pdf_variant=PDF_VARIANT)
             del document
-            gc.collect()  # the layout is a graph of cycles: free it before the next run
             fh.seek(0)
             rendered.append(stack.enter_context(pikepdf.open(fh)))
         labels = page_labels(anchors, printable.labels)
