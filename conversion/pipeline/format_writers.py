@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import logging
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,7 +22,11 @@ from typing import IO
 
 from conversion.pipeline.epub import CHECKED_BY as EPUB_CHECKED_BY
 from conversion.pipeline.epub import Figures, check_epub, write_epub
+from conversion.pipeline.tagged_pdf import CHECKED_BY as PDF_CHECKED_BY
 from conversion.pipeline.tagged_pdf import pdf_contents, write_pdf
+
+log = logging.getLogger(__name__)
+_CHECKED_BY = {"epub": EPUB_CHECKED_BY, "pdf": PDF_CHECKED_BY}
 
 
 def files_opener(files_dir: Path):
@@ -62,10 +67,21 @@ def write_format(
 
 
 def describe_formats(html: str, report: dict, *, figures: Figures) -> dict:
-    """The report's `formats`: the EPUB made and self-checked now, the PDF's contents."""
+    """The report's `formats`: the EPUB made and self-checked now, the PDF's contents. A
+    writer's failure is recorded there and logged: it never costs the HTML its result."""
     report = {key: value for key, value in report.items() if key != "formats"}
-    epub = write_format("epub", html, report, _Discard(), figures=figures)
-    return {"epub": epub, "pdf": pdf_contents(html)}
+    described = {}
+    for fmt, describe in (
+        ("epub", lambda: write_format("epub", html, report, _Discard(), figures=figures)),
+        ("pdf", lambda: pdf_contents(html)),
+    ):
+        try:
+            described[fmt] = describe()
+        except Exception as exc:  # a bug in a writer, not in the document's HTML
+            log.exception("The %s of this document could not be made", fmt)
+            problem = f"could not be made ({type(exc).__name__}: {exc})"
+            described[fmt] = {"check": {"by": _CHECKED_BY[fmt], "problems": [problem]}}
+    return described
 
 
 class _Discard(io.RawIOBase):

@@ -98,6 +98,8 @@ def _formats(formats: dict) -> str:
             f"features: {', '.join(epub.get('accessibility_features') or []) or 'none'}; "
             f"conformance claimed: {claim}"
         )
+        if "page_list" not in epub:
+            holds = "not made"
         items.append(("EPUB 3", holds, epub.get("check") or {}))
     if pdf:
         holds = (
@@ -106,6 +108,8 @@ def _formats(formats: dict) -> str:
             + f", {pdf.get('figures')} figures, {pdf.get('bookmarks')} bookmarks"
             + (f"; made {pdf['made']}" if pdf.get("made") else "")
         )
+        if "variant" not in pdf:
+            holds = "not made"
         items.append(("Tagged PDF", holds, pdf.get("check") or {}))
     parts = ['<section aria-labelledby="formats"><h2 id="formats">Other formats</h2><dl>']
     for name, holds, check in items:
