@@ -11,6 +11,7 @@ for, so they always match the reviewed state (conversion/pipeline/formats.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -26,7 +27,8 @@ from django.http import FileResponse
 from conversion import selectors, storage
 from conversion.models import Batch, Job, JobStatus, ReviewState
 from conversion.notice import notice_html, with_notice
-from conversion.pipeline.formats import DEFAULT_FORMATS, write_format
+from conversion.pipeline.format_writers import write_format
+from conversion.pipeline.formats import DEFAULT_FORMATS
 from conversion.pipeline.report_html import render_report
 
 _FILES_LINK = re.compile(rf'(\b(?:src|href)=")({re.escape(storage.OUTPUT_STEM)}_files/)')
@@ -164,7 +166,8 @@ def _render_report(job: Job, text: str) -> bytes:
 def job_zip(*, job: Job, formats: tuple[str, ...] = DEFAULT_FORMATS) -> IO[bytes] | None:
     """A zip of the result in a folder named after the upload: an open temporary file
     positioned at its start; None when the job has no result (yet). `formats` beyond html add
-    `<stem>.epub` / `<stem>.pdf`, made from the HTML as it is now."""
+    `<stem>.epub` / `<stem>.pdf`, made from the HTML as it is now; the report in the zip then
+    says what those very files hold and how their checks went."""
     html = document_html(job)
     if html is None:
         return None
@@ -176,14 +179,26 @@ def job_zip(*, job: Job, formats: tuple[str, ...] = DEFAULT_FORMATS) -> IO[bytes
 
 
 def _zip_job(zf: zipfile.ZipFile, job: Job, html: bytes, folder: str, formats) -> None:
+    """One job's folder in a zip: the HTML, the other formats (each made and checked first, so
+    the report inside carries the checks of the very files beside it), the report, figures."""
+    report_text = storage.read_report_text(job.id)  # read once: the JSON and its readable page
+    report = json.loads(report_text or "{}")
     zf.writestr(f"{folder}/{html_name(job)}", html)
-    report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
-    if report is not None:
-        zf.writestr(f"{folder}/{report_json_name(job)}", report)
-        zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
-    for fmt in (f for f in formats if f != "html"):
-        with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
-            _write_format(job, fmt, html.decode("utf-8"), json.loads(report or "{}"), entry)
+    with contextlib.ExitStack() as stack:
+        made = {}
+        for fmt in (f for f in formats if f != "html"):
+            made[fmt] = stack.enter_context(tempfile.TemporaryFile())
+            result = _write_format(job, fmt, html.decode("utf-8"), report, made[fmt])
+            report["formats"] = {**report.get("formats", {}), fmt: result}
+            made[fmt].seek(0)
+        if made and report_text is not None:
+            report_text = json.dumps(report, indent=2)
+        if report_text is not None:
+            zf.writestr(f"{folder}/{report_json_name(job)}", report_text)
+            zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report_text))
+        for fmt, fh in made.items():
+            with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
+                shutil.copyfileobj(fh, entry, 1 << 20)
     for name in storage.figure_names(job.id):
         figure = storage.open_figure(job.id, name)
         if figure is None:

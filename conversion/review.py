@@ -30,6 +30,7 @@ from conversion.pipeline import flow, output_format
 from conversion.pipeline.accessibility import check_html
 from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.format_writers import describe_formats
 from conversion.pipeline.report_html import render_report
 from conversion.pipeline.sanitize import sanitize_fragment
 from conversion.review_rebuild import keep_edits, rebuilt
@@ -238,7 +239,13 @@ def _write_html(
 
 
 def _write_report(job: Job, report: dict) -> None:
-    """report.json and the report.html beside it (as flow.finish writes them)."""
+    """report.json and the report.html beside it (as flow.finish writes them), its `formats`
+    made again from the HTML as it now is (an edited alt text, the review's state)."""
+    html = storage.read_html(job.id)
+    if html is not None:
+        report["formats"] = describe_formats(
+            html, report, figures=lambda name: storage.open_figure(job.id, name)
+        )
     storage.write_reports(
         job.id,
         report_json=json.dumps(report, indent=2),

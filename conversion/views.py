@@ -218,6 +218,8 @@ def job_detail(request: HttpRequest, job_id) -> HttpResponse:
             "retention_days": config().retention_days,
             "file_at_fault": bool(job.error_code) and error_class(job.error_code).caused_by_file,
             "names": _download_names(job),
+            # What the EPUB and the PDF hold and how their checks went (report.json `formats`).
+            "formats": downloads.read_report(job).get("formats", {}) if token else {},
             "can_delete": can_delete(request.user, job),
         },
     )
