@@ -100,6 +100,12 @@ def join_drop_caps(
             elif holder is not host and holder.words and _under(holder, host, line, params):
                 _append(host, holder)
                 gone.add(id(holder))
+            # Lines the engine cut off beside the initial, under the line beside its top, go
+            # on with its paragraph (else they are read before it: the engine put them first).
+            for other in text:
+                if other is not host and id(other) not in gone and _beside(other, cap, host):
+                    _append(host, other)
+                    gone.add(id(other))
     return [b for b in blocks if id(b) not in gone]
 
 
@@ -125,6 +131,19 @@ def _under(lower: ReadBlock, upper: ReadBlock, line: float, params: ReadingOrder
     gap = lower.bbox[1] - upper.bbox[3]
     return gap <= params.drop_cap_lines * line and min(lower.bbox[2], upper.bbox[2]) > max(
         lower.bbox[0], upper.bbox[0]
+    )
+
+
+def _beside(block: ReadBlock, cap: Word, host: ReadBlock) -> bool:
+    """`block` starts beside the initial, below the top of `host` (the paragraph it opens), in
+    its column: the paragraph's next lines, which the engine cut apart."""
+    if block.bbox is None or host.bbox is None or cap.bbox is None or not block.words:
+        return False
+    box = block.bbox
+    return (
+        host.bbox[1] < box[1] < cap.bbox[3]
+        and box[0] >= cap.bbox[0]
+        and min(box[2], host.bbox[2]) > max(box[0], cap.bbox[2])
     )
 
 

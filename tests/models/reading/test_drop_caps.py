@@ -33,6 +33,18 @@ def test_an_initial_read_in_the_second_line_and_a_first_line_cut_off():
     assert [b.text for b in out] == ["Road repairs were planned today"]
 
 
+def test_lines_cut_off_beside_the_initial_go_on_with_its_paragraph():
+    """Tesseract's reading of a magazine scan: the initial and the first line one paragraph,
+    the lines beside the initial's foot and under it another, placed first; read so, the
+    page said "request within ... The housing office answered nearly every"."""
+    rest = _block(("request", (200, 350, 330, 390)), ("within", (340, 350, 430, 390)),
+                  ("days.", (100, 430, 180, 470)))  # fmt: skip
+    first = _block(("T", (100, 300, 190, 420)), ("he", (200, 300, 240, 340)),
+                   ("housing", (250, 300, 380, 340)))  # fmt: skip
+    out = join_drop_caps([rest, first])
+    assert [b.text for b in out] == ["The housing request within days."]
+
+
 def test_the_initial_a_before_a_known_word_keeps_its_space():
     cap = _block(("A", (100, 300, 190, 420)))
     para = _block(("new", (200, 300, 260, 340)), ("lane", (270, 300, 380, 340)),
