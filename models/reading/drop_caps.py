@@ -110,8 +110,10 @@ def join_drop_caps(
             # The line under the initial's foot, where the paragraph's lines lose their indent
             # (the engine starts a paragraph there), goes on with it mid-sentence.
             for other in text:
-                if other is not host and id(other) not in gone and _runs_on_under(
-                    other, cap, host, line
+                if (
+                    other is not host
+                    and id(other) not in gone
+                    and _runs_on_under(other, cap, host, line)
                 ):
                     _append(host, other)
                     gone.add(id(other))
