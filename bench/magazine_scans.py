@@ -58,17 +58,21 @@ CORPUS = "magazine"
 SEED = 32
 
 # name: (photo's column (0 left, 1 right), paragraph the photo comes before in that column,
-#        photo height in mm, drop cap, body font size pt, scan DPI, font family)
+#        photo height in mm, drop cap, body font size pt, scan DPI, font family, how far the
+#        photo reaches into the gutter in mm: printed to the column's edge and past it)
 VARIANTS = {
-    "left-top": (0, 0, 55, True, 9.5, 300, "DejaVu Serif"),
-    "left-middle": (0, 2, 60, True, 9.5, 300, "Liberation Serif"),
-    "left-low": (0, 4, 50, True, 10, 200, "DejaVu Serif"),
-    "right-top": (1, 0, 60, True, 9.5, 300, "Liberation Serif"),
-    "right-middle": (1, 2, 55, True, 10, 250, "DejaVu Serif"),
-    "left-tall": (0, 1, 80, True, 9, 300, "Liberation Serif"),
-    "left-middle-200": (0, 2, 55, True, 9.5, 200, "Liberation Serif"),
-    "right-low": (1, 3, 50, False, 9.5, 300, "DejaVu Serif"),
-    "left-small-type": (0, 3, 65, True, 8.5, 300, "Liberation Serif"),
+    "left-top": (0, 0, 55, True, 9.5, 300, "DejaVu Serif", 0),
+    "left-middle": (0, 2, 60, True, 9.5, 300, "Liberation Serif", 0),
+    "left-low": (0, 4, 50, True, 10, 200, "DejaVu Serif", 0),
+    "right-top": (1, 0, 60, True, 9.5, 300, "Liberation Serif", 0),
+    "right-middle": (1, 2, 55, True, 10, 250, "DejaVu Serif", 0),
+    "left-tall": (0, 1, 80, True, 9, 300, "Liberation Serif", 0),
+    "left-middle-200": (0, 2, 55, True, 9.5, 200, "Liberation Serif", 0),
+    "right-low": (1, 3, 50, False, 9.5, 300, "DejaVu Serif", 0),
+    "left-small-type": (0, 3, 65, True, 8.5, 300, "Liberation Serif", 0),
+    "left-bleed": (0, 1, 95, True, 9, 300, "DejaVu Serif", 6),
+    "left-bleed-200": (0, 2, 90, True, 9.5, 200, "Liberation Serif", 5),
+    "right-bleed": (1, 1, 95, True, 9.5, 300, "Liberation Serif", 6),
 }
 
 _CSS = """
@@ -83,17 +87,19 @@ h1 { font-family: 'DejaVu Sans', sans-serif; font-size: 30pt; margin: 0 0 4pt; }
 .col p.lead { text-indent: 0; }
 p.lead::first-letter { float: left; font-family: 'DejaVu Sans', sans-serif; font-size: 40pt;
   line-height: 0.8; padding: 3pt 4pt 0 0; font-weight: bold; }
-.photo { display: block; width: 100%; height: PHOTOmm; object-fit: cover; margin: 5pt 0 6pt; }
+.photo { display: block; width: calc(100% + BLEEDmm); height: PHOTOmm; object-fit: cover;
+  margin: 5pt 0 6pt; }
+.col + .col .photo { margin-left: -BLEEDmm; }
 """
 
 
 def _page(name: str, rng: random.Random) -> str:
     """The truth HTML of a variant (its element order is the reading order)."""
-    column, before, photo_mm, drop_cap, size, _dpi, font = VARIANTS[name]
+    column, before, photo_mm, drop_cap, size, _dpi, font, bleed = VARIANTS[name]
     deck = _Deck(rng)
     footer = f"Valley Life Magazine, Issue {rng.randint(100, 400)}"
     css = (_CSS.replace("FOOTER", footer).replace("FONT", font).replace("SIZE", str(size))
-           .replace("PHOTO", str(photo_mm)))  # fmt: skip
+           .replace("PHOTO", str(photo_mm)).replace("BLEED", str(bleed)))  # fmt: skip
     if not drop_cap:
         css = css.replace("p.lead::first-letter", "p.nodrop::first-letter")
     # Paragraphs of 3 to 5 sentences until each column is about full (no overflow: A4 less
