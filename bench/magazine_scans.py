@@ -6,18 +6,17 @@ first). Ours beside plain Tesseract and pymupdf4llm in one run, tune and validat
     OMP_THREAD_LIMIT=1 .venv/bin/python bench/magazine_scans.py [--only NAME ...] [--systems ...]
 
 Pages: VARIANTS, each printed by Chromium (bench/structure_corpus.print_pdf) and scanned at its
-own DPI (noise, blur, a small turn, JPEG; seeded). The split is bench/splits.py's rule over the
-variant names (corpus "magazine"). CER: Levenshtein distance between the truth's reading text
-(headline, standfirst, paragraphs in order; furniture and captions left out) and the system's
-(ours: headings and paragraphs in order, figures and furniture left out), over the truth's
-length, whitespace normalized. Order: bench/structure_quality.order_score. Writes
-bench/results/magazine_scans-<date>.json.
+own DPI (bench/structure_corpus.scan: noise, blur, a small turn, JPEG; seeded). The split is
+bench/splits.py's rule over the variant names (corpus "magazine"). CER: Levenshtein distance
+between the truth's reading text (headline, standfirst, paragraphs in order; furniture and
+captions left out) and the system's (ours: headings and paragraphs in order, figures and
+furniture left out), over the truth's length, whitespace normalized. Order:
+bench/structure_quality.order_score. Writes bench/results/magazine_scans-<date>.json.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 import os
 import random
@@ -35,13 +34,11 @@ import django  # noqa: E402
 
 django.setup()
 
-import numpy as np  # noqa: E402
 import pymupdf  # noqa: E402
-from PIL import Image, ImageFilter  # noqa: E402
 from rapidfuzz.distance import Levenshtein  # noqa: E402
 
 from bench.splits import validation_members  # noqa: E402
-from bench.structure_corpus import _Deck, _html, print_pdf  # noqa: E402
+from bench.structure_corpus import _Deck, _html, print_pdf, scan  # noqa: E402
 from bench.structure_layouts import _photo  # noqa: E402
 from bench.structure_quality import (  # noqa: E402
     arguments,
@@ -136,26 +133,6 @@ def _page(name: str, rng: random.Random) -> str:
     return _html(title, css, body, [footer])
 
 
-def _scan(pdf: Path, out: Path, dpi: int, rng: random.Random) -> None:
-    """The printout scanned: grey at `dpi`, turned a little, blurred, noised, JPEG."""
-    nprng = np.random.default_rng(rng.randrange(1 << 30))
-    target = pymupdf.open()
-    with pymupdf.open(pdf) as doc:
-        page = doc[0]
-        pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-        image = Image.frombytes("L", (pix.width, pix.height), pix.samples)
-        image = image.rotate(rng.uniform(-0.8, 0.8), resample=Image.BICUBIC, fillcolor=255)
-        image = image.filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 0.7)))
-        pixels = np.asarray(image, dtype=np.float32) + nprng.normal(0, 8, (pix.height, pix.width))
-        image = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
-        buf = io.BytesIO()
-        image.save(buf, "JPEG", quality=rng.randint(60, 80), dpi=(dpi, dpi))
-        new = target.new_page(width=page.rect.width, height=page.rect.height)
-        new.insert_image(new.rect, stream=buf.getvalue())
-    target.save(out, garbage=3, deflate=True)
-    target.close()
-
-
 def generate(out_dir: Path = OUT) -> list[str]:
     """Every variant's truth HTML, printout and scan (regenerated when missing)."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -169,7 +146,7 @@ def generate(out_dir: Path = OUT) -> list[str]:
         with pymupdf.open(out_dir / f"{name}.pdf") as doc:
             if doc.page_count != 1:
                 raise SystemExit(f"{name}: {doc.page_count} pages, the text overflows one page")
-        _scan(out_dir / f"{name}.pdf", out_dir / f"{name}.scan.pdf", VARIANTS[name][5], rng)
+        scan(out_dir / f"{name}.pdf", out_dir / f"{name}.scan.pdf", rng, dpi=VARIANTS[name][5])
     return list(VARIANTS)
 
 
