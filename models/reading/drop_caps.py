@@ -176,6 +176,10 @@ def _runs_on_under(block: ReadBlock, cap: Word, host: ReadBlock, line: float) ->
 
 
 def _append(host: ReadBlock, rest: ReadBlock) -> None:
+    # The joined paragraph takes the earlier place: the engine may have put the lines beside
+    # the initial before the line that holds it.
+    if rest.order and host.order:
+        host.order = min(host.order, rest.order)
     host.words = host.words + rest.words
     host.text = f"{host.text} {rest.text}"
     host.bbox = _union(host.bbox, rest.bbox)

@@ -41,8 +41,12 @@ def test_lines_cut_off_beside_the_initial_go_on_with_its_paragraph():
                   ("days.", (100, 430, 180, 470)))  # fmt: skip
     first = _block(("T", (100, 300, 190, 420)), ("he", (200, 300, 240, 340)),
                    ("housing", (250, 300, 380, 340)))  # fmt: skip
+    rest.order, first.order = (3,), (9,)
     out = join_drop_caps([rest, first])
     assert [b.text for b in out] == ["The housing request within days."]
+    assert out[0].order == (
+        3,
+    )  # the paragraph's place is the earlier one: read before what follows
 
 
 def test_the_line_under_the_initials_foot_goes_on_with_its_paragraph_mid_sentence():
