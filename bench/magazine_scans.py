@@ -43,9 +43,7 @@ from bench.structure_layouts import _photo  # noqa: E402
 from bench.structure_quality import (  # noqa: E402
     arguments,
     order_score,
-    run_ours,
-    run_pymupdf4llm,
-    run_tesseract,
+    run_system,
     structure_of,
 )
 from models.ocr import TesseractEngine  # noqa: E402
@@ -173,12 +171,7 @@ def main() -> None:
             truth = structure_of((OUT / f"{name}.html").read_text(encoding="utf-8"), truth=True)
             for system in args.systems:
                 started = time.perf_counter()
-                if system == "ours":
-                    html = run_ours(pdf, workdir, engine)
-                elif system == "tesseract":
-                    html = run_tesseract(pdf, workdir)
-                else:
-                    html = run_pymupdf4llm(pdf)
+                html = run_system(system, pdf, workdir, engine)
                 if args.dump:
                     args.dump.mkdir(parents=True, exist_ok=True)
                     (args.dump / f"{name}.{system}.html").write_text(html, encoding="utf-8")
