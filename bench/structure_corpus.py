@@ -284,14 +284,14 @@ def print_pdf(html_path: Path, pdf_path: Path) -> None:
         )  # fmt: skip
 
 
-def scan(pdf_path: Path, out_path: Path, rng: random.Random) -> None:
-    """Each page rendered grey at SCAN_DPI, turned a little, blurred, noised and saved as JPEG
+def scan(pdf_path: Path, out_path: Path, rng: random.Random, dpi: int = SCAN_DPI) -> None:
+    """Each page rendered grey at `dpi`, turned a little, blurred, noised and saved as JPEG
     inside a PDF: what a flatbed scan of the printout looks like."""
     nprng = np.random.default_rng(rng.randrange(1 << 30))
     out = pymupdf.open()
     with pymupdf.open(pdf_path) as doc:
         for page in doc:
-            pix = page.get_pixmap(dpi=SCAN_DPI, colorspace=pymupdf.csGRAY, alpha=False)
+            pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
             image = Image.frombytes("L", (pix.width, pix.height), pix.samples)
             image = image.rotate(rng.uniform(-1.2, 1.2), resample=Image.BICUBIC, fillcolor=255)
             image = image.filter(ImageFilter.GaussianBlur(rng.uniform(0.5, 0.9)))
@@ -299,7 +299,7 @@ def scan(pdf_path: Path, out_path: Path, rng: random.Random) -> None:
             pixels += nprng.normal(0, 9, pixels.shape)
             image = Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
             buf = io.BytesIO()
-            image.save(buf, "JPEG", quality=rng.randint(55, 75), dpi=(SCAN_DPI, SCAN_DPI))
+            image.save(buf, "JPEG", quality=rng.randint(55, 75), dpi=(dpi, dpi))
             new = out.new_page(width=page.rect.width, height=page.rect.height)
             new.insert_image(new.rect, stream=buf.getvalue())
     out.save(out_path, garbage=3, deflate=True)

@@ -291,6 +291,15 @@ def run_pymupdf4llm(pdf: Path) -> str:
     return f"<html><body><main>{out.stdout}</main></body></html>"
 
 
+def run_system(system: str, pdf: Path, workdir: Path, engine) -> str:
+    """The HTML one of SYSTEMS makes of `pdf`."""
+    if system == "ours":
+        return run_ours(pdf, workdir, engine)
+    if system == "tesseract":
+        return run_tesseract(pdf, workdir)
+    return run_pymupdf4llm(pdf)
+
+
 def documents(only: list[str] | None) -> list[tuple[str, Path, Path, bool]]:
     """(name, pdf, truth html, scanned) for every document of the run."""
     if not (DEFAULT_OUT / "report.html").exists():
@@ -347,12 +356,7 @@ def main() -> None:
             truth = structure_of(truth_path.read_text(encoding="utf-8"), truth=True)
             for system in args.systems:
                 started = time.perf_counter()
-                if system == "ours":
-                    html = run_ours(pdf, workdir, engine)
-                elif system == "tesseract":
-                    html = run_tesseract(pdf, workdir)
-                else:
-                    html = run_pymupdf4llm(pdf)
+                html = run_system(system, pdf, workdir, engine)
                 seconds = time.perf_counter() - started
                 if args.dump:
                     args.dump.mkdir(parents=True, exist_ok=True)

@@ -50,10 +50,25 @@ def attach_captions(
         near = rb.bbox[1] <= fy1 + params.caption_gap_ratio * size  # type: ignore[index]
         labelled = rb.kind == "caption" or bool(_CAPTION.match(rb.text))
         short = len(rb.text) <= params.caption_max_chars or rb.kind == "caption"
+        if not labelled and _runs_on(blocks, i):
+            continue  # a paragraph's first line the engine cut off: the text going on
         if fx0 <= cx <= fx1 and short and (near or labelled):
             taken.add(i)
             fig.text = rb.text.strip()
     return [b for i, b in enumerate(blocks) if i not in taken]
+
+
+def _runs_on(blocks: list[ReadBlock], i: int) -> bool:
+    """Block `i` stops mid-sentence (no closing stop) and the block read next, under it in its
+    column, goes on in lower case: one paragraph the engine cut in two."""
+    if i + 1 >= len(blocks) or re.search(r"[.!?:;\"”’)]$", blocks[i].text.strip()):
+        return False
+    here, after = blocks[i].bbox, blocks[i + 1].bbox
+    text = blocks[i + 1].text.strip()
+    return bool(
+        here and after and text[:1].islower() and after[1] >= here[1]
+        and min(here[2], after[2]) > max(here[0], after[0])
+    )  # fmt: skip
 
 
 def _heads_next(blocks: list[ReadBlock], j: int, table: ReadBlock) -> bool:

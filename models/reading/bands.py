@@ -4,6 +4,7 @@ whole page's layout (so paragraphs, lines and order are those of a read of the w
 from __future__ import annotations
 
 import bisect
+import statistics
 
 from models.reading.params.bands import BANDS, BandParams
 from models.reading.scan_lines import Line, ParaLines, area, inside_share
@@ -43,6 +44,9 @@ def filled_layout(layout: list[ParaLines], band_lines: list[Line]) -> list[ParaL
         (line for para in layout for line in para if line.bbox), key=lambda ln: ln.bbox[1]
     )
     tops = [line.bbox[1] for line in lines]
+    # The edge where specks lie is measured on the page's common line height: a line made
+    # tall by a drop cap beside it holds whole words in its top and bottom quarters.
+    pitch = statistics.median(ln.bbox[3] - ln.bbox[1] for ln in lines) if lines else 0
     for band_line in band_lines:
         # Only lines that start above this band line's bottom can hold its words.
         near = [ln for ln in lines[: bisect.bisect_left(tops, band_line.bbox[3])]
@@ -54,7 +58,7 @@ def filled_layout(layout: list[ParaLines], band_lines: list[Line]) -> list[ParaL
                 ((inside_share(word.bbox, ln.bbox), -area(ln.bbox), ln) for ln in near),
                 key=lambda t: t[:2], default=(0.0, 0.0, None),
             )  # fmt: skip
-            if home is None or share < 0.5 or _on_the_edge(word.bbox, home.bbox):
+            if home is None or share < 0.5 or _on_the_edge(word.bbox, home.bbox, pitch):
                 continue
             if not home.words:
                 home.size = band_line.size
@@ -62,9 +66,10 @@ def filled_layout(layout: list[ParaLines], band_lines: list[Line]) -> list[ParaL
     return layout
 
 
-def _on_the_edge(box, line) -> bool:
+def _on_the_edge(box, line, pitch: float) -> bool:
     """A "word" wholly in the top or bottom quarter of a line: specks (a neighbouring column's
     dots, read as ". : as") that a band's layout joined into a line across a column gap, and
-    that a whole-page read does not hold."""
-    edge = (line[3] - line[1]) / BANDS.edge_parts
+    that a whole-page read does not hold. The edge is a share of `pitch`, the page's common
+    line height (pixels), not of this line's, which a drop cap makes several lines tall."""
+    edge = min(line[3] - line[1], pitch) / BANDS.edge_parts
     return box[3] <= line[1] + edge or box[1] >= line[3] - edge

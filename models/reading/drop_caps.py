@@ -28,11 +28,12 @@ def _line_height(blocks: list[ReadBlock]) -> float | None:
 
 def _is_initial(word: Word, line: float, params: ReadingOrderParams) -> bool:
     text = word.text
+    # A letter, or a sign the engine read from one it could not ("-" for a large "F").
+    letter = text.isalpha() and text.isupper() or not text.isalnum() and text not in "|[]()"
     return (
         word.bbox is not None
         and len(text) == 1
-        and text.isalpha()
-        and text.isupper()
+        and letter
         and _height(word.bbox) >= params.drop_cap_lines * line
     )
 
@@ -100,6 +101,23 @@ def join_drop_caps(
             elif holder is not host and holder.words and _under(holder, host, line, params):
                 _append(host, holder)
                 gone.add(id(holder))
+            # Lines the engine cut off beside the initial, under the line beside its top, go
+            # on with its paragraph (else they are read before it: the engine put them first).
+            for other in text:
+                if other is not host and id(other) not in gone and _beside(other, cap, host):
+                    _append(host, other)
+                    gone.add(id(other))
+            # The line under the initial's foot, where the paragraph's lines lose their indent
+            # (the engine starts a paragraph there), goes on with it mid-sentence.
+            for other in text:
+                if (
+                    other is not host
+                    and id(other) not in gone
+                    and _runs_on_under(other, cap, host, line)
+                ):
+                    _append(host, other)
+                    gone.add(id(other))
+                    break
     return [b for b in blocks if id(b) not in gone]
 
 
@@ -111,10 +129,11 @@ def _join(cap: Word, holder: ReadBlock, host: ReadBlock) -> None:
     # An initial is a word's first letter ("R" + "OAD", "R" + "oad"), but for "A" and "I"
     # before a word the engine's dictionary knows ("A" + "new").
     glue = " " if cap.text in _WORD_LETTERS and first.known else ""
-    host.words[0] = Word(text=f"{cap.text}{glue}{first.text}", bbox=_union(cap.bbox, first.bbox),
+    letter = cap.text if cap.text.isalpha() else ""  # a misread initial is lost, not a sign
+    host.words[0] = Word(text=f"{letter}{glue}{first.text}", bbox=_union(cap.bbox, first.bbox),
                          confidence=min(cap.confidence, first.confidence), lang=first.lang,
                          known=first.known)  # fmt: skip
-    host.text = f"{cap.text}{glue}{host.text}"
+    host.text = f"{letter}{glue}{host.text}"
     host.bbox = _union(host.bbox, cap.bbox)
 
 
@@ -128,7 +147,39 @@ def _under(lower: ReadBlock, upper: ReadBlock, line: float, params: ReadingOrder
     )
 
 
+def _beside(block: ReadBlock, cap: Word, host: ReadBlock) -> bool:
+    """`block` starts beside the initial, below the top of `host` (the paragraph it opens), in
+    its column: the paragraph's next lines, which the engine cut apart."""
+    if block.bbox is None or host.bbox is None or cap.bbox is None or not block.words:
+        return False
+    box = block.bbox
+    return (
+        host.bbox[1] < box[1] < cap.bbox[3]
+        and box[0] >= cap.bbox[0]
+        and min(box[2], host.bbox[2]) > max(box[0], cap.bbox[2])
+    )
+
+
+def _runs_on_under(block: ReadBlock, cap: Word, host: ReadBlock, line: float) -> bool:
+    """`block` starts within a line under the initial's foot, in its column, and `host` stops
+    mid-sentence (no closing stop) or `block` opens in lower case."""
+    if block.bbox is None or host.bbox is None or cap.bbox is None or not block.words:
+        return False
+    box = block.bbox
+    mid_sentence = not re.search(r"[.!?:;\"”’)]$", host.text.strip()) or block.text[:1].islower()
+    return (
+        cap.bbox[3] - line <= box[1] <= cap.bbox[3] + line
+        and abs(box[0] - cap.bbox[0]) <= line
+        and min(box[2], host.bbox[2]) > max(box[0], host.bbox[0])
+        and mid_sentence
+    )
+
+
 def _append(host: ReadBlock, rest: ReadBlock) -> None:
+    # The joined paragraph takes the earlier place: the engine may have put the lines beside
+    # the initial before the line that holds it.
+    if rest.order and host.order:
+        host.order = min(host.order, rest.order)
     host.words = host.words + rest.words
     host.text = f"{host.text} {rest.text}"
     host.bbox = _union(host.bbox, rest.bbox)

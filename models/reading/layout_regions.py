@@ -322,8 +322,17 @@ def _read_in_order(
         kinds = {b.kind for b in units[key]}
         return kinds.pop() if len(kinds) == 1 and kinds <= {"page_header", "page_footer"} else None
 
+    def picture(key: object) -> bool:
+        if key[0] == "region":  # type: ignore[index]
+            return regions[key[1]].kind in _PICTURES  # type: ignore[index]
+        return all(b.kind == "figure" for b in units[key])
+
     placed = [key for key in units if key in boxes and not furniture(key)]
-    ranked = reading_order([boxes[key] for key in placed], min_gap=LAYOUT.column_gap_share * width)
+    ranked = reading_order(
+        [boxes[key] for key in placed],
+        min_gap=LAYOUT.column_gap_share * width,
+        pictures=[i for i, key in enumerate(placed) if picture(key)],
+    )
     sequence = (
         [key for key in units if furniture(key) == "page_header"]
         + [placed[i] for i in ranked]

@@ -21,6 +21,8 @@ model's own sorter reads rows across columns; a band-and-column order is what a 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from models.engine import BBox
 from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
@@ -144,10 +146,20 @@ def _strips(items: list[Item], min_gap: float, params: ReadingOrderParams) -> li
     return merged
 
 
-def _order(items: list[Item], min_gap: float, params: ReadingOrderParams) -> list[Item]:
+def _order(
+    items: list[Item], min_gap: float, params: ReadingOrderParams, pictures: frozenset[int]
+) -> list[Item]:
     if len(items) < 2:
         return items
-    gutters = _gutters(items, min_gap, params)
+    # Columns are found from the text: a picture inside a column whose box reaches into the
+    # gutter (a photo printed to the column's edge, the layout model's box a little wider)
+    # is inside its column, and a tall one must not close the gutter (the page was then read
+    # in rows: the top of both columns before the rest of the first). A picture across the
+    # gutter with nothing beside it still cuts the page into bands (below).
+    text = [it for it in items if it[0] not in pictures]
+    gutters = (_gutters(text, min_gap, params) if len(text) < len(items) else []) or _gutters(
+        items, min_gap, params
+    )
     if gutters:
         cutters = [it for it in items if _crosses(it[1], gutters) and _alone_in_its_rows(it, items)]
         parts = _bands(items, cutters, params) if cutters else _columns(items, gutters)
@@ -155,11 +167,16 @@ def _order(items: list[Item], min_gap: float, params: ReadingOrderParams) -> lis
         parts = _strips(items, min_gap, params)
     if len(parts) < 2:
         return _top_down(items, params)  # one column (or nothing left to cut)
-    return [item for part in parts for item in _order(part, min_gap, params)]
+    return [item for part in parts for item in _order(part, min_gap, params, pictures)]
 
 
 def reading_order(
-    boxes: list[BBox], *, min_gap: float, params: ReadingOrderParams = READING_ORDER
+    boxes: list[BBox],
+    *,
+    min_gap: float,
+    pictures: Collection[int] = (),
+    params: ReadingOrderParams = READING_ORDER,
 ) -> list[int]:
-    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns."""
-    return [i for i, _ in _order(list(enumerate(boxes)), min_gap, params)]
+    """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns;
+    `pictures`: the indices of boxes that are pictures (text wraps around them)."""
+    return [i for i, _ in _order(list(enumerate(boxes)), min_gap, params, frozenset(pictures))]

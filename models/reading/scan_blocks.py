@@ -8,6 +8,7 @@ import statistics
 
 from models.engine import ReadBlock, Word
 from models.reading.markers import BULLET, ORDERED
+from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
 from models.reading.scan_lines import (
     InkMeter,
@@ -164,7 +165,8 @@ def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
         )
         block.ink = statistics.median(line.ink for line in group)
         block.stroke = statistics.median(line.stroke for line in group)
-        bullet = BULLET.match(text)
+        # A "marker" several lines tall is a drop cap the engine misread ("-" for an "F").
+        bullet = BULLET.match(text) if not _tall_first_word(words) else None
         ordered = ORDERED.match(text)
         if bullet:
             block.kind = "list_item"
@@ -180,6 +182,15 @@ def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
         block.order = lines.order
         blocks.append(block)
     return blocks
+
+
+def _tall_first_word(words: list[Word]) -> bool:
+    """The first word stands at least `drop_cap_lines` times as tall as the others' median."""
+    heights = [w.bbox[3] - w.bbox[1] for w in words[1:] if w.bbox]
+    first = words[0].bbox if words else None
+    if not heights or first is None:
+        return False
+    return first[3] - first[1] >= READING_ORDER.drop_cap_lines * statistics.median(heights)
 
 
 def _size(block: ReadBlock) -> float:

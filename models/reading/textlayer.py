@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pymupdf
 from PIL import Image
@@ -206,6 +208,18 @@ def _to_pixels(matrix: pymupdf.Matrix):
     return to_pixels
 
 
+@contextmanager
+def _shown_upright(page: pymupdf.Page) -> Iterator[pymupdf.Page]:
+    """A one-page copy of `page` without /Rotate that looks as the page is shown."""
+    doc = pymupdf.open()
+    try:
+        doc.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+        doc[0].remove_rotation()
+        yield doc[0]
+    finally:
+        doc.close()
+
+
 def _layer_reading(
     page: pymupdf.Page,
     ocr_layer: bool,
@@ -217,6 +231,14 @@ def _layer_reading(
 ) -> PageReading:
     scale = dpi / POINTS_PER_INCH
     data = page.get_text("dict", sort=False)
+    if page.rotation and not _upright_in_own_frame(data, params):
+        # Lines upright only as the page is shown: read on a copy whose own frame is the page
+        # as shown (its /Rotate folded into its content), where the table finder, the words,
+        # the drawings and the layout model's regions all share one frame. PyMuPDF's table
+        # finder works in the shown frame, its words in the page's own: tables were lost.
+        with _shown_upright(page) as upright:
+            return _layer_reading(upright, ocr_layer, page_number=page_number, dpi=dpi,
+                                  image=image, params=params)  # fmt: skip
     # A page turned by /Rotate whose lines run upright in its own coordinates (a landscape
     # page set on its side, a scan's layer under a turned page) is read in those coordinates,
     # as a sideways scan is read turned upright: the layout model, reading order and boxes

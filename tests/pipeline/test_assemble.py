@@ -52,6 +52,19 @@ def test_a_figures_caption_is_the_text_right_under_it_not_a_sentence_that_names_
     assert blocks[0].caption is None and blocks[-1].text.startswith("Figure 3c shows")
 
 
+def test_a_first_line_cut_off_under_a_photo_is_no_caption():
+    """A magazine scan: the engine cut the first line of the paragraph under a photo off as a
+    paragraph of its own, short and right under the photo; it stops mid-sentence and the
+    text under it goes on in lower case: it is the text, not the photo's caption."""
+    figure = ReadBlock(kind="figure", bbox=(1000, 300, 1900, 1500))
+    first = _para("Responses were collected by post and through", (1000, 1520, 1900, 1560))
+    rest = _para("a simple online form. The museum lent several paintings.",
+                 (1000, 1570, 1900, 1800))  # fmt: skip
+    blocks = _doc([figure, first, rest]).pages[0].blocks
+    assert blocks[0].caption is None
+    assert "Responses were collected" in " ".join(b.text for b in blocks if b.kind == "paragraph")
+
+
 def test_paragraph_cut_by_a_figure_is_joined_and_the_figure_moves_before_it():
     first = _para("When we was passing by the kitchen", (1000, 300, 1900, 600))
     figure = ReadBlock(kind="figure", bbox=(100, 300, 900, 1500))

@@ -61,3 +61,19 @@ def test_a_bands_specks_on_a_lines_edge_stay_out_of_it():
     )  # fmt: skip
     (filled,) = filled_layout([para], [band])
     assert [w.text for w in filled[0].words] == ["product", "*"]
+
+
+def test_words_beside_a_drop_cap_stay_in_its_tall_line():
+    """The page's layout made the first line of a paragraph opening with a drop cap three lines
+    tall (the initial's height): the words of that first line lie in its top quarter, yet they
+    are words, not specks (magazine scans lost "he council will" so)."""
+    tall = Line([], (164, 395, 969, 498), 0.0)
+    rest = [Line([], (164, 508 + 38 * i, 970, 538 + 38 * i), 0.0) for i in range(6)]
+    word = lambda text, box: Word(text=text, confidence=90, bbox=box)  # noqa: E731
+    band = Line(
+        [word("he", (269, 397, 310, 418)), word("council", (320, 397, 440, 418)),
+         word("will", (450, 397, 500, 418))],
+        (269, 395, 969, 426), 0.0,
+    )  # fmt: skip
+    (filled, _) = filled_layout([ParaLines([tall]), ParaLines(rest)], [band])
+    assert [w.text for w in filled[0].words] == ["he", "council", "will"]

@@ -33,6 +33,50 @@ def test_an_initial_read_in_the_second_line_and_a_first_line_cut_off():
     assert [b.text for b in out] == ["Road repairs were planned today"]
 
 
+def test_lines_cut_off_beside_the_initial_go_on_with_its_paragraph():
+    """Tesseract's reading of a magazine scan: the initial and the first line one paragraph,
+    the lines beside the initial's foot and under it another, placed first; read so, the
+    page said "request within ... The housing office answered nearly every"."""
+    rest = _block(("request", (200, 350, 330, 390)), ("within", (340, 350, 430, 390)),
+                  ("days.", (100, 430, 180, 470)))  # fmt: skip
+    first = _block(("T", (100, 300, 190, 420)), ("he", (200, 300, 240, 340)),
+                   ("housing", (250, 300, 380, 340)))  # fmt: skip
+    rest.order, first.order = (3,), (9,)
+    out = join_drop_caps([rest, first])
+    assert [b.text for b in out] == ["The housing request within days."]
+    assert out[0].order == (
+        3,
+    )  # the paragraph's place is the earlier one: read before what follows
+
+
+def test_the_line_under_the_initials_foot_goes_on_with_its_paragraph_mid_sentence():
+    """Under the initial the lines lose their indent and the engine starts a paragraph there:
+    the opening, cut short, was taken for the caption of the photo above it."""
+    first = _block(("M", (100, 300, 190, 420)), ("ost", (200, 300, 260, 340)),
+                   ("of", (270, 300, 300, 340)), ("the", (200, 380, 250, 420)))  # fmt: skip
+    under = _block(("library", (100, 430, 200, 470)), ("opened.", (210, 430, 330, 470)))
+    after = _block(("Next", (100, 480, 180, 520)), ("year.", (190, 480, 270, 520)))
+    out = join_drop_caps([first, under, after])
+    assert [b.text for b in out] == ["Most of the library opened.", "Next year."]
+
+
+def test_a_paragraph_under_a_finished_opening_stays_apart():
+    first = _block(("M", (100, 300, 190, 420)), ("ost", (200, 300, 260, 340)),
+                   ("of", (270, 300, 300, 340)), ("all.", (200, 380, 250, 420)))  # fmt: skip
+    under = _block(("Then", (100, 430, 200, 470)), ("more.", (210, 430, 330, 470)))
+    assert [b.text for b in join_drop_caps([first, under])] == ["Most of all.", "Then more."]
+
+
+def test_an_initial_the_engine_misread_as_a_sign_still_opens_its_paragraph():
+    """A drop cap "F" read as "-": the sign is no letter of the text, yet the lines beside it
+    are the paragraph's opening and go first."""
+    rest = _block(("drainage", (200, 350, 330, 390)), ("along", (340, 350, 430, 390)))
+    first = _block(("-", (100, 300, 190, 420)), ("armers", (200, 300, 300, 340)),
+                   ("near", (310, 300, 380, 340)))  # fmt: skip
+    out = join_drop_caps([rest, first])
+    assert [b.text for b in out] == ["armers near drainage along"]
+
+
 def test_the_initial_a_before_a_known_word_keeps_its_space():
     cap = _block(("A", (100, 300, 190, 420)))
     para = _block(("new", (200, 300, 260, 340)), ("lane", (270, 300, 380, 340)),

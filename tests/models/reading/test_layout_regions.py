@@ -414,3 +414,22 @@ def test_text_that_lines_up_in_two_columns_is_no_key_value_table():
         # (A table region the layout model finds is read by table_from_words: not this rule.)
         assert [b.rows for b in reading.blocks if b.kind == "table" and b.layout != "table"] == []
         assert "Results" in " ".join(b.text for b in reading.blocks) or number == 1
+
+
+def test_a_photo_reaching_into_the_gutter_is_read_in_its_column():
+    """A magazine scan: the photo in the left column is boxed past the gutter's far edge; tall,
+    it hid the gutter, and the page was read in rows (the right column's top before the text
+    under the photo). The engine's figure is a picture: columns come from the text."""
+    left_top, left_low = (
+        _block("Rivers came back.", 100, 400, 1),
+        _block("Then more.", 100, 1750, 2),
+    )
+    right_top, right_low = _block("Markets opened.", 1050, 400, 3), _block("Trade.", 1050, 1550, 4)
+    left_top.bbox, left_low.bbox = (100, 400, 950, 650), (100, 1750, 950, 2800)
+    right_top.bbox, right_low.bbox = (1050, 400, 1900, 1500), (1050, 1550, 1900, 2800)
+    photo = ReadBlock(kind="figure", bbox=(90, 700, 1060, 1700))
+    photo.order = (0, 0)
+    blocks, _ = _run([photo, right_top, left_low, right_low, left_top], [])
+    assert [b.text or b.kind for b in blocks] == [
+        "Rivers came back.", "figure", "Then more.", "Markets opened.", "Trade."
+    ]  # fmt: skip

@@ -140,3 +140,32 @@ def test_a_sidebar_beside_the_text_is_read_as_a_unit_of_its_column():
         (100, 100, 1900, 200),  # 3 title
     ]
     assert reading_order(boxes, min_gap=20) == [3, 1, 2, 0]
+
+
+def test_a_tall_photo_reaching_into_the_gutter_stays_in_its_column():
+    """A magazine page: a photo inside the left column whose box reaches across the gutter to
+    the right column's edge (printed to the column's edge, the model's box a little wider).
+    Tall, it closed the gutter and the page was read in rows: the top of both columns before
+    the rest of the left one. Columns are found from the text; the photo is in its column."""
+    boxes = [
+        (150, 150, 2300, 300),  # 0 headline across both columns
+        (150, 400, 1200, 700),  # 1 left column, the paragraph with the drop cap
+        (140, 750, 1290, 1900),  # 2 photo
+        (150, 1950, 1200, 2400),  # 3 left column, under the photo
+        (150, 2450, 1200, 3200),  # 4
+        (1280, 400, 2300, 1200),  # 5 right column
+        (1280, 1250, 2300, 2400),  # 6
+        (1280, 2450, 2300, 3200),  # 7
+    ]
+    assert reading_order(boxes, min_gap=25, pictures=[2]) == [0, 1, 2, 3, 4, 5, 6, 7]
+
+
+def test_a_photo_across_both_columns_with_nothing_beside_it_still_cuts_bands():
+    boxes = [
+        (150, 400, 1200, 1000),  # 0 left, above the photo
+        (1280, 400, 2300, 1000),  # 1 right, above
+        (150, 1050, 2300, 1800),  # 2 photo across
+        (150, 1850, 1200, 2600),  # 3 left, below
+        (1280, 1850, 2300, 2600),  # 4 right, below
+    ]
+    assert reading_order(boxes, min_gap=25, pictures=[2]) == [0, 1, 2, 3, 4]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from models.engine import Word
 from models.reading.params.scan import SCAN
-from models.reading.scan_blocks import sure_share, without_illegible
-from models.reading.scan_lines import Line, ParaLines
+from models.reading.scan_blocks import blocks_from_lines, sure_share, without_illegible
+from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
 def line_of(text: str, y: int, *, confidence: float, known: bool) -> Line:
@@ -61,3 +61,16 @@ def test_a_page_of_doubtful_words_is_still_unreadable():
     kept, unreadable = without_illegible(scrawl, [], printed=printed)
     assert not printed and unreadable
     assert [ln.text for para in kept for ln in para] == SURE
+
+
+def test_a_marker_several_lines_tall_is_a_misread_drop_cap_not_a_bullet():
+    """Tesseract read a magazine's drop cap "F" as "-": a dash three lines tall opens the
+    paragraph, it marks no list item."""
+    cap = Word(text="-", confidence=60, bbox=(100, 100, 190, 210))
+    first = line_of("armers near the coast", 102, confidence=90, known=True)
+    first.words.insert(0, cap)
+    first.bbox = (100, 100, first.bbox[2], 210)
+    (block,) = blocks_from_lines(ParaLines([first]), InkMeter(None))
+    assert block.kind == "paragraph"
+    item = line_of("- armers near the coast", 102, confidence=90, known=True)
+    assert blocks_from_lines(ParaLines([item]), InkMeter(None))[0].kind == "list_item"

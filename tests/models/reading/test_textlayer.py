@@ -273,6 +273,20 @@ def test_a_table_framed_by_rules_that_do_not_part_its_rows_is_read_from_its_word
     assert len(rows) >= 21
 
 
+def test_tables_on_a_page_turned_by_rotate_are_found(tmp_path):
+    """A landscape statistics page stored upright with /Rotate 90 (tests/resources/corpus/
+    icdar2013/eu-015-p1.pdf): the table finder works in the page as shown, its words in the
+    page's own frame; read so, the page's three tables were lost. Its rows come whole."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "icdar2013" / "eu-015-p1.pdf"
+    result = convert_pdf(pdf, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    rows = [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])]
+            for table in main.find_all("table") for tr in table.find_all("tr")]  # fmt: skip
+    assert ["EU Institutions", "3.597"] in rows
+    assert ["Customs and taxation", "556"] in rows
+    assert ["Export Helpdesk", "169"] in rows
+
+
 def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_path):
     """A certificate's table ruled between its rows and before its last column, with no rule
     between the category and its description (tests/resources/corpus/realworld/
