@@ -58,6 +58,19 @@ _NAMES = _LIMIT_NAMES | {
     "arctan", "log", "ln", "lg", "exp", "deg", "dim", "ker", "arg", "hom",
 }  # fmt: skip
 _PLAIN = set("0123456789+-=()[]<>/|!,.;:'*")
+# Accents set over a letter as glyphs of their own (TeX's \hat is the spacing circumflex of the
+# text font; \vec the combining arrow of the math italic font), and the slash TeX lays over a
+# relation to negate it (\neq is "=" under it).
+_ACCENTS = {
+    "ˆ": "hat", "\u0302": "hat", "˜": "tilde", "\u0303": "tilde", "¯": "bar", "\u0304": "bar",
+    "\u0305": "bar", "˙": "dot", "\u0307": "dot", "¨": "ddot", "\u0308": "ddot", "ˇ": "check",
+    "\u030c": "check", "´": "acute", "\u0301": "acute", "`": "grave", "\u0300": "grave",
+    "˘": "breve", "\u0306": "breve", "⃗": "vec", "\u20d7": "vec",
+}  # fmt: skip
+_NEGATION = "\u0338"
+_NEGATED = {"=": r"\neq", "∈": r"\notin", "≡": r"\not\equiv", "<": r"\not<", ">": r"\not>"}
+# An equation's number at the right end of its row: "(3)", "(2.1)", "(4a)", "(A.2)".
+_EQUATION_NUMBER = re.compile(r"\((?:[A-Z]\.)?\d+(?:\.\d+)*[a-z]?\)")
 
 
 @dataclass
@@ -159,13 +172,90 @@ def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[i
     return [g for g in glyphs if id(g) not in merged] + tokens, made
 
 
+def _overlap(a: Glyph, b: Glyph) -> float:
+    """How far the two glyphs' boxes overlap across (pt)."""
+    return min(a.bbox[2], b.bbox[2]) - max(a.bbox[0], b.bbox[0])
+
+
+def _accented(glyphs: list[Glyph], made: dict[int, str], params: MathParams) -> list[Glyph]:
+    """Accents (\\hat x, \\vec u) and negations (\\neq) made one glyph with the glyph they
+    mark, its TeX in `made`: the one they overlap most across, else (TeX sets them with no
+    width, right before their letter) the next one within reach on their line. An accent over
+    nothing stays, and has no TeX name: the caller gives up."""
+    out = list(glyphs)
+    for mark in [g for g in glyphs if g.char in _ACCENTS or g.char == _NEGATION]:
+        reach = params.accent_reach_ratio * mark.size
+
+        def distance(g: Glyph, mark: Glyph = mark) -> float:
+            across = _overlap(g, mark)
+            return -across if across > 0 else g.bbox[0] - mark.bbox[2]
+
+        near = [g for g in out if g is not mark and g.char not in _ACCENTS
+                and min(g.bbox[3], mark.bbox[3]) > max(g.bbox[1], mark.bbox[1])
+                and g.bbox[2] > mark.bbox[0] and distance(g) <= reach]  # fmt: skip
+        if not near:
+            continue
+        base = min(near, key=distance)
+        inner = made.get(id(base)) or _tex(base.char)
+        if inner is None:
+            continue
+        if mark.char == _NEGATION:
+            tex = _NEGATED.get(base.char, r"\not " + inner)
+        else:
+            tex = "\\" + _ACCENTS[mark.char] + _group([inner])
+        box = tuple(f(base.bbox[k], mark.bbox[k]) for k, f in enumerate((min, min, max, max)))
+        token = Glyph("\x01", base.size, base.x, base.y, box, base.font)  # type: ignore[arg-type]
+        made[id(token)] = tex
+        out = [g for g in out if g is not mark and g is not base] + [token]
+    return out
+
+
+def _equation_numbers(glyphs: list[Glyph], made: dict[int, str], params: MathParams) -> list[Glyph]:
+    """An equation's number ("(3)") at the right end of its row, set apart from the formula by
+    a wide space, made one glyph (its TeX `\\qquad (3)` in `made`): it stays with its row, and
+    is no parenthesis of the formula."""
+    out = list(glyphs)
+    for close in [g for g in glyphs if g.char == ")"]:
+        band = [g for g in out if g is not close
+                and min(g.bbox[3], close.bbox[3]) > max(g.bbox[1], close.bbox[1])]  # fmt: skip
+        if any(g.bbox[0] >= close.bbox[2] - params.bar_reach_pt for g in band):
+            continue  # not the row's right end
+        run = [close]
+        for g in sorted((g for g in band if g.x < close.x), key=lambda g: -g.x):
+            if run[0].bbox[0] - g.bbox[2] > params.word_gap_ratio * g.size or abs(g.y - close.y) > (
+                params.same_baseline_ratio * g.size
+            ):
+                break
+            run.insert(0, g)
+            if g.char == "(":
+                break
+        text = "".join(g.char for g in run)
+        if not _EQUATION_NUMBER.fullmatch(text):
+            continue
+        rest = [g for g in band if g not in run and g.bbox[2] <= run[0].bbox[0]]
+        gap = run[0].bbox[0] - max((g.bbox[2] for g in rest), default=run[0].bbox[0])
+        if not rest or gap < params.equation_number_gap_ratio * close.size:
+            continue
+        x0, y0 = run[0].bbox[0], min(g.bbox[1] for g in run)
+        token = Glyph("\x02", close.size, run[0].x, close.y, (x0, y0, close.bbox[2],
+                      max(g.bbox[3] for g in run)), close.font)  # fmt: skip
+        made[id(token)] = r"\qquad " + text
+        out = [g for g in out if g not in run] + [token]
+    return out
+
+
 def tex_from_glyphs(
     glyphs: list[Glyph], bars: list[Bar] | None = None, *, params: MathParams = MATH
 ) -> str | None:
     """The TeX of a formula's glyphs and the rules drawn in it, checked by converting it to
-    MathML; None when the glyphs do not show it without doubt."""
+    MathML; None when the glyphs do not show it without doubt. An equation's number stays at
+    the end of its row (`\\qquad (3)`): the text refers to it."""
     # (Decoded first: the extension font's slot 32, a \Bigg "(", is a space character.)
-    glyphs, words = _words([g for g in map(_decoded, glyphs) if g.char.strip()], params)
+    made: dict[int, str] = {}
+    decoded = [g for g in map(_decoded, glyphs) if g.char.strip()]
+    decoded = _accented(_equation_numbers(decoded, made, params), made, params)
+    glyphs, words = _words(decoded, params)
+    words.update(made)
     tex = _tex_of(glyphs, bars or [], words, params)
     if tex is None:
         return None
@@ -222,7 +312,8 @@ def _limits(
             line: list[Glyph] = []
             if mine:
                 centre = (op.bbox[0] + op.bbox[2]) / 2
-                y = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre)).y
+                first = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre))
+                y = first.y
                 line = [g for g in mine if abs(g.y - y) <= params.limit_line_ratio * g.size]
                 grew = True
                 while grew:  # small glyphs on the line, next to it
@@ -238,10 +329,27 @@ def _limits(
                                 ):  # fmt: skip
                             line.append(g)
                             grew = True
+                line = _run_around(first, line, params.limit_run_gap_ratio)
             taken.update(id(g) for g in line)
             sides.append(sorted(line, key=lambda g: g.x))
         out[id(op)] = (sides[0], sides[1])
     return out
+
+
+def _run_around(first: Glyph, line: list[Glyph], gap_ratio: float) -> list[Glyph]:
+    """The glyphs of `line` set one after another from `first` (each gap under `gap_ratio` of
+    a size): a limit is one run, the script of a glyph beside the operator on its height
+    ("(k)" of f^{(k)} over a sum's infinity) is not part of it."""
+    ordered = sorted(line, key=lambda g: g.bbox[0])
+    at = ordered.index(first)
+    lo = hi = at
+    while lo > 0 and ordered[lo].bbox[0] - ordered[lo - 1].bbox[2] <= gap_ratio * first.size:
+        lo -= 1
+    while hi + 1 < len(ordered) and (
+        ordered[hi + 1].bbox[0] - ordered[hi].bbox[2] <= gap_ratio * first.size
+    ):
+        hi += 1
+    return ordered[lo : hi + 1]
 
 
 def _nearer(glyph: Glyph, y: float, bars: list[Bar], params: MathParams) -> bool:
@@ -377,7 +485,10 @@ def _tex_of(
     the numbers and operator names among the glyphs (see _words)."""
     if not glyphs:
         return None
-    base = max(g.size for g in glyphs)
+    # The text size, not a big operator's or delimiter's (a font of Palatino sets its sum
+    # larger than its letters).
+    base = max((g.size for g in glyphs if g.char not in _BIG | _FENCES),
+               default=max(g.size for g in glyphs))  # fmt: skip
     glyphs, bars = _radicals(glyphs, bars, words, params)
     if glyphs is None:
         return None

@@ -17,6 +17,9 @@ class MathParams:
     word_gap_ratio: float = 0.15  # ...to this far on (digits, letters of a name)
     dots_gap_ratio: float = 0.3  # ...or this far on (the dots of an ellipsis)
     ellipsis_min_dots: int = 3  # dots side by side, this many or more: an ellipsis
+    accent_reach_ratio: float = 0.5  # an accent marks a glyph starting this near after it
+    # "(3)" at a row's right end, this far (of its size) from the formula: its number.
+    equation_number_gap_ratio: float = 1.5
     # Script sizes and rows.
     full_size_ratio: float = 0.9  # a glyph this large (of the full size) or more is no script
     raised_ratio: float = 0.15  # a script raised this far (of the full size) is a superscript
@@ -36,6 +39,7 @@ class MathParams:
     limit_below_ratio: int = 2  # a limit under an operator reaches this far under it (of the size)
     limit_line_ratio: float = 0.15  # glyphs of one limit's line differ in baseline by this much
     limit_beside_ratio: float = 0.3  # a small glyph this near a limit's line (of its size) joins it
+    limit_run_gap_ratio: float = 0.6  # a limit's glyphs follow one another this near (of a size)
     # Fractions and radicals over their drawn rules.
     bar_reach_pt: int = 1  # a glyph or an inner rule this far past a rule's ends is within it
     numerator_ratio: float = 1.5  # a numerator's baselines lie this far over its bar (of the size)
