@@ -56,6 +56,20 @@ TEMPLATES = [
     r"\{g}^2 = \frac{{1}}{{{n}}} \sum_{{k=1}}^{{{n}}} \left( {a}_k - \mu \right)^2",
     r"{a}^{{{n}}} + {b}^{{{n}}} \neq {c}^{{{n}}}",
     r"\max_{{{a} \in {A}}} \left[ {b}({a}) - \{g} \, {c}({a}) \right]",
+    # What papers set beyond the textbook: cases, blackboard and calligraphic letters, norms
+    # and inner products, overlines, words in subscripts, sets in braces, bold vectors.
+    r"f({a}) = \begin{{cases}} {a}^2 & \text{{if }} {a} \geq 0 \\ -{a} & \text{{otherwise}} \end{{cases}}",
+    r"\mathbb{{E}}[{A}] = \sum_{{{a} \in \mathcal{{{B}}}}} {a} \, p({a})",
+    r"\overline{{{a} + {b}}} = \overline{{{a}}} + \overline{{{b}}}",
+    r"\langle {a}, {b} \rangle \leq \| {a} \| \, \| {b} \|",
+    r"{a}_{{\max}} = \max_{{1 \leq i \leq {n}}} |{a}_i|",
+    r"S = \left\{{ {a} \in \mathbb{{R}}^{n} : \| {a} \|_2 \leq {m} \right\}}",
+    r"\sigma({a})_i = \frac{{e^{{{a}_i}}}}{{\sum_{{j=1}}^{{K}} e^{{{a}_j}}}}",
+    r"\binom{{{n}}}{{k}} = \frac{{{n}!}}{{k! \, ({n}-k)!}}",
+    r"\mathbf{{{a}}} = W^\top \mathbf{{{b}}} + \mathbf{{{c}}}",
+    r"\hat{{\{g}}} = \arg\max_{{\{g}}} \log p({a} \mid \{g})",
+    r"\nabla_{{\{g}}} J(\{g}) = \mathbb{{E}} \left[ \nabla_{{\{g}}} \log \pi({a}) \, R \right]",
+    r"\int_{{{n}}}^{{{m}}} \frac{{d{a}}}{{{a}^2 + 1}} = \arctan {m} - \arctan {n}",
 ]
 # Aligned rows (align / eqnarray): each a pair of sides.
 ROWS = [
@@ -64,6 +78,8 @@ ROWS = [
     (r"\{g}_{{k+1}}", r"\{g}_k - \eta \nabla {c}(\{g}_k)"),
     (r"{c}", r"\frac{{{a} + {b}}}{{{n}}}"),
     (r"\sum_{{i=1}}^{{{n}}} {a}_i", r"{m} {b}"),
+    (r"\mathcal{{{A}}}({a})", r"\frac{{1}}{{{n}}} \sum_{{k}} \| {a}_k - {b} \|^2"),
+    (r"\tilde{{{a}}}_t", r"\alpha \, {a}_{{t-1}} + (1 - \alpha) \, {b}_t"),
 ]
 INLINE = [r"{a}_i", r"\{g} > 0", r"{a}^2 + {b}^2", r"{n} \leq {a} \leq {m}", r"{a}({b})",
           r"\{g}_{{{n}}}", r"{a} \in {A}", r"\frac{{1}}{{{n}}}"]  # fmt: skip
@@ -148,7 +164,9 @@ def document(seed: int, templates: list[str], fonts: list[str]) -> tuple[str, di
         displays.append({"tex": formulas, "before": lead, "after": tail})
     source = (
         f"\\documentclass[{size},{columns}]{{article}}\n"
-        "\\usepackage{amsmath}\n" + (f"\\usepackage{{{font}}}\n" if font else "") + "\\usepackage[margin=1in]{geometry}\n\\pagestyle{plain}\n"
+        "\\usepackage{amsmath,amssymb}\n"
+        + (f"\\usepackage{{{font}}}\n" if font else "")
+        + "\\usepackage[margin=1in]{geometry}\n\\pagestyle{plain}\n"
         "\\begin{document}\n" + "\n\n".join(body) + "\n\\end{document}\n"
     )
     truth = {"seed": seed, "size": size, "font": font or "cm", "columns": columns, "displays": displays,

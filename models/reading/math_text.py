@@ -30,6 +30,12 @@ _SYMBOLS = {
     "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil", "⟨": r"\langle",
     "⟩": r"\rangle", "‖": r"\|", "\\": r"\backslash",
     "{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&", "_": r"\_",
+    "∥": r"\|", "∣": r"\mid", "⊤": r"\top", "⊥": r"\perp", "†": r"\dagger", "∗": "*",
+    "ℓ": r"\ell", "∅": r"\emptyset", "¬": r"\neg", "∧": r"\wedge", "∨": r"\vee",
+    "↦": r"\mapsto", "⊗": r"\otimes", "⊕": r"\oplus", "∼": r"\sim", "≃": r"\simeq",
+    "≪": r"\ll", "≫": r"\gg", "∖": r"\setminus", "⊇": r"\supseteq", "⊃": r"\supset",
+    "⇔": r"\Leftrightarrow", "↔": r"\leftrightarrow", "⟶": r"\longrightarrow",
+    "⟹": r"\Longrightarrow", "≜": r"\triangleq", "≺": r"\prec", "≻": r"\succ",
 }  # fmt: skip
 _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
@@ -50,6 +56,29 @@ _CMEX.update(
     for slot, fence in enumerate("()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\")
 )
 _FENCES = set("()[]{}|‖⟨⟩⌊⌋⌈⌉")
+# The pieces tall delimiters are built from (top, extension, bottom), by the extension font's
+# slot or by the private-use code points its Unicode map gives them; a brace's extension
+# (slot ">", U+F8F4) belongs to either brace: it takes the one it stacks with.
+_PIECES = dict(zip("0@B1AC2463578:<9;=", "((()))[[[]]]{{{}}}", strict=True))
+_PIECES.update(
+    zip(
+        "\uf8eb\uf8ec\uf8ed\uf8f6\uf8f7\uf8f8\uf8ee\uf8ef\uf8f0\uf8f9\uf8fa\uf8fb"
+        "\uf8f1\uf8f2\uf8f3\uf8fc\uf8fd\uf8fe",
+        "((()))[[[]]]{{{}}}",
+        strict=True,
+    )
+)
+_PIECES.update({">": "\ufffd", "\uf8f4": "\ufffd", "B": "(", "C": ")"})
+_PIECE_EXTENT = 1.8  # a piece's height, in sizes
+_DELIMITER_EXTENTS = (1.2, 1.8, 2.4, 3.0)  # \big, \Big, \bigg, \Bigg
+# Letters of TeX's blackboard, calligraphic and fraktur fonts, and their Unicode names.
+_STYLED_FONTS = {"MSBM": "DOUBLE-STRUCK", "CMSY": "SCRIPT", "EUFM": "FRAKTUR"}
+_STYLES = {"DOUBLE-STRUCK": r"\mathbb", "SCRIPT": r"\mathcal", "FRAKTUR": r"\mathfrak",
+           "MATHEMATICAL DOUBLE-STRUCK": r"\mathbb", "MATHEMATICAL SCRIPT": r"\mathcal",
+           "BLACK-LETTER": r"\mathfrak", "MATHEMATICAL FRAKTUR": r"\mathfrak"}  # fmt: skip
+# Tall delimiters around rows with no bar between them: a matrix, a binomial, cases.
+_MATRICES = {("(", ")"): "pmatrix", ("[", "]"): "bmatrix", ("|", "|"): "vmatrix",
+             ("‖", "‖"): "Vmatrix", ("{", "}"): "Bmatrix", ("{", None): "cases"}  # fmt: skip
 # Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
 # under them in a display (lim over n -> infinity).
 _LIMIT_NAMES = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr"}
@@ -89,6 +118,11 @@ Bar = tuple[float, float, float]  # a horizontal rule drawn in the formula: x0, 
 def _tex(char: str) -> str | None:
     if char in _SYMBOLS:
         return _SYMBOLS[char]
+    name = unicodedata.name(char, "")
+    for style, command in _STYLES.items():  # ℝ is \mathbb{R}, not R
+        if name.startswith(style) and name.split()[-1].isalpha() and len(name.split()[-1]) == 1:
+            letter = name.split()[-1]
+            return command + "{" + (letter if "CAPITAL" in name else letter.lower()) + "}"
     folded = unicodedata.normalize("NFKC", char)  # mathematical italic 𝑥 -> x
     if folded in _GREEK:
         return "\\" + _GREEK[folded]
@@ -101,11 +135,79 @@ def _group(parts: list[str]) -> str:
     return "{" + " ".join(parts) + "}"
 
 
+def _extent(slot: str) -> float | None:
+    """The height of a delimiter of TeX's extension font, in sizes (it hangs from its
+    origin: PDF readers box it a few points tall at its top)."""
+    code = ord(slot)
+    if slot in _PIECES:
+        return _PIECE_EXTENT
+    if code < 0x30:
+        return _DELIMITER_EXTENTS[min(code // 0x10 + (code >= 0x12) * (code < 0x20), 3)]
+    if slot in "DEhijklmno":
+        return _DELIMITER_EXTENTS[1]
+    return None
+
+
 def _decoded(glyph: Glyph) -> Glyph:
-    if "CMEX" in glyph.font.upper():
-        char = _CMEX.get(glyph.char, "\ufffd")  # another slot: no TeX name, no guess
-        return Glyph(char, glyph.size, glyph.x, glyph.y, glyph.bbox, glyph.font)
+    """A glyph with its character as TeX means it: the extension font's slots (big operators,
+    delimiters and the pieces of tall ones) and letters of the blackboard and calligraphic
+    fonts (an "R" of msbm is ℝ)."""
+    font = glyph.font.upper()
+    char = glyph.char
+    if "CMEX" in font:
+        extent = _extent(char) if char in _CMEX or char in _PIECES else None
+        if char in _PIECES:
+            decoded = _PIECES[char]
+        elif char in _CMEX:
+            decoded = _CMEX[char]
+        elif ord(char) >= 0x80 and (_tex(char) or char in _BIG):
+            decoded = char  # a font with a Unicode map: its characters are right
+        else:
+            decoded = "\ufffd"  # another slot: no TeX name, no guess
+        bbox = glyph.bbox
+        if extent is not None and decoded in _FENCES:
+            bbox = (bbox[0], glyph.y, bbox[2], glyph.y + extent * glyph.size)
+        return Glyph(decoded, glyph.size, glyph.x, glyph.y, bbox, "CMEX-piece"
+                     if char in _PIECES else glyph.font)  # fmt: skip
+    for key, alphabet in _STYLED_FONTS.items():
+        if key in font and char.isascii() and char.isalpha() and (char.isupper() or key != "CMSY"):
+            styled = _styled(alphabet, char)
+            return Glyph(styled, glyph.size, glyph.x, glyph.y, glyph.bbox, glyph.font)
     return glyph
+
+
+def _styled(alphabet: str, letter: str) -> str:
+    """The letter of a styled alphabet: ℝ (letterlike symbols), else 𝒜 (mathematical)."""
+    case = "CAPITAL" if letter.isupper() else "SMALL"
+    for prefix in ("", "MATHEMATICAL "):
+        try:
+            return unicodedata.lookup(f"{prefix}{alphabet} {case} {letter.upper()}")
+        except KeyError:
+            continue
+    return letter
+
+
+def _merged_pieces(glyphs: list[Glyph]) -> list[Glyph]:
+    """The pieces of a tall delimiter (top, extensions, bottom: a 3-row matrix's parenthesis)
+    made one glyph spanning them all."""
+    pieces = sorted((g for g in glyphs if g.font == "CMEX-piece"), key=lambda g: g.y)
+    out = [g for g in glyphs if g.font != "CMEX-piece"]
+    stacks: list[list[Glyph]] = []
+    for piece in pieces:
+        for stack in stacks:
+            last = stack[-1]
+            same = last.char == piece.char or "\ufffd" in (last.char, piece.char)
+            if same and _overlap(last, piece) > 0 and piece.bbox[1] <= last.bbox[3] + 1:
+                stack.append(piece)
+                break
+        else:
+            stacks.append([piece])
+    for stack in stacks:
+        char = next((g.char for g in stack if g.char != "\ufffd"), "\ufffd")
+        box = (min(g.bbox[0] for g in stack), stack[0].bbox[1], max(g.bbox[2] for g in stack),
+               max(g.bbox[3] for g in stack))  # fmt: skip
+        out.append(Glyph(char, stack[0].size, stack[0].x, stack[0].y, box, "CMEX10"))
+    return out
 
 
 def _upright(glyph: Glyph) -> bool:
@@ -252,7 +354,7 @@ def tex_from_glyphs(
     the end of its row (`\\qquad (3)`): the text refers to it."""
     # (Decoded first: the extension font's slot 32, a \Bigg "(", is a space character.)
     made: dict[int, str] = {}
-    decoded = [g for g in map(_decoded, glyphs) if g.char.strip()]
+    decoded = _merged_pieces([g for g in map(_decoded, glyphs) if g.char.strip()])
     decoded = _accented(_equation_numbers(decoded, made, params), made, params)
     glyphs, words = _words(decoded, params)
     words.update(made)
@@ -477,6 +579,90 @@ def _baselines(glyphs: list[Glyph], base: float, params: MathParams) -> list[flo
     return [statistics.median(line) for line in lines]
 
 
+def _row_lines(glyphs: list[Glyph], base: float, params: MathParams) -> list[float]:
+    """The baselines of the full-size glyphs, those closer than a row apart taken as one."""
+    full = sorted(g.y for g in glyphs if g.size >= params.full_size_ratio * base
+                  and g.char not in _BIG | _FENCES)  # fmt: skip
+    lines: list[list[float]] = []
+    for y in full:
+        if lines and y - lines[-1][-1] <= params.row_join_ratio * base:
+            lines[-1].append(y)
+        else:
+            lines.append([y])
+    return [statistics.median(line) for line in lines]
+
+
+def _columns(glyphs: list[Glyph], gap: float) -> list[tuple[float, float]]:
+    """Spans across of the glyphs (all rows together), split where nothing stands for `gap`."""
+    spans: list[list[float]] = []
+    for g in sorted(glyphs, key=lambda g: g.bbox[0]):
+        if spans and g.bbox[0] - spans[-1][1] < gap:
+            spans[-1][1] = max(spans[-1][1], g.bbox[2])
+        else:
+            spans.append([g.bbox[0], g.bbox[2]])
+    return [(a, b) for a, b in spans]
+
+
+def _matrices(
+    glyphs: list[Glyph], bars: list[Bar], base: float, words: dict[int, str], params: MathParams
+) -> list[Glyph] | None:
+    """Rows of full-size glyphs with no bar between them inside a tall pair of delimiters (a
+    matrix, a binomial) or right of a tall brace alone (cases): cells by the columns of space
+    that run down all rows, each cell rebuilt on its own, the whole made one glyph on the
+    math axis (its TeX in `words`). None when a cell cannot be read."""
+    out = list(glyphs)
+    tall = params.tall_fence_ratio * base
+    for left in sorted((g for g in glyphs if g.char in "([{|‖"), key=lambda g: g.bbox[0]):
+        if left not in out or left.bbox[3] - left.bbox[1] < tall:
+            continue
+        top, bottom = left.bbox[1], left.bbox[3]
+
+        def level(g: Glyph, top: float = top, bottom: float = bottom) -> bool:
+            return min(g.bbox[3], bottom) - max(g.bbox[1], top) > params.fence_share * (
+                g.bbox[3] - g.bbox[1]
+            )
+
+        closing = {"(": ")", "[": "]", "{": "}", "|": "|", "‖": "‖"}[left.char]
+        rights = [g for g in out if g is not left and g.char == closing and g.x > left.x
+                  and g.bbox[3] - g.bbox[1] >= tall and level(g)]  # fmt: skip
+        right = min(rights, key=lambda g: g.x) if rights else None
+        kind = _MATRICES.get((left.char, right.char if right else None))
+        if kind is None:
+            continue
+        end = right.bbox[0] if right else float("inf")
+        inside = [g for g in out if g is not left and g is not right
+                  and left.bbox[2] <= (g.bbox[0] + g.bbox[2]) / 2 <= end
+                  and top <= (g.bbox[1] + g.bbox[3]) / 2 <= bottom]  # fmt: skip
+        lines = _row_lines(inside, base, params)
+        x0 = left.bbox[2]
+        x1 = min(end, max((g.bbox[2] for g in inside), default=x0))
+        between = [b for b in bars if b[1] > x0 and b[0] < x1 and top <= b[2] <= bottom]
+        if len(lines) < 2 or any(lines[0] < b[2] < lines[-1] for b in between):
+            continue  # one row, or a fraction's bar: the delimiters are \left( \right)
+        rows: list[list[Glyph]] = [[] for _ in lines]
+        for g in inside:
+            rows[min(range(len(lines)), key=lambda i: abs(lines[i] - g.y))].append(g)
+        spans = _columns(inside, params.matrix_column_gap_ratio * base)
+        texs = []
+        for row in rows:
+            cells = []
+            for a, b in spans:
+                cell = [g for g in row if a <= g.bbox[0] and g.bbox[2] <= b]
+                tex = _tex_of(cell, [], words, params) if cell else ""
+                if tex is None:
+                    return None
+                cells.append(tex)
+            texs.append(" & ".join(cells))
+        body = " \\\\ ".join(texs)
+        centre = (top + bottom) / 2
+        box = (left.bbox[0], top, right.bbox[2] if right else x1, bottom)
+        token = Glyph("\x03", base, left.x, centre + params.math_axis_ratio * base, box)
+        words[id(token)] = f"\\begin{{{kind}}} {body} \\end{{{kind}}}"
+        gone = {id(g) for g in inside} | {id(left), id(right)}
+        out = [g for g in out if id(g) not in gone] + [token]
+    return out
+
+
 def _tex_of(
     glyphs: list[Glyph], bars: list[Bar], words: dict[int, str], params: MathParams
 ) -> str | None:
@@ -489,6 +675,9 @@ def _tex_of(
     # larger than its letters).
     base = max((g.size for g in glyphs if g.char not in _BIG | _FENCES),
                default=max(g.size for g in glyphs))  # fmt: skip
+    glyphs = _matrices(glyphs, bars, base, words, params)
+    if glyphs is None:
+        return None
     glyphs, bars = _radicals(glyphs, bars, words, params)
     if glyphs is None:
         return None

@@ -52,6 +52,10 @@ class MathParams:
     radicand_depth_ratio: float = (
         1.5  # what a radical holds has its baseline this far under its rule
     )
+    # Matrices, binomials and cases: rows inside tall delimiters.
+    tall_fence_ratio: float = 1.6  # a delimiter this tall (of the text size) or more is tall
+    fence_share: float = 0.5  # ...and holds what lies this share of its height within its own
+    matrix_column_gap_ratio: float = 0.6  # columns: space running down all rows this wide
     radicand_bars_ratio: int = 2  # fractions inside a radical lie this far under its rule
 
 
