@@ -58,7 +58,8 @@ TEMPLATES = [
     r"\max_{{{a} \in {A}}} \left[ {b}({a}) - \{g} \, {c}({a}) \right]",
     # What papers set beyond the textbook: cases, blackboard and calligraphic letters, norms
     # and inner products, overlines, words in subscripts, sets in braces, bold vectors.
-    r"f({a}) = \begin{{cases}} {a}^2 & \text{{if }} {a} \geq 0 \\ -{a} & \text{{otherwise}} \end{{cases}}",
+    r"f({a}) = \begin{{cases}} {a}^2 & \text{{if }} {a} \geq 0 \\ "
+    r"-{a} & \text{{otherwise}} \end{{cases}}",
     r"\mathbb{{E}}[{A}] = \sum_{{{a} \in \mathcal{{{B}}}}} {a} \, p({a})",
     r"\overline{{{a} + {b}}} = \overline{{{a}}} + \overline{{{b}}}",
     r"\langle {a}, {b} \rangle \leq \| {a} \| \, \| {b} \|",
@@ -86,16 +87,17 @@ INLINE = [r"{a}_i", r"\{g} > 0", r"{a}^2 + {b}^2", r"{n} \leq {a} \leq {m}", r"{
 LETTERS = "abcdfgpqrsuvwxyz"
 CAPITALS = "ABCDFGHKLMPQRSTUVWXYZ"
 GREEK = ["alpha", "beta", "gamma", "delta", "theta", "lambda", "sigma", "phi", "psi", "omega"]
-WORDS = (
+WORDS = str.split(
     "the method converges quickly when the step size is chosen with care and the data are "
     "normalized before each iteration we observe that this bound holds for every sample in "
     "our experiments although the constant depends on the dimension of the problem a careful "
     "analysis shows that the error decreases with the number of terms in the expansion and "
     "that the estimate remains stable under small perturbations of the input"
-).split()
-LEADS = ["Then we obtain", "The estimate is given by", "It follows that", "Recall the identity",
-         "We define the quantity", "In closed form this reads", "Consider the relation",
-         "The update rule becomes", "A direct computation yields", "By the previous lemma"]  # fmt: skip
+)
+LEADS = ["Then we obtain", "The estimate is given by", "It follows that",
+         "Recall the identity", "We define the quantity", "In closed form this reads",
+         "Consider the relation", "The update rule becomes", "A direct computation yields",
+         "By the previous lemma"]  # fmt: skip
 TAILS = ["where the constant is fixed in advance.", "which holds for every admissible choice.",
          "for all values of the parameter.", "as claimed in the introduction.",
          "where each term is bounded by one.", "and the proof is complete."]  # fmt: skip
@@ -136,7 +138,8 @@ def _display(rng: random.Random, templates: list[str]) -> tuple[str, list[str]]:
             body = " \\\\\n".join(f"{lhs} &= {rhs}" for lhs, rhs in rows)
         else:
             body = " \\\\\n".join(f"{lhs} &=& {rhs}" for lhs, rhs in rows)
-        return f"\\begin{{{kind}}}\n{body}\n\\end{{{kind}}}", [f"{l} = {r}" for l, r in rows]
+        formulas = [f"{lhs} = {rhs}" for lhs, rhs in rows]
+        return f"\\begin{{{kind}}}\n{body}\n\\end{{{kind}}}", formulas
     tex = _fill(rng.choice(templates), rng)
     if kind == "brackets":
         return f"\\[\n{tex}\n\\]", [tex]
@@ -169,8 +172,8 @@ def document(seed: int, templates: list[str], fonts: list[str]) -> tuple[str, di
         + "\\usepackage[margin=1in]{geometry}\n\\pagestyle{plain}\n"
         "\\begin{document}\n" + "\n\n".join(body) + "\n\\end{document}\n"
     )
-    truth = {"seed": seed, "size": size, "font": font or "cm", "columns": columns, "displays": displays,
-             "inline": inline}  # fmt: skip
+    truth = {"seed": seed, "size": size, "font": font or "cm", "columns": columns,
+             "displays": displays, "inline": inline}  # fmt: skip
     return source, truth
 
 

@@ -35,10 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.structure_quality import run_ours, run_pymupdf4llm, run_tesseract  # noqa: E402
 from bs4 import BeautifulSoup  # noqa: E402
 
 from bench.latex_math import DEFAULT_OUT, PARTS, generate  # noqa: E402
+from bench.structure_quality import run_ours, run_pymupdf4llm, run_tesseract  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 
 MATCH_F1 = 0.6  # normalized TeX tokens in common (F1) for a formula to count as found

@@ -94,7 +94,7 @@ _ACCENTS = {
     "ˆ": "hat", "\u0302": "hat", "˜": "tilde", "\u0303": "tilde", "¯": "bar", "\u0304": "bar",
     "\u0305": "bar", "˙": "dot", "\u0307": "dot", "¨": "ddot", "\u0308": "ddot", "ˇ": "check",
     "\u030c": "check", "´": "acute", "\u0301": "acute", "`": "grave", "\u0300": "grave",
-    "˘": "breve", "\u0306": "breve", "⃗": "vec", "\u20d7": "vec",
+    "˘": "breve", "\u0306": "breve", "\u20d7": "vec",
 }  # fmt: skip
 _NEGATION = "\u0338"
 _NEGATED = {"=": r"\neq", "∈": r"\notin", "≡": r"\not\equiv", "<": r"\not<", ">": r"\not>"}
