@@ -35,6 +35,8 @@ _SYMBOLS = {
     "↦": r"\mapsto", "⊗": r"\otimes", "⊕": r"\oplus", "∼": r"\sim", "≃": r"\simeq",
     "≪": r"\ll", "≫": r"\gg", "∖": r"\setminus", "⊇": r"\supseteq", "⊃": r"\supset",
     "⇔": r"\Leftrightarrow", "↔": r"\leftrightarrow", "⟶": r"\longrightarrow",
+    "⋃": r"\bigcup", "⋂": r"\bigcap", "⋀": r"\bigwedge", "⋁": r"\bigvee",
+    "⨁": r"\bigoplus", "⨂": r"\bigotimes", "∐": r"\coprod",
     "⟹": r"\Longrightarrow", "≜": r"\triangleq", "≺": r"\prec", "≻": r"\succ",
 }  # fmt: skip
 _GREEK = {
@@ -45,11 +47,15 @@ _GREEK = {
     "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi",
     "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
 }  # fmt: skip
-_BIG = {"∑", "∏", "∫", "∮"}
+_BIG = {"∑", "∏", "∫", "∮", "⋃", "⋂", "⋀", "⋁", "⨁", "⨂", "∐"}
 # TeX's math extension font (cmex) embedded without a ToUnicode map gives its big operators as
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
 _CMEX.update(dict.fromkeys("pqrst", "√"))  # radical signs of five sizes
+# Big unions, intersections, wedges, circled sums and products, coproducts (text, display).
+_CMEX.update(zip("S[T\\V^W_LMNO`a", "⋃⋃⋂⋂⋀⋀⋁⋁⨁⨁⨂⨂∐∐", strict=True))
+# Angle brackets, brackets, floors, ceilings and braces of the \Big size.
+_CMEX.update(zip("DEhijklmno", "⟨⟩[]⌊⌋⌈⌉{}", strict=True))
 # Its first slots are delimiters in three sizes (\big to \Bigg), a slot for each.
 _CMEX.update(
     (chr(slot), fence)
@@ -72,7 +78,9 @@ _PIECES.update({">": "\ufffd", "\uf8f4": "\ufffd", "B": "(", "C": ")"})
 _PIECE_EXTENT = 1.8  # a piece's height, in sizes
 _DELIMITER_EXTENTS = (1.2, 1.8, 2.4, 3.0)  # \big, \Big, \bigg, \Bigg
 # Letters of TeX's blackboard, calligraphic and fraktur fonts, and their Unicode names.
-_STYLED_FONTS = {"MSBM": "DOUBLE-STRUCK", "CMSY": "SCRIPT", "EUFM": "FRAKTUR"}
+_STYLED_FONTS = {"MSBM": "DOUBLE-STRUCK", "BLACKBOARD": "DOUBLE-STRUCK", "BBOLD": "DOUBLE-STRUCK",
+                 "DSROM": "DOUBLE-STRUCK", "CMSY": "SCRIPT", "RSFS": "SCRIPT",
+                 "EUSM": "SCRIPT", "EUFM": "FRAKTUR", "FRAKTUR": "FRAKTUR"}  # fmt: skip
 _STYLES = {"DOUBLE-STRUCK": r"\mathbb", "SCRIPT": r"\mathcal", "FRAKTUR": r"\mathfrak",
            "MATHEMATICAL DOUBLE-STRUCK": r"\mathbb", "MATHEMATICAL SCRIPT": r"\mathcal",
            "BLACK-LETTER": r"\mathfrak", "MATHEMATICAL FRAKTUR": r"\mathfrak"}  # fmt: skip
@@ -170,7 +178,8 @@ def _decoded(glyph: Glyph) -> Glyph:
         return Glyph(decoded, glyph.size, glyph.x, glyph.y, bbox, "CMEX-piece"
                      if char in _PIECES else glyph.font)  # fmt: skip
     for key, alphabet in _STYLED_FONTS.items():
-        if key in font and char.isascii() and char.isalpha() and (char.isupper() or key != "CMSY"):
+        upper_only = alphabet == "SCRIPT"  # (a symbol font's small letters are no letters)
+        if key in font and char.isascii() and char.isalpha() and (char.isupper() or not upper_only):
             styled = _styled(alphabet, char)
             return Glyph(styled, glyph.size, glyph.x, glyph.y, glyph.bbox, glyph.font)
     return glyph
