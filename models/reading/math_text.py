@@ -297,13 +297,17 @@ def _accented(glyphs: list[Glyph], made: dict[int, str], params: MathParams) -> 
     for mark in [g for g in glyphs if g.char in _ACCENTS or g.char == _NEGATION]:
         reach = params.accent_reach_ratio * mark.size
 
-        def distance(g: Glyph, mark: Glyph = mark) -> float:
+        # A mark with no width marks what follows it (an accent with a width overlaps it).
+        blank = mark.bbox[2] - mark.bbox[0] < params.blank_mark_ratio * mark.size
+
+        def distance(g: Glyph, mark: Glyph = mark, blank: bool = blank) -> float:
             across = _overlap(g, mark)
-            return -across if across > 0 else g.bbox[0] - mark.bbox[2]
+            return -across if across > 0 and not blank else g.bbox[0] - mark.bbox[2]
 
         near = [g for g in out if g is not mark and g.char not in _ACCENTS
                 and min(g.bbox[3], mark.bbox[3]) > max(g.bbox[1], mark.bbox[1])
-                and g.bbox[2] > mark.bbox[0] and distance(g) <= reach]  # fmt: skip
+                and (g.bbox[0] >= mark.bbox[0] if blank else g.bbox[2] > mark.bbox[0])
+                and distance(g) <= reach]  # fmt: skip
         if not near:
             continue
         base = min(near, key=distance)

@@ -18,6 +18,7 @@ class MathParams:
     dots_gap_ratio: float = 0.3  # ...or this far on (the dots of an ellipsis)
     ellipsis_min_dots: int = 3  # dots side by side, this many or more: an ellipsis
     accent_reach_ratio: float = 0.5  # an accent marks a glyph starting this near after it
+    blank_mark_ratio: float = 0.05  # an accent or a slash narrower (of its size) has no width
     # "(3)" at a row's right end, this far (of its size) from the formula: its number.
     equation_number_gap_ratio: float = 1.5
     # Script sizes and rows.

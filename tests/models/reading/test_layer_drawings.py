@@ -1,13 +1,16 @@
 """A born-digital page's vector drawings with slanted strokes are pictures; a page of too many
-paths is not looked through."""
+paths is not looked through. Formulas of real pdflatex pages (tests/resources/math/*.tex, their
+PDFs beside them) are rebuilt from their glyphs and drawn rules."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pymupdf
+import pytest
 
-from models.reading.layer_drawings import with_drawings
+from models.reading.layer_drawings import formula_transcriber, with_drawings
 from models.reading.params.text_layer import TEXT_LAYER
 
 
@@ -26,3 +29,62 @@ def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings():
     assert [r.kind for r in found] == ["drawing"]
     few = dataclasses.replace(TEXT_LAYER, max_drawings=5)
     assert with_drawings(page, [], _text_blocks(page), scale=1.0, params=few) == []
+
+
+MATH = Path(__file__).resolve().parents[2] / "resources" / "math"
+
+
+@pytest.fixture(scope="module")
+def cm():
+    """The formulas of formulas-cm.pdf (Computer Modern), by their boxes in points."""
+    with pymupdf.open(MATH / "formulas-cm.pdf") as doc:
+        yield formula_transcriber(doc[0], scale=1.0)
+
+
+def test_an_equation_number_stays_at_the_end_of_its_row_apart_from_the_formula(cm):
+    """ "(1)" at the right margin is the equation's number, not a parenthesis of the formula;
+    the zero-width vector accents set before their letters mark those letters."""
+    assert cm((250, 150, 500, 190)) == (
+        r"\vec{x} \cdot \vec{b} = \sum _{i = 1} ^{8} x _{i} b _{i} \qquad (1)"
+    )
+
+
+def test_a_hat_over_its_letter_and_a_slash_over_a_relation(cm):
+    assert cm((250, 212, 360, 236)) == r"\hat{\theta} \neq a ^{3} + b ^{3}"
+
+
+def test_a_matrix_inside_parentheses_built_from_pieces(cm):
+    """Three rows: each parenthesis is a top and a bottom piece of the extension font."""
+    assert cm((250, 262, 360, 310)) == (
+        r"\det \begin{pmatrix} a & b & 0 \\ 0 & c & 5 \\ 4 & 0 & 1 \end{pmatrix} = 0"
+    )
+
+
+def test_cases_right_of_a_brace_and_a_binomial(cm):
+    assert cm((240, 335, 380, 372)) == (
+        r"f ( x ) = \begin{cases} x ^{2} & \text{if} x \geq 0 \\ - x & \text{otherwise}"
+        r" \end{cases}"
+    )
+    assert cm((260, 388, 360, 420)) == (
+        r"\begin{pmatrix} 4 \\ k \end{pmatrix} = \frac{4 !}{k ! ( 4 - k ) !}"
+    )
+
+
+def test_big_braces_and_blackboard_letters(cm):
+    assert cm((240, 432, 370, 453)) == (r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}")
+
+
+def test_a_palatino_sum_is_larger_than_the_text_and_its_limit_is_one_run():
+    """mathpazo sets its sum at 14 pt over 10 pt letters (the letters are no scripts), and
+    the "(k)" of f^{(k)} stands on the height of the sum's upper limit (it is f's script)."""
+    with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
+        tex = formula_transcriber(doc[0], scale=1.0)((240, 145, 370, 180))
+    assert tex == (r"f ( y ) = \sum _{k = 0} ^{\infty} \frac{f ^{( k )} ( d )}{k !} ( y - d ) ^{k}")
+
+
+def test_braces_by_their_slots_and_a_blackboard_letter_of_another_font():
+    """Palatino's pages embed the extension font with no Unicode map: \\Big braces are its
+    slots "n" and "o"; \\mathbb{R} is an "R" of PazoMathBlackboardBold."""
+    with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
+        tex = formula_transcriber(doc[0], scale=1.0)((240, 204, 370, 228))
+    assert tex == r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}"
