@@ -1,11 +1,14 @@
 """A born-digital formula's glyphs -> TeX: superscripts and subscripts from size and baseline,
-limits above and below big operators, fractions over their drawn bars, rows of a display one
-under the other, math letters and symbols to their TeX names.
+limits above and below big operators, fractions over their drawn bars (big operators inside
+them too), overlines, radicals, matrices, binomials and cases from rows inside tall delimiters
+(built from the extension font's pieces), accents and negations over their glyphs, an
+equation's number at the end of its row, rows of a display one under the other, math letters
+and symbols to their TeX names (a symbol with no name here is itself).
 
-Only what the glyphs show without doubt: full-size glyphs stacked with no bar between them (a
-matrix), a bar with nothing over or under it, or a glyph with no TeX name give None, and the
-caller keeps the formula as an image with a finding. The TeX is checked by converting it to
-MathML.
+Only what the glyphs show without doubt: full-size glyphs stacked with no bar and no
+delimiters around them, a bar with nothing under it, or a glyph with no meaning (an unmapped
+slot, a private-use code) give None, and the caller keeps the formula as an image with a
+finding. The TeX is checked by converting it to MathML.
 """
 
 from __future__ import annotations
@@ -136,6 +139,10 @@ def _tex(char: str) -> str | None:
         return "\\" + _GREEK[folded]
     if len(folded) == 1 and (folded.isascii() and folded.isalnum() or folded in _PLAIN):
         return folded
+    # Another mathematical symbol or letter with no name here is itself (MathML takes it as
+    # it is); an unmapped slot, a private-use code or a loose accent is not guessed.
+    if char != "\ufffd" and unicodedata.category(char) in ("Sm", "So", "Ll", "Lu"):
+        return char
     return None
 
 
@@ -264,6 +271,25 @@ def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[i
     for run in runs_of(lambda g: g.char in ".·⋅", params.dots_gap_ratio, same=True):
         if len(run) >= params.ellipsis_min_dots:
             put_together(run, "…", r"\ldots" if run[0].char == "." else r"\cdots")
+    # Dots one under the other (\vdots) or stepping down to the right (\ddots), in a matrix.
+    dots = sorted((g for g in glyphs if g.char == "." and id(g) not in merged), key=lambda g: g.y)
+    for first in dots:
+        if id(first) in merged:
+            continue
+        run = [first]
+        for g in dots:
+            dy, dx = g.y - run[-1].y, g.bbox[0] - run[-1].bbox[0]
+            if (
+                id(g) not in merged
+                and params.dots_step_low_ratio * g.size
+                < dy
+                < (params.dots_step_high_ratio * g.size)
+                and abs(dx) < params.dots_step_high_ratio * g.size
+            ):
+                run.append(g)
+        if len(run) >= params.ellipsis_min_dots:
+            upright = abs(run[-1].bbox[0] - first.bbox[0]) < params.dots_step_low_ratio * first.size
+            put_together(run, "⋮" if upright else "⋱", r"\vdots" if upright else r"\ddots")
     digits_and_letters = runs_of(
         lambda g: g.char.isdigit() and g.char.isascii() or g.char == "."
         or _upright(g) and g.char.isalpha(), params.word_gap_ratio,
@@ -518,6 +544,7 @@ def _fractions(
     used: set[int],
     words: dict[int, str],
     params: MathParams,
+    limits: dict[int, tuple[list[Glyph], list[Glyph]]],
 ) -> tuple[dict[int, str], list[Glyph]] | None:
     """A fraction: what stands over a drawn bar and what stands under it, within its length. It
     sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
@@ -553,15 +580,36 @@ def _fractions(
                 elif y < b[2] < bottom:
                     under_bars.append(b)
                     bottom, grew = max(bottom, b[2] + under_reach), True
-        within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
+        within = [g for g in glyphs if id(g) not in used
                   and x0 - ends <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + ends]  # fmt: skip
         # What stands nearer another bar across it (not one inside this fraction) is that
         # fraction's: the rows of an aligned display stacking 1/6 over 1/6.
         others = [b for b in bars if b != bar and b not in over_bars + under_bars]
-        over = [g for g in within if top < g.y < y and not _nearer(g, y, others, params)]
-        under = [g for g in within
-                 if y < g.y - params.denominator_drop_ratio * g.size and g.y < bottom
+        over = [g for g in within if g.char not in _BIG and top < g.y < y
+                and not _nearer(g, y, others, params)]  # fmt: skip
+        under = [g for g in within if g.char not in _BIG
+                 and y < g.y - params.denominator_drop_ratio * g.size and g.y < bottom
                  and not _nearer(g, y, others, params)]  # fmt: skip
+        # A big operator inside (the sum under a softmax's bar) goes with its limits to the
+        # side its middle stands on (its baseline is its top, in the extension font).
+        for op in (g for g in within if g.char in _BIG and id(g) in limits):
+            middle = (op.bbox[1] + op.bbox[3]) / 2
+            side = over if top < middle < y else under if y < middle < bottom else None
+            if side is not None:
+                side.extend([op, *limits[id(op)][0], *limits[id(op)][1]])
+        if not over and under:  # a rule with nothing over it, right over what it marks
+            marked = [g for g in under if g.y <= y + params.overline_depth_ratio * base]
+            tex = _tex_of(marked, [], words, params)
+            if tex is None:
+                return None
+            used.update(id(g) for g in marked)
+            taken.add(bar)
+            size = max(g.size for g in marked)
+            line = statistics.median(g.y for g in marked if g.size >= params.full_size_ratio * size)
+            token = Glyph("\x04", size, x0, line, (x0, y, x1, max(g.bbox[3] for g in marked)))
+            fractions[id(token)] = r"\overline" + _group([tex])
+            tokens.append(token)
+            continue
         numerator = _tex_of(over, over_bars, words, params)
         denominator = _tex_of(under, under_bars, words, params)
         if numerator is None or denominator is None:
@@ -696,7 +744,7 @@ def _tex_of(
         return None
     limits = _limits(glyphs, base, params)
     used = {id(g) for above, below in limits.values() for g in above + below}
-    made = _fractions(glyphs, bars, base, used, words, params)
+    made = _fractions(glyphs, bars, base, used, words, params, limits)
     if made is None:
         return None
     fractions, tokens = made

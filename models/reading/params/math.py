@@ -17,6 +17,8 @@ class MathParams:
     word_gap_ratio: float = 0.15  # ...to this far on (digits, letters of a name)
     dots_gap_ratio: float = 0.3  # ...or this far on (the dots of an ellipsis)
     ellipsis_min_dots: int = 3  # dots side by side, this many or more: an ellipsis
+    dots_step_low_ratio: float = 0.15  # dots of \vdots / \ddots step down at least this much
+    dots_step_high_ratio: float = 0.6  # ...and at most this much (of their size)
     accent_reach_ratio: float = 0.5  # an accent marks a glyph starting this near after it
     blank_mark_ratio: float = 0.05  # an accent or a slash narrower (of its size) has no width
     # "(3)" at a row's right end, this far (of its size) from the formula: its number.
@@ -45,6 +47,8 @@ class MathParams:
     bar_reach_pt: int = 1  # a glyph or an inner rule this far past a rule's ends is within it
     numerator_ratio: float = 1.5  # a numerator's baselines lie this far over its bar (of the size)
     denominator_ratio: int = 2  # a denominator's lie this far under it
+    overline_depth_ratio: float = 1.2  # a rule with nothing over it: an overline over glyphs
+    # whose baselines lie this far under it at most (of the size)
     denominator_drop_ratio: float = 0.5  # ...each at least this much under it (of its own size)
     math_axis_ratio: float = 0.25  # a fraction's baseline lies this far under its bar (the axis)
     radical_reach_ratio: float = (

@@ -88,3 +88,31 @@ def test_braces_by_their_slots_and_a_blackboard_letter_of_another_font():
     with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
         tex = formula_transcriber(doc[0], scale=1.0)((240, 204, 370, 228))
     assert tex == r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}"
+
+
+@pytest.fixture(scope="module")
+def paper():
+    """The formulas of formulas-paper.pdf, by their boxes in points."""
+    with pymupdf.open(MATH / "formulas-paper.pdf") as doc:
+        yield formula_transcriber(doc[0], scale=1.0)
+
+
+def test_a_rule_with_nothing_over_it_is_an_overline(paper):
+    assert paper((100, 138, 520, 157)) == r"\overline{a + b} = \overline{a} + \overline{b}"
+
+
+def test_a_sum_under_a_fraction_bar_is_part_of_the_denominator(paper):
+    assert paper((100, 168, 520, 199)) == (
+        r"\sigma ( z ) _{i} = \frac{\exp ( z _{i} )}{\sum _{j = 1} ^{K} \exp ( z _{j} )}"
+    )
+
+
+def test_vertical_and_diagonal_dots_of_a_matrix(paper):
+    assert paper((100, 210, 520, 256)) == (
+        r"A = \begin{pmatrix} a _{11} & \cdots & a _{1 n} \\ \vdots & \ddots & \vdots \\"
+        r" a _{m 1} & \cdots & a _{m n} \end{pmatrix}"
+    )
+
+
+def test_a_symbol_with_no_name_here_is_itself(paper):
+    assert paper((100, 267, 520, 286)) == "x ⋆ y ≲ z"
