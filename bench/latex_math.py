@@ -11,7 +11,9 @@ display formula's TeX with the prose words right before and after it (the senten
 and the inline formulas.
 
 Two parts, fixed before any tuning: `tune` (seeds 0-7, three quarters of the templates) and
-`valid` (seeds 100-105, every template: a quarter of them never seen while tuning). Needs
+`valid` (seeds 100-105, every template: a quarter of them never seen while tuning, and two font
+families, txfonts and pxfonts, never seen while tuning); `valid2` (seeds 200-205, Euler math
+fonts and the amsart class) was added blind after `valid` had been scored once. Needs
 pdflatex (apt: texlive-latex-base texlive-fonts-recommended texlive-latex-recommended); the test
 suite does not.
 """
@@ -28,11 +30,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "bench" / "generated" / "latex_math"
-PARTS = {"tune": range(8), "valid": range(100, 106)}
+PARTS = {"tune": range(8), "valid": range(100, 106), "valid2": range(200, 206)}
 # Math fonts: Computer Modern (most papers) and the Times and Palatino packages of psnfss; the
 # validation part adds two font families never seen while tuning.
 FONTS = {"tune": ["", "", "", "mathptmx", "mathpazo"],
-         "valid": ["", "", "mathptmx", "mathpazo", "txfonts", "pxfonts"]}  # fmt: skip
+         "valid": ["", "", "mathptmx", "mathpazo", "txfonts", "pxfonts"],
+         # A second blind part, made after the first was scored: Euler math (mathpple) and the
+         # AMS article class, never used while tuning.
+         "valid2": ["mathpple", "", "mathpple"]}  # fmt: skip
+CLASSES = {"tune": "article", "valid": "article", "valid2": "amsart"}
 
 # Display formulas; {a} {b} {c}: letters, {g}: a Greek letter, {n} {m}: small numbers.
 TEMPLATES = [
@@ -146,7 +152,9 @@ def _display(rng: random.Random, templates: list[str]) -> tuple[str, list[str]]:
     return f"\\begin{{{kind}}}\n{tex}\n\\end{{{kind}}}", [tex]
 
 
-def document(seed: int, templates: list[str], fonts: list[str]) -> tuple[str, dict]:
+def document(
+    seed: int, templates: list[str], fonts: list[str], cls: str = "article"
+) -> tuple[str, dict]:
     """The LaTeX source of one document and its truth."""
     rng = random.Random(seed)
     font = rng.choice(fonts)
@@ -166,7 +174,7 @@ def document(seed: int, templates: list[str], fonts: list[str]) -> tuple[str, di
         body.append(f"{before}\n{env}\n{after}\n")
         displays.append({"tex": formulas, "before": lead, "after": tail})
     source = (
-        f"\\documentclass[{size},{columns}]{{article}}\n"
+        f"\\documentclass[{size},{columns}]{{{cls}}}\n"
         "\\usepackage{amsmath,amssymb}\n"
         + (f"\\usepackage{{{font}}}\n" if font else "")
         + "\\usepackage[margin=1in]{geometry}\n\\pagestyle{plain}\n"
@@ -183,11 +191,11 @@ def generate(out: Path = DEFAULT_OUT) -> list[Path]:
         raise SystemExit("pdflatex is missing: apt-get install texlive-latex-base ...")
     pdfs = []
     for part, seeds in PARTS.items():
-        templates = TEMPLATES if part == "valid" else [t for i, t in enumerate(TEMPLATES) if i % 4]
+        templates = TEMPLATES if part != "tune" else [t for i, t in enumerate(TEMPLATES) if i % 4]
         folder = out / part
         folder.mkdir(parents=True, exist_ok=True)
         for seed in seeds:
-            source, truth = document(seed, templates, FONTS[part])
+            source, truth = document(seed, templates, FONTS[part], CLASSES[part])
             name = f"math-{seed:03d}"
             (folder / f"{name}.tex").write_text(source, encoding="utf-8")
             (folder / f"{name}.truth.json").write_text(json.dumps(truth, indent=1), "utf-8")

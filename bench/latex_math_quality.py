@@ -1,8 +1,8 @@
 """Formulas of real pdflatex pages (bench/latex_math.py) as MathML, in place, with the sentence
 around each kept whole; ours beside pymupdf4llm and plain Tesseract in the same run.
 
-    OMP_THREAD_LIMIT=1 nice .venv/bin/python bench/latex_math_quality.py [--part tune|valid|all]
-        [--systems ours,pymupdf4llm,tesseract] [--extra PDF ...]
+    OMP_THREAD_LIMIT=1 nice .venv/bin/python bench/latex_math_quality.py [--part PART|all]
+        [--systems ours,pymupdf4llm,tesseract] [--extra PDF ...]   (PART: tune, valid, valid2)
 
 Measures, per document and system (truth: NAME.truth.json beside each PDF):
 - mathml: share of display formulas (each row of an align/eqnarray counts) found as a <math>
@@ -164,7 +164,7 @@ def _extra(html: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", default="all", choices=["tune", "valid", "all"])
+    parser.add_argument("--part", default="all", choices=[*PARTS, "all"])
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--extra", nargs="*", type=Path, default=[])

@@ -81,9 +81,20 @@ _PIECES.update({">": "\ufffd", "\uf8f4": "\ufffd", "B": "(", "C": ")"})
 _PIECE_EXTENT = 1.8  # a piece's height, in sizes
 _DELIMITER_EXTENTS = (1.2, 1.8, 2.4, 3.0)  # \big, \Big, \bigg, \Bigg
 # Letters of TeX's blackboard, calligraphic and fraktur fonts, and their Unicode names.
-_STYLED_FONTS = {"MSBM": "DOUBLE-STRUCK", "BLACKBOARD": "DOUBLE-STRUCK", "BBOLD": "DOUBLE-STRUCK",
-                 "DSROM": "DOUBLE-STRUCK", "CMSY": "SCRIPT", "RSFS": "SCRIPT",
-                 "EUSM": "SCRIPT", "EUFM": "FRAKTUR", "FRAKTUR": "FRAKTUR"}  # fmt: skip
+# By the font families of TeX's math (Computer Modern and AMS, txfonts, pxfonts, Euler, Latin
+# Modern): blackboard fonts first (txfonts' "txsyb" is no "txsy").
+_STYLED_FONTS = {"MSBM": "DOUBLE-STRUCK", "TXSYB": "DOUBLE-STRUCK", "PXSYB": "DOUBLE-STRUCK",
+                 "BLACKBOARD": "DOUBLE-STRUCK", "BBOLD": "DOUBLE-STRUCK",
+                 "DSROM": "DOUBLE-STRUCK", "CMSY": "SCRIPT", "TXSY": "SCRIPT", "PXSY": "SCRIPT",
+                 "MATHSYMBOLS": "SCRIPT", "RSFS": "SCRIPT", "EUSM": "SCRIPT", "EUSB": "SCRIPT",
+                 "EUFM": "FRAKTUR", "EUFB": "FRAKTUR", "FRAKTUR": "FRAKTUR"}  # fmt: skip
+# The extension font of each family (big operators, delimiters, radicals by slot); not the
+# "a" fonts of extra symbols (txexa).
+_EXTENSION_FONT = re.compile(r"(?:CM|TX|PX|EU|LM)EX(?:\d|$|-)|MATHEXTENSION")
+# Math italic fonts: letters side by side in them are a product, not a word (Euler's is
+# upright in design).
+_ITALIC_FONTS = ("CMMI", "TXMI", "PXMI", "EURM", "EURB", "MATHITALIC", "ITAL", "OBLIQUE", "-IT",
+                 "MATHIT")  # fmt: skip
 _STYLES = {"DOUBLE-STRUCK": r"\mathbb", "SCRIPT": r"\mathcal", "FRAKTUR": r"\mathfrak",
            "MATHEMATICAL DOUBLE-STRUCK": r"\mathbb", "MATHEMATICAL SCRIPT": r"\mathcal",
            "BLACK-LETTER": r"\mathfrak", "MATHEMATICAL FRAKTUR": r"\mathfrak"}  # fmt: skip
@@ -169,7 +180,7 @@ def _decoded(glyph: Glyph) -> Glyph:
     fonts (an "R" of msbm is ℝ)."""
     font = glyph.font.upper()
     char = glyph.char
-    if "CMEX" in font:
+    if _EXTENSION_FONT.search(font.split("+")[-1]):
         extent = _extent(char) if char in _CMEX or char in _PIECES else None
         if char in _PIECES:
             decoded = _PIECES[char]
@@ -228,8 +239,7 @@ def _merged_pieces(glyphs: list[Glyph]) -> list[Glyph]:
 
 def _upright(glyph: Glyph) -> bool:
     font = glyph.font.upper()
-    italic = ("CMMI", "ITAL", "OBLIQUE", "-IT", "MATHIT")
-    return glyph.char.isascii() and not any(k in font for k in italic)
+    return glyph.char.isascii() and not any(k in font for k in _ITALIC_FONTS)
 
 
 def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[int, str]]:
@@ -715,9 +725,11 @@ def _matrices(
                 cells.append(tex)
             texs.append(" & ".join(cells))
         body = " \\\\ ".join(texs)
-        centre = (top + bottom) / 2
+        # Its rows stand evenly over and under the row it sits on (the delimiters' height, a
+        # sum of pieces, is known only roughly).
+        middle = (lines[0] + lines[-1]) / 2
         box = (left.bbox[0], top, right.bbox[2] if right else x1, bottom)
-        token = Glyph("\x03", base, left.x, centre + params.math_axis_ratio * base, box)
+        token = Glyph("\x03", base, left.x, middle, box)
         words[id(token)] = f"\\begin{{{kind}}} {body} \\end{{{kind}}}"
         gone = {id(g) for g in inside} | {id(left), id(right)}
         out = [g for g in out if id(g) not in gone] + [token]

@@ -116,3 +116,25 @@ def test_vertical_and_diagonal_dots_of_a_matrix(paper):
 
 def test_a_symbol_with_no_name_here_is_itself(paper):
     assert paper((100, 267, 520, 286)) == "x ⋆ y ≲ z"
+
+
+def test_the_extension_symbol_and_blackboard_fonts_of_txfonts():
+    """txfonts' extension font is "txex" (its sum, its parentheses' pieces and \\Big slots),
+    its calligraphic L of "txsy", its blackboard R of "txsyb"."""
+    with pymupdf.open(MATH / "formulas-txfonts.pdf") as doc:
+        tex = formula_transcriber(doc[0], scale=1.0)
+        assert tex((100, 138, 520, 172)) == (
+            r"\mathcal{L} = - \frac{1}{N} \sum _{i = 1} ^{N} \log p ( y _{i} )"
+        )
+        assert tex((100, 183, 520, 229)) == (
+            r"A = \begin{pmatrix} a _{11} & \cdots & a _{1 n} \\ \vdots & \ddots & \vdots \\"
+            r" a _{m 1} & \cdots & a _{m n} \end{pmatrix}"
+        )
+        assert tex((100, 240, 520, 268)) == (
+            r"\Pr [ X \in \mathbb{R} ] \leq \exp ( - \frac{2 t ^{2}}{n} )"
+        )
+
+
+def test_euler_letters_side_by_side_are_a_product():
+    with pymupdf.open(MATH / "formulas-euler.pdf") as doc:
+        assert formula_transcriber(doc[0], scale=1.0)((100, 139, 520, 157)) == "E = m c ^{2} + x y"
