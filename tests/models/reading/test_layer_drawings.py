@@ -34,11 +34,16 @@ def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings():
 MATH = Path(__file__).resolve().parents[2] / "resources" / "math"
 
 
+def _transcriber(name: str):
+    """The formulas of a resource PDF's first page, by their boxes in points."""
+    with pymupdf.open(MATH / name) as doc:
+        yield formula_transcriber(doc[0], scale=1.0)
+
+
 @pytest.fixture(scope="module")
 def cm():
-    """The formulas of formulas-cm.pdf (Computer Modern), by their boxes in points."""
-    with pymupdf.open(MATH / "formulas-cm.pdf") as doc:
-        yield formula_transcriber(doc[0], scale=1.0)
+    """formulas-cm.pdf: Computer Modern."""
+    yield from _transcriber("formulas-cm.pdf")
 
 
 def test_an_equation_number_stays_at_the_end_of_its_row_apart_from_the_formula(cm):
@@ -92,9 +97,8 @@ def test_braces_by_their_slots_and_a_blackboard_letter_of_another_font():
 
 @pytest.fixture(scope="module")
 def paper():
-    """The formulas of formulas-paper.pdf, by their boxes in points."""
-    with pymupdf.open(MATH / "formulas-paper.pdf") as doc:
-        yield formula_transcriber(doc[0], scale=1.0)
+    """formulas-paper.pdf: what papers set beyond the textbook."""
+    yield from _transcriber("formulas-paper.pdf")
 
 
 def test_a_rule_with_nothing_over_it_is_an_overline(paper):
