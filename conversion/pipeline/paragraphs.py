@@ -87,11 +87,16 @@ def merge_broken_paragraphs(
     blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
 ) -> list[ReadBlock]:
     """Join a paragraph split mid-sentence: same column, no sentence end, next starts lowercase.
-    A figure placed between the two halves moves before the joined paragraph."""
+    A figure placed between the two halves moves before the joined paragraph. A formula kept
+    as an image is no float: it stands in its sentence ("... we obtain [formula] where ..."),
+    which stays cut around it."""
     out: list[ReadBlock] = []
     for rb in blocks:
         figures_between: list[ReadBlock] = []
-        while out and out[-1].kind == "figure" and rb.kind == "paragraph":
+        while (
+            out and out[-1].kind == "figure" and out[-1].layout != "formula"
+            and rb.kind == "paragraph"
+        ):  # fmt: skip
             figures_between.insert(0, out.pop())
         prev = out[-1] if out else None
         if prev is not None and _continues(prev, rb, params=params):

@@ -145,9 +145,9 @@ def _page_bars(page: pymupdf.Page, params: TextLayerParams) -> list[Bar]:
 def _bars_in(bars: list[Bar], clip: pymupdf.Rect, params: TextLayerParams) -> list[Bar]:
     """The rules drawn inside clip: most of their length (a browser draws a fraction bar a
     point or two past the glyphs the layout model boxes; a table's rule crossing the region
-    is not one)."""
+    is not one), and up to as far over or under it (a radical's rule on the box's top edge)."""
     reach, share = params.bar_reach_pt, params.bar_inside_share
-    x0, y0, x1, y1 = clip.x0 - reach, clip.y0, clip.x1 + reach, clip.y1
+    x0, y0, x1, y1 = clip.x0 - reach, clip.y0 - reach, clip.x1 + reach, clip.y1 + reach
     return [
         bar for bar in bars
         if y0 <= bar[2] <= y1 and min(bar[1], x1) - max(bar[0], x0) >= share * (bar[1] - bar[0])

@@ -47,8 +47,15 @@ _DOTLESS = {"ı": "i", "ȷ": "j"}  # TeX accents a dotless i or j: "na¨ıve" is
 _LIGATURES = re.compile("[\ufb00-\ufb06]")  # ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ: letters a font draws as one glyph
 
 
+# Marks only mathematics sets (a vector's arrow, a negating slash): pdfTeX draws one with no
+# width before its letter, and MuPDF glues it to the word before the formula ("reads⃗").
+_MATH_MARKS = re.compile("[\u20d6\u20d7\u20e1\u0338]")
+
+
 def expanded(text: str) -> str:
-    """A text with its ligature glyphs ("ﬁ") written as their letters ("fi")."""
+    """A text with its ligature glyphs ("ﬁ") written as their letters ("fi"), and no mark only
+    mathematics sets."""
+    text = _MATH_MARKS.sub("", text)
     return _LIGATURES.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
 
 

@@ -69,6 +69,24 @@ def _math_captions(regions: list[Region], blocks: list[ReadBlock]) -> list[Regio
     return out
 
 
+def _math_pictures(page: ReadingPage, regions: list[Region]) -> list[Region]:
+    """On a page read from its text layer, a picture region with no image in it whose glyphs
+    are mathematics (signs, no prose) is a display formula the model took for a picture: it
+    was made an empty figure, its glyphs lost, asking for an alternative text."""
+    if page.source != "text_layer":
+        return regions
+    images = [b.bbox for b in page.blocks if b.kind == "figure" and b.bbox]
+    out = []
+    for region in regions:
+        if region.kind == "picture" and not any(overlap(region.bbox, box) for box in images):
+            inside = [w for b in page.blocks if b.kind != "table" for w in _inside(region, b)]
+            text = " ".join(w.text for w in inside)
+            if inside and math_signs(text) and not _prose(inside):
+                region = Region("formula", region.bbox)
+        out.append(region)
+    return out
+
+
 def _region_of(box: BBox, regions: list[Region]) -> int | None:
     """The smallest region holding the centre of `box`."""
     best = None
@@ -226,7 +244,7 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
     Every block carries `.order` (a sortable tuple); the result is in that order."""
     blocks, width = page.blocks, page.width
     findings = list(page.findings)
-    regions = _math_captions(_without_nested_text(page.regions), blocks)
+    regions = _math_captions(_math_pictures(page, _without_nested_text(page.regions)), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]

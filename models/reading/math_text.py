@@ -1,11 +1,14 @@
 """A born-digital formula's glyphs -> TeX: superscripts and subscripts from size and baseline,
-limits above and below big operators, fractions over their drawn bars, rows of a display one
-under the other, math letters and symbols to their TeX names.
+limits above and below big operators, fractions over their drawn bars (big operators inside
+them too), overlines, radicals, matrices, binomials and cases from rows inside tall delimiters
+(built from the extension font's pieces), accents and negations over their glyphs, an
+equation's number at the end of its row, rows of a display one under the other, math letters
+and symbols to their TeX names (a symbol with no name here is itself).
 
-Only what the glyphs show without doubt: full-size glyphs stacked with no bar between them (a
-matrix), a bar with nothing over or under it, or a glyph with no TeX name give None, and the
-caller keeps the formula as an image with a finding. The TeX is checked by converting it to
-MathML.
+Only what the glyphs show without doubt: full-size glyphs stacked with no bar and no
+delimiters around them, a bar with nothing under it, or a glyph with no meaning (an unmapped
+slot, a private-use code) give None, and the caller keeps the formula as an image with a
+finding. The TeX is checked by converting it to MathML.
 """
 
 from __future__ import annotations
@@ -30,6 +33,14 @@ _SYMBOLS = {
     "⌊": r"\lfloor", "⌋": r"\rfloor", "⌈": r"\lceil", "⌉": r"\rceil", "⟨": r"\langle",
     "⟩": r"\rangle", "‖": r"\|", "\\": r"\backslash",
     "{": r"\{", "}": r"\}", "%": r"\%", "#": r"\#", "&": r"\&", "_": r"\_",
+    "∥": r"\|", "∣": r"\mid", "⊤": r"\top", "⊥": r"\perp", "†": r"\dagger", "∗": "*",
+    "ℓ": r"\ell", "∅": r"\emptyset", "¬": r"\neg", "∧": r"\wedge", "∨": r"\vee",
+    "↦": r"\mapsto", "⊗": r"\otimes", "⊕": r"\oplus", "∼": r"\sim", "≃": r"\simeq",
+    "≪": r"\ll", "≫": r"\gg", "∖": r"\setminus", "⊇": r"\supseteq", "⊃": r"\supset",
+    "⇔": r"\Leftrightarrow", "↔": r"\leftrightarrow", "⟶": r"\longrightarrow",
+    "⋃": r"\bigcup", "⋂": r"\bigcap", "⋀": r"\bigwedge", "⋁": r"\bigvee",
+    "⨁": r"\bigoplus", "⨂": r"\bigotimes", "∐": r"\coprod",
+    "⟹": r"\Longrightarrow", "≜": r"\triangleq", "≺": r"\prec", "≻": r"\succ",
 }  # fmt: skip
 _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
@@ -39,17 +50,57 @@ _GREEK = {
     "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi",
     "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
 }  # fmt: skip
-_BIG = {"∑", "∏", "∫", "∮"}
+_BIG = {"∑", "∏", "∫", "∮", "⋃", "⋂", "⋀", "⋁", "⨁", "⨂", "∐"}
 # TeX's math extension font (cmex) embedded without a ToUnicode map gives its big operators as
 # the letters of their slots (text and display sizes).
 _CMEX = {"P": "∑", "X": "∑", "Q": "∏", "Y": "∏", "R": "∫", "Z": "∫", "H": "∮", "I": "∮"}
 _CMEX.update(dict.fromkeys("pqrst", "√"))  # radical signs of five sizes
+# Big unions, intersections, wedges, circled sums and products, coproducts (text, display).
+_CMEX.update(zip("S[T\\V^W_LMNO`a", "⋃⋃⋂⋂⋀⋀⋁⋁⨁⨁⨂⨂∐∐", strict=True))
+# Angle brackets, brackets, floors, ceilings and braces of the \Big size.
+_CMEX.update(zip("DEhijklmno", "⟨⟩[]⌊⌋⌈⌉{}", strict=True))
 # Its first slots are delimiters in three sizes (\big to \Bigg), a slot for each.
 _CMEX.update(
     (chr(slot), fence)
     for slot, fence in enumerate("()[]⌊⌋⌈⌉{}⟨⟩|‖/\\()()[]⌊⌋⌈⌉{}⟨⟩/\\()[]⌊⌋⌈⌉{}⟨⟩/\\/\\")
 )
 _FENCES = set("()[]{}|‖⟨⟩⌊⌋⌈⌉")
+# The pieces tall delimiters are built from (top, extension, bottom), by the extension font's
+# slot or by the private-use code points its Unicode map gives them; a brace's extension
+# (slot ">", U+F8F4) belongs to either brace: it takes the one it stacks with.
+_PIECES = dict(zip("0@B1AC2463578:<9;=", "((()))[[[]]]{{{}}}", strict=True))
+_PIECES.update(
+    zip(
+        "\uf8eb\uf8ec\uf8ed\uf8f6\uf8f7\uf8f8\uf8ee\uf8ef\uf8f0\uf8f9\uf8fa\uf8fb"
+        "\uf8f1\uf8f2\uf8f3\uf8fc\uf8fd\uf8fe",
+        "((()))[[[]]]{{{}}}",
+        strict=True,
+    )
+)
+_PIECES.update({">": "\ufffd", "\uf8f4": "\ufffd", "B": "(", "C": ")"})
+_PIECE_EXTENT = 1.8  # a piece's height, in sizes
+_DELIMITER_EXTENTS = (1.2, 1.8, 2.4, 3.0)  # \big, \Big, \bigg, \Bigg
+# Letters of TeX's blackboard, calligraphic and fraktur fonts, and their Unicode names.
+# By the font families of TeX's math (Computer Modern and AMS, txfonts, pxfonts, Euler, Latin
+# Modern): blackboard fonts first (txfonts' "txsyb" is no "txsy").
+_STYLED_FONTS = {"MSBM": "DOUBLE-STRUCK", "TXSYB": "DOUBLE-STRUCK", "PXSYB": "DOUBLE-STRUCK",
+                 "BLACKBOARD": "DOUBLE-STRUCK", "BBOLD": "DOUBLE-STRUCK",
+                 "DSROM": "DOUBLE-STRUCK", "CMSY": "SCRIPT", "TXSY": "SCRIPT", "PXSY": "SCRIPT",
+                 "MATHSYMBOLS": "SCRIPT", "RSFS": "SCRIPT", "EUSM": "SCRIPT", "EUSB": "SCRIPT",
+                 "EUFM": "FRAKTUR", "EUFB": "FRAKTUR", "FRAKTUR": "FRAKTUR"}  # fmt: skip
+# The extension font of each family (big operators, delimiters, radicals by slot); not the
+# "a" fonts of extra symbols (txexa).
+_EXTENSION_FONT = re.compile(r"(?:CM|TX|PX|EU|LM)EX(?:\d|$|-)|MATHEXTENSION")
+# Math italic fonts: letters side by side in them are a product, not a word (Euler's is
+# upright in design).
+_ITALIC_FONTS = ("CMMI", "TXMI", "PXMI", "EURM", "EURB", "MATHITALIC", "ITAL", "OBLIQUE", "-IT",
+                 "MATHIT")  # fmt: skip
+_STYLES = {"DOUBLE-STRUCK": r"\mathbb", "SCRIPT": r"\mathcal", "FRAKTUR": r"\mathfrak",
+           "MATHEMATICAL DOUBLE-STRUCK": r"\mathbb", "MATHEMATICAL SCRIPT": r"\mathcal",
+           "BLACK-LETTER": r"\mathfrak", "MATHEMATICAL FRAKTUR": r"\mathfrak"}  # fmt: skip
+# Tall delimiters around rows with no bar between them: a matrix, a binomial, cases.
+_MATRICES = {("(", ")"): "pmatrix", ("[", "]"): "bmatrix", ("|", "|"): "vmatrix",
+             ("‖", "‖"): "Vmatrix", ("{", "}"): "Bmatrix", ("{", None): "cases"}  # fmt: skip
 # Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
 # under them in a display (lim over n -> infinity).
 _LIMIT_NAMES = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr"}
@@ -58,6 +109,19 @@ _NAMES = _LIMIT_NAMES | {
     "arctan", "log", "ln", "lg", "exp", "deg", "dim", "ker", "arg", "hom",
 }  # fmt: skip
 _PLAIN = set("0123456789+-=()[]<>/|!,.;:'*")
+# Accents set over a letter as glyphs of their own (TeX's \hat is the spacing circumflex of the
+# text font; \vec the combining arrow of the math italic font), and the slash TeX lays over a
+# relation to negate it (\neq is "=" under it).
+_ACCENTS = {
+    "ˆ": "hat", "\u0302": "hat", "˜": "tilde", "\u0303": "tilde", "¯": "bar", "\u0304": "bar",
+    "\u0305": "bar", "˙": "dot", "\u0307": "dot", "¨": "ddot", "\u0308": "ddot", "ˇ": "check",
+    "\u030c": "check", "´": "acute", "\u0301": "acute", "`": "grave", "\u0300": "grave",
+    "˘": "breve", "\u0306": "breve", "\u20d7": "vec",
+}  # fmt: skip
+_NEGATION = "\u0338"
+_NEGATED = {"=": r"\neq", "∈": r"\notin", "≡": r"\not\equiv", "<": r"\not<", ">": r"\not>"}
+# An equation's number at the right end of its row: "(3)", "(2.1)", "(4a)", "(A.2)".
+_EQUATION_NUMBER = re.compile(r"\((?:[A-Z]\.)?\d+(?:\.\d+)*[a-z]?\)")
 
 
 @dataclass
@@ -76,11 +140,20 @@ Bar = tuple[float, float, float]  # a horizontal rule drawn in the formula: x0, 
 def _tex(char: str) -> str | None:
     if char in _SYMBOLS:
         return _SYMBOLS[char]
+    name = unicodedata.name(char, "")
+    for style, command in _STYLES.items():  # ℝ is \mathbb{R}, not R
+        if name.startswith(style) and name.split()[-1].isalpha() and len(name.split()[-1]) == 1:
+            letter = name.split()[-1]
+            return command + "{" + (letter if "CAPITAL" in name else letter.lower()) + "}"
     folded = unicodedata.normalize("NFKC", char)  # mathematical italic 𝑥 -> x
     if folded in _GREEK:
         return "\\" + _GREEK[folded]
     if len(folded) == 1 and (folded.isascii() and folded.isalnum() or folded in _PLAIN):
         return folded
+    # Another mathematical symbol or letter with no name here is itself (MathML takes it as
+    # it is); an unmapped slot, a private-use code or a loose accent is not guessed.
+    if char != "\ufffd" and unicodedata.category(char) in ("Sm", "So", "Ll", "Lu"):
+        return char
     return None
 
 
@@ -88,17 +161,85 @@ def _group(parts: list[str]) -> str:
     return "{" + " ".join(parts) + "}"
 
 
+def _extent(slot: str) -> float | None:
+    """The height of a delimiter of TeX's extension font, in sizes (it hangs from its
+    origin: PDF readers box it a few points tall at its top)."""
+    code = ord(slot)
+    if slot in _PIECES:
+        return _PIECE_EXTENT
+    if code < 0x30:
+        return _DELIMITER_EXTENTS[min(code // 0x10 + (code >= 0x12) * (code < 0x20), 3)]
+    if slot in "DEhijklmno":
+        return _DELIMITER_EXTENTS[1]
+    return None
+
+
 def _decoded(glyph: Glyph) -> Glyph:
-    if "CMEX" in glyph.font.upper():
-        char = _CMEX.get(glyph.char, "\ufffd")  # another slot: no TeX name, no guess
-        return Glyph(char, glyph.size, glyph.x, glyph.y, glyph.bbox, glyph.font)
+    """A glyph with its character as TeX means it: the extension font's slots (big operators,
+    delimiters and the pieces of tall ones) and letters of the blackboard and calligraphic
+    fonts (an "R" of msbm is ℝ)."""
+    font = glyph.font.upper()
+    char = glyph.char
+    if _EXTENSION_FONT.search(font.split("+")[-1]):
+        extent = _extent(char) if char in _CMEX or char in _PIECES else None
+        if char in _PIECES:
+            decoded = _PIECES[char]
+        elif char in _CMEX:
+            decoded = _CMEX[char]
+        elif ord(char) >= 0x80 and (_tex(char) or char in _BIG):
+            decoded = char  # a font with a Unicode map: its characters are right
+        else:
+            decoded = "\ufffd"  # another slot: no TeX name, no guess
+        bbox = glyph.bbox
+        if extent is not None and decoded in _FENCES:
+            bbox = (bbox[0], glyph.y, bbox[2], glyph.y + extent * glyph.size)
+        return Glyph(decoded, glyph.size, glyph.x, glyph.y, bbox, "CMEX-piece"
+                     if char in _PIECES else glyph.font)  # fmt: skip
+    for key, alphabet in _STYLED_FONTS.items():
+        upper_only = alphabet == "SCRIPT"  # (a symbol font's small letters are no letters)
+        if key in font and char.isascii() and char.isalpha() and (char.isupper() or not upper_only):
+            styled = _styled(alphabet, char)
+            return Glyph(styled, glyph.size, glyph.x, glyph.y, glyph.bbox, glyph.font)
     return glyph
+
+
+def _styled(alphabet: str, letter: str) -> str:
+    """The letter of a styled alphabet: ℝ (letterlike symbols), else 𝒜 (mathematical)."""
+    case = "CAPITAL" if letter.isupper() else "SMALL"
+    for prefix in ("", "MATHEMATICAL "):
+        try:
+            return unicodedata.lookup(f"{prefix}{alphabet} {case} {letter.upper()}")
+        except KeyError:
+            continue
+    return letter
+
+
+def _merged_pieces(glyphs: list[Glyph]) -> list[Glyph]:
+    """The pieces of a tall delimiter (top, extensions, bottom: a 3-row matrix's parenthesis)
+    made one glyph spanning them all."""
+    pieces = sorted((g for g in glyphs if g.font == "CMEX-piece"), key=lambda g: g.y)
+    out = [g for g in glyphs if g.font != "CMEX-piece"]
+    stacks: list[list[Glyph]] = []
+    for piece in pieces:
+        for stack in stacks:
+            last = stack[-1]
+            same = last.char == piece.char or "\ufffd" in (last.char, piece.char)
+            if same and _overlap(last, piece) > 0 and piece.bbox[1] <= last.bbox[3] + 1:
+                stack.append(piece)
+                break
+        else:
+            stacks.append([piece])
+    for stack in stacks:
+        char = next((g.char for g in stack if g.char != "\ufffd"), "\ufffd")
+        box = (min(g.bbox[0] for g in stack), stack[0].bbox[1], max(g.bbox[2] for g in stack),
+               max(g.bbox[3] for g in stack))  # fmt: skip
+        out.append(Glyph(char, stack[0].size, stack[0].x, stack[0].y, box, "CMEX10"))
+    return out
 
 
 def _upright(glyph: Glyph) -> bool:
     font = glyph.font.upper()
-    italic = ("CMMI", "ITAL", "OBLIQUE", "-IT", "MATHIT")
-    return glyph.char.isascii() and not any(k in font for k in italic)
+    return glyph.char.isascii() and not any(k in font for k in _ITALIC_FONTS)
 
 
 def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[int, str]]:
@@ -140,6 +281,25 @@ def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[i
     for run in runs_of(lambda g: g.char in ".·⋅", params.dots_gap_ratio, same=True):
         if len(run) >= params.ellipsis_min_dots:
             put_together(run, "…", r"\ldots" if run[0].char == "." else r"\cdots")
+    # Dots one under the other (\vdots) or stepping down to the right (\ddots), in a matrix.
+    dots = sorted((g for g in glyphs if g.char == "." and id(g) not in merged), key=lambda g: g.y)
+    for first in dots:
+        if id(first) in merged:
+            continue
+        run = [first]
+        for g in dots:
+            dy, dx = g.y - run[-1].y, g.bbox[0] - run[-1].bbox[0]
+            if (
+                id(g) not in merged
+                and params.dots_step_low_ratio * g.size
+                < dy
+                < (params.dots_step_high_ratio * g.size)
+                and abs(dx) < params.dots_step_high_ratio * g.size
+            ):
+                run.append(g)
+        if len(run) >= params.ellipsis_min_dots:
+            upright = abs(run[-1].bbox[0] - first.bbox[0]) < params.dots_step_low_ratio * first.size
+            put_together(run, "⋮" if upright else "⋱", r"\vdots" if upright else r"\ddots")
     digits_and_letters = runs_of(
         lambda g: g.char.isdigit() and g.char.isascii() or g.char == "."
         or _upright(g) and g.char.isalpha(), params.word_gap_ratio,
@@ -159,13 +319,94 @@ def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[i
     return [g for g in glyphs if id(g) not in merged] + tokens, made
 
 
+def _overlap(a: Glyph, b: Glyph) -> float:
+    """How far the two glyphs' boxes overlap across (pt)."""
+    return min(a.bbox[2], b.bbox[2]) - max(a.bbox[0], b.bbox[0])
+
+
+def _accented(glyphs: list[Glyph], made: dict[int, str], params: MathParams) -> list[Glyph]:
+    """Accents (\\hat x, \\vec u) and negations (\\neq) made one glyph with the glyph they
+    mark, its TeX in `made`: the one they overlap most across, else (TeX sets them with no
+    width, right before their letter) the next one within reach on their line. An accent over
+    nothing stays, and has no TeX name: the caller gives up."""
+    out = list(glyphs)
+    for mark in [g for g in glyphs if g.char in _ACCENTS or g.char == _NEGATION]:
+        reach = params.accent_reach_ratio * mark.size
+
+        # A mark with no width marks what follows it (an accent with a width overlaps it).
+        blank = mark.bbox[2] - mark.bbox[0] < params.blank_mark_ratio * mark.size
+
+        def distance(g: Glyph, mark: Glyph = mark, blank: bool = blank) -> float:
+            across = _overlap(g, mark)
+            return -across if across > 0 and not blank else g.bbox[0] - mark.bbox[2]
+
+        near = [g for g in out if g is not mark and g.char not in _ACCENTS
+                and min(g.bbox[3], mark.bbox[3]) > max(g.bbox[1], mark.bbox[1])
+                and (g.bbox[0] >= mark.bbox[0] if blank else g.bbox[2] > mark.bbox[0])
+                and distance(g) <= reach]  # fmt: skip
+        if not near:
+            continue
+        base = min(near, key=distance)
+        inner = made.get(id(base)) or _tex(base.char)
+        if inner is None:
+            continue
+        if mark.char == _NEGATION:
+            tex = _NEGATED.get(base.char, r"\not " + inner)
+        else:
+            tex = "\\" + _ACCENTS[mark.char] + _group([inner])
+        box = tuple(f(base.bbox[k], mark.bbox[k]) for k, f in enumerate((min, min, max, max)))
+        token = Glyph("\x01", base.size, base.x, base.y, box, base.font)  # type: ignore[arg-type]
+        made[id(token)] = tex
+        out = [g for g in out if g is not mark and g is not base] + [token]
+    return out
+
+
+def _equation_numbers(glyphs: list[Glyph], made: dict[int, str], params: MathParams) -> list[Glyph]:
+    """An equation's number ("(3)") at the right end of its row, set apart from the formula by
+    a wide space, made one glyph (its TeX `\\qquad (3)` in `made`): it stays with its row, and
+    is no parenthesis of the formula."""
+    out = list(glyphs)
+    for close in [g for g in glyphs if g.char == ")"]:
+        band = [g for g in out if g is not close
+                and min(g.bbox[3], close.bbox[3]) > max(g.bbox[1], close.bbox[1])]  # fmt: skip
+        if any(g.bbox[0] >= close.bbox[2] - params.bar_reach_pt for g in band):
+            continue  # not the row's right end
+        run = [close]
+        for g in sorted((g for g in band if g.x < close.x), key=lambda g: -g.x):
+            if run[0].bbox[0] - g.bbox[2] > params.word_gap_ratio * g.size or abs(g.y - close.y) > (
+                params.same_baseline_ratio * g.size
+            ):
+                break
+            run.insert(0, g)
+            if g.char == "(":
+                break
+        text = "".join(g.char for g in run)
+        if not _EQUATION_NUMBER.fullmatch(text):
+            continue
+        rest = [g for g in band if g not in run and g.bbox[2] <= run[0].bbox[0]]
+        gap = run[0].bbox[0] - max((g.bbox[2] for g in rest), default=run[0].bbox[0])
+        if not rest or gap < params.equation_number_gap_ratio * close.size:
+            continue
+        x0, y0 = run[0].bbox[0], min(g.bbox[1] for g in run)
+        token = Glyph("\x02", close.size, run[0].x, close.y, (x0, y0, close.bbox[2],
+                      max(g.bbox[3] for g in run)), close.font)  # fmt: skip
+        made[id(token)] = r"\qquad " + text
+        out = [g for g in out if g not in run] + [token]
+    return out
+
+
 def tex_from_glyphs(
     glyphs: list[Glyph], bars: list[Bar] | None = None, *, params: MathParams = MATH
 ) -> str | None:
     """The TeX of a formula's glyphs and the rules drawn in it, checked by converting it to
-    MathML; None when the glyphs do not show it without doubt."""
+    MathML; None when the glyphs do not show it without doubt. An equation's number stays at
+    the end of its row (`\\qquad (3)`): the text refers to it."""
     # (Decoded first: the extension font's slot 32, a \Bigg "(", is a space character.)
-    glyphs, words = _words([g for g in map(_decoded, glyphs) if g.char.strip()], params)
+    made: dict[int, str] = {}
+    decoded = _merged_pieces([g for g in map(_decoded, glyphs) if g.char.strip()])
+    decoded = _accented(_equation_numbers(decoded, made, params), made, params)
+    glyphs, words = _words(decoded, params)
+    words.update(made)
     tex = _tex_of(glyphs, bars or [], words, params)
     if tex is None:
         return None
@@ -222,7 +463,8 @@ def _limits(
             line: list[Glyph] = []
             if mine:
                 centre = (op.bbox[0] + op.bbox[2]) / 2
-                y = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre)).y
+                first = min(mine, key=lambda g: abs((g.bbox[0] + g.bbox[2]) / 2 - centre))
+                y = first.y
                 line = [g for g in mine if abs(g.y - y) <= params.limit_line_ratio * g.size]
                 grew = True
                 while grew:  # small glyphs on the line, next to it
@@ -238,10 +480,27 @@ def _limits(
                                 ):  # fmt: skip
                             line.append(g)
                             grew = True
+                line = _run_around(first, line, params.limit_run_gap_ratio)
             taken.update(id(g) for g in line)
             sides.append(sorted(line, key=lambda g: g.x))
         out[id(op)] = (sides[0], sides[1])
     return out
+
+
+def _run_around(first: Glyph, line: list[Glyph], gap_ratio: float) -> list[Glyph]:
+    """The glyphs of `line` set one after another from `first` (each gap under `gap_ratio` of
+    a size): a limit is one run, the script of a glyph beside the operator on its height
+    ("(k)" of f^{(k)} over a sum's infinity) is not part of it."""
+    ordered = sorted(line, key=lambda g: g.bbox[0])
+    at = ordered.index(first)
+    lo = hi = at
+    while lo > 0 and ordered[lo].bbox[0] - ordered[lo - 1].bbox[2] <= gap_ratio * first.size:
+        lo -= 1
+    while hi + 1 < len(ordered) and (
+        ordered[hi + 1].bbox[0] - ordered[hi].bbox[2] <= gap_ratio * first.size
+    ):
+        hi += 1
+    return ordered[lo : hi + 1]
 
 
 def _nearer(glyph: Glyph, y: float, bars: list[Bar], params: MathParams) -> bool:
@@ -295,6 +554,7 @@ def _fractions(
     used: set[int],
     words: dict[int, str],
     params: MathParams,
+    limits: dict[int, tuple[list[Glyph], list[Glyph]]],
 ) -> tuple[dict[int, str], list[Glyph]] | None:
     """A fraction: what stands over a drawn bar and what stands under it, within its length. It
     sits on the row's baseline, a little under its bar (the math axis). Outer bars first (the
@@ -330,15 +590,36 @@ def _fractions(
                 elif y < b[2] < bottom:
                     under_bars.append(b)
                     bottom, grew = max(bottom, b[2] + under_reach), True
-        within = [g for g in glyphs if id(g) not in used and g.char not in _BIG
+        within = [g for g in glyphs if id(g) not in used
                   and x0 - ends <= (g.bbox[0] + g.bbox[2]) / 2 <= x1 + ends]  # fmt: skip
         # What stands nearer another bar across it (not one inside this fraction) is that
         # fraction's: the rows of an aligned display stacking 1/6 over 1/6.
         others = [b for b in bars if b != bar and b not in over_bars + under_bars]
-        over = [g for g in within if top < g.y < y and not _nearer(g, y, others, params)]
-        under = [g for g in within
-                 if y < g.y - params.denominator_drop_ratio * g.size and g.y < bottom
+        over = [g for g in within if g.char not in _BIG and top < g.y < y
+                and not _nearer(g, y, others, params)]  # fmt: skip
+        under = [g for g in within if g.char not in _BIG
+                 and y < g.y - params.denominator_drop_ratio * g.size and g.y < bottom
                  and not _nearer(g, y, others, params)]  # fmt: skip
+        # A big operator inside (the sum under a softmax's bar) goes with its limits to the
+        # side its middle stands on (its baseline is its top, in the extension font).
+        for op in (g for g in within if g.char in _BIG and id(g) in limits):
+            middle = (op.bbox[1] + op.bbox[3]) / 2
+            side = over if top < middle < y else under if y < middle < bottom else None
+            if side is not None:
+                side.extend([op, *limits[id(op)][0], *limits[id(op)][1]])
+        if not over and under:  # a rule with nothing over it, right over what it marks
+            marked = [g for g in under if g.y <= y + params.overline_depth_ratio * base]
+            tex = _tex_of(marked, [], words, params)
+            if tex is None:
+                return None
+            used.update(id(g) for g in marked)
+            taken.add(bar)
+            size = max(g.size for g in marked)
+            line = statistics.median(g.y for g in marked if g.size >= params.full_size_ratio * size)
+            token = Glyph("\x04", size, x0, line, (x0, y, x1, max(g.bbox[3] for g in marked)))
+            fractions[id(token)] = r"\overline" + _group([tex])
+            tokens.append(token)
+            continue
         numerator = _tex_of(over, over_bars, words, params)
         denominator = _tex_of(under, under_bars, words, params)
         if numerator is None or denominator is None:
@@ -369,6 +650,92 @@ def _baselines(glyphs: list[Glyph], base: float, params: MathParams) -> list[flo
     return [statistics.median(line) for line in lines]
 
 
+def _row_lines(glyphs: list[Glyph], base: float, params: MathParams) -> list[float]:
+    """The baselines of the full-size glyphs, those closer than a row apart taken as one."""
+    full = sorted(g.y for g in glyphs if g.size >= params.full_size_ratio * base
+                  and g.char not in _BIG | _FENCES)  # fmt: skip
+    lines: list[list[float]] = []
+    for y in full:
+        if lines and y - lines[-1][-1] <= params.row_join_ratio * base:
+            lines[-1].append(y)
+        else:
+            lines.append([y])
+    return [statistics.median(line) for line in lines]
+
+
+def _columns(glyphs: list[Glyph], gap: float) -> list[tuple[float, float]]:
+    """Spans across of the glyphs (all rows together), split where nothing stands for `gap`."""
+    spans: list[list[float]] = []
+    for g in sorted(glyphs, key=lambda g: g.bbox[0]):
+        if spans and g.bbox[0] - spans[-1][1] < gap:
+            spans[-1][1] = max(spans[-1][1], g.bbox[2])
+        else:
+            spans.append([g.bbox[0], g.bbox[2]])
+    return [(a, b) for a, b in spans]
+
+
+def _matrices(
+    glyphs: list[Glyph], bars: list[Bar], base: float, words: dict[int, str], params: MathParams
+) -> list[Glyph] | None:
+    """Rows of full-size glyphs with no bar between them inside a tall pair of delimiters (a
+    matrix, a binomial) or right of a tall brace alone (cases): cells by the columns of space
+    that run down all rows, each cell rebuilt on its own, the whole made one glyph on the
+    math axis (its TeX in `words`). None when a cell cannot be read."""
+    out = list(glyphs)
+    tall = params.tall_fence_ratio * base
+    for left in sorted((g for g in glyphs if g.char in "([{|‖"), key=lambda g: g.bbox[0]):
+        if left not in out or left.bbox[3] - left.bbox[1] < tall:
+            continue
+        top, bottom = left.bbox[1], left.bbox[3]
+
+        def level(g: Glyph, top: float = top, bottom: float = bottom) -> bool:
+            return min(g.bbox[3], bottom) - max(g.bbox[1], top) > params.fence_share * (
+                g.bbox[3] - g.bbox[1]
+            )
+
+        closing = {"(": ")", "[": "]", "{": "}", "|": "|", "‖": "‖"}[left.char]
+        rights = [g for g in out if g is not left and g.char == closing and g.x > left.x
+                  and g.bbox[3] - g.bbox[1] >= tall and level(g)]  # fmt: skip
+        right = min(rights, key=lambda g: g.x) if rights else None
+        kind = _MATRICES.get((left.char, right.char if right else None))
+        if kind is None:
+            continue
+        end = right.bbox[0] if right else float("inf")
+        inside = [g for g in out if g is not left and g is not right
+                  and left.bbox[2] <= (g.bbox[0] + g.bbox[2]) / 2 <= end
+                  and top <= (g.bbox[1] + g.bbox[3]) / 2 <= bottom]  # fmt: skip
+        lines = _row_lines(inside, base, params)
+        x0 = left.bbox[2]
+        x1 = min(end, max((g.bbox[2] for g in inside), default=x0))
+        between = [b for b in bars if b[1] > x0 and b[0] < x1 and top <= b[2] <= bottom]
+        if len(lines) < 2 or any(lines[0] < b[2] < lines[-1] for b in between):
+            continue  # one row, or a fraction's bar: the delimiters are \left( \right)
+        rows: list[list[Glyph]] = [[] for _ in lines]
+        for g in inside:
+            rows[min(range(len(lines)), key=lambda i: abs(lines[i] - g.y))].append(g)
+        spans = _columns(inside, params.matrix_column_gap_ratio * base)
+        texs = []
+        for row in rows:
+            cells = []
+            for a, b in spans:
+                cell = [g for g in row if a <= g.bbox[0] and g.bbox[2] <= b]
+                tex = _tex_of(cell, [], words, params) if cell else ""
+                if tex is None:
+                    return None
+                cells.append(tex)
+            texs.append(" & ".join(cells))
+        body = " \\\\ ".join(texs)
+        # Its rows stand evenly over and under the row it sits on (the delimiters' height, a
+        # sum of pieces, is known only roughly).
+        middle = (lines[0] + lines[-1]) / 2
+        box = (left.bbox[0], top, right.bbox[2] if right else x1, bottom)
+        token = Glyph("\x03", base, left.x, middle, box)
+        words[id(token)] = f"\\begin{{{kind}}} {body} \\end{{{kind}}}"
+        gone = {id(g) for g in inside} | {id(left), id(right)}
+        out = [g for g in out if id(g) not in gone] + [token]
+    return out
+
+
 def _tex_of(
     glyphs: list[Glyph], bars: list[Bar], words: dict[int, str], params: MathParams
 ) -> str | None:
@@ -377,13 +744,19 @@ def _tex_of(
     the numbers and operator names among the glyphs (see _words)."""
     if not glyphs:
         return None
-    base = max(g.size for g in glyphs)
+    # The text size, not a big operator's or delimiter's (a font of Palatino sets its sum
+    # larger than its letters).
+    base = max((g.size for g in glyphs if g.char not in _BIG | _FENCES),
+               default=max(g.size for g in glyphs))  # fmt: skip
+    glyphs = _matrices(glyphs, bars, base, words, params)
+    if glyphs is None:
+        return None
     glyphs, bars = _radicals(glyphs, bars, words, params)
     if glyphs is None:
         return None
     limits = _limits(glyphs, base, params)
     used = {id(g) for above, below in limits.values() for g in above + below}
-    made = _fractions(glyphs, bars, base, used, words, params)
+    made = _fractions(glyphs, bars, base, used, words, params, limits)
     if made is None:
         return None
     fractions, tokens = made

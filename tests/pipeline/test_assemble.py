@@ -75,6 +75,19 @@ def test_paragraph_cut_by_a_figure_is_joined_and_the_figure_moves_before_it():
     assert blocks[1].text == joined
 
 
+def test_a_formula_kept_as_an_image_stays_in_its_sentence():
+    """A display formula that could not be transcribed is no float: "... we obtain [formula]
+    where ..." keeps its place, and the halves of the sentence are not run together around
+    it (they were: "where We remark", the formula moved to the top)."""
+    first = _para("In closed form this reads", (200, 300, 1800, 340))
+    formula = ReadBlock(kind="figure", bbox=(700, 360, 1300, 460), alt="Formula, as read: x")
+    formula.layout = "formula"
+    second = _para("and the proof is complete.", (200, 480, 1800, 520))
+    blocks = _doc([first, formula, second]).pages[0].blocks
+    assert [b.kind for b in blocks] == ["paragraph", "figure", "paragraph"]
+    assert [blocks[0].text, blocks[2].text] == [first.text, second.text]
+
+
 def test_running_headers_and_page_numbers_leave_the_flow():
     header = _para("Annual Report 2024", (800, 50, 1200, 100))
     number = _para("7", (980, 2900, 1020, 2950))

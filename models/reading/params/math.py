@@ -17,6 +17,12 @@ class MathParams:
     word_gap_ratio: float = 0.15  # ...to this far on (digits, letters of a name)
     dots_gap_ratio: float = 0.3  # ...or this far on (the dots of an ellipsis)
     ellipsis_min_dots: int = 3  # dots side by side, this many or more: an ellipsis
+    dots_step_low_ratio: float = 0.15  # dots of \vdots / \ddots step down at least this much
+    dots_step_high_ratio: float = 0.6  # ...and at most this much (of their size)
+    accent_reach_ratio: float = 0.5  # an accent marks a glyph starting this near after it
+    blank_mark_ratio: float = 0.05  # an accent or a slash narrower (of its size) has no width
+    # "(3)" at a row's right end, this far (of its size) from the formula: its number.
+    equation_number_gap_ratio: float = 1.5
     # Script sizes and rows.
     full_size_ratio: float = 0.9  # a glyph this large (of the full size) or more is no script
     raised_ratio: float = 0.15  # a script raised this far (of the full size) is a superscript
@@ -36,10 +42,13 @@ class MathParams:
     limit_below_ratio: int = 2  # a limit under an operator reaches this far under it (of the size)
     limit_line_ratio: float = 0.15  # glyphs of one limit's line differ in baseline by this much
     limit_beside_ratio: float = 0.3  # a small glyph this near a limit's line (of its size) joins it
+    limit_run_gap_ratio: float = 0.6  # a limit's glyphs follow one another this near (of a size)
     # Fractions and radicals over their drawn rules.
     bar_reach_pt: int = 1  # a glyph or an inner rule this far past a rule's ends is within it
     numerator_ratio: float = 1.5  # a numerator's baselines lie this far over its bar (of the size)
     denominator_ratio: int = 2  # a denominator's lie this far under it
+    overline_depth_ratio: float = 1.2  # a rule with nothing over it: an overline over glyphs
+    # whose baselines lie this far under it at most (of the size)
     denominator_drop_ratio: float = 0.5  # ...each at least this much under it (of its own size)
     math_axis_ratio: float = 0.25  # a fraction's baseline lies this far under its bar (the axis)
     radical_reach_ratio: float = (
@@ -48,6 +57,10 @@ class MathParams:
     radicand_depth_ratio: float = (
         1.5  # what a radical holds has its baseline this far under its rule
     )
+    # Matrices, binomials and cases: rows inside tall delimiters.
+    tall_fence_ratio: float = 1.6  # a delimiter this tall (of the text size) or more is tall
+    fence_share: float = 0.5  # ...and holds what lies this share of its height within its own
+    matrix_column_gap_ratio: float = 0.6  # columns: space running down all rows this wide
     radicand_bars_ratio: int = 2  # fractions inside a radical lie this far under its rule
 
 

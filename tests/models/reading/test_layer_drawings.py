@@ -1,13 +1,16 @@
 """A born-digital page's vector drawings with slanted strokes are pictures; a page of too many
-paths is not looked through."""
+paths is not looked through. Formulas of real pdflatex pages (tests/resources/math/*.tex, their
+PDFs beside them) are rebuilt from their glyphs and drawn rules."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pymupdf
+import pytest
 
-from models.reading.layer_drawings import with_drawings
+from models.reading.layer_drawings import formula_transcriber, with_drawings
 from models.reading.params.text_layer import TEXT_LAYER
 
 
@@ -26,3 +29,116 @@ def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings():
     assert [r.kind for r in found] == ["drawing"]
     few = dataclasses.replace(TEXT_LAYER, max_drawings=5)
     assert with_drawings(page, [], _text_blocks(page), scale=1.0, params=few) == []
+
+
+MATH = Path(__file__).resolve().parents[2] / "resources" / "math"
+
+
+def _transcriber(name: str):
+    """The formulas of a resource PDF's first page, by their boxes in points."""
+    with pymupdf.open(MATH / name) as doc:
+        yield formula_transcriber(doc[0], scale=1.0)
+
+
+@pytest.fixture(scope="module")
+def cm():
+    """formulas-cm.pdf: Computer Modern."""
+    yield from _transcriber("formulas-cm.pdf")
+
+
+def test_an_equation_number_stays_at_the_end_of_its_row_apart_from_the_formula(cm):
+    """ "(1)" at the right margin is the equation's number, not a parenthesis of the formula;
+    the zero-width vector accents set before their letters mark those letters."""
+    assert cm((250, 150, 500, 190)) == (
+        r"\vec{x} \cdot \vec{b} = \sum _{i = 1} ^{8} x _{i} b _{i} \qquad (1)"
+    )
+
+
+def test_a_hat_over_its_letter_and_a_slash_over_a_relation(cm):
+    assert cm((250, 212, 360, 236)) == r"\hat{\theta} \neq a ^{3} + b ^{3}"
+
+
+def test_a_matrix_inside_parentheses_built_from_pieces(cm):
+    """Three rows: each parenthesis is a top and a bottom piece of the extension font."""
+    assert cm((250, 262, 360, 310)) == (
+        r"\det \begin{pmatrix} a & b & 0 \\ 0 & c & 5 \\ 4 & 0 & 1 \end{pmatrix} = 0"
+    )
+
+
+def test_cases_right_of_a_brace_and_a_binomial(cm):
+    assert cm((240, 335, 380, 372)) == (
+        r"f ( x ) = \begin{cases} x ^{2} & \text{if} x \geq 0 \\ - x & \text{otherwise}"
+        r" \end{cases}"
+    )
+    assert cm((260, 388, 360, 420)) == (
+        r"\begin{pmatrix} 4 \\ k \end{pmatrix} = \frac{4 !}{k ! ( 4 - k ) !}"
+    )
+
+
+def test_big_braces_and_blackboard_letters(cm):
+    assert cm((240, 432, 370, 453)) == (r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}")
+
+
+def test_a_palatino_sum_is_larger_than_the_text_and_its_limit_is_one_run():
+    """mathpazo sets its sum at 14 pt over 10 pt letters (the letters are no scripts), and
+    the "(k)" of f^{(k)} stands on the height of the sum's upper limit (it is f's script)."""
+    with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
+        tex = formula_transcriber(doc[0], scale=1.0)((240, 145, 370, 180))
+    assert tex == (r"f ( y ) = \sum _{k = 0} ^{\infty} \frac{f ^{( k )} ( d )}{k !} ( y - d ) ^{k}")
+
+
+def test_braces_by_their_slots_and_a_blackboard_letter_of_another_font():
+    """Palatino's pages embed the extension font with no Unicode map: \\Big braces are its
+    slots "n" and "o"; \\mathbb{R} is an "R" of PazoMathBlackboardBold."""
+    with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
+        tex = formula_transcriber(doc[0], scale=1.0)((240, 204, 370, 228))
+    assert tex == r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}"
+
+
+@pytest.fixture(scope="module")
+def paper():
+    """formulas-paper.pdf: what papers set beyond the textbook."""
+    yield from _transcriber("formulas-paper.pdf")
+
+
+def test_a_rule_with_nothing_over_it_is_an_overline(paper):
+    assert paper((100, 138, 520, 157)) == r"\overline{a + b} = \overline{a} + \overline{b}"
+
+
+def test_a_sum_under_a_fraction_bar_is_part_of_the_denominator(paper):
+    assert paper((100, 168, 520, 199)) == (
+        r"\sigma ( z ) _{i} = \frac{\exp ( z _{i} )}{\sum _{j = 1} ^{K} \exp ( z _{j} )}"
+    )
+
+
+def test_vertical_and_diagonal_dots_of_a_matrix(paper):
+    assert paper((100, 210, 520, 256)) == (
+        r"A = \begin{pmatrix} a _{11} & \cdots & a _{1 n} \\ \vdots & \ddots & \vdots \\"
+        r" a _{m 1} & \cdots & a _{m n} \end{pmatrix}"
+    )
+
+
+def test_a_symbol_with_no_name_here_is_itself(paper):
+    assert paper((100, 267, 520, 286)) == "x ⋆ y ≲ z"
+
+
+def test_the_extension_symbol_and_blackboard_fonts_of_txfonts():
+    """txfonts' extension font is "txex" (its sum, its parentheses' pieces and \\Big slots),
+    its calligraphic L of "txsy", its blackboard R of "txsyb"."""
+    with pymupdf.open(MATH / "formulas-txfonts.pdf") as doc:
+        tex = formula_transcriber(doc[0], scale=1.0)
+        assert tex((100, 138, 520, 172)) == (
+            r"\mathcal{L} = - \frac{1}{N} \sum _{i = 1} ^{N} \log p ( y _{i} )"
+        )
+        assert tex((100, 183, 520, 229)) == (
+            r"A = \begin{pmatrix} a _{11} & \cdots & a _{1 n} \\ \vdots & \ddots & \vdots \\"
+            r" a _{m 1} & \cdots & a _{m n} \end{pmatrix}"
+        )
+        assert tex((100, 240, 520, 268)) == (
+            r"\Pr [ X \in \mathbb{R} ] \leq \exp ( - \frac{2 t ^{2}}{n} )"
+        )
+
+
+def test_euler_letters_side_by_side_are_a_product():
+    with pymupdf.open(MATH / "formulas-euler.pdf") as doc:
+        assert formula_transcriber(doc[0], scale=1.0)((100, 139, 520, 157)) == "E = m c ^{2} + x y"

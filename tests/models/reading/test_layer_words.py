@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 
 from models.engine import Word
@@ -72,6 +74,17 @@ def test_ligature_glyphs_are_written_as_their_letters(tmp_path):
     _, _, texts = word_styles(page, words)
     assert sorted(texts.values()) == ["find", "flow"]
     assert expanded("e\ufb03cient") == "efficient"
+
+
+def test_a_mark_of_mathematics_glued_to_the_word_before_a_formula_leaves_it():
+    """pdfTeX sets \\vec's arrow with no width before its letter: MuPDF glues it to the last
+    word before the display (tests/resources/math/sentence.pdf: "reads⃗")."""
+    page = pymupdf.open(
+        Path(__file__).resolve().parents[2] / "resources" / "math" / "sentence.pdf"
+    )[0]
+    glued = [w[4] for w in page.get_text("words", sort=False) if w[4].startswith("reads")]
+    assert glued == ["reads\u20d7"] and expanded(glued[0]) == "reads"
+    assert expanded("a\u0338") == "a" and expanded("caf\u00e9") == "caf\u00e9"
 
 
 def _words(*texts: str, line: int = 0) -> list[tuple[tuple[int, int], Word]]:

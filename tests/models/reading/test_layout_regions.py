@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pymupdf
 import pytest
@@ -175,6 +176,24 @@ def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
     blocks, findings = _run([_block("23 = 1 + 3 + 3 + 1", 600, 700, 1)],
                             [Region("caption", (590, 690, 1200, 760))])  # fmt: skip
     assert [b.kind for b in blocks] == ["figure"] and findings == [FORMULA_FINDING]
+
+
+def test_a_picture_of_mathematical_glyphs_on_a_text_layer_page_is_a_formula():
+    """The model boxes a display formula of a LaTeX page as a picture: its glyphs are read
+    into a formula, not an empty figure that asks for an alternative text."""
+    formula = _block("x = ∑ a + b", 600, 700, 1)
+    region = [Region("picture", (590, 690, 1200, 760))]
+    layer = replace(_page([formula], region), source="text_layer")
+    read = apply_layout(layer, _Image(tex="x = \\sum a + b"))
+    assert [(b.kind, b.latex) for b in read.blocks] == [("formula", "x = \\sum a + b")]
+    # A picture holding an image, or read by OCR, or labelled with prose, stays a picture.
+    image = ReadBlock(kind="figure", bbox=(590, 690, 1200, 760))
+    image.order = (0,)
+    for page in (
+        replace(_page([_block("x = ∑ a + b", 600, 700, 1), image], region), source="text_layer"),
+        _page([_block("x = ∑ a + b", 600, 700, 1)], region),
+    ):
+        assert "formula" not in [b.kind for b in apply_layout(page, _Image(tex="x")).blocks]
 
 
 def test_real_captions_stay_captions():

@@ -1,0 +1,29 @@
+"""Born-digital LaTeX pages (tests/resources/math, each PDF beside its .tex) end to end: a
+display formula is MathML with its TeX, in its place in the sentence around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from models.ocr import TesseractEngine
+
+MATH = Path(__file__).resolve().parents[1] / "resources" / "math"
+
+
+@pytest.mark.slow
+def test_a_display_formula_is_mathml_in_its_sentence(tmp_path):
+    result = convert_pdf(MATH / "sentence.pdf", tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(encoding="utf-8"), "html.parser").main
+    assert not main.find_all("figure")  # no empty figure asking for a description
+    (math,) = main.find_all("math")
+    tex = math.find("annotation", attrs={"encoding": "application/x-tex"}).get_text()
+    assert tex == r"\vec{x} \cdot \vec{b} = \sum _{i = 1} ^{8} x _{i} b _{i} \qquad (1)"
+    # The sentence around it, in order: its words before, the formula, its words after.
+    before = math.find_parent("div").find_previous_sibling("p").get_text()
+    after = math.find_parent("div").find_next_sibling("p").get_text()
+    assert before.endswith("In closed form the update rule reads")
+    assert after.startswith("where the constant is fixed in advance. We remark")
