@@ -24,7 +24,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from conversion.pipeline.accessibility import check_document, check_html
+from conversion.pipeline.accessibility import check_document, check_html, locate
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
@@ -293,7 +293,7 @@ def render_and_check(
 ) -> tuple[str, list[Finding]]:
     html = render_document(document, RenderOptions(files_dir=files_dir_name))
     findings = reading_findings(document, repaired=repaired)
-    return html, findings + check_html(html, expected_pages=len(document.pages))
+    return html, locate(html, findings + check_html(html, expected_pages=len(document.pages)))
 
 
 def in_page_order(findings: list[dict]) -> list[dict]:
