@@ -25,6 +25,10 @@ a:focus-visible, [tabindex]:focus-visible { outline: 3px solid #0b57a4; outline-
 .skip-link { position: absolute; left: -999px; top: 0; background: #ffffff; padding: .5rem 1rem; }
 .skip-link:focus { left: 1rem; }
 .table-scroll { overflow-x: auto; max-width: 100%; margin: 1rem 0; }
+/* Its caption wraps to the box's width and stays in view while the table scrolls (at 200 %
+   zoom a long caption of a wide table ran past the box, clipped). */
+.table-scroll { container-type: inline-size; }
+.table-scroll caption { position: sticky; left: 0; max-width: 100cqi; box-sizing: border-box; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #8a8a8a; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 thead th { background: #f2f2f2; }
