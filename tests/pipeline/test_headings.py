@@ -119,3 +119,29 @@ def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_un
     heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
     assert heads[0] == ("1", "Reading Order of Printed Pages")
     assert [level for level, _ in heads[1:]] == ["2", "3"]
+
+
+def test_identical_pages_keep_identical_heading_levels(tmp_path):
+    """Six identical pages, each with the title, a section and a subsection (issue 33): the
+    title printed again on a later page is an h2 that opens nothing, so each page's section and
+    subsection keep the levels they have on the first page (they drifted one level down on
+    every later page: h3, h4)."""
+    doc = pymupdf.open()
+    for _ in range(6):
+        page = doc.new_page()
+        page.insert_text((72, 72), "Annual Report", fontsize=24, fontname="tibo")
+        page.insert_text((72, 110), "Section Overview", fontsize=16, fontname="tibo")
+        y = _paragraph(page, 120)
+        page.insert_text((72, y + 10), "Details and Notes", fontsize=13, fontname="tibo")
+        _paragraph(page, y + 18)
+    doc.save(tmp_path / "same.pdf")
+    result = convert_pdf(tmp_path / "same.pdf", tmp_path / "out", TesseractEngine(),
+                         ConvertOptions())  # fmt: skip
+    html = result.html_path.read_text(encoding="utf-8")
+    pages = re.split(r'<span class="pagebreak"', html[html.index("<main") :])[1:]
+    levels = [re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", page) for page in pages]
+    assert levels[0] == [("1", "Annual Report"), ("2", "Section Overview"),
+                         ("3", "Details and Notes")]  # fmt: skip
+    for later in levels[1:]:
+        assert later == [("2", "Annual Report"), ("2", "Section Overview"),
+                         ("3", "Details and Notes")]  # fmt: skip
