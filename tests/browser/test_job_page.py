@@ -89,6 +89,11 @@ def test_the_sites_404_passes_axe(live_server, browser, alice):
 @pytest.mark.django_db(transaction=True)
 def test_every_state_of_the_job_page_and_the_sites_pages_pass_axe(live_server, browser, alice):
     base = live_server.url
+    visitor = browser.new_page(viewport={"width": 1280, "height": 900})
+    visitor.goto(f"{base}/accounts/login/")
+    _axe(visitor, "sign-in page")
+    visitor.goto(f"{base}/api/v1/docs")
+    _axe(visitor, "API reference, signed out")
     page = _signed_in(browser, base)
     _axe(page, "upload page")
 
@@ -120,6 +125,10 @@ def test_every_state_of_the_job_page_and_the_sites_pages_pass_axe(live_server, b
         _axe(page, f"job page, {status}")
     page.goto(f"{base}/batches/{batch.id}/")
     _axe(page, "batch page, finished")
+    page.goto(f"{base}/")
+    _axe(page, "upload page with its documents")
+    page.goto(f"{base}/jobs/{done.id}/delete")
+    _axe(page, "delete confirmation")
     # The report forbids script (a sandbox CSP): axe runs in a context that bypasses it.
     report = browser.new_context(bypass_csp=True)
     report.add_cookies(page.context.cookies())
@@ -142,3 +151,7 @@ def test_every_state_of_the_job_page_and_the_sites_pages_pass_axe(live_server, b
     response = page.goto(f"{base}/boom/")
     assert response.status == 500
     _axe(page, "500 page")
+    page.goto(f"{base}/")
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_load_state("load")
+    _axe(page, "signed out")
