@@ -101,6 +101,17 @@ def test_unnumbered_heads_a_point_apart_on_a_text_layer_are_two_levels(paper_hea
     assert _level(paper_headings, "Ligatures") == _level(paper_headings, "Letterspacing")
 
 
+HEAD = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1>")
+
+
+def _main(doc: pymupdf.Document, folder) -> str:
+    """doc converted (its text layer, Tesseract for the rest): the HTML from <main> on."""
+    doc.save(folder / "doc.pdf")
+    result = convert_pdf(folder / "doc.pdf", folder / "out", TesseractEngine(), ConvertOptions())
+    html = result.html_path.read_text(encoding="utf-8")
+    return html[html.index("<main") :]
+
+
 def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_under_it(tmp_path):
     """A paper's title over an "Abstract" set larger: the title is the h1, the rest under it
     (the outline made them level with each other, and the title lost its h1)."""
@@ -111,12 +122,7 @@ def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_un
     y = _paragraph(page, 150)
     page.insert_text((72, y + 10), "1 Introduction", fontsize=12, fontname="tibo")
     _paragraph(page, y + 18)
-    doc.save(tmp_path / "title.pdf")
-    result = convert_pdf(tmp_path / "title.pdf", tmp_path / "out", TesseractEngine(),
-                         ConvertOptions())  # fmt: skip
-    html = result.html_path.read_text(encoding="utf-8")
-    main = html[html.index("<main") :]
-    heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+    heads = HEAD.findall(_main(doc, tmp_path))
     assert heads[0] == ("1", "Reading Order of Printed Pages")
     assert [level for level, _ in heads[1:]] == ["2", "3"]
 
@@ -134,12 +140,8 @@ def test_identical_pages_keep_identical_heading_levels(tmp_path):
         y = _paragraph(page, 120)
         page.insert_text((72, y + 10), "Details and Notes", fontsize=13, fontname="tibo")
         _paragraph(page, y + 18)
-    doc.save(tmp_path / "same.pdf")
-    result = convert_pdf(tmp_path / "same.pdf", tmp_path / "out", TesseractEngine(),
-                         ConvertOptions())  # fmt: skip
-    html = result.html_path.read_text(encoding="utf-8")
-    pages = re.split(r'<span class="pagebreak"', html[html.index("<main") :])[1:]
-    levels = [re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", page) for page in pages]
+    pages = re.split(r'<span class="pagebreak"', _main(doc, tmp_path))[1:]
+    levels = [HEAD.findall(page) for page in pages]
     assert levels[0] == [("1", "Annual Report"), ("2", "Section Overview"),
                          ("3", "Details and Notes")]  # fmt: skip
     for later in levels[1:]:
