@@ -141,3 +141,14 @@ def test_job_page_says_what_to_check_in_words_with_a_link_to_the_spot(client, jo
     report = BeautifulSoup(page, "html.parser")
     spot = report.find("a", href=f"/jobs/{job.id}/result/document.html#figure-1")
     assert spot is not None and spot.get_text().startswith("Page 1, ")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unfinished_job_page_offers_a_way_on_without_javascript(client, alice):
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    client.force_login(alice)
+    soup = BeautifulSoup(client.get(f"/jobs/{job.id}/").content, "html.parser")
+    fallback = soup.find("noscript")
+    assert fallback is not None and fallback.find("a")["href"] == f"/jobs/{job.id}/"
+    # The outcome is one element that the script replaces in place when the job ends.
+    assert soup.find(id="job-outcome") is not None
