@@ -20,8 +20,11 @@ import zipfile
 from typing import IO
 from urllib.parse import quote
 
-from conversion import storage
-from conversion.models import Job, JobStatus, ReviewState
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import FileResponse
+
+from conversion import selectors, storage
+from conversion.models import Batch, Job, JobStatus, ReviewState
 from conversion.notice import notice_html, with_notice
 from conversion.pipeline.formats import DEFAULT_FORMATS, write_format
 from conversion.pipeline.report_html import render_report
@@ -166,22 +169,82 @@ def job_zip(*, job: Job, formats: tuple[str, ...] = DEFAULT_FORMATS) -> IO[bytes
     html = document_html(job)
     if html is None:
         return None
-    folder = download_stem(job)
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{folder}/{html_name(job)}", html)
-        report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
-        if report is not None:
-            zf.writestr(f"{folder}/{report_json_name(job)}", report)
-            zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
-        for fmt in (f for f in formats if f != "html"):
-            with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
-                _write_format(job, fmt, html.decode("utf-8"), json.loads(report or "{}"), entry)
-        for name in storage.figure_names(job.id):
-            figure = storage.open_figure(job.id, name)
-            if figure is None:
-                continue  # removed since it was listed (a re-run's)
-            with figure, zf.open(f"{folder}/{files_dir_name(job)}/{name}", "w") as entry:
-                shutil.copyfileobj(figure, entry, 1 << 20)
+        _zip_job(zf, job, html, download_stem(job), formats)
     out.seek(0)
     return out
+
+
+def _zip_job(zf: zipfile.ZipFile, job: Job, html: bytes, folder: str, formats) -> None:
+    zf.writestr(f"{folder}/{html_name(job)}", html)
+    report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
+    if report is not None:
+        zf.writestr(f"{folder}/{report_json_name(job)}", report)
+        zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
+    for fmt in (f for f in formats if f != "html"):
+        with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
+            _write_format(job, fmt, html.decode("utf-8"), json.loads(report or "{}"), entry)
+    for name in storage.figure_names(job.id):
+        figure = storage.open_figure(job.id, name)
+        if figure is None:
+            continue  # removed since it was listed (a re-run's)
+        with figure, zf.open(f"{folder}/{files_dir_name(job)}/{name}", "w") as entry:
+            shutil.copyfileobj(figure, entry, 1 << 20)
+
+
+BATCH_MANIFEST = "batch.json"
+
+
+def batch_zip_name(batch: Batch) -> str:
+    return f"batch-{str(batch.pk)[:8]}.zip"
+
+
+def batch_zip(
+    *, batch: Batch, jobs: list[Job], formats: tuple[str, ...] = DEFAULT_FORMATS
+) -> IO[bytes]:
+    """Every job of a batch that has a result, each in its own folder as in its own zip (a
+    name used twice gets -2, -3...), and batch.json: each job's status, error and folder
+    (null without a result: failed or not finished yet) and the files refused at upload."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
+    used: set[str] = set()
+    manifest = {"batch": str(batch.pk), "jobs": [], "rejected": batch.rejected}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for job in jobs:
+            html = document_html(job)
+            folder = None
+            if html is not None:
+                folder = stem = download_stem(job)
+                n = 1
+                while folder.lower() in used:
+                    n += 1
+                    folder = f"{stem}-{n}"
+                used.add(folder.lower())
+                _zip_job(zf, job, html, folder, formats)
+            manifest["jobs"].append(
+                {
+                    "id": str(job.pk),
+                    "name": job.original_name,
+                    "status": job.status,
+                    "error": {"code": job.error_code, "message": job.error_message}
+                    if job.error_code
+                    else None,
+                    "folder": folder,
+                }
+            )
+        zf.writestr(BATCH_MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False))
+    out.seek(0)
+    return out
+
+
+def batch_zip_download(
+    *, batch: Batch, user: AbstractBaseUser, formats: tuple[str, ...] = DEFAULT_FORMATS
+) -> FileResponse:
+    """The batch's zip (batch_zip) of the jobs `user` may see, as an attachment (site, API)."""
+    jobs = list(selectors.batch_jobs_for_user(user=user, batch=batch))
+    return FileResponse(
+        batch_zip(batch=batch, jobs=jobs, formats=formats),
+        content_type="application/zip",
+        as_attachment=True,
+        filename=batch_zip_name(batch),
+    )

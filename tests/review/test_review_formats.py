@@ -26,7 +26,7 @@ def _edit(job, reviewer) -> None:
     review.review_edit_alt(job=job, figure_id=figure, alt=ALT, actor=reviewer)
     page = review.page_fragment(job=job, number=1)
     review.review_edit_page_html(
-        job=job, number=1, html=f"<h2>{HEADING}</h2>{page}", actor=reviewer
+        job=job, number=1, html=f"<h2>{HEADING}</h2>{page}", actor=reviewer, confirm=True
     )
 
 
