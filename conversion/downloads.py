@@ -152,15 +152,16 @@ def read_report(job: Job) -> dict:
     return json.loads(text) if text is not None else {}
 
 
-def report_html(job: Job) -> bytes | None:
-    """The readable report, with a link to the HTML beside it; None when the job has no report
-    (one read of the store: no look before it)."""
+def report_html(job: Job, *, document_href: str | None = None) -> bytes | None:
+    """The readable report, with links to the HTML (`document_href`; by default the download
+    beside it); None when the job has no report (one read of the store: no look before it)."""
     text = storage.read_report_text(job.id)
-    return _render_report(job, text) if text is not None else None
+    return _render_report(job, text, document_href) if text is not None else None
 
 
-def _render_report(job: Job, text: str) -> bytes:
-    return render_report(json.loads(text), document_href=quote(html_name(job))).encode("utf-8")
+def _render_report(job: Job, text: str, document_href: str | None = None) -> bytes:
+    href = document_href or quote(html_name(job))
+    return render_report(json.loads(text), document_href=href).encode("utf-8")
 
 
 def job_zip(*, job: Job, formats: tuple[str, ...] = DEFAULT_FORMATS) -> IO[bytes] | None:

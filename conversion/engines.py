@@ -130,6 +130,16 @@ def unavailable(name: str | None = None) -> str | None:
         return exc.message
 
 
+def handwriting_engine(current: str | None = None) -> str | None:
+    """The engine a person may try on handwriting, named for them: a GPU engine (the vision
+    model) that can run on this server and is not `current`; None where there is none, so no
+    finding recommends an engine the server does not have (issue 33)."""
+    for name in available_engines():
+        if REGISTRY[name].queue == "gpu" and name != (current or config().default_engine):
+            return f"the GPU engine ({REGISTRY[name].label})"
+    return None
+
+
 def available_engines() -> list[str]:
     """The engines that can run on this server, in registry order (what the form offers)."""
     return [name for name in ENGINES if unavailable(name) is None]

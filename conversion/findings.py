@@ -154,6 +154,8 @@ def present(*, html: str | None, findings: list[dict]) -> list[Group]:
         level = str(f.get("level") or "warning")
         el = doc.element(f.get("element")) if doc is not None else None
         thing, anchor = doc.name(el) if doc is not None and el is not None else ("", "")
+        if el is not None and el.get("id") and not anchor:
+            anchor = f"#{el['id']}"  # uncertain words carry their own id (uncertain-3)
         page = f.get("page") or (doc.page_of(el) if doc is not None and el is not None else None)
         where = (
             f"{thing} on page {page}"

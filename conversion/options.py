@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from axiya.config import config
-from conversion.engines import engine_spec
+from conversion.engines import engine_spec, handwriting_engine
 from conversion.pipeline.flow import ConvertOptions, Isolation
 from conversion.pipeline.rasterize import RasterOptions
 from conversion.pipeline.validate import Limits
@@ -24,4 +24,5 @@ def convert_options(*, language: str | None = None, engine: str | None = None) -
         ),
         isolation=Isolation(timeout_s=c.timeouts.page_s, memory_mb=c.raster.memory_mb),
         language=language,
+        handwriting_engine=handwriting_engine(engine),
     )

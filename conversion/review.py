@@ -27,7 +27,7 @@ from conversion.models import (
     ReviewState,
 )
 from conversion.pipeline import flow, output_format
-from conversion.pipeline.accessibility import check_html
+from conversion.pipeline.accessibility import check_html, locate_dicts
 from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.format_writers import describe_formats
@@ -224,7 +224,8 @@ def _write_html(
         kept = [f for f in kept if f.get("page") not in (None, number)]
         kept += [f for f in fresh if f.get("page") in (None, number)]
     checks = [f.as_dict() for f in check_html(new_html, expected_pages=pages)]
-    report["findings"] = flow.in_page_order(kept + checks)
+    # Located afresh: an edit moves blocks ("page 2, paragraph 3" may be paragraph 2 now).
+    report["findings"] = flow.in_page_order(locate_dicts(new_html, kept + checks))
     report["summary"] = summarize(report["findings"])
     report["title"] = title
     storage.write_html(job.id, new_html)

@@ -33,6 +33,7 @@ from conversion.api.throttles import charge_uploads
 from conversion.forms import UploadForm
 from conversion.models import Batch, Job, JobReview
 from conversion.notice import with_notice
+from conversion.pipeline.document import OPEN_LEVELS
 from conversion.pipeline.errors import ConversionError, error_class
 from conversion.pipeline.formats import parse_formats
 from conversion.request_limits import throttled_response
@@ -50,6 +51,7 @@ _NO_RESULT = "The result is not ready."
 VIEW_SALT = "axiya.view"
 FIGURES_SALT = "axiya.view.figures"
 _USER_PK = re.compile(r"[0-9]{1,18}")
+JOB_PAGE_FINDINGS = 10  # what to check, on the job page; the report lists them all
 VIEW_MAX_AGE = 3600  # the page that frames a result makes a fresh link each time it is shown
 BATCH_QUEUED = "batch-queued"  # the "N files are queued." message's tag
 
@@ -205,6 +207,7 @@ def _job_from_token(token: str, *, kind: str = VIEW_SALT) -> Job:
 def job_detail(request: HttpRequest, job_id) -> HttpResponse:
     job = _own_job(request, job_id)
     token = view_token(job, user=request.user) if storage.output_exists(job.id) else None
+    to_check = _open_findings(job) if token else []
     return render(
         request,
         "conversion/job.html",
@@ -221,8 +224,18 @@ def job_detail(request: HttpRequest, job_id) -> HttpResponse:
             # What the EPUB and the PDF hold and how their checks went (report.json `formats`).
             "formats": downloads.read_report(job).get("formats", {}) if token else {},
             "can_delete": can_delete(request.user, job),
+            "to_check": to_check[:JOB_PAGE_FINDINGS],
+            "more_to_check": max(0, len(to_check) - JOB_PAGE_FINDINGS),
         },
     )
+
+
+def _open_findings(job: Job) -> list[dict]:
+    """The report's errors and items to review, worst first, each with its location in words
+    (issue 33) and the id that shows the spot in the result."""
+    findings = downloads.read_report(job).get("findings", [])
+    open_ = [f for f in findings if f.get("level") in OPEN_LEVELS]
+    return sorted(open_, key=lambda f: OPEN_LEVELS.index(f["level"]))
 
 
 def estimate_text(estimate: dict | None) -> str:
@@ -383,14 +396,17 @@ def job_report(request: HttpRequest, job_id) -> FileResponse:
 @login_required
 def job_report_html(request: HttpRequest, job_id) -> FileResponse:
     job = _own_job(request, job_id)
-    page = downloads.report_html(job)
+    attach = request.GET.get("download") == "1"
+    # Shown on the site, its "where" links open the result here; downloaded, the HTML beside it.
+    here = None if attach else reverse("job-html", kwargs={"job_id": job.id})
+    page = downloads.report_html(job, document_href=here)
     if page is None:
         raise Http404("The report is not ready.")
     response = _download(
         page,
         content_type="text/html; charset=utf-8",
         filename=downloads.report_html_name(job),
-        attach=request.GET.get("download") == "1",
+        attach=attach,
     )
     response["Content-Security-Policy"] = RESULT_CSP
     return response

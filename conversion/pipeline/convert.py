@@ -146,6 +146,7 @@ def convert_pdf(
             # As on the site: the engine is named when it read at least one page.
             engine_info=engine.describe() if timings["engine_pages"] else {},
             source=pdf_path.name,
+            handwriting_engine=opts.handwriting_engine,
         )
     timings["assemble_render_check_s"] = time.perf_counter() - finish_started
     timings["total_s"] = time.perf_counter() - started

@@ -32,6 +32,10 @@ class Finding:
     page: int | None = None
     criterion: str | None = None  # WCAG success criterion, e.g. "1.1.1"
     element: str | None = None  # a CSS selector or element id in the output HTML
+    # Where it is, in words ("page 3, paragraph 2") and as an id in the output that shows the
+    # spot (accessibility.locate adds both).
+    location: str | None = None
+    anchor: str | None = None
 
     def as_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}

@@ -14,23 +14,24 @@ inputs, so the same outputs byte for byte. Nothing here touches the database.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from PIL import Image
 
-from conversion.pipeline.accessibility import check_document, check_html
+from conversion.pipeline.accessibility import check_document, check_html, locate
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
 from conversion.pipeline.format_writers import describe_formats, files_opener
 from conversion.pipeline.isolate import run_isolated
-from conversion.pipeline.page_scans import add_page_scans
+from conversion.pipeline.page_scans import UNREADABLE, add_page_scans
 from conversion.pipeline.rasterize import (
     RasterOptions,
     RenderedPage,
@@ -68,6 +69,9 @@ class ConvertOptions:
     isolation: Isolation = field(default_factory=Isolation)
     language: str | None = None  # BCP 47, forced; None: detected
     batch_size: int = 1
+    # An engine on this server that reads handwriting, named for people ("the GPU engine (...)"),
+    # when it is not the one converting: unreadable pages recommend it; None: nothing is.
+    handwriting_engine: str | None = None
 
 
 @dataclass
@@ -267,9 +271,17 @@ def build_document(
     return document
 
 
-def reading_findings(document: Document, *, repaired: bool = False) -> list[Finding]:
-    """What the reading and the document tree say, before the HTML is checked."""
-    findings = list(document.findings)
+def reading_findings(
+    document: Document, *, repaired: bool = False, handwriting_engine: str | None = None
+) -> list[Finding]:
+    """What the reading and the document tree say, before the HTML is checked. Unreadable
+    pages recommend `handwriting_engine` when the server has one."""
+    findings = [
+        replace(f, message=f"{f.message} Or convert it again with {handwriting_engine}.")
+        if handwriting_engine and f.code == UNREADABLE
+        else f
+        for f in document.findings
+    ]
     if repaired:
         findings.append(
             Finding(
@@ -290,11 +302,15 @@ def reading_findings(document: Document, *, repaired: bool = False) -> list[Find
 
 
 def render_and_check(
-    document: Document, *, files_dir_name: str, repaired: bool = False
+    document: Document,
+    *,
+    files_dir_name: str,
+    repaired: bool = False,
+    handwriting_engine: str | None = None,
 ) -> tuple[str, list[Finding]]:
     html = render_document(document, RenderOptions(files_dir=files_dir_name))
-    findings = reading_findings(document, repaired=repaired)
-    return html, findings + check_html(html, expected_pages=len(document.pages))
+    findings = reading_findings(document, repaired=repaired, handwriting_engine=handwriting_engine)
+    return html, locate(html, findings + check_html(html, expected_pages=len(document.pages)))
 
 
 def in_page_order(findings: list[dict]) -> list[dict]:
@@ -313,10 +329,25 @@ def make_report(*, document: Document, findings: list[Finding], engine: dict, so
         "title": document.title,
         "language": document.lang,
         "pages": len(document.pages),
-        "engine": engine,
+        "engine": engine or _text_layer_reader(document),
         "summary": summarize(as_dicts),
         "findings": as_dicts,
         "page_sources": {str(p.number): p.source for p in document.pages},
+    }
+
+
+TEXT_LAYER = "text layer"
+
+
+def _text_layer_reader(document: Document) -> dict:
+    """What read a document no engine touched: every page from its own text layer, through
+    PyMuPDF (issue 33: the report said `engine: {}`)."""
+    if not document.pages or any(p.source != "text_layer" for p in document.pages):
+        return {}
+    return {
+        "engine": TEXT_LAYER,
+        "package": f"PyMuPDF {importlib.metadata.version('PyMuPDF')}",
+        "about": "Every page was read from the text the PDF itself holds: no OCR.",
     }
 
 
@@ -369,6 +400,7 @@ def finish(
     repaired: bool,
     engine_info: dict,
     source: str,
+    handwriting_engine: str | None = None,
 ) -> Finished:
     """Assemble, crop figures from the page images (page_images(n): page n as RGB, or None),
     render, check, and write `<stem>.html`, `<stem>_files/`, `<stem>.report.json` and
@@ -384,7 +416,10 @@ def finish(
             files_dir=staged,
         )
         html, findings = render_and_check(
-            document, files_dir_name=f"{stem}_files", repaired=repaired
+            document,
+            files_dir_name=f"{stem}_files",
+            repaired=repaired,
+            handwriting_engine=handwriting_engine,
         )
         report = make_report(
             document=document, findings=findings, engine=engine_info, source=source

@@ -348,15 +348,26 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
             ranks[id(b)] = depth_rank[depth]
 
 
-def _outline(ranks: list[float], root: int, deepest: int) -> list[int]:
+def _outline(
+    ranks: list[float], root: int, deepest: int, repeats: frozenset[int] = frozenset()
+) -> list[int]:
     """Ranks (smaller is higher) to levels with no level skipped: a heading is one level under
     the nearest heading before it that ranks higher, and level with one that ranks the same. A
     section of one size stays one level after its chapter whatever sizes lie between them in
     the document (a title page's or a contents page's), rather than being clipped level by
-    level (h3, h4, h5 for three sections of one size)."""
+    level (h3, h4, h5 for three sections of one size).
+
+    `repeats` (indexes): the title printed again on a later page. It takes the root level and
+    closes every open heading, but opens none: what follows it stands as it stood under the
+    title, so identical pages get identical levels (issue 33: every page after the first
+    pushed its headings one level down, h2 -> h3, h3 -> h4)."""
     stack: list[tuple[float, int]] = []  # (rank, level) of the open headings
     out = []
-    for rank in ranks:
+    for index, rank in enumerate(ranks):
+        if index in repeats:
+            stack.clear()
+            out.append(root)
+            continue
         while stack and stack[-1][0] > rank:
             stack.pop()
         if stack and stack[-1][0] == rank:
@@ -367,6 +378,11 @@ def _outline(ranks: list[float], root: int, deepest: int) -> list[int]:
         stack.append((rank, level))
         out.append(level)
     return out
+
+
+def _said(text: str) -> str:
+    """A heading's words, for sameness: case and spacing aside."""
+    return " ".join(text.split()).casefold()
 
 
 def _opening_title(pages: list[Page]) -> list[Block]:
@@ -399,7 +415,9 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
     for b in titles:
         b.level = 1
     root = 2 if titles else 1
-    levels = _outline([ranks[id(b)] for b in sections], root, params.deepest_heading_level)
+    said = {_said(t.text) for t in titles}
+    repeats = frozenset(i for i, b in enumerate(sections) if _said(b.text) in said)
+    levels = _outline([ranks[id(b)] for b in sections], root, params.deepest_heading_level, repeats)
     for b, level in zip(sections, levels, strict=True):
         b.level = level
 

@@ -37,6 +37,7 @@ class _State:
     table_no: int = 0
     note_no: int = 0
     formula_no: int = 0
+    uncertain_no: int = 0
     note_refs: dict[str, list[str]] = field(default_factory=dict)  # note id -> reference ids
     note_ids: set[str] = field(default_factory=set)
 
@@ -178,7 +179,12 @@ def _spans(spans: list[Span], state: _State | None = None) -> str:
         if span.low_confidence:
             # Seen (a highlight and a dotted underline) and heard: the stylesheet's ::before
             # says "uncertain:" to screen readers only, so copied text stays the words alone.
-            text = f'<mark class="uncertain" data-confidence="low"{lang}>{text}</mark>'
+            # Its id is where the report's "show it" link lands.
+            ident = ""
+            if state is not None:
+                state.uncertain_no += 1
+                ident = f' id="uncertain-{state.uncertain_no}"'
+            text = f'<mark class="uncertain"{ident} data-confidence="low"{lang}>{text}</mark>'
         elif lang:
             text = f"<span{lang}>{text}</span>"
         out.append(f"<{span.script}>{text}</{span.script}>" if span.script in _SCRIPTS else text)

@@ -25,13 +25,21 @@ a:focus-visible, [tabindex]:focus-visible { outline: 3px solid #0b57a4; outline-
 .skip-link { position: absolute; left: -999px; top: 0; background: #ffffff; padding: .5rem 1rem; }
 .skip-link:focus { left: 1rem; }
 .table-scroll { overflow-x: auto; max-width: 100%; margin: 1rem 0; }
+/* Its caption wraps to the box's width and stays in view while the table scrolls (at 200 %
+   zoom a long caption of a wide table ran past the box, clipped). */
+.table-scroll { container-type: inline-size; }
+.table-scroll caption { position: sticky; left: 0; max-width: 100cqi; box-sizing: border-box; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #8a8a8a; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 thead th { background: #f2f2f2; }
 caption { text-align: left; font-weight: bold; padding: .25rem 0; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
-dt { font-weight: bold; } dd { margin: 0; }
-code { overflow-wrap: anywhere; }
+/* minmax(0, 1fr) and anywhere: a long file name wraps instead of widening the page (320 px). */
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; }
+dt { font-weight: bold; } dd { margin: 0; overflow-wrap: anywhere; }
+h1, td, th, code { overflow-wrap: anywhere; }
+@media (max-width: 30rem) {
+  dl { grid-template-columns: minmax(0, 1fr); } dd { margin-bottom: .5rem; }
+}
 """
 
 
@@ -67,7 +75,7 @@ def render_report(report: dict, *, document_href: str | None = None) -> str:
         if not rows:
             parts.append("<p>None.</p></section>")
             continue
-        parts.append(_findings_table(key, label, rows))
+        parts.append(_findings_table(key, label, rows, document_href))
         parts.append("</section>")
     if report.get("formats"):
         parts.append(_formats(report["formats"]))
@@ -129,24 +137,31 @@ def _formats(formats: dict) -> str:
 
 
 def _engine(engine: dict) -> str:
-    return " ".join(str(engine[k]) for k in ("engine", "package") if engine.get(k))
+    return " ".join(str(engine[k]) for k in ("engine", "package") if engine.get(k)) or "–"
 
 
-def _findings_table(key: str, label: str, rows: list[dict]) -> str:
-    head = "".join(
-        f'<th scope="col">{h}</th>' for h in ("Page", "Rule", "WCAG", "Element", "Message")
-    )
+def _where(f: dict, document_href: str | None) -> str:
+    """The finding's location in words; a link that shows the spot when there is a document."""
+    words = f.get("location") or (f"page {f['page']}" if f.get("page") else "the whole document")
+    words = words[:1].upper() + words[1:]
+    anchor = f.get("anchor")
+    if document_href and anchor:
+        return f'<a href="{esc(document_href)}#{esc(anchor)}">{esc(words)}</a>'
+    return esc(words)
+
+
+def _findings_table(key: str, label: str, rows: list[dict], document_href: str | None) -> str:
+    head = "".join(f'<th scope="col">{h}</th>' for h in ("Where", "Problem", "Rule", "WCAG"))
     body = []
     for f in sorted(rows, key=lambda f: (f.get("page") or 0, f.get("code", ""))):
         criterion = f.get("criterion")
         sc = esc(criterion) if criterion else "–"
         body.append(
             "<tr>"
-            f"<td>{esc(f.get('page') or '–')}</td>"
-            f'<th scope="row"><code>{esc(f.get("code"))}</code></th>'
-            f"<td>{sc}</td>"
-            f"<td><code>{esc(f.get('element') or '–')}</code></td>"
+            f'<th scope="row">{_where(f, document_href)}</th>'
             f"<td>{esc(f.get('message'))}</td>"
+            f"<td><code>{esc(f.get('code'))}</code></td>"
+            f"<td>{sc}</td>"
             "</tr>"
         )
     return (

@@ -250,6 +250,7 @@ def job_finish(*, job_id) -> Job:
                 repaired=job.repaired,
                 engine_info=job.engine_info,
                 source=job.original_name,
+                handwriting_engine=engines.handwriting_engine(job.engine),
             )
             storage.publish_outputs(job.id, out_dir)
     except ConversionError as exc:

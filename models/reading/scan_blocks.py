@@ -85,7 +85,9 @@ def is_illegible(line: Line) -> bool:
 UNREADABLE_FINDING = {
     "code": "UNREADABLE",
     "level": "needs_review",
-    "message": "Handwriting or illegible text: needs a human transcription or the GPU engine.",
+    # What a person can do; the flow adds a better engine where this server has one.
+    "message": "Handwriting or illegible text: not transcribed. Ask for a review to have it "
+    "transcribed, or upload a clearer scan.",
 }
 
 

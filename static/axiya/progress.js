@@ -1,7 +1,10 @@
 // Polls each unfinished job's status (elements with data-status-url) and updates its progress.
-// The job page reloads once the job has finished, to show the result. Every change worth
+// When the job ends, the job page fetches itself and puts the outcome (the result, or the
+// error) in place: no reload, which would cut the live region's announcement and drop focus
+// on <body>; the end is announced and focus moves to the outcome's heading. Every change worth
 // hearing goes to a polite live region (WCAG 4.1.3): pages read on the job page; each finished
-// document and the count of finished ones on the batch page.
+// document and the count of finished ones on the batch page. Without JavaScript the page
+// offers a link to check again.
 (function () {
   "use strict";
   const DONE = ["done", "needs_review", "failed"];
@@ -59,6 +62,33 @@
     if (statusChanged || DONE.includes(data.status)) batchChanged(el, data);
   }
 
+  // The finished job page, fetched: its outcome replaces ours, then focus goes to its heading.
+  async function showOutcome(el, data) {
+    const live = el.querySelector("#progress-live");
+    let fresh;
+    try {
+      const response = await fetch(window.location.href, { credentials: "same-origin" });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const page = new DOMParser().parseFromString(await response.text(), "text/html");
+      fresh = page.getElementById("job-outcome");
+    } catch (err) {
+      fresh = null;
+    }
+    const outcome = document.getElementById("job-outcome");
+    if (!fresh || !outcome) {
+      // The result could not be fetched: say so and leave a way to it.
+      announce(live, `${data.status_display}. Reload the page to see the result.`);
+      return;
+    }
+    outcome.replaceWith(document.adoptNode(fresh));
+    const heading = fresh.querySelector("#result-heading, #outcome-heading");
+    let said = `${data.status_display}.`;
+    if (heading && heading.id === "result-heading") said += " The result is below.";
+    else if (heading) said += ` ${heading.textContent.trim()}.`;
+    announce(live, said);
+    if (heading) heading.focus();
+  }
+
   function watch(el) {
     const url = el.dataset.statusUrl;
     async function poll() {
@@ -73,7 +103,7 @@
       }
       update(el, data);
       if (DONE.includes(data.status)) {
-        if (el.id === "job-progress") setTimeout(() => window.location.reload(), 400);
+        if (el.id === "job-progress") showOutcome(el, data);
         return;
       }
       setTimeout(poll, 1000);

@@ -99,3 +99,63 @@ def test_report_view_with_every_level_is_axe_clean(axe, browser_out):
     _assert_clean(axe, path)
     _assert_reflows(axe, path)
     json.dumps(report)  # the view takes exactly what report.json holds
+
+
+CAPTION_IN_BOX_JS = """
+async () => {
+  const box = document.querySelector('#table-2').closest('.table-scroll');
+  const caption = box.querySelector('caption');
+  const inside = () => {
+    const range = document.createRange();
+    range.selectNodeContents(caption);
+    const text = range.getBoundingClientRect(), frame = box.getBoundingClientRect();
+    return text.left >= frame.left - 1 && text.right <= frame.right + 1;
+  };
+  const before = inside();
+  box.scrollLeft = box.scrollWidth;
+  await new Promise(requestAnimationFrame);
+  return [box.scrollWidth > box.clientWidth, before, inside()];
+}
+"""
+
+
+def test_a_wide_tables_long_caption_stays_in_its_scroll_box_at_200_percent(axe, browser_out):
+    """640 CSS px: a 1280 px window at 200 % zoom. The caption wraps to the box and stays in
+    view while the table scrolls."""
+    from conversion.pipeline.render import RenderOptions, render_document
+    from tests.resources.documents.handmade import every_block, write_figures
+
+    doc = every_block()
+    table = next(b for p in doc.pages for b in p.blocks if b.caption == "Monthly attendance")
+    table.caption += " in the northern and southern districts over the three years of the survey"
+    out = browser_out / "long-caption"
+    write_figures(out / "x_files")
+    path = out / "x.html"
+    path.write_text(render_document(doc, RenderOptions(files_dir="x_files")), encoding="utf-8")
+    assert axe.evaluate(path, CAPTION_IN_BOX_JS, width=640) == [True, True, True]
+    _assert_clean(axe, path)
+
+
+def test_report_view_with_long_names_does_not_overflow_at_320_px(axe, browser_out):
+    name = "Quarterly-report-of-the-regional-water-authority-for-the-northern-districts.pdf"
+    report = {
+        "source": name, "title": name, "language": "en", "pages": 1,
+        "engine": {"engine": "text layer", "package": "PyMuPDF 1.26.5"},
+        "findings": [
+            {"code": "TABLE_HEADERS_GUESSED", "level": "needs_review", "criterion": "1.3.1",
+             "message": "No header cells were read; the first row was taken as the header.",
+             "page": 1, "anchor": "table-1", "element": "#content > div:nth-of-type(3) > table",
+             "location": "page 1, the table 'Membership-by-region-and-year-1990-2024'"},
+        ],
+    }  # fmt: skip
+    path = write_report_html(report, browser_out / "long.report.html", document_href="x.html")
+    _assert_clean(axe, path)
+    _assert_reflows(axe, path)
+    # Nor do its tables scroll sideways inside their boxes: a reader sees every column.
+    boxes = axe.evaluate(path, TABLE_BOXES_JS, width=320)
+    assert boxes and all(scroll <= client for scroll, client in boxes), boxes
+
+
+TABLE_BOXES_JS = (
+    "() => [...document.querySelectorAll('.table-scroll')].map(b => [b.scrollWidth, b.clientWidth])"
+)

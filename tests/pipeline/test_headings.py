@@ -101,21 +101,54 @@ def test_unnumbered_heads_a_point_apart_on_a_text_layer_are_two_levels(paper_hea
     assert _level(paper_headings, "Ligatures") == _level(paper_headings, "Letterspacing")
 
 
+HEAD = re.compile(r"<h([1-6])[^>]*>(.*?)</h\1>")
+
+
+def _main(doc: pymupdf.Document, folder) -> str:
+    """doc converted (its text layer, Tesseract for the rest): the HTML from <main> on."""
+    doc.save(folder / "doc.pdf")
+    result = convert_pdf(folder / "doc.pdf", folder / "out", TesseractEngine(), ConvertOptions())
+    html = result.html_path.read_text(encoding="utf-8")
+    return html[html.index("<main") :]
+
+
+def _page(
+    doc: pymupdf.Document, heads: list[tuple[str, float, str, float]], last: tuple[str, float]
+) -> None:
+    """A page: two heads (text, size, font, x; at y 72 and 110), a paragraph, a bold head
+    `last` (text, size), a paragraph."""
+    page = doc.new_page()
+    for (text, size, font, x), y in zip(heads, (72, 110), strict=True):
+        page.insert_text((x, y), text, fontsize=size, fontname=font)
+    y = _paragraph(page, 120)
+    page.insert_text((72, y + 10), last[0], fontsize=last[1], fontname="tibo")
+    _paragraph(page, y + 18)
+
+
 def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_under_it(tmp_path):
     """A paper's title over an "Abstract" set larger: the title is the h1, the rest under it
     (the outline made them level with each other, and the title lost its h1)."""
     doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((120, 90), "Reading Order of Printed Pages", fontsize=18, fontname="tiro")
-    page.insert_text((72, 140), "Abstract", fontsize=22, fontname="tibo")
-    y = _paragraph(page, 150)
-    page.insert_text((72, y + 10), "1 Introduction", fontsize=12, fontname="tibo")
-    _paragraph(page, y + 18)
-    doc.save(tmp_path / "title.pdf")
-    result = convert_pdf(tmp_path / "title.pdf", tmp_path / "out", TesseractEngine(),
-                         ConvertOptions())  # fmt: skip
-    html = result.html_path.read_text(encoding="utf-8")
-    main = html[html.index("<main") :]
-    heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+    title = ("Reading Order of Printed Pages", 18, "tiro", 120)
+    _page(doc, [title, ("Abstract", 22, "tibo", 72)], ("1 Introduction", 12))
+    heads = HEAD.findall(_main(doc, tmp_path))
     assert heads[0] == ("1", "Reading Order of Printed Pages")
     assert [level for level, _ in heads[1:]] == ["2", "3"]
+
+
+def test_identical_pages_keep_identical_heading_levels(tmp_path):
+    """Six identical pages, each with the title, a section and a subsection (issue 33): the
+    title printed again on a later page is an h2 that opens nothing, so each page's section and
+    subsection keep the levels they have on the first page (they drifted one level down on
+    every later page: h3, h4)."""
+    doc = pymupdf.open()
+    for _ in range(6):
+        heads = [("Annual Report", 24, "tibo", 72), ("Section Overview", 16, "tibo", 72)]
+        _page(doc, heads, ("Details and Notes", 13))
+    pages = re.split(r'<span class="pagebreak"', _main(doc, tmp_path))[1:]
+    levels = [HEAD.findall(page) for page in pages]
+    assert levels[0] == [("1", "Annual Report"), ("2", "Section Overview"),
+                         ("3", "Details and Notes")]  # fmt: skip
+    for later in levels[1:]:
+        assert later == [("2", "Annual Report"), ("2", "Section Overview"),
+                         ("3", "Details and Notes")]  # fmt: skip

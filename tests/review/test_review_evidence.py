@@ -230,3 +230,15 @@ def test_present_names_blocks_and_falls_back_to_the_message():
         ("Unreadable region", ["Page 2: A region could not be read."]),
         ("Engine note", ["The answer was cut off."]),
     ]  # fmt: skip
+
+
+def test_uncertain_words_with_an_id_get_a_show_it_link():
+    html = (
+        '<html><body><main id="content"><span role="doc-pagebreak" id="page-1"></span>'
+        '<p>Two <mark id="uncertain-1" data-confidence="low">corporate</mark></p>'
+        "</main></body></html>"
+    )
+    finding = {"code": "LOW_CONFIDENCE", "level": "warning", "page": 1, "element": "#uncertain-1",
+               "message": "Low-confidence text to check: 'corporate'."}  # fmt: skip
+    (group,) = present(html=html, findings=[finding])
+    assert group.items[0].frame_anchor == "#uncertain-1"

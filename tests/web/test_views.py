@@ -4,6 +4,7 @@ seeing only their own jobs everywhere while staff see all."""
 from __future__ import annotations
 
 import pytest
+from bs4 import BeautifulSoup
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -122,3 +123,32 @@ def test_admin_shows_the_audit_trail(client, db):
     client.force_login(admin)
     assert client.get("/admin/conversion/reviewevent/").status_code == 200
     assert client.get("/admin/conversion/job/").status_code == 200
+
+
+def test_job_page_says_what_to_check_in_words_with_a_link_to_the_spot(client, job):
+    client.force_login(job.owner)
+    soup = BeautifulSoup(client.get(f"/jobs/{job.id}/").content, "html.parser")
+    items = soup.select("ul.to-check li")
+    figure = next(li for li in items if "figure" in li.get_text())
+    assert "Page 1, " in figure.get_text() and "#" not in figure.select_one(".finding-text").text
+    link = figure.find("a")
+    assert link.get_text().startswith("Show it in the document (page 1, ")  # named apart
+    frame = soup.find("iframe", id="result-frame")
+    assert link["target"] == frame["name"] == "result-frame"
+    assert link["href"] == f"{frame['src']}#figure-1"
+    # The report, on the site: the same words, linked to the spot in the result.
+    page = b"".join(client.get(f"/jobs/{job.id}/report.html").streaming_content)
+    report = BeautifulSoup(page, "html.parser")
+    spot = report.find("a", href=f"/jobs/{job.id}/result/document.html#figure-1")
+    assert spot is not None and spot.get_text().startswith("Page 1, ")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unfinished_job_page_offers_a_way_on_without_javascript(client, alice):
+    job = runner.job_create(owner=alice, upload=CORPUS / "linn.pdf")
+    client.force_login(alice)
+    soup = BeautifulSoup(client.get(f"/jobs/{job.id}/").content, "html.parser")
+    fallback = soup.find("noscript")
+    assert fallback is not None and fallback.find("a")["href"] == f"/jobs/{job.id}/"
+    # The outcome is one element that the script replaces in place when the job ends.
+    assert soup.find(id="job-outcome") is not None
