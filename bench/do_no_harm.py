@@ -108,6 +108,7 @@ UNREADABLE = "UNREADABLE"
 FIGURE_CODES = ("FIGURE_ALT_REVIEW", "FIGURE_ALT_EMPTY")  # a figure's description to write
 NEAR_WORD = 80  # rapidfuzz ratio: a word of ours this close to plain's is the same word misread
 NEAR_MIN_CHARS = 4  # shorter words match only exactly
+LOST_SHOWN = 80  # plain's words ours lacks, kept per page in the results (where words go)
 PLAIN_LANG = {"typewritten-fr": "fra"}  # plain Tesseract's language where it is not English
 
 
@@ -293,21 +294,24 @@ def words(text: str) -> Counter:
     return Counter(re.findall(r"\w+", normalize_text(text).casefold()))
 
 
-def kept_words(ours: Counter, plain: Counter) -> tuple[int, int]:
-    """(exact, near): plain's words that ours has, as the same word, and also as a spelling
-    within NEAR_WORD (one reading's misread letter is not a word lost), each word of ours used
-    once."""
+def kept_words(ours: Counter, plain: Counter) -> tuple[int, int, list[str]]:
+    """(exact, near, lost): plain's words that ours has, as the same word, and also as a
+    spelling within NEAR_WORD (one reading's misread letter is not a word lost), each word of
+    ours used once; and plain's words that ours lacks (where the lost words go)."""
     exact = sum((ours & plain).values())
     left = list((ours - plain).elements())
     near = 0
+    lost = []
     for word in (plain - ours).elements():
-        if len(word) < NEAR_MIN_CHARS or not left:
-            continue
-        hit = process.extractOne(word, left, scorer=fuzz.ratio, score_cutoff=NEAR_WORD)
+        hit = None
+        if len(word) >= NEAR_MIN_CHARS and left:
+            hit = process.extractOne(word, left, scorer=fuzz.ratio, score_cutoff=NEAR_WORD)
         if hit is not None:
             near += 1
             left.pop(hit[2])
-    return exact, exact + near
+        else:
+            lost.append(word)
+    return exact, exact + near, lost
 
 
 def page_texts(html: str) -> dict[int, str]:
@@ -348,7 +352,7 @@ def page_row(number: int, ours: str, plain: str, kind: str, findings: list[dict]
              sample: Sample) -> dict:  # fmt: skip
     ours_words, plain_words = words(ours), words(plain)
     plain_n, ours_n = sum(plain_words.values()), sum(ours_words.values())
-    exact, matched = kept_words(ours_words, plain_words)
+    exact, matched, lost = kept_words(ours_words, plain_words)
     open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
     flagged = any(f["code"] == UNREADABLE for f in findings)
     return {
@@ -365,6 +369,7 @@ def page_row(number: int, ours: str, plain: str, kind: str, findings: list[dict]
         "routed": bool(open_codes),
         "figure_only": bool(open_codes) and set(open_codes) <= set(FIGURE_CODES),
         "open_codes": open_codes,
+        "lost": lost[:LOST_SHOWN],
     }
 
 
