@@ -23,6 +23,7 @@ from models.reading.scan_blocks import (
     UNREADABLE_FINDING,
     Illegibility,
     blocks_from_lines,
+    crossed_by_text,
     join_list_continuations,
     outside_figures,
     sure_share,
@@ -81,6 +82,7 @@ def scan_text(
     """The engine's paragraphs without the words inside figures, noise and illegible lines;
     the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
     printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
+    figures = [f for f in figures if not crossed_by_text(f, paragraphs)]
     paragraphs = outside_figures(paragraphs, figures)
     read_lines = [line for para in paragraphs for line in para]
     paragraphs = without_noise(paragraphs)

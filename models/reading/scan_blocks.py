@@ -30,19 +30,32 @@ def without_scraps(line: Line) -> bool:
     return bool(line.words)
 
 
+def _word_in(word: Word, figure: ReadBlock) -> bool:
+    return word.bbox is not None and figure.bbox is not None and _centre_in(word.bbox, figure.bbox)
+
+
+def crossed_by_text(figure: ReadBlock, paragraphs: list[ParaLines]) -> bool:
+    """Whether text lines run across the "picture": Tesseract's lines with words inside it and
+    more words outside, figure_crossing_lines of them or more. A drawing's labels stand
+    beside it or inside it, not in the lines of the text (a faded margin or a shadow over the
+    first words of a typescript's lines is taken for a picture). A picture holding text
+    Tesseract cannot read (handwriting) stays one."""
+    if figure.illegible_text:
+        return False
+    crossing = 0
+    for line in (line for para in paragraphs for line in para):
+        inside = sum(_word_in(w, figure) for w in line.words)
+        crossing += 0 < inside < len(line.words) - inside
+    return crossing >= SCAN.figure_crossing_lines
+
+
 def outside_figures(paragraphs: list[ParaLines], figures: list[ReadBlock]) -> list[ParaLines]:
     """Drop "words" read inside an illustration: strokes of a drawing, not text."""
     if not figures:
         return paragraphs
 
     def inside(word: Word) -> bool:
-        if word.bbox is None:
-            return False
-        cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
-        return any(
-            f.bbox and f.bbox[0] <= cx <= f.bbox[2] and f.bbox[1] <= cy <= f.bbox[3]
-            for f in figures
-        )
+        return any(_word_in(word, f) for f in figures)
 
     def trim(line: Line) -> bool:
         words = [w for w in line.words if not inside(w)]
