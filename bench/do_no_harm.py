@@ -36,7 +36,10 @@ Per page:
 Per document (a realworld page is its own one-page document):
 - CER against the transcript, ours (the main reading text, furniture out) and plain, where the
   corpus has one (ocrmypdf, tesseract: bench.common.DOCS's transcripts; typewritten-fr: the ALTO
-  lines, handwritten lines left out) and the whole document ran.
+  lines, handwritten lines left out) and the whole document ran; `worse` counts the documents
+  whose CER is above plain's. There too, true recall: plain's words that the transcript holds
+  (multisets), kept by ours: plain's own misreadings ("1ui" for "lui") are no words ours lost,
+  which the recall above counts as lost when ours reads them right.
 - pass share, where truth makes tests: realworld (its tests, bench/realworld_quality.passes),
   structure and generated (each of bench/structure_quality's measures a test, passed at
   >= MEASURE_PASS), tables-icdar2013 (share of truth cells found with their right and lower
@@ -394,6 +397,11 @@ def run_sample(sample: Sample, split: str, engine, opts, workdir: Path) -> dict:
     if sample.transcript is not None:
         row["cer"] = cer("\n".join(iter_main_text(html)), sample.transcript)
         row["plain_cer"] = cer("\n".join(text for _, text in plains), sample.transcript)
+        # Plain's words the transcript confirms: plain's misreadings are no words ours lost.
+        plain_true = words(" ".join(text for _, text in plains)) & words(sample.transcript)
+        _, matched, lost = kept_words(words(" ".join(ours.values())), plain_true)
+        row["true_plain_words"], row["true_matched"] = sum(plain_true.values()), matched
+        row["true_lost"] = lost[:LOST_SHOWN]
     if sample.judge is not None:
         share = sample.judge(html, report, sample.pages)
         routed = [r for r in rows if r["routed"]]
@@ -453,6 +461,12 @@ def summarize(docs: list[dict]) -> dict:
         "routed_beyond_figures": sum(p["routed"] and not p["figure_only"] for p in pages),
         # pages routed per finding code: which rules route (the doubts, low confidence, ...)
         "routed_codes": dict(Counter(code for p in pages for code in p["open_codes"])),
+        "recall_true_pooled": (
+            sum(d["true_matched"] for d in cers) / sum(d["true_plain_words"] for d in cers)
+            if cers and sum(d["true_plain_words"] for d in cers)
+            else None
+        ),
+        "cer_worse": sum(d["cer"] > d["plain_cer"] for d in cers),
         "cer_ours": sum(d["cer"] for d in cers) / len(cers) if cers else None,
         "cer_plain": sum(d["plain_cer"] for d in cers) / len(cers) if cers else None,
         "judged": len(judged),
@@ -471,13 +485,15 @@ LEGEND = """recall: plain's words ours keeps (pooled; exact: same spelling only)
 empty: printed pages emptied; hw!: printed pages flagged as handwriting; hw ok: handwritten
 pages flagged; routed / >fig: pages routed to review / for more than a figure description;
 silent: mostly failing units routing nothing / mostly failing; false al.: units passing every
-test yet routed beyond figures / passing every test"""
+test yet routed beyond figures / passing every test; worse: documents whose CER is above
+plain's; true: plain's words that the transcript holds (its misreadings aside) ours keeps"""
 
 
 def print_table(summary: dict[str, dict]) -> None:
     head = (f"{'corpus / split':<30}{'docs':>5}{'pages':>6}{'recall':>8}{'exact':>7}{'<98%':>5}"
             f"{'empty':>6}"
-            f"{'hw!':>4}{'hw ok':>6}{'routed':>7}{'>fig':>5}{'CER':>7}{'plain':>7}"
+            f"{'hw!':>4}{'hw ok':>6}{'routed':>7}{'>fig':>5}{'CER':>7}{'plain':>7}{'worse':>6}"
+            f"{'true':>7}"
             f"{'judged':>7}{'silent':>9}{'false al.':>10}")  # fmt: skip
     print(head)
     for key, s in summary.items():
@@ -488,6 +504,7 @@ def print_table(summary: dict[str, dict]) -> None:
               f"{s['pages_below_98']:>5}{s['emptied']:>6}{s['false_handwriting']:>4}"
               f"{s['handwriting_flagged']:>6}{s['routed_pages']:>7}"
               f"{s['routed_beyond_figures']:>5}{_pct(s['cer_ours']):>7}{_pct(s['cer_plain']):>7}"
+              f"{s['cer_worse']:>6}{_pct(s['recall_true_pooled']):>7}"
               f"{s['judged']:>7}{silent:>9}{alarms:>10}")  # fmt: skip
         for failure in s["failed"]:
             print(f"    failed {failure}")
