@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # The H200 runs of docs/gemma-runtime.md, on the device tool's machine (CUDA image, Python 3.12,
 # torch; no package index; each call carries < 64 MiB). bench/h200_pack.sh makes the carried
-# folders here first: .ort/a and .ort/d (onnxruntime-gpu, parts 1 and 2), .ort/b (the app's and
-# the exporter's wheels, Redis .debs), .ort/c (PyMuPDF). Calls, back to back (the machine stays
-# warm only 30 s):
+# folders here first: .ort/a, .ort/b, ... (each <= 38 MB: onnxruntime-gpu and PyMuPDF as split
+# tar.xz, the app's and the exporter's wheels, Redis .debs; `install` needs all of them staged).
+# Calls, back to back (the machine stays warm only 30 s), one part each:
 #   carry .ort/a:  bash bench/h200.sh stage
-#   carry .ort/d:  bash bench/h200.sh stage
-#   carry .ort/b:  bash bench/h200.sh stage install build smoke tp1120cp tp1120 ...
-#   carry .ort/c:  bash bench/h200.sh stage pymupdf scalec test ...
+#   ... every part but the last the same way, then
+#   carry the last part:  bash bench/h200.sh stage install build smoke test tp1120cp ...
 # (service vs engine: scalec against tp1120cp, the engine with the worker's own page prompt, on
 # one machine start; a build takes ~150-180 s, scalec ~340 s, tp1120cp ~110 s.)
-# (`test` collects tests/models, whose parser tests import PyMuPDF: run it after `pymupdf`.)
+# (`test` collects tests/models, whose parser tests import PyMuPDF: run it after `install`.)
 # If the machine goes back between two calls (30 s idle), everything starts again at .ort/a.
 # The device tool copies the session's checkout (/work/main, not a worktree): land first, and put
 # .ort/ there (ignored). Each call re-copies the tracked files, so a result a step wrote is kept
@@ -60,7 +59,8 @@ for what in "$@"; do
   case $what in
   stage) cp -f .ort/*/* "$STAGE"/ && ls -la "$STAGE" | tail -n +2 | wc -l ;;
   install)
-    cat "$STAGE"/ort.tar.xz.part-* | xz -dc | tar -C "$SITE" -xf -
+    cat "$STAGE"/ort.tar.xz* | xz -dc | tar -C "$SITE" -xf -
+    cat "$STAGE"/pymupdf.tar.xz* | xz -dc | tar -C "$SITE" -xf -
     $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
       --target "$SITE" "$STAGE"/*.whl 2>&1 | tail -3
     mkdir -p /tmp/redis && for f in "$STAGE"/*.deb; do dpkg -x "$f" /tmp/redis; done
@@ -69,7 +69,7 @@ for what in "$@"; do
     $PY -c "import onnxruntime as o; o.preload_dlls(); print(o.__version__, o.get_available_providers())"
     nvidia-smi --query-gpu=name,memory.used,memory.total,clocks.sm --format=csv
     ;;
-  pymupdf) xz -dc "$STAGE"/pymupdf.tar.xz | tar -C "$SITE" -xf - && $PY -c "import pymupdf; print(pymupdf.__version__)" ;;
+  pymupdf) $PY -c "import pymupdf; print(pymupdf.__version__)" ;;  # unpacked by install
   build) step build 400 $PY -m models.export e2b-random "$PKG" --dtype fp16 --ple graph --fast --clip-bounds none ;;
   test) step gputest 300 $PY -m pytest tests/models -m gpu -q -x ;;
   smoke)  # two E2B pages through the fast graphs; if the MHA prefill fails: the MatMul one
@@ -88,6 +88,19 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   tp1120cp) throughput 1120cp --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
     --tag=-page ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
+  # Issue 35: the page prompt (prefix cache on), batch 512, transformers at its largest batch in
+  # the same run (its prompt as long as ours); then the same without the prefix cache, and at
+  # 560 / 280 image tokens.
+  tpp) throughput pp --prompt page --pages 1024 --batch 512 --hf-batch 512,256,128 \
+    --hf-new-tokens 128 --tag=-page ;;
+  tppn) throughput ppn --prompt page --no-prefix-cache --hf-batch 0 --pages 1024 --batch 512 \
+    --tag=-page-noprefix ;;
+  tpp560) throughput pp560 --prompt page --hf-batch 0 --soft-tokens 560 --pages 1024 \
+    --batch 512 --tag=-page-560 ;;
+  tpp280) throughput pp280 --prompt page --hf-batch 0 --soft-tokens 280 --pages 1024 \
+    --batch 512 --tag=-page-280 ;;
+  tppmixed) throughput ppmixed --prompt page --continuous --lengths mixed --pages 1024 \
+    --batch 512 --chunk 64 --tag=-page ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
   attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;
   # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.

@@ -443,7 +443,7 @@ def rebuild_fast(out: Path, *, prefill_attention: str = "mha") -> dict[str, Any]
     fast = build_fast(out, man["config"], prefill_attention=prefill_attention)
     man["fast"] = fast
     files = man["files"]
-    for rel in (fast["prefill"], fast["step"], fast["vision"]):
+    for rel in (fast["prefill"], fast["prefill_past"], fast["step"], fast["vision"]):
         files[rel] = {"sha256": sha256_file(out / rel), "size": (out / rel).stat().st_size}
     man["files"] = files  # last, as write_manifest orders it
     (out / MANIFEST).write_text(json.dumps(man, indent=1))

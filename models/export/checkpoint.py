@@ -178,12 +178,17 @@ def randomize_(model: Any, *, seed: int) -> None:
             t.copy_(random_value(name, tuple(t.shape), seed=seed))
 
 
-def write_checkpoint(kind: str, out: Path, *, seed: int = 0) -> Path:
-    """Build a random `Gemma4ForConditionalGeneration`, save it (config + safetensors) to `out`."""
+def write_checkpoint(kind: str, out: Path, *, seed: int = 0,
+                     sliding_window: int | None = None) -> Path:  # fmt: skip
+    """Build a random `Gemma4ForConditionalGeneration`, save it (config + safetensors) to `out`.
+    `sliding_window` (tokens): another window than the kind's (tests of windows wider than a
+    page's image tokens)."""
     import torch
     from transformers import Gemma4ForConditionalGeneration
 
     config = make_config(kind)
+    if sliding_window is not None:
+        config.text_config.sliding_window = sliding_window
     config.text_config._attn_implementation = "eager"
     torch.manual_seed(seed)
     if kind == "e2b":
@@ -194,5 +199,8 @@ def write_checkpoint(kind: str, out: Path, *, seed: int = 0) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     # Record how the checkpoint was made (provenance in the package manifest).
-    (out / "axiya_random.json").write_text(json.dumps({"kind": kind, "seed": seed}))
+    made = {"kind": kind, "seed": seed}
+    if sliding_window is not None:
+        made["sliding_window"] = sliding_window
+    (out / "axiya_random.json").write_text(json.dumps(made))
     return out

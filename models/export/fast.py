@@ -19,6 +19,15 @@ prefill (fresh rows, left-padded to a common length S):
     inputs_embeds [b,S,H], per_layer_inputs [b,S,P], attention_mask [b,S] (0 = left pad),
     position_ids [b,S], cache.* -> next_token [b], next_input [b], logits [b,V] (last position),
     cache_out.*
+prefill_past (rows of one shared prompt prefix, no padding: all rows S tokens after it):
+    inputs_embeds [b,S,H], per_layer_inputs [b,S,P], position_ids [b,S] (prefix length + 0..S-1),
+    prefix.{i}.key/value [1,1,Pi,hd] (the prefix's KV, computed once: full layers all of it,
+    sliding layers its last Pi <= W tokens, in order), bias.full_attention [1,1,S,P+S] and
+    bias.sliding_attention [1,1,S,Pi+S] (0 / -inf-ish: the caller builds them), write_at [b]
+    (padded index of each row's first prefix token), ring_at [b] (ring slot of the first token
+    written to the sliding rings), cache.* -> next_token, next_input, logits, cache_out.*
+    The prefix is written into each row's cache with the row's own tokens, so decoding after it
+    is the same as after a full prefill.
 step (one token per row, every row at the same padded index `slot`):
     inputs_embeds [B,1,H], per_layer_inputs [B,1,P], slot [B], offsets [B] (left pad per row),
     kv_index [L] (0..L-1), history [B,L] (int64), cache.*
@@ -43,6 +52,7 @@ from models.export.graph_edit import Builder, remove_unused, scalar
 log = logging.getLogger(__name__)
 
 PREFILL_FILE = "decoder/prefill.onnx"
+PREFILL_PAST_FILE = "decoder/prefill_past.onnx"
 STEP_FILE = "decoder/step.onnx"
 FAST_FORMAT = 1
 PREFILL_ATTENTION = ("mha", "matmul")
@@ -317,6 +327,64 @@ def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> 
     return model
 
 
+def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> Any:
+    """The prefill of rows that start with a cached prompt prefix (see the module doc)."""
+    import onnx_ir as ir
+
+    if attention not in PREFILL_ATTENTION:
+        raise ValueError(f"prefill attention {attention!r}: one of {PREFILL_ATTENTION}")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastx/")
+    dt = _float_dtype(g)
+    i64 = ir.TensorType(ir.DataType.INT64)
+    write_at = ir.Value(name="write_at", type=i64, shape=ir.Shape(["batch"]))
+    ring_at = ir.Value(name="ring_at", type=i64, shape=ir.Shape(["batch"]))
+    bias = {lt: ir.Value(name=f"bias.{lt}", type=ir.TensorType(dt),
+                         shape=ir.Shape([1, 1, "seq", f"keys_{lt}"]))
+            for lt in ("full_attention", "sliding_attention")}  # fmt: skip
+    g.inputs.extend([write_at, ring_at, *bias.values()])
+    embeds = next(i for i in g.inputs if i.name == "inputs_embeds")
+    # [b,1,1]: a prefix [1,Pi,hd] expanded to every row.
+    rows = b.op("Concat", b.op("Shape", embeds, start=0, end=1), b.const([1, 1]), axis=0)
+    shapes = {lt: (b.op("Concat", b.const([0, heads, -1]), b.op("Shape", v, start=3), axis=0),
+                   b.op("Concat", b.const([0, -1]), b.op("Shape", v, start=3), axis=0))
+              for lt, v in bias.items()}  # fmt: skip
+    if attention == "mha":  # per row, as the plain prefill gives MultiHeadAttention its bias
+        rows4 = b.op("Concat", b.op("Shape", embeds, start=0, end=1), b.const([1, 1, 1]), axis=0)
+        bias = {lt: b.op("Expand", v, rows4) for lt, v in bias.items()}
+    kv: dict[int, tuple[Any, Any]] = {}
+    outputs = []
+    for i, node, ltype, hd, source in _attention_layers(attn, t, heads):
+        if source is not None:
+            k3, v3 = kv[source]
+        else:
+            ck, cv = caches[i]
+            pair = []
+            for c, x, kind in ((ck, node.inputs[1], "key"), (cv, node.inputs[2], "value")):
+                pv = ir.Value(name=f"prefix.{i}.{kind}", type=ir.TensorType(dt),
+                              shape=ir.Shape([1, 1, f"prefix_{ltype}", hd]))  # fmt: skip
+                g.inputs.append(pv)
+                pre = b.op("Expand", b.op("Squeeze", pv, b.const([1])), rows)  # [b,Pi,hd]
+                whole = b.op("Concat", pre, x, axis=1)  # [b,Pi+S,hd]: prefix, then the row's
+                x4 = b.op("Unsqueeze", whole, b.const([1]))
+                if ltype == "full_attention":
+                    out = b.op("TensorScatter", c, x4, write_at, axis=2)
+                else:
+                    tail = b.op("Slice", x4, b.const([-W]), b.const([2**62]), b.const([2]))
+                    out = b.op("TensorScatter", c, tail, ring_at, axis=2, mode="circular")
+                outputs.append(_rename(out, f"cache_out.{i}.{kind}", list(c.shape), c.dtype))
+                pair.append(whole)
+            k3, v3 = kv[i] = tuple(pair)
+        y = _attn(b, node.inputs[0], k3, v3, bias[ltype], heads=heads, hd=hd, prefill=True,
+                  shapes=shapes[ltype], fused=attention == "mha")  # fmt: skip
+        node.outputs[0].replace_all_uses_with(y)
+    logits, nxt = _last_token_head(b, g)
+    _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
+    _rename(logits, "logits", ["batch", t["vocab_size"]], dt)
+    nin = _rename(_next_input(b, nxt, cfg), "next_input", ["batch"], ir.DataType.INT64)
+    _finish(g, [nxt, nin, logits, *outputs])
+    return model
+
+
 def make_step(model: Any, cfg: dict[str, Any]) -> Any:
     import onnx_ir as ir
 
@@ -389,6 +457,8 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
 
     dec = out / "decoder" / "model.onnx"
     makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=prefill_attention)),
+              (PREFILL_PAST_FILE,
+               lambda m: make_prefill_past(m, cfg, attention=prefill_attention)),
               (STEP_FILE, lambda m: make_step(m, cfg)))  # fmt: skip
     for rel, make in makers:
         model = ir.load(dec)
@@ -401,6 +471,7 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
     return {
         "format": FAST_FORMAT,
         "prefill": PREFILL_FILE,
+        "prefill_past": PREFILL_PAST_FILE,
         "step": STEP_FILE,
         "vision": vision,
         "vision_clips_dropped": clips,

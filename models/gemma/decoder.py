@@ -46,6 +46,9 @@ class Prompt:
     ids: np.ndarray
     features: Any = None
     max_new_tokens: int | None = None  # this page's own limit, if lower than the call's
+    # Leading ids shared by every page of the same prompt text (before the image block): their
+    # KV can come from the runtime's prefix cache. 0: no shared prefix (prefill it all).
+    prefix: int = 0
 
 
 @runtime_checkable

@@ -12,6 +12,9 @@ the GPU worker:
   input and output lives at a fixed device address and the step graph advances its own state
   (slot + 1, the token history), so no host data moves between steps and both sessions run as
   CUDA graphs (onnxruntime `enable_cuda_graph`) when the CUDA EP is used;
+- a prompt's shared prefix (the instruction before the image, `Prompt.prefix`) is prefilled
+  once per worker and kept (its KV per layer); rows that start with it run `prefill_past`,
+  which covers only the image and what follows and writes the prefix into their cache too;
 - tokens come back once per batch (the history buffer), or every `stop_check` steps to stop early
   when every row has produced a stop id.
 - or continuously (`open_rows`): the rows stay decoding and a row whose page is done is
@@ -33,6 +36,7 @@ import logging
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -45,7 +49,7 @@ from models.gemma.fast_device import DeviceBuffer, GraphSession, batch_bucket, p
 from models.gemma.fast_rows import FastRows
 from models.gemma.image import preprocess
 from models.gemma.package import Package, PackageError, load_package, session_options
-from models.gemma.prompt import PromptBuilder
+from models.gemma.prompt import PREFIX_ENTRIES, PromptBuilder
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,7 @@ class FastGemma(TwoSteps):
         threads: int = 8,
         log_severity: int = 3,
         cuda_options: dict[str, str] | None = None,
+        prefix_cache: bool = True,
     ) -> None:
         import onnxruntime as ort
 
@@ -109,6 +114,13 @@ class FastGemma(TwoSteps):
         self.vis = GraphSession(ort, root / vis, prov(False), opts, self.device)
         self.emb = GraphSession(ort, root / g["embedding"].file, prov(False), opts, self.device)
         self.pre = GraphSession(ort, root / self.fast["prefill"], prov(False), opts, self.device)
+        # Packages built before the prefix cache have no prefill_past graph: full prefills.
+        past = self.fast.get("prefill_past") if prefix_cache else None
+        self.pre_past = (GraphSession(ort, root / past, prov(False), opts, self.device)
+                         if past else None)  # fmt: skip
+        self._prefixes: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+        self._prefix_lock = threading.Lock()
+        self._biases: dict[tuple[int, int, int], dict[str, Any]] = {}
         try:
             self.emb1 = GraphSession(ort, root / g["embedding"].file, prov(self.cuda_graph), opts,
                                      self.device)  # fmt: skip
@@ -209,7 +221,8 @@ class FastGemma(TwoSteps):
             t1 = time.perf_counter()
             feats = self.encode_image(p) if p is not None else None
             n = 0 if p is None else p.soft_tokens
-            prompts.append(Prompt(self.prompts.build(content=r.prompt, image_tokens=n).ids, feats))
+            built = self.prompts.build(content=r.prompt, image_tokens=n)
+            prompts.append(Prompt(built.ids, feats, prefix=built.prefix))
             waited, ran = waited + t1 - t0, ran + time.perf_counter() - t1
         return prompts, {"preprocess_s": waited, "vision_s": ran}
 
@@ -409,49 +422,170 @@ class FastGemma(TwoSteps):
 
     def prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
                 width: int, base: int = 0) -> None:  # fmt: skip
-        """Prefill `prompts` (left-padded to `width`) into the cache rows from `base` on."""
-        dev, pad = self.device, self.ids["pad"]
+        """Prefill `prompts` (left-padded to `width`) into the cache rows from `base` on: runs
+        of rows with one cached prefix and one length through `prefill_past`, the others in
+        padded chunks."""
         chunk = st["emb"].shape[0]
-        h = self.text["hidden_size"]
+        runs: list[tuple[Any, list[int]]] = []
+        for r, p in enumerate(prompts):
+            key = self._prefix_key(p)
+            if runs and runs[-1][0] == key and len(runs[-1][1]) < chunk:
+                runs[-1][1].append(r)
+            else:
+                runs.append((key, [r]))
+        for key, rows in runs:
+            if key is None:
+                self._prefill_padded(st, prompts, rows, lens, width, base)
+            else:
+                self._prefill_past(st, prompts, rows, width, base)
+
+    def _prefix_key(self, p: Prompt) -> tuple[bytes, int] | None:
+        """Rows with the same key prefill together after one cached prefix (None: padded)."""
+        if self.pre_past is None or p.features is None or not 0 < p.prefix < len(p.ids):
+            return None
+        return p.ids[: p.prefix].tobytes(), len(p.ids)
+
+    def _embed_rows(self, st: dict[str, Any], prompts: Sequence[Prompt], rows: list[int],
+                    start: int, shape: tuple[int, int]) -> None:  # fmt: skip
+        """Embed ids[start:] of each row into the prefill scratch: row j's tokens at row j
+        (`shape` = (row stride, first token) in tokens: left padding puts short rows late)."""
+        dev, pad, h = self.device, self.ids["pad"], self.text["hidden_size"]
         emb_tok = h * st["emb"].dtype.itemsize
-        ple_tok = st["ple"].shape[2] * st["ple"].dtype.itemsize
+        ple_w = st["ple"].shape[2]
+        ple_tok = ple_w * st["ple"].dtype.itemsize
         non_image = self.multimodal[self.multimodal != self.ids["image"]]
-        for r0 in range(0, len(prompts), chunk):
-            rows = list(range(r0, min(r0 + chunk, len(prompts))))
-            b = len(rows)
-            for j, r in enumerate(rows):
-                p = prompts[r]
-                n = len(p.ids)
-                remap = non_image if p.features is not None else self.multimodal
-                ids = np.where(np.isin(p.ids, remap), pad, p.ids).astype(np.int64)
-                io = self.emb.sess.io_binding()
-                io.bind_ortvalue_input("input_ids", self.ort.OrtValue.ortvalue_from_numpy(
-                    ids[None], *dev))  # fmt: skip
-                feats = p.features if p.features is not None else st["no_features"]
-                io.bind_ortvalue_input("image_features", feats)
-                off = width - n
-                st["emb"].bind(io, "inputs_embeds", dev, output=True, rows=(j, j + 1),
-                               shape=(1, n, h), offset=off * emb_tok)  # fmt: skip
-                st["ple"].bind(io, "per_layer_inputs", dev, output=True, rows=(j, j + 1),
-                               shape=(1, n, st["ple"].shape[2]), offset=off * ple_tok)  # fmt: skip
-                self.emb.sess.run_with_iobinding(io)
-            mask = (np.arange(width)[None] >= (width - lens[rows])[:, None]).astype(np.int64)
-            pos = np.maximum(np.arange(width)[None] - (width - lens[rows])[:, None], 0)
-            io = self.pre.sess.io_binding()
-            st["emb"].bind(io, "inputs_embeds", dev, rows=(0, b), shape=(b, width, h))
-            st["ple"].bind(io, "per_layer_inputs", dev, rows=(0, b),
-                           shape=(b, width, st["ple"].shape[2]))  # fmt: skip
-            for name, a in (("attention_mask", mask), ("position_ids", pos)):
-                io.bind_ortvalue_input(name, self.ort.OrtValue.ortvalue_from_numpy(
-                    np.ascontiguousarray(a.astype(np.int64)), *dev))  # fmt: skip
-            at = (base + r0, base + r0 + b)
-            for k, buf in st["kv"].items():
-                buf.bind(io, f"cache.{k}", dev, rows=at)
-                buf.bind(io, f"cache_out.{k}", dev, output=True, rows=at)
-            st["first"].bind(io, "next_token", dev, output=True, rows=at)
-            st["tokens"].bind(io, "next_input", dev, output=True, rows=at)
-            io.bind_output("logits", *dev)
-            self.pre.sess.run_with_iobinding(io)
+        stride, width = shape
+        for j, r in enumerate(rows):
+            p = prompts[r]
+            ids = p.ids[start:]
+            n = len(ids)
+            remap = non_image if p.features is not None else self.multimodal
+            ids = np.where(np.isin(ids, remap), pad, ids).astype(np.int64)
+            io = self.emb.sess.io_binding()
+            io.bind_ortvalue_input("input_ids", self.ort.OrtValue.ortvalue_from_numpy(
+                ids[None], *dev))  # fmt: skip
+            feats = p.features if p.features is not None else st["no_features"]
+            io.bind_ortvalue_input("image_features", feats)
+            at = j * stride + width - n  # token index in the scratch
+            st["emb"].bind(io, "inputs_embeds", dev, output=True, rows=(0, 1),
+                           shape=(1, n, h), offset=at * emb_tok)  # fmt: skip
+            st["ple"].bind(io, "per_layer_inputs", dev, output=True, rows=(0, 1),
+                           shape=(1, n, ple_w), offset=at * ple_tok)  # fmt: skip
+            self.emb.sess.run_with_iobinding(io)
+
+    def _bind_run(self, sess: GraphSession, st: dict[str, Any], b: int, width: int,
+                  feeds: dict[str, Any], at: tuple[int, int]) -> None:  # fmt: skip
+        """Run a prefill graph on b scratch rows of `width` tokens into cache rows `at`."""
+        dev, h = self.device, self.text["hidden_size"]
+        io = sess.sess.io_binding()
+        st["emb"].bind(io, "inputs_embeds", dev, rows=(0, b), shape=(b, width, h))
+        st["ple"].bind(io, "per_layer_inputs", dev, rows=(0, b),
+                       shape=(b, width, st["ple"].shape[2]))  # fmt: skip
+        for name, a in feeds.items():
+            if isinstance(a, np.ndarray):
+                a = self.ort.OrtValue.ortvalue_from_numpy(
+                    np.ascontiguousarray(a.astype(sess.types[name], copy=False)), *dev
+                )
+            io.bind_ortvalue_input(name, a)
+        for k, buf in st["kv"].items():
+            buf.bind(io, f"cache.{k}", dev, rows=at)
+            buf.bind(io, f"cache_out.{k}", dev, output=True, rows=at)
+        st["first"].bind(io, "next_token", dev, output=True, rows=at)
+        st["tokens"].bind(io, "next_input", dev, output=True, rows=at)
+        io.bind_output("logits", *dev)
+        sess.sess.run_with_iobinding(io)
+
+    def _prefill_padded(self, st: dict[str, Any], prompts: Sequence[Prompt], rows: list[int],
+                        lens: np.ndarray, width: int, base: int) -> None:  # fmt: skip
+        """Consecutive rows, each whole and left-padded to `width`."""
+        b = len(rows)
+        self._embed_rows(st, prompts, rows, 0, (width, width))
+        mask = (np.arange(width)[None] >= (width - lens[rows])[:, None]).astype(np.int64)
+        pos = np.maximum(np.arange(width)[None] - (width - lens[rows])[:, None], 0)
+        self._bind_run(self.pre, st, b, width, {"attention_mask": mask, "position_ids": pos},
+                       (base + rows[0], base + rows[0] + b))  # fmt: skip
+
+    def _prefill_past(self, st: dict[str, Any], prompts: Sequence[Prompt], rows: list[int],
+                      width: int, base: int) -> None:  # fmt: skip
+        """Consecutive rows of one cached prefix and one length: only their tokens after the
+        prefix go through the decoder; the prefix's KV is written into their cache rows."""
+        assert self.pre_past is not None
+        p0 = prompts[rows[0]]
+        n, P = len(p0.ids), p0.prefix
+        S, b = n - P, len(rows)
+        pre = self._prefix_kv(p0.ids[:P])
+        self._embed_rows(st, prompts, rows, P, (S, S))
+        tail = min(self.ring, pre["sliding"] + S)  # sliding-ring tokens the rows write
+        start = width - n  # the rows' first (prefix) token, left-padded to `width`
+        feeds: dict[str, Any] = {
+            "position_ids": np.broadcast_to(np.arange(P, n, dtype=np.int64), (b, S)),
+            "write_at": np.full(b, start, np.int64),
+            "ring_at": np.full(b, (start + n - tail) % self.ring, np.int64),
+            **self._prefix_bias(P, pre["sliding"], S),
+            **pre["kv"],
+        }
+        self._bind_run(self.pre_past, st, b, S, feeds, (base + rows[0], base + rows[0] + b))
+
+    def _prefix_bias(self, prefix: int, sliding: int, seq: int) -> dict[str, Any]:
+        """The masks of rows after a prefix (the same for every row: no padding), as device
+        values: full layers see every earlier key, sliding layers the last `ring`."""
+        key = (prefix, sliding, seq)
+        got = self._biases.get(key)
+        if got is None:
+            neg = float(np.finfo(self.float).min) / 2
+            q = prefix + np.arange(seq)[:, None]
+            out = {}
+            for lt, first in (("full_attention", 0), ("sliding_attention", prefix - sliding)):
+                k = first + np.arange(prefix - first + seq)[None]
+                ok = (k <= q) & ((q - k < self.ring) | (lt == "full_attention"))
+                out[f"bias.{lt}"] = self.ort.OrtValue.ortvalue_from_numpy(
+                    np.where(ok, 0.0, neg).astype(self.float)[None, None], *self.device
+                )
+            if len(self._biases) >= PREFIX_ENTRIES:
+                self._biases.clear()
+            got = self._biases[key] = out
+        return got
+
+    def _prefix_kv(self, ids: np.ndarray) -> dict[str, Any]:
+        """A prompt prefix's KV per layer (device values, [1,1,Pi,hd]: full layers all of it,
+        sliding layers its last min(P, ring) tokens in order): one prefill of the prefix alone,
+        then kept (the most recent PREFIX_ENTRIES)."""
+        key = ids.tobytes()
+        with self._prefix_lock:
+            got = self._prefixes.get(key)
+            if got is None:
+                got = self._prefixes[key] = self._compute_prefix(ids)
+                while len(self._prefixes) > PREFIX_ENTRIES:
+                    self._prefixes.popitem(last=False)
+            self._prefixes.move_to_end(key)
+            return got
+
+    def _compute_prefix(self, ids: np.ndarray) -> dict[str, Any]:
+        P, h, dev = len(ids), self.text["hidden_size"], self.device
+        ids = np.where(np.isin(ids, self.multimodal), self.ids["pad"], ids).astype(np.int64)
+        emb = self._run(self.emb, {"input_ids": ids[None],
+                                   "image_features": np.zeros((0, h), self.float)})  # fmt: skip
+        feeds: dict[str, Any] = {
+            "inputs_embeds": emb["inputs_embeds"],
+            "per_layer_inputs": emb["per_layer_inputs"],
+            "attention_mask": np.ones((1, P), np.int64),
+            "position_ids": np.arange(P, dtype=np.int64)[None],
+        }
+        for i in self.kv_layers:
+            n = P if i in self.full else self.ring
+            for kind in ("key", "value"):
+                feeds[f"cache.{i}.{kind}"] = np.zeros((1, 1, n, self.kv_dims[i]), self.float)
+        out = self._run(self.pre, feeds)
+        sliding = min(P, self.ring)
+        ring_slots = np.arange(P - sliding, P) % self.ring  # the ring keeps index t at t % ring
+        kv = {}
+        for i in self.kv_layers:
+            for kind in ("key", "value"):
+                a = out[f"cache_out.{i}.{kind}"].numpy()
+                a = a if i in self.full else a[:, :, ring_slots]
+                kv[f"prefix.{i}.{kind}"] = self.ort.OrtValue.ortvalue_from_numpy(
+                    np.ascontiguousarray(a), *dev)  # fmt: skip
+        return {"kv": kv, "sliding": sliding}
 
 
 __all__ = ["FastGemma", "Prompt"]

@@ -8,37 +8,37 @@ into pixels of the page image the engine was given.
 
 from __future__ import annotations
 
-PROMPT_VERSION = "page-md-v1"
+PROMPT_VERSION = "page-md-v2"
 BOX_SCALE = 1000
 
+# v2 (issue 35): the v1 rules in 26 % fewer characters and words (1,638 -> 1,212 characters,
+# 277 -> 203 words; the random packages' character tokenizer: 1,637 -> 1,212 tokens). It comes
+# before the page image in the prompt, so its KV is computed once per worker (the runtimes'
+# prefix cache).
 PAGE_PROMPT = """\
-You are transcribing one scanned page for a blind reader. Write everything on the page, in \
-natural reading order, exactly as printed; never add, guess or summarize text.
+Transcribe this scanned page for a blind reader: all text, in reading order, exactly as \
+printed; never add, guess or summarize.
 
-Begin with this front matter, then the page content:
+Start with:
 ---
-primary_language: <BCP 47 code of the main language, e.g. en, de, fr, pt-BR>
-rotation: <0, 90, 180 or 270: degrees clockwise the page must be turned to read upright>
-is_blank: <true if the page has no text and no figures, else false>
+primary_language: <BCP 47 code, e.g. en, de, pt-BR>
+rotation: <0, 90, 180 or 270: degrees clockwise that turn the page upright>
+is_blank: <true if no text and no figures, else false>
 ---
+Then the content as Markdown:
+- Headings # to ###### by their level in the document.
+- A blank line between paragraphs; join wrapped lines and words hyphenated at line ends.
+- Lists with "- " or "1. ", nested two spaces per level.
+- Tables as HTML only: <table>, <caption>, <tr>, <th> header cells, <td> data cells, rowspan and \
+colspan; inside cells write <, >, & as &lt;, &gt;, &amp;.
+- Each figure, photo or chart on its own line as ![what it shows; for charts the trend and key \
+values](box:x0,y0,x1,y1), the box on a 0-1000 grid of the page (x0,y0 top left), its printed \
+caption on the next line.
+- Formulas in LaTeX: display ones on their own lines between $$ and $$, inline ones as $...$.
+- <header>running header</header>, <footer>running footer</footer>, \
+<page-number>12</page-number>, <footnote>1 text</footnote>.
 
-Write the content as Markdown:
-- Headings with # to ###### by their level in the document.
-- Paragraphs separated by a blank line; join lines that were only wrapped, keep hyphenated words \
-whole.
-- Lists with "- " or "1. ", nested lists indented by two spaces per level.
-- Tables as HTML: <table>, <caption> if printed, <tr>, <th> for header cells, <td> for data \
-cells, with rowspan and colspan where cells span. No Markdown tables. Write <, > and & inside \
-cells as &lt;, &gt; and &amp;.
-- Each figure, photo, chart or diagram on its own line as ![description](box:x0,y0,x1,y1) where \
-the description tells a blind reader what it shows (for charts: the trend and key values) and \
-the box is the figure's region on a 0-1000 grid of the page (x0,y0 top left, x1,y1 bottom right). \
-Write its printed caption on the next line.
-- Formulas as LaTeX: display formulas on their own lines between $$ and $$, inline ones as $...$.
-- Running headers as <header>text</header>, running footers as <footer>text</footer>, printed \
-page numbers as <page-number>12</page-number>, footnotes as <footnote>1 text</footnote>.
-
-If the page is blank, write only the front matter with is_blank: true."""
+A blank page: only the front matter, with is_blank: true."""
 
 
 def page_prompt() -> str:

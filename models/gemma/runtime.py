@@ -13,7 +13,9 @@ columns that are padding for every remaining row are trimmed).
 from __future__ import annotations
 
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +35,7 @@ from models.gemma.package import (
     session_options,
 )
 from models.gemma.ple import PleTable, open_ple
-from models.gemma.prompt import PromptBuilder
+from models.gemma.prompt import PREFIX_ENTRIES, PromptBuilder
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ class _Seq:
     ids: np.ndarray  # prompt ids [S]
     features: np.ndarray | None  # image features [n, hidden] (host) or None
     limit: int  # new tokens at most: the call's, or the prompt's own if lower
+    prefix: int = 0  # leading ids whose KV may come from the prefix cache
     out: list[int] = field(default_factory=list)
     finish: Literal["stop", "length"] | None = None
 
@@ -102,6 +105,7 @@ class GemmaRuntime(TwoSteps):
         device_id: int = 0,
         intra_op_threads: int | None = None,
         verify: bool = True,
+        prefix_cache: bool = True,
     ) -> None:
         import onnxruntime as ort
 
@@ -109,6 +113,11 @@ class GemmaRuntime(TwoSteps):
             package if isinstance(package, Package) else load_package(package, verify=verify)
         )
         self.max_soft_tokens = max_soft_tokens
+        # The KV of a prompt's shared prefix (Prompt.prefix), computed once and copied into the
+        # past of every page that starts with it: prefill covers the image and what follows.
+        self.prefix_cache = prefix_cache
+        self._prefixes: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
+        self._prefix_lock = threading.Lock()
         cfg = self.package.config
         self.text, self.vision, self.ids = cfg["text"], cfg["vision"], cfg["ids"]
         available = ort.get_available_providers()
@@ -187,10 +196,16 @@ class GemmaRuntime(TwoSteps):
             )
         return feats
 
-    def prompt_ids(self, request: PageRequest) -> tuple[np.ndarray, np.ndarray | None]:
+    def prompt(self, request: PageRequest) -> Prompt:
+        """A request tokenized, with its image features (host) and shared prefix length."""
         feats = self.encode_image(request.image) if request.image is not None else None
         n = 0 if feats is None else feats.shape[0]
-        return self.prompts.build(content=request.prompt, image_tokens=n).ids, feats
+        built = self.prompts.build(content=request.prompt, image_tokens=n)
+        return Prompt(built.ids, feats, prefix=built.prefix)
+
+    def prompt_ids(self, request: PageRequest) -> tuple[np.ndarray, np.ndarray | None]:
+        p = self.prompt(request)
+        return p.ids, p.features
 
     def _embed(self, ids: np.ndarray, feats: np.ndarray | None) -> dict[str, Any]:
         hidden = self.text["hidden_size"]
@@ -224,18 +239,37 @@ class GemmaRuntime(TwoSteps):
             for n, d in self.kv_dims.items()
         }
 
-    def prefill(self, ids: np.ndarray, feats: np.ndarray | None) -> dict[str, Any]:
-        """One sequence, batch 1: returns the decoder outputs (logits, next_token, present.*)."""
+    def prefill(self, ids: np.ndarray, feats: np.ndarray | None, prefix: int = 0) -> dict[str, Any]:
+        """One sequence, batch 1: returns the decoder outputs (logits, next_token, present.*;
+        logits of the ids after the prefix only). `prefix`: the first ids' KV comes from the
+        prefix cache (when on), the decoder runs on the rest."""
         s = ids.shape[0]
-        emb = self._embed(ids[None], feats)
-        return self._decode(
-            emb, np.ones((1, s), np.int64), np.arange(s, dtype=np.int64)[None], self._empty_past(1)
-        )
+        if not (self.prefix_cache and 0 < prefix < s):
+            prefix = 0
+        past = self._prefix_past(ids[:prefix]) if prefix else self._empty_past(1)
+        emb = self._embed(ids[None, prefix:], feats)
+        return self._decode(emb, np.ones((1, s), np.int64),
+                            np.arange(prefix, s, dtype=np.int64)[None], past)  # fmt: skip
+
+    def _prefix_past(self, ids: np.ndarray) -> dict[str, Any]:
+        """The past (per KV layer, [1, kv heads, len(ids), hd]) of a prompt prefix: computed by
+        a prefill of the prefix alone once, then reused (the most recent PREFIX_ENTRIES)."""
+        key = ids.astype(np.int64).tobytes()
+        with self._prefix_lock:
+            past = self._prefixes.get(key)
+            if past is None:
+                out = self.prefill(ids, None)
+                past = {n: out["present." + n[len("past_key_values.") :]] for n in self.kv_names}
+                self._prefixes[key] = past
+                while len(self._prefixes) > PREFIX_ENTRIES:
+                    self._prefixes.popitem(last=False)
+            self._prefixes.move_to_end(key)
+            return past
 
     def prefill_logits(self, request: PageRequest) -> np.ndarray:
         """Logits [S, vocab] for every prompt position (parity tests)."""
         ids, feats = self.prompt_ids(request)
-        return self.prefill(ids, feats)["logits"].numpy()[0]
+        return self.prefill(ids, feats)["logits"].numpy()[0]  # no prefix: every position
 
     @staticmethod
     def _next(out: dict[str, Any]) -> np.ndarray:
@@ -247,7 +281,7 @@ class GemmaRuntime(TwoSteps):
     def prepare(self, requests: Sequence[PageRequest]) -> tuple[list[Prompt], dict[str, float]]:
         """Tokenize and run the vision graph (features on the host)."""
         t0 = time.perf_counter()
-        prompts = [Prompt(*self.prompt_ids(r)) for r in requests]
+        prompts = [self.prompt(r) for r in requests]
         return prompts, {"vision_s": time.perf_counter() - t0}
 
     def open_rows(self, **_: Any) -> NoReturn:
@@ -258,7 +292,13 @@ class GemmaRuntime(TwoSteps):
     ) -> list[Generation]:
         """Greedy decoding of prepared prompts, all together (see `generate`)."""
         seqs = [
-            _Seq(i, p.ids, p.features, limit=min(max_new_tokens, p.max_new_tokens or 1 << 30))
+            _Seq(
+                i,
+                p.ids,
+                p.features,
+                limit=min(max_new_tokens, p.max_new_tokens or 1 << 30),
+                prefix=p.prefix,
+            )
             for i, p in enumerate(prompts)
         ]
 
@@ -266,7 +306,7 @@ class GemmaRuntime(TwoSteps):
         t1 = time.perf_counter()
         presents, firsts = [], []
         for s in seqs:
-            out = self.prefill(s.ids, s.features)
+            out = self.prefill(s.ids, s.features, s.prefix)
             presents.append({k: out[k].numpy() for k in out if k.startswith("present.")})
             firsts.append(int(self._next(out)[0]))
         t_prefill = time.perf_counter() - t1

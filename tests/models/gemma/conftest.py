@@ -31,6 +31,11 @@ def tiny_pkg(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_pkg_fast(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
+    return _build(tmp_path_factory, tiny_ckpt, "tiny-fast", fast=True)
+
+
+@pytest.fixture(scope="session")
 def tiny_pkg_ext(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
     return _build(tmp_path_factory, tiny_ckpt, "tiny-ple-q4", ple="external")
 

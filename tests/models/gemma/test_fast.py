@@ -21,15 +21,6 @@ from PIL import Image
 pytestmark = pytest.mark.parity
 
 
-@pytest.fixture(scope="module")
-def tiny_pkg_fast(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
-    from models.export.build import build_package
-
-    out = tmp_path_factory.mktemp("tiny-fast") / "pkg"
-    build_package(tiny_ckpt, out, fast=True)
-    return out
-
-
 # How onnxruntime's CUDA EP words a failed allocation.
 _OOM = "CUDA failure 2: out of memory ; GPU=0 ; expr=cudaMalloc(&p, n);"
 
