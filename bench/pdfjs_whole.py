@@ -12,7 +12,8 @@ code of any other ConversionError (ENGINE_FAILED, SERVER_ERROR, PAGE_TIMEOUT...:
 `EXCEPTION` (an exception the flow let through: the site would answer SERVER_ERROR), `CRASHED`
 (the worker process died) or `TIMEOUT` (over --file-timeout-s). Files run in a worker process
 that a supervisor restarts after a crash or a timeout, from the next file; each result is
-appended to a progress file as it ends, so a rerun with --resume goes on where it stopped.
+appended to a progress file as it ends, so a rerun with --resume goes on where it stopped,
+and --summarize writes what a run still going (or stopped) holds so far.
 Prints a table of outcomes; writes bench/results/pdfjs_whole-<date>[-TAG].json.
 """
 
@@ -136,17 +137,24 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--file-timeout-s", type=float, default=FILE_TIMEOUT_S)
     parser.add_argument("--tag", default="")
+    parser.add_argument(
+        "--summarize", action="store_true", help="only summarize the files the progress file holds"
+    )
     args = parser.parse_args()
     if args.worker:
         work(args.names, args.progress)
         return
     tag = f"-{args.tag}" if args.tag else ""
     progress = args.progress or Path(tempfile.gettempdir()) / f"pdfjs_whole{tag}.progress.jsonl"
-    if progress.exists() and not args.resume:
+    if progress.exists() and not (args.resume or args.summarize):
         progress.unlink()
     names = args.only or sorted(p.name for p in CORPUS.glob("*.pdf"))
     started = time.time()
-    results = supervise(names, progress, args.file_timeout_s)
+    if args.summarize:  # a run still going (or stopped): what it has so far
+        results, _ = read_progress(progress)
+        names = [n for n in names if n in results]
+    else:
+        results = supervise(names, progress, args.file_timeout_s)
     rows = [results[n] for n in names]
     outcomes = Counter(r["outcome"] for r in rows)
     refused = Counter(r["code"] for r in rows if r["outcome"] == "refused")
@@ -176,7 +184,8 @@ def main() -> None:
         )
     )
     print(f"wrote {out}")
-    progress.unlink()
+    if not args.summarize:
+        progress.unlink()
 
 
 if __name__ == "__main__":
