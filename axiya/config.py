@@ -83,6 +83,16 @@ class Store:
 
 
 @dataclass(frozen=True)
+class Webhooks:
+    allowed_hosts: list[str] = _setting("AXIYA_WEBHOOK_ALLOWED_HOSTS")
+    timeout_s: float = _setting("AXIYA_WEBHOOK_TIMEOUT_S")
+    attempts: int = _setting("AXIYA_WEBHOOK_ATTEMPTS")
+    backoff_s: float = _setting("AXIYA_WEBHOOK_BACKOFF_S")
+    public_url: str = _setting("AXIYA_PUBLIC_URL")
+    mail_host: str = _setting("EMAIL_HOST")  # "": no e-mail is sent
+
+
+@dataclass(frozen=True)
 class Config:
     limits: Limits
     raster: Raster
@@ -90,6 +100,7 @@ class Config:
     batching: Batching
     timeouts: Timeouts
     store: Store
+    webhooks: Webhooks
     default_engine: str = _setting("AXIYA_DEFAULT_ENGINE")
     # The engine a worker process builds when it starts.
     worker_engine: str | None = _setting("AXIYA_WORKER_ENGINE")
@@ -123,7 +134,7 @@ def _build(cls: type) -> Any:
 
 def _forget(*, setting: str, **_: object) -> None:
     global _current
-    if setting.startswith("AXIYA_") or setting == "MEDIA_ROOT":
+    if setting.startswith("AXIYA_") or setting in ("MEDIA_ROOT", "EMAIL_HOST"):
         _current = None
 
 

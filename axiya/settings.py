@@ -185,6 +185,21 @@ AXIYA_JOB_TIMEOUT_S = env_int("AXIYA_JOB_TIMEOUT_S", 6 * 3600, minimum=1)
 AXIYA_RASTER_MEMORY_MB = env_int("AXIYA_RASTER_MEMORY_MB", 4096, minimum=256)
 # jobs_recover re-queues work that made no progress for this long (a lost message, a dead worker).
 AXIYA_RECOVER_AFTER_S = env_int("AXIYA_RECOVER_AFTER_S", 900, minimum=1)
+# Notifications when a job or batch ends (conversion/notify.py, conversion/webhooks.py). Only
+# hosts named here are ever called back (no SSRF): host names or IP addresses, exactly as in the
+# callback URL. A name must resolve to public addresses only; a private, loopback or link-local
+# address is called only when it (or a network holding it, e.g. 10.0.0.0/8) is listed too.
+# Empty: no callback URL is accepted.
+AXIYA_WEBHOOK_ALLOWED_HOSTS = env_list("AXIYA_WEBHOOK_ALLOWED_HOSTS", [])
+# One delivery: connect + answer within this many seconds; a non-2xx answer, a timeout or a
+# refused connection is retried after AXIYA_WEBHOOK_BACKOFF_S, then twice that, four times...,
+# AXIYA_WEBHOOK_ATTEMPTS tries in all (defaults: 30 s, 1, 2, 4, 8 min: about 15 minutes).
+AXIYA_WEBHOOK_TIMEOUT_S = env_float("AXIYA_WEBHOOK_TIMEOUT_S", 10.0)
+AXIYA_WEBHOOK_ATTEMPTS = env_int("AXIYA_WEBHOOK_ATTEMPTS", 6, minimum=1)
+AXIYA_WEBHOOK_BACKOFF_S = env_float("AXIYA_WEBHOOK_BACKOFF_S", 30.0)
+# The site's public address for links in notifications (https://axiya.example.org); unset: the
+# address the client used when it submitted the job.
+AXIYA_PUBLIC_URL = env_str("AXIYA_PUBLIC_URL", "")
 # Inline mode has no beat: requests trigger the hourly purge + recovery sweep (off in tests).
 AXIYA_INLINE_HOUSEKEEPING = env_bool("AXIYA_INLINE_HOUSEKEEPING", True)
 
@@ -263,6 +278,8 @@ CELERY_BEAT_SCHEDULE = {
 }  # fmt: skip
 CELERY_TASK_ROUTES = {
     "conversion.dispatch.tasks.jobs_recover_task": {"queue": HOUSEKEEPING_QUEUE},
+    # Webhooks and e-mails wait on other servers: never on a conversion worker.
+    "conversion.dispatch.tasks.notification_send_task": {"queue": HOUSEKEEPING_QUEUE},
     "conversion.dispatch.tasks.purge_expired_task": {"queue": HOUSEKEEPING_QUEUE},
 }
 
@@ -340,8 +357,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Mail: only for password reset, which is off (404) until AXIYA_EMAIL_HOST is set (issue 29: an
-# unthrottled reset form that mails nothing).
+# Mail: password reset, which is off (404) until AXIYA_EMAIL_HOST is set (issue 29: an
+# unthrottled reset form that mails nothing), and the "job ended" e-mails a user asks for on
+# their API page (conversion/notify.py), also only with AXIYA_EMAIL_HOST.
 EMAIL_HOST = env_str("AXIYA_EMAIL_HOST", "")
 EMAIL_PORT = env_int("AXIYA_EMAIL_PORT", 587, minimum=1)
 EMAIL_HOST_USER = env_str("AXIYA_EMAIL_USER", "")

@@ -3,11 +3,17 @@ users trust (EPUBCheck: fatals and errors; the PDF's structure read back with pi
 time and memory grow with the page count.
 
 Each document (its first --pages pages) is converted to HTML once on the CPU engine; then the
-EPUB and the PDF are made from that HTML, as a download does, and timed (median of --runs, after
-one warm-up document: WeasyPrint's first call loads Pango and its fonts). A handmade text
-document of 10, 40 and 160 pages shows the growth. Writes bench/results/formats-<date>.json.
+EPUB and the PDF are made from that HTML, as a download does (format_writers.write_format: the
+whole making of that format from the HTML, its self-check included), and timed (median of
+--runs, after one warm-up document: WeasyPrint's first call loads Pango and its fonts). Times
+are wall-clock and CPU seconds of this process: on a shared machine the wall clock mostly
+measures the other users' load (the load average is recorded beside). A handmade text document
+of 10, 40 and 160 pages shows the growth. Writes bench/results/formats-<set>-<date>.json.
 
     OMP_THREAD_LIMIT=1 nice -n 10 .venv/bin/python bench/formats.py [--set tests|issue] [--pages 2]
+
+`--pages-per-render 100000` renders each PDF in one piece, as before issue 34's runs (the
+comparison in the README).
 
 `--set tests` (default): the tests/resources copies; `--set issue`: the issue's list (the
 ocrmypdf corpus, structure/, five realworld pages: a table, math, two columns, handwriting, a
@@ -20,6 +26,7 @@ import argparse
 import datetime as dt
 import io
 import json
+import logging
 import multiprocessing
 import os
 import statistics
@@ -34,22 +41,30 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "axiya.settings")
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import django  # noqa: E402
+import lxml.html  # noqa: E402
 
 if __name__ == "__main__":  # not again in each isolated PDF reader, which imports this script
     django.setup()
 
 import pymupdf  # noqa: E402
 
+from conversion.pipeline import tagged_pdf  # noqa: E402
 from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.document import Block, Document, Page, Span  # noqa: E402
-from conversion.pipeline.epub import write_epub  # noqa: E402
 from conversion.pipeline.flow import ConvertOptions  # noqa: E402
-from conversion.pipeline.formats import files_opener  # noqa: E402
+from conversion.pipeline.format_writers import files_opener, write_format  # noqa: E402
 from conversion.pipeline.render import RenderOptions, render_document  # noqa: E402
-from conversion.pipeline.tagged_pdf import check_pdf, write_pdf  # noqa: E402
+from conversion.pipeline.tagged_pdf import check_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 from tests.pipeline.test_epub import ACE, ace_violations, epubcheck, problems  # noqa: E402
 
+DEFAULT_PAGES_PER_RENDER = tagged_pdf.PRINT_PAGES_PER_RENDER
+# --pages-per-render, passed to the growth runs' fresh processes (which import this script).
+PAGES_PER_RENDER_ENV = "AXIYA_BENCH_PAGES_PER_RENDER"
+tagged_pdf.PRINT_PAGES_PER_RENDER = int(
+    os.environ.get(PAGES_PER_RENDER_ENV, tagged_pdf.PRINT_PAGES_PER_RENDER)
+)
+HEADINGS = tuple(f"h{n}" for n in range(1, 7))
 TESTS = ROOT / "tests" / "resources" / "corpus"
 SHARED = ROOT.parent / "shared" / "corpus"
 SETS = {
@@ -84,31 +99,30 @@ def first_pages(pdf: Path, pages: int, workdir: Path) -> Path:
         return out
 
 
-def timed(fn, runs: int) -> tuple[float, object]:
-    times, result = [], None
+def timed(fn, runs: int) -> tuple[float, float, object]:
+    """(median wall seconds, median CPU seconds of this process, the last result)."""
+    walls, cpus, result = [], [], None
     for _ in range(runs):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         result = fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus), result
 
 
 def make_formats(html: str, report: dict, files: Path, runs: int) -> dict:
     figures = files_opener(files)
+    made = {}
+    for fmt in ("epub", "pdf"):
 
-    def epub() -> bytes:
-        out = io.BytesIO()
-        write_epub(html, report, out, figures=figures)
-        return out.getvalue()
+        def write(fmt=fmt) -> tuple[bytes, dict]:
+            out = io.BytesIO()
+            result = write_format(fmt, html, report, out, figures=figures)
+            return out.getvalue(), result
 
-    def pdf() -> bytes:
-        out = io.BytesIO()
-        write_pdf(html, out, figures=figures)
-        return out.getvalue()
-
-    epub_s, epub_bytes = timed(epub, runs)
-    pdf_s, pdf_bytes = timed(pdf, runs)
-    return {"epub_s": epub_s, "pdf_s": pdf_s, "epub": epub_bytes, "pdf": pdf_bytes}
+        wall, cpu, (data, result) = timed(write, runs)
+        made[fmt] = {"wall_s": wall, "cpu_s": cpu, "data": data, "result": result}
+    return made
 
 
 def document_row(pdf: Path, engine, args, workdir: Path) -> dict:
@@ -119,25 +133,28 @@ def document_row(pdf: Path, engine, args, workdir: Path) -> dict:
     html = result.html_path.read_text(encoding="utf-8")
     made = make_formats(html, result.report, result.files_dir, args.runs)
     epub_path = workdir / f"{pdf.stem}.epub"
-    epub_path.write_bytes(made["epub"])
+    epub_path.write_bytes(made["epub"]["data"])
     check = problems(epubcheck(epub_path, workdir))
     ace = ace_violations(epub_path, workdir) if ACE.exists() else None
-    structure = check_pdf(io.BytesIO(made["pdf"]))
-    pdf_ok = (
-        structure["struct_tree"] and structure["marked"] and structure["display_doc_title"]
-        and bool(structure["lang"]) and structure["figures_with_alt"] == structure["figures"]
-    )  # fmt: skip
+    structure = check_pdf(io.BytesIO(made["pdf"]["data"]), headings=_outline(html))
+    row = {"document": pdf.name, "pages": pages,
+           "html_s_per_page": round(result.timings["total_s"] / pages, 3)}  # fmt: skip
+    for fmt in ("epub", "pdf"):
+        row[f"{fmt}_s_per_page"] = round(made[fmt]["wall_s"] / pages, 3)
+        row[f"{fmt}_cpu_s_per_page"] = round(made[fmt]["cpu_s"] / pages, 3)
     return {
-        "document": pdf.name,
-        "pages": pages,
-        "html_s_per_page": round(result.timings["total_s"] / pages, 3),
-        "epub_s_per_page": round(made["epub_s"] / pages, 3),
-        "pdf_s_per_page": round(made["pdf_s"] / pages, 3),
+        **row,
         "epubcheck_fatals_errors": check,
         "ace_critical_serious": ace,  # None: DAISY Ace not installed
-        "pdf_structure_ok": pdf_ok,
+        "epub_self_check": made["epub"]["result"]["check"]["problems"],
+        "pdf_structure_ok": not structure["problems"],
         "pdf_structure": structure,
     }
+
+
+def _outline(html: str) -> list[str]:
+    """The HTML's headings, h1..h6, in order."""
+    return [el.tag for el in lxml.html.document_fromstring(html).iter(*HEADINGS)]
 
 
 def growth_row(pages: int, runs: int) -> dict:
@@ -153,8 +170,9 @@ def growth_row(pages: int, runs: int) -> dict:
     html = render_document(doc, RenderOptions())
     row = {"pages": pages}
     for fmt, write in (("epub", _epub_of), ("pdf", _pdf_of)):
-        seconds, _ = timed(lambda write=write: write(html), runs)
-        row[f"{fmt}_s_per_page"] = round(seconds / pages, 4)
+        wall, cpu, _ = timed(lambda write=write: write(html), runs)
+        row[f"{fmt}_s_per_page"] = round(wall / pages, 4)
+        row[f"{fmt}_cpu_s_per_page"] = round(cpu / pages, 4)
         row[f"{fmt}_rss_growth_mib"] = _rss_growth(write, html)
     return row
 
@@ -179,11 +197,11 @@ def _status_kib(field: str) -> int:
 
 
 def _epub_of(html: str) -> None:
-    write_epub(html, {}, io.BytesIO(), figures=lambda name: None)
+    write_format("epub", html, {}, io.BytesIO(), figures=lambda name: None)
 
 
 def _pdf_of(html: str) -> None:
-    write_pdf(html, io.BytesIO(), figures=lambda name: None)
+    write_format("pdf", html, {}, io.BytesIO(), figures=lambda name: None)
 
 
 def main() -> None:
@@ -193,7 +211,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-growth", action="store_true")
     parser.add_argument("--growth-only", action="store_true")
+    parser.add_argument(
+        "--pages-per-render", type=int, default=tagged_pdf.PRINT_PAGES_PER_RENDER,
+        help="print pages WeasyPrint lays out at once (100000: the whole document, as before)",
+    )  # fmt: skip
     args = parser.parse_args()
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)  # its progress, CSS it skips
+    # Read by write_pdf's default, in this process and in the growth runs' fresh ones.
+    os.environ[PAGES_PER_RENDER_ENV] = str(args.pages_per_render)
+    tagged_pdf.PRINT_PAGES_PER_RENDER = args.pages_per_render
     engine = None if args.growth_only else TesseractEngine()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -204,7 +230,8 @@ def main() -> None:
             rows.append(row)
             print(
                 f"{row['document']:40} {row['pages']:3} p  html {row['html_s_per_page']:.2f}  "
-                f"epub {row['epub_s_per_page']:.3f}  pdf {row['pdf_s_per_page']:.3f} s/page  "
+                f"epub {row['epub_s_per_page']:.3f} (cpu {row['epub_cpu_s_per_page']:.3f})  "
+                f"pdf {row['pdf_s_per_page']:.3f} (cpu {row['pdf_cpu_s_per_page']:.3f}) s/page  "
                 f"epubcheck {len(row['epubcheck_fatals_errors'])} errors  "
                 f"ace {len(row['ace_critical_serious'] or []) if ACE.exists() else '-'}  "
                 f"pdf structure {'ok' if row['pdf_structure_ok'] else 'FAILS'}",
@@ -213,14 +240,20 @@ def main() -> None:
     growth = [] if args.no_growth else [growth_row(n, 1) for n in GROWTH_PAGES]
     for row in growth:
         print(
-            f"growth {row['pages']:4} p: epub {row['epub_s_per_page']:.4f} s/page "
-            f"+{row['epub_rss_growth_mib']} MiB, pdf {row['pdf_s_per_page']:.4f} s/page "
+            f"growth {row['pages']:4} p: epub {row['epub_s_per_page']:.4f} "
+            f"(cpu {row['epub_cpu_s_per_page']:.4f}) s/page +{row['epub_rss_growth_mib']} MiB, "
+            f"pdf {row['pdf_s_per_page']:.4f} (cpu {row['pdf_cpu_s_per_page']:.4f}) s/page "
             f"+{row['pdf_rss_growth_mib']} MiB"
         )
     name = "growth" if args.growth_only else args.set
+    if args.pages_per_render != DEFAULT_PAGES_PER_RENDER:
+        name += f"-runs{args.pages_per_render}"
     out = ROOT / "bench" / "results" / f"formats-{name}-{dt.date.today().isoformat()}.json"
     # Shared 2-core machines are noisy: the load beside the run says how much.
-    record = {"set": args.set, "load_average_1m": os.getloadavg()[0], "documents": rows}
+    record = {
+        "set": args.set, "pages_per_render": args.pages_per_render,
+        "load_average_1m": os.getloadavg()[0], "documents": rows,
+    }  # fmt: skip
     out.write_text(json.dumps({**record, "growth": growth}, indent=2))
     print(f"-> {out.relative_to(ROOT)}")
 

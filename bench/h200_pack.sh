@@ -31,7 +31,8 @@ get "$W/all" mobius-onnx==0.1.0 onnx-ir==1.1.0 onnx-shape-inference==0.4.0 trans
   asgiref sqlparse billiard vine amqp click-didyoumean click-repl click-plugins prompt-toolkit \
   wcwidth tzdata tzlocal uritemplate inflection jsonschema jsonschema-specifications \
   referencing rpds-py soupsieve django-axes==8.3.1 django-csp==4.0 langcodes==3.5.1 language-data \
-  py-spy==0.4.3 boto3==1.44.5 botocore==1.44.8 s3transfer==0.19.3 django-storages==1.14.6 jmespath
+  py-spy==0.4.3 boto3==1.44.5 botocore==1.44.8 s3transfer==0.19.3 django-storages==1.14.6 jmespath \
+  pikepdf==10.18.0 Deprecated wrapt
 (cd "$W/all" && apt-get download redis-server redis-tools libjemalloc2 liblzf1 liblua5.1-0 libatomic1)
 # Split what is over a part, then fill parts largest file first (first fit).
 limit=$((PART_MB * 1000000))

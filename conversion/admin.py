@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from conversion.models import Batch, Job, JobReview, Page, ReviewEvent
+from conversion.models import Batch, Job, JobReview, Notification, Page, ReviewEvent
 
 
 class PageInline(admin.TabularInline):
@@ -47,3 +47,17 @@ class ReviewEventAdmin(admin.ModelAdmin):
 
 admin.site.register(Batch)
 admin.site.register(JobReview)
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    """What was told to whom, and why a webhook or e-mail failed (read only)."""
+
+    list_display = ("created_at", "kind", "event", "owner", "target", "state", "attempts",
+                    "sent_at")  # fmt: skip
+    list_filter = ("state", "kind", "event")
+    search_fields = ("target", "last_error")
+    readonly_fields = [f.name for f in Notification._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -11,6 +11,7 @@ for, so they always match the reviewed state (conversion/pipeline/formats.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -20,10 +21,14 @@ import zipfile
 from typing import IO
 from urllib.parse import quote
 
-from conversion import storage
-from conversion.models import Job, JobStatus, ReviewState
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import FileResponse
+
+from conversion import selectors, storage
+from conversion.models import Batch, Job, JobStatus, ReviewState
 from conversion.notice import notice_html, with_notice
-from conversion.pipeline.formats import DEFAULT_FORMATS, write_format
+from conversion.pipeline.format_writers import write_format
+from conversion.pipeline.formats import DEFAULT_FORMATS
 from conversion.pipeline.report_html import render_report
 
 _FILES_LINK = re.compile(rf'(\b(?:src|href)=")({re.escape(storage.OUTPUT_STEM)}_files/)')
@@ -161,26 +166,99 @@ def _render_report(job: Job, text: str) -> bytes:
 def job_zip(*, job: Job, formats: tuple[str, ...] = DEFAULT_FORMATS) -> IO[bytes] | None:
     """A zip of the result in a folder named after the upload: an open temporary file
     positioned at its start; None when the job has no result (yet). `formats` beyond html add
-    `<stem>.epub` / `<stem>.pdf`, made from the HTML as it is now."""
+    `<stem>.epub` / `<stem>.pdf`, made from the HTML as it is now; the report in the zip then
+    says what those very files hold and how their checks went."""
     html = document_html(job)
     if html is None:
         return None
-    folder = download_stem(job)
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(f"{folder}/{html_name(job)}", html)
-        report = storage.read_report_text(job.id)  # read once: the JSON and its readable page
-        if report is not None:
-            zf.writestr(f"{folder}/{report_json_name(job)}", report)
-            zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report))
-        for fmt in (f for f in formats if f != "html"):
-            with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
-                _write_format(job, fmt, html.decode("utf-8"), json.loads(report or "{}"), entry)
-        for name in storage.figure_names(job.id):
-            figure = storage.open_figure(job.id, name)
-            if figure is None:
-                continue  # removed since it was listed (a re-run's)
-            with figure, zf.open(f"{folder}/{files_dir_name(job)}/{name}", "w") as entry:
-                shutil.copyfileobj(figure, entry, 1 << 20)
+        _zip_job(zf, job, html, download_stem(job), formats)
     out.seek(0)
     return out
+
+
+def _zip_job(zf: zipfile.ZipFile, job: Job, html: bytes, folder: str, formats) -> None:
+    """One job's folder in a zip: the HTML, the other formats (each made and checked first, so
+    the report inside carries the checks of the very files beside it), the report, figures."""
+    report_text = storage.read_report_text(job.id)  # read once: the JSON and its readable page
+    report = json.loads(report_text or "{}")
+    zf.writestr(f"{folder}/{html_name(job)}", html)
+    with contextlib.ExitStack() as stack:
+        made = {}
+        for fmt in (f for f in formats if f != "html"):
+            made[fmt] = stack.enter_context(tempfile.TemporaryFile())
+            result = _write_format(job, fmt, html.decode("utf-8"), report, made[fmt])
+            report["formats"] = {**report.get("formats", {}), fmt: result}
+            made[fmt].seek(0)
+        if made and report_text is not None:
+            report_text = json.dumps(report, indent=2)
+        if report_text is not None:
+            zf.writestr(f"{folder}/{report_json_name(job)}", report_text)
+            zf.writestr(f"{folder}/{report_html_name(job)}", _render_report(job, report_text))
+        for fmt, fh in made.items():
+            with zf.open(f"{folder}/{format_name(job, fmt)}", "w") as entry:
+                shutil.copyfileobj(fh, entry, 1 << 20)
+    for name in storage.figure_names(job.id):
+        figure = storage.open_figure(job.id, name)
+        if figure is None:
+            continue  # removed since it was listed (a re-run's)
+        with figure, zf.open(f"{folder}/{files_dir_name(job)}/{name}", "w") as entry:
+            shutil.copyfileobj(figure, entry, 1 << 20)
+
+
+BATCH_MANIFEST = "batch.json"
+
+
+def batch_zip_name(batch: Batch) -> str:
+    return f"batch-{str(batch.pk)[:8]}.zip"
+
+
+def batch_zip(
+    *, batch: Batch, jobs: list[Job], formats: tuple[str, ...] = DEFAULT_FORMATS
+) -> IO[bytes]:
+    """Every job of a batch that has a result, each in its own folder as in its own zip (a
+    name used twice gets -2, -3...), and batch.json: each job's status, error and folder
+    (null without a result: failed or not finished yet) and the files refused at upload."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115 (the caller streams and closes it)
+    used: set[str] = set()
+    manifest = {"batch": str(batch.pk), "jobs": [], "rejected": batch.rejected}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for job in jobs:
+            html = document_html(job)
+            folder = None
+            if html is not None:
+                folder = stem = download_stem(job)
+                n = 1
+                while folder.lower() in used:
+                    n += 1
+                    folder = f"{stem}-{n}"
+                used.add(folder.lower())
+                _zip_job(zf, job, html, folder, formats)
+            manifest["jobs"].append(
+                {
+                    "id": str(job.pk),
+                    "name": job.original_name,
+                    "status": job.status,
+                    "error": {"code": job.error_code, "message": job.error_message}
+                    if job.error_code
+                    else None,
+                    "folder": folder,
+                }
+            )
+        zf.writestr(BATCH_MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False))
+    out.seek(0)
+    return out
+
+
+def batch_zip_download(
+    *, batch: Batch, user: AbstractBaseUser, formats: tuple[str, ...] = DEFAULT_FORMATS
+) -> FileResponse:
+    """The batch's zip (batch_zip) of the jobs `user` may see, as an attachment (site, API)."""
+    jobs = list(selectors.batch_jobs_for_user(user=user, batch=batch))
+    return FileResponse(
+        batch_zip(batch=batch, jobs=jobs, formats=formats),
+        content_type="application/zip",
+        as_attachment=True,
+        filename=batch_zip_name(batch),
+    )

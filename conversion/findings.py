@@ -50,6 +50,7 @@ class Item:
     criterion: str = ""
     frame_anchor: str = ""  # "#figure-3": the element in the page frame
     alt_form: str = ""  # "alt-figure-3": the alt-text field on the review page
+    element: str = ""  # the check's selector: the review page shows that spot in its frame
 
 
 @dataclass
@@ -165,6 +166,7 @@ def present(*, html: str | None, findings: list[dict]) -> list[Group]:
             criterion=str(f.get("criterion") or ""),
             frame_anchor=anchor,
             alt_form=f"alt-{anchor[1:]}" if code.startswith("FIGURE_") and anchor else "",
+            element=str(f.get("element") or "") if el is not None else "",
         )
         group = groups.setdefault(code, Group(code=code, title=group_title(code), level=level))
         if LEVEL_ORDER.get(level, 3) < LEVEL_ORDER.get(group.level, 3):

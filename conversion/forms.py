@@ -7,7 +7,7 @@ from django import forms
 from axiya.config import config
 from conversion import selectors
 from conversion.engines import ENGINES, available_engines, engine_label
-from conversion.languages import clean_language
+from conversion.languages import clean_language, installed_languages
 from conversion.models import JobStatus, ReviewState
 from conversion.pipeline.errors import ConversionError
 
@@ -49,8 +49,8 @@ class UploadForm(forms.Form):
     )
     engine = _engine_field(label="Reading engine", blank="Server default")
     language = forms.CharField(
-        label="Language of the document (optional)",
-        help_text="A code such as en, fr or de. Leave empty to detect it.",
+        label="Language of the document",
+        help_text="The languages this server reads. Leave it on “Detect” to find it out.",
         max_length=35,
         required=False,
     )
@@ -59,6 +59,18 @@ class UploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         # Only what can run here is offered (an engine without its model is not).
         self.fields["engine"].choices = _engine_choices("Server default", available_engines())
+        # A list of the installed Tesseract packs; a text box where none is found (any BCP 47
+        # code is accepted then). A posted value is checked either way (clean_language).
+        installed = installed_languages()
+        attrs = {"aria-describedby": "language-help"}
+        if installed:
+            choices = [("", "Detect"), *((code, f"{name} ({code})") for code, name in installed)]
+            self.fields["language"].widget = forms.Select(choices=choices, attrs=attrs)
+        else:
+            self.fields[
+                "language"
+            ].help_text = "A code such as en, fr or de. Leave empty to detect it."
+            self.fields["language"].widget.attrs.update(attrs, autocomplete="off")
 
     def clean_language(self) -> str:
         try:
@@ -126,6 +138,8 @@ class AltTextForm(forms.Form):
     alt = forms.CharField(
         label="Alt text", max_length=2000, widget=forms.Textarea(attrs={"rows": 2})
     )
+    # Set by the confirmation step: save even though the checks refuse the text.
+    confirm = forms.BooleanField(required=False)
 
 
 class PageHtmlForm(forms.Form):
@@ -135,6 +149,27 @@ class PageHtmlForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
         strip=False,
     )
+    # Set by the confirmation step: save even though the edit breaks the checks.
+    confirm = forms.BooleanField(required=False)
+
+
+class BlockEditForm(forms.Form):
+    """One structured edit of one block (conversion.review_structure): which edit, the block
+    as the person saw it, and the edit's own field."""
+
+    op = forms.ChoiceField(
+        choices=[(op, op) for op in ("level", "headers", "caption", "join", "split", "up", "down")]
+    )
+    fingerprint = forms.CharField(max_length=64)
+    level = forms.TypedChoiceField(
+        choices=[(0, "Paragraph")] + [(n, f"Heading level {n}") for n in range(1, 7)],
+        coerce=int, required=False, empty_value=None,
+    )  # fmt: skip
+    header_row = forms.BooleanField(required=False)
+    row_headers = forms.BooleanField(required=False)
+    caption = forms.CharField(max_length=500, required=False)
+    words = forms.CharField(max_length=500, required=False)
+    confirm = forms.BooleanField(required=False)
 
 
 class DecisionForm(forms.Form):

@@ -30,6 +30,13 @@ class Batch(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Files refused at upload, kept so that the batch still lists them: [{"name", "error":
+    # {"code", "message"}}, ...].
+    rejected = models.JSONField(default=list, blank=True)
+    # Called once every job of the batch has ended (conversion/notify.py); "" for none.
+    callback_url = models.URLField(max_length=2000, blank=True)
+    # The site's address as the client reached it: the callback's links start with it.
+    site_url = models.URLField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -61,6 +68,9 @@ class Job(models.Model):
     error_message = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True)
     summary = models.JSONField(default=dict, blank=True)  # counts of findings by level
+    # Called when the job ends (conversion/notify.py); "" for none.
+    callback_url = models.URLField(max_length=2000, blank=True)
+    site_url = models.URLField(max_length=500, blank=True)  # as on Batch
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -138,6 +148,7 @@ class ReviewEvent(models.Model):
     class Action(models.TextChoices):
         EDIT_ALT = "edit_alt", "Edited alt text"
         EDIT_HTML = "edit_html", "Edited page HTML"
+        EDIT_STRUCTURE = "edit_structure", "Edited structure"
         APPROVE_PAGE = "approve_page", "Approved page"
         REJECT_PAGE = "reject_page", "Rejected page"
         RERUN_PAGE = "rerun_page", "Re-ran page"
@@ -191,3 +202,60 @@ class TokenFailure(models.Model):
     count = models.PositiveIntegerField(default=0)
     # A count lapses AXES_COOLOFF_TIME after its last failure (django-axes does the same).
     expires_at = models.DateTimeField(db_index=True)
+
+
+class Account(models.Model):
+    """A user's notification settings: the secret that signs their webhooks and whether they
+    want an e-mail when a job or batch ends (conversion/notify.py). One row per user, made on
+    first use."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="axiya_account"
+    )
+    webhook_secret = models.CharField(max_length=100)
+    notify_email = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class Notification(models.Model):
+    """One message that a job or a batch ended, to one destination (a webhook or an e-mail),
+    written in the same transaction as the end itself and delivered by a task on the
+    housekeeping queue with retries (conversion/notify.py). A job or batch gets at most one
+    per kind and event."""
+
+    class Kind(models.TextChoices):
+        WEBHOOK = "webhook", "Webhook"
+        EMAIL = "email", "E-mail"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        QUEUED = "queued", "Queued"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"  # retries exhausted, or refused (host not allowed)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    event = models.CharField(max_length=40)  # job.ended, batch.ended
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, null=True, related_name="+")
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, null=True, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    target = models.CharField(max_length=2000)  # the URL, or the e-mail address
+    state = models.CharField(
+        max_length=8, choices=State.choices, default=State.PENDING, db_index=True
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "event", "job"], name="one_notification_per_job_event"
+            ),
+            models.UniqueConstraint(
+                fields=["kind", "event", "batch"], name="one_notification_per_batch_event"
+            ),
+        ]

@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup, Tag
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from conversion import downloads, services, storage
+from conversion import downloads, review_checks, review_structure, services, storage
 from conversion.models import (
     Job,
     JobReview,
@@ -30,9 +30,11 @@ from conversion.pipeline import flow, output_format
 from conversion.pipeline.accessibility import check_html
 from conversion.pipeline.document import OPEN_LEVELS, open_findings, summarize
 from conversion.pipeline.errors import ConversionError
+from conversion.pipeline.format_writers import describe_formats
 from conversion.pipeline.report_html import render_report
 from conversion.pipeline.sanitize import sanitize_fragment
 from conversion.review_rebuild import keep_edits, rebuilt
+from conversion.roles import can_review
 from models.engine import PageReading, reading_from_json
 
 Action = ReviewEvent.Action
@@ -48,6 +50,24 @@ class ReviewError(ConversionError):
 class OpenFindings(ReviewError):
     code = "OPEN_FINDINGS"
     default_message = "Findings are still open: confirm that you approve anyway."
+
+
+class BreaksChecks(ReviewError):
+    """An edit that would add errors to the document: nothing is written unless the person
+    confirms (a fix may take two steps: a second h1 before the first becomes an h2)."""
+
+    code = "EDIT_BREAKS_CHECKS"
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            "This change would break the document's accessibility checks: "
+            + "; ".join(problems)
+            + "."
+        )
+
+
+BROKE_CHECKS = "Saved although it breaks the checks"  # the audit note of a confirmed edit
 
 
 class NotReady(ConversionError):
@@ -125,17 +145,41 @@ def page_figures(*, job: Job, number: int) -> list[dict]:
     return out
 
 
-def page_document(*, job: Job, number: int) -> str:
-    """A whole HTML document holding only one page, for the review frame beside the scan."""
+def page_blocks(*, job: Job, number: int) -> list[review_structure.BlockView]:
+    """The blocks of one page as the structured editor shows them."""
+    _, soup = _soup(job)
+    _, nodes = _page_nodes(soup, number)
+    return review_structure.describe(review_structure.blocks_of(nodes))
+
+
+SHOWN_ID = "axiya-shown"  # the anchor a "show it in the page" link scrolls to
+SHOWN_STYLE = (
+    ".axiya-shown { outline: 4px solid #b3261e; outline-offset: 2px; background: #fff3b0; "
+    "color: #1a1a1a; } #axiya-shown { scroll-margin-top: 3rem; }"
+)
+
+
+def page_document(*, job: Job, number: int, show: str = "") -> str:
+    """A whole HTML document holding only one page, for the review frame beside the scan.
+    `show`: a finding's selector; that element is highlighted, an anchor `#axiya-shown` put
+    before it."""
     _, soup = _soup(job)
     marker, nodes = _page_nodes(soup, number)
     keep = {id(n) for n in nodes} | {id(marker)}
     main = soup.find("main")
+    # Found before the other pages go: the selector counts siblings (nth-of-type).
+    shown = review_checks.select(soup, show) if show else None
     for child in list(main.children):
         if id(child) not in keep:
             child.extract()
     for el in soup.find_all(["nav", "header"]):
         el.decompose()
+    if shown is not None and shown.find_parent("main") is main:
+        shown["class"] = [*(shown.get("class") or []), "axiya-shown"]
+        shown.insert_before(soup.new_tag("span", attrs={"id": SHOWN_ID}))
+        style = soup.new_tag("style")
+        style.string = SHOWN_STYLE
+        (soup.head or soup).append(style)
     return str(soup)
 
 
@@ -146,11 +190,20 @@ def _finding_key(f: dict) -> tuple:
     return (f.get("code"), f.get("element"), f.get("page"), f.get("message"))
 
 
-def _write(job: Job, *, old_html: str, soup: BeautifulSoup) -> None:
-    """Write the edited document (navigation and title rebuilt) and a report re-checked against
-    it, atomically."""
+def _checked(
+    job: Job, *, old_html: str, soup: BeautifulSoup, edited: str, confirm: bool, note: str
+) -> tuple[str, str, str]:
+    """The edited document with its navigation and title rebuilt, re-checked whole: (HTML,
+    title, the audit note). An edit that adds errors raises BreaksChecks (what and where)
+    unless `confirm`; confirmed, the note says what it broke."""
     new_html, title = rebuilt(soup)
-    _write_html(job, old_html=old_html, new_html=new_html, title=title)
+    pages = downloads.read_report(job).get("pages") or job.pages_total or None
+    problems = review_checks.breakage(old_html, new_html, edited=edited, pages=pages)
+    if problems and not confirm:
+        raise BreaksChecks(problems)
+    if problems:
+        note = f"{note} {BROKE_CHECKS}: {'; '.join(problems)}.".strip()
+    return new_html, title, note
 
 
 def _write_html(
@@ -186,7 +239,13 @@ def _write_html(
 
 
 def _write_report(job: Job, report: dict) -> None:
-    """report.json and the report.html beside it (as flow.finish writes them)."""
+    """report.json and the report.html beside it (as flow.finish writes them), its `formats`
+    made again from the HTML as it now is (an edited alt text, the review's state)."""
+    html = storage.read_html(job.id)
+    if html is not None:
+        report["formats"] = describe_formats(
+            html, report, figures=lambda name: storage.open_figure(job.id, name)
+        )
     storage.write_reports(
         job.id,
         report_json=json.dumps(report, indent=2),
@@ -213,9 +272,10 @@ def _record(
 
 
 def review_edit_alt(
-    *, job: Job, figure_id: str, alt: str, actor: AbstractBaseUser | None
+    *, job: Job, figure_id: str, alt: str, actor: AbstractBaseUser | None, confirm: bool = False
 ) -> ReviewEvent | None:
-    """Set one figure's alt text; the figure is no longer flagged as undescribed."""
+    """Set one figure's alt text; the figure is no longer flagged as undescribed. An alt text
+    the checks refuse ("image", a file name) raises BreaksChecks unless `confirm`."""
     alt = " ".join(alt.split())
     if not alt:
         raise ReviewError("Write a description: an empty alt text hides the figure from readers.")
@@ -236,11 +296,16 @@ def review_edit_alt(
         del fig["data-review"]
     marker = fig.find_previous(attrs=_PAGEBREAK)
     page = int(marker["id"][5:]) if marker and marker.get("id", "").startswith("page-") else None
+    new_html, title, note = _checked(
+        job, old_html=old_html, soup=soup, edited=f"page {page}, figure {figure_id[7:]}",
+        confirm=confirm, note="",
+    )  # fmt: skip
     with transaction.atomic():
-        _write(job, old_html=old_html, soup=soup)
+        note = _withdraw_approval(job, actor, note)
+        _write_html(job, old_html=old_html, new_html=new_html, title=title)
         return _record(
             job=job, actor=actor, action=Action.EDIT_ALT, page=page, target=f"#{figure_id}",
-            before=before, after=alt,
+            before=before, after=alt, note=note,
         )  # fmt: skip
 
 
@@ -257,21 +322,91 @@ def _clean_page_html(job: Job, html: str) -> str:
 
 
 def review_edit_page_html(
-    *, job: Job, number: int, html: str, actor: AbstractBaseUser | None
+    *, job: Job, number: int, html: str, actor: AbstractBaseUser | None, confirm: bool = False
 ) -> ReviewEvent | None:
+    """Replace one page's HTML (sanitized again). An edit that adds errors to the document
+    raises BreaksChecks unless `confirm`."""
     old_html, soup = _soup(job)
-    marker, nodes = _page_nodes(soup, number)
+    _, nodes = _page_nodes(soup, number)
     before = "".join(str(n) for n in nodes).strip()
-    after = _clean_page_html(job, html)
+    return _save_page(
+        job, number=number, old_html=old_html, soup=soup, before=before, after=html,
+        action=Action.EDIT_HTML, actor=actor, note="", edited=f"page {number}", confirm=confirm,
+    )  # fmt: skip
+
+
+def review_edit_structure(
+    *, job: Job, number: int, index: int, fingerprint: str, op: str, data: dict,
+    actor: AbstractBaseUser | None, confirm: bool = False,
+) -> ReviewEvent | None:  # fmt: skip
+    """One structured edit of block `index` of page `number` (`fingerprint`: the block as the
+    person saw it; a block changed since is refused). The page then goes through the same
+    sanitizer, re-check and audit trail as a page-HTML edit; an edit that adds errors raises
+    BreaksChecks (what and where) unless `confirm`."""
+    if op not in review_structure.OPS:
+        raise ReviewError(f"Unknown edit {op!r}.")
+    old_html, soup = _soup(job)
+    _, nodes = _page_nodes(soup, number)
+    blocks = review_structure.blocks_of(nodes)
+    if not 0 <= index < len(blocks) or review_structure.fingerprint(blocks[index]) != fingerprint:
+        raise ReviewError(
+            "This block has changed since the page was opened (another edit?): look at the page "
+            "again and repeat the change."
+        )
+    edited = review_structure.where(blocks[index])
+    before = "".join(str(n) for n in nodes).strip()
+    try:
+        note = review_structure.apply(op, blocks, index, data)
+    except review_structure.StructureError as exc:
+        raise ReviewError(f"{edited}: {exc}") from exc
+    if not note:
+        return None
+    _, nodes = _page_nodes(soup, number)
+    return _save_page(
+        job, number=number, old_html=old_html, soup=soup, before=before,
+        after="".join(str(n) for n in nodes), action=Action.EDIT_STRUCTURE, actor=actor,
+        note=note, edited=edited, confirm=confirm,
+    )  # fmt: skip
+
+
+def _save_page(
+    job: Job, *, number: int, old_html: str, soup: BeautifulSoup, before: str, after: str,
+    action: str, actor: AbstractBaseUser | None, note: str, edited: str, confirm: bool,
+) -> ReviewEvent | None:  # fmt: skip
+    """Put `after` (sanitized again) in place of page `number`, re-check the whole document,
+    refuse what it would break unless confirmed, write it and the audit trail."""
+    marker, nodes = _page_nodes(soup, number)
+    after = _clean_page_html(job, after)
     if after == before:
         return None
     _replace_nodes(marker, nodes, after)
+    new_html, title, note = _checked(
+        job, old_html=old_html, soup=soup, edited=edited, confirm=confirm, note=note
+    )
     with transaction.atomic():
-        _write(job, old_html=old_html, soup=soup)
+        note = _withdraw_approval(job, actor, note)
+        _write_html(job, old_html=old_html, new_html=new_html, title=title)
         return _record(
-            job=job, actor=actor, action=Action.EDIT_HTML, page=number,
-            target=f"#page-{number}", before=before, after=after,
+            job=job, actor=actor, action=action, page=number, target=f"#page-{number}",
+            before=before, after=after, note=note,
         )  # fmt: skip
+
+
+def _withdraw_approval(job: Job, actor: AbstractBaseUser | None, note: str) -> str:
+    """An owner who changes a document a reviewer approved withdraws the approval: the
+    reviewer vouched for what they saw, not for the change (a reviewer's own edit keeps it).
+    Returns the note with that said."""
+    if actor is None or can_review(actor):
+        return note
+    review = JobReview.objects.filter(job=job, state=ReviewState.APPROVED).first()
+    if review is None:
+        return note
+    review.state, review.reviewer = ReviewState.PENDING, None
+    review.save(update_fields=["state", "reviewer", "updated_at"])
+    report = downloads.read_report(job)
+    if report.pop("review", None) is not None:
+        _write_report(job, report)
+    return f"{note} The reviewer's approval was withdrawn: the owner changed the document.".strip()
 
 
 def _replace_nodes(marker: Tag, nodes: list, html: str) -> None:
@@ -410,6 +545,7 @@ def review_apply_rerun(
     fresh_findings = [f.as_dict() for f in flow.reading_findings(document, repaired=job.repaired)]
     with transaction.atomic():
         services.page_reading_set(job_id=job.id, number=number, reading=reading)
+        withdrawn = _withdraw_approval(job, actor, "")
         _write_html(
             job, old_html=old_html, new_html=new_html, title=title,
             reread=(number, fresh_findings),
@@ -420,7 +556,8 @@ def review_apply_rerun(
             target=f"#page-{number}", before=before,
             after=output_format.page_text(new_html, number).strip(),
             note=f"engine {job.engine}" + (f"; its earlier decision ({cleared}) was cleared"
-                                           if cleared else ""),
+                                           if cleared else "")
+                 + (f"; {withdrawn}" if withdrawn else ""),
         )  # fmt: skip
 
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, IntegerField, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
+from axiya.config import config
 from conversion import storage
 from conversion.models import (
     Batch,
     Job,
     JobStatus,
+    Notification,
     OutboxMessage,
     Page,
     PageStatus,
@@ -30,6 +34,11 @@ def jobs_for_user(*, user: AbstractBaseUser, status: str | None = None) -> Query
 
 def batches_for_user(*, user: AbstractBaseUser) -> QuerySet[Batch]:
     return Batch.objects.all() if can_review(user) else Batch.objects.filter(owner=user)
+
+
+def batch_jobs_for_user(*, user: AbstractBaseUser, batch: Batch) -> QuerySet[Job]:
+    """The batch's jobs that the user may see, in upload order."""
+    return jobs_for_user(user=user).filter(batch=batch).order_by("created_at")
 
 
 def job_get_for_user(*, user: AbstractBaseUser, job_id) -> Job | None:
@@ -167,3 +176,76 @@ def token_failures(*, keys: list[str]) -> dict[str, int]:
     """The live wrong-token counts of these keys (conversion/api/authentication.py)."""
     live = TokenFailure.objects.filter(key__in=keys, expires_at__gt=timezone.now())
     return dict(live.values_list("key", "count"))
+
+
+def notifications_pending(*, limit: int = 200) -> list:
+    """Ids of the messages written and not yet queued for delivery, oldest first."""
+    from_db = Notification.objects.filter(state=Notification.State.PENDING).order_by("created_at")
+    return list(from_db.values_list("pk", flat=True)[:limit])
+
+
+def notification_get(*, notification_id) -> Notification | None:
+    return (
+        Notification.objects.select_related("job", "batch", "owner")
+        .filter(pk=notification_id)
+        .first()
+    )
+
+
+# The queue-based time estimate (job page, API): how fast this site reads pages now.
+ESTIMATE_SAMPLE_PAGES = 50  # the most recent pages read with the engine
+ESTIMATE_MIN_INTERVALS = 3  # fewer measured intervals: no estimate
+ESTIMATE_IDLE_GAP_S = 120.0  # a longer pause between two pages read is idle time, not work
+
+
+def seconds_per_page(*, engine: str) -> tuple[float, int] | None:
+    """The site's measured pace with `engine`: the mean time between two consecutive pages it
+    finished (any jobs, any workers: with several workers the pace is theirs together), over
+    the last ESTIMATE_SAMPLE_PAGES pages, leaving out pauses over ESTIMATE_IDLE_GAP_S (nobody
+    was converting). (seconds a page, intervals measured), or None without enough of them."""
+    finished = list(
+        Page.objects.filter(job__engine=engine, status=PageStatus.DONE)
+        .order_by("-updated_at")
+        .values_list("updated_at", flat=True)[:ESTIMATE_SAMPLE_PAGES]
+    )
+    gaps = [
+        (later - earlier).total_seconds()
+        for later, earlier in zip(finished, finished[1:], strict=False)
+    ]
+    work = [gap for gap in gaps if gap <= ESTIMATE_IDLE_GAP_S]
+    if len(work) < ESTIMATE_MIN_INTERVALS:
+        return None
+    return sum(work) / len(work), len(work)
+
+
+def job_estimate(*, job: Job) -> dict | None:
+    """When an unfinished job should end: (the pages of older unfinished jobs with the same
+    engine + its own pages left) x the measured seconds a page (seconds_per_page). None once
+    it ended, or before the site has measured its pace."""
+    if job.is_finished:
+        return None
+    pace = seconds_per_page(engine=job.engine)
+    if pace is None:
+        return None
+    ahead = Job.objects.filter(
+        engine=job.engine,
+        status__in=(JobStatus.QUEUED, JobStatus.RUNNING),
+        created_at__lt=job.created_at,
+    ).aggregate(total=Sum("pages_total"), done=Sum("pages_done"))
+    pages_ahead = (ahead["total"] or 0) - (ahead["done"] or 0)
+    pages_left = max(0, job.pages_total - job.pages_done)
+    per_page, measured = pace
+    return {
+        "seconds": round((pages_ahead + pages_left) * per_page),
+        "pages_ahead": pages_ahead,
+        "pages_left": pages_left,
+        "seconds_per_page": round(per_page, 2),
+        "measured_intervals": measured,
+    }
+
+
+def job_expires_at(*, job: Job):
+    """When the retention sweep deletes the job (AXIYA_RETENTION_DAYS after its upload), or
+    None when results are kept."""
+    days = config().retention_days
+    return job.created_at + timedelta(days=days) if days > 0 else None

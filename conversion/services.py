@@ -7,6 +7,7 @@ mid-job resumes without redoing finished pages.
 from __future__ import annotations
 
 import logging
+import secrets
 import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -16,15 +17,17 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from axiya.config import config
 from conversion import storage
 from conversion.models import (
+    Account,
     Batch,
     Job,
     JobStatus,
+    Notification,
     OutboxMessage,
     Page,
     PageStatus,
@@ -56,10 +59,14 @@ def job_insert(
     engine: str,
     language: str | None,
     validated: ValidatedPdf,
+    callback_url: str = "",
+    site_url: str = "",
 ) -> Job:
     """The row of a validated upload (its file is stored by the caller, in the same
     transaction)."""
     return Job.objects.create(
+        callback_url=callback_url,
+        site_url=site_url,
         owner=owner if owner is not None and owner.is_authenticated else None,
         batch=batch,
         original_name=original_name,
@@ -72,8 +79,20 @@ def job_insert(
     )
 
 
-def batch_create(*, owner: AbstractBaseUser | None) -> Batch:
-    return Batch.objects.create(owner=owner if owner and owner.is_authenticated else None)
+def batch_create(
+    *, owner: AbstractBaseUser | None, callback_url: str = "", site_url: str = ""
+) -> Batch:
+    return Batch.objects.create(
+        owner=owner if owner and owner.is_authenticated else None,
+        callback_url=callback_url,
+        site_url=site_url,
+    )
+
+
+def batch_set_rejected(*, batch: Batch, rejected: list[dict]) -> None:
+    """Keep the files refused at upload on the batch ({"name", "error": {"code", "message"}})."""
+    Batch.objects.filter(pk=batch.pk).update(rejected=rejected)
+    batch.rejected = rejected
 
 
 def job_start(*, job_id) -> list[int]:
@@ -225,14 +244,16 @@ def _pages_store(*, readings: Sequence[tuple[int, Any, PageReading, dict]]) -> C
 def job_finished(*, job_id, report: dict, title: str, language: str, timings: dict) -> None:
     """The outputs are written: the job ends done, or needs_review while findings are open."""
     status = status_from_evidence(report["summary"])
-    Job.objects.filter(pk=job_id).update(
-        status=status,
-        title=title[:255],
-        language=language,
-        timings=timings,
-        summary=report["summary"],
-        finished_at=timezone.now(),
-    )
+    with transaction.atomic():
+        Job.objects.filter(pk=job_id).update(
+            status=status,
+            title=title[:255],
+            language=language,
+            timings=timings,
+            summary=report["summary"],
+            finished_at=timezone.now(),
+        )
+        notifications_for_job_end(job_id=job_id)
 
 
 def page_reading_set(*, job_id, number: int, reading: PageReading) -> None:
@@ -249,9 +270,19 @@ def status_from_evidence(summary: dict | None) -> str:
 def job_mark_failed(*, job_id, error: ConversionError | Exception) -> None:
     code = getattr(error, "code", "INTERNAL_ERROR")
     message = getattr(error, "message", None) or "An unexpected error stopped the conversion."
-    Job.objects.filter(pk=job_id).exclude(status=JobStatus.FAILED).update(
-        status=JobStatus.FAILED, error_code=code, error_message=message, finished_at=timezone.now()
-    )
+    with transaction.atomic():
+        ended = (
+            Job.objects.filter(pk=job_id)
+            .exclude(status=JobStatus.FAILED)
+            .update(
+                status=JobStatus.FAILED,
+                error_code=code,
+                error_message=message,
+                finished_at=timezone.now(),
+            )
+        )
+        if ended:
+            notifications_for_job_end(job_id=job_id)
 
 
 def job_delete(*, job: Job, actor: AbstractBaseUser | None = None) -> None:
@@ -445,3 +476,172 @@ def token_failure_add(*, keys: Sequence[str], cooloff: timedelta) -> None:
                 TokenFailure.objects.create(key=key, count=1, expires_at=now + cooloff)
         except IntegrityError:  # another process created it meanwhile
             TokenFailure.objects.filter(key=key).update(**bumped)
+
+
+# --- notifications when a job or batch ends (conversion/notify.py delivers them) ----------------
+
+JOB_ENDED = "job.ended"
+BATCH_ENDED = "batch.ended"
+
+
+def account_get(*, user: AbstractBaseUser) -> Account:
+    """The user's notification settings, made (with a new webhook secret) on first use."""
+    account = Account.objects.filter(user=user).first()
+    if account is not None:
+        return account
+    try:
+        with transaction.atomic():
+            return Account.objects.create(user=user, webhook_secret=secrets.token_hex(32))
+    except IntegrityError:  # made meanwhile by another request
+        return Account.objects.get(user=user)
+
+
+def account_rotate_secret(*, user: AbstractBaseUser) -> str:
+    """A new webhook secret (the old one stops signing at once). Returns it."""
+    account = account_get(user=user)
+    account.webhook_secret = secrets.token_hex(32)
+    account.save(update_fields=["webhook_secret", "updated_at"])
+    return account.webhook_secret
+
+
+def account_set_notify_email(*, user: AbstractBaseUser, notify_email: bool) -> None:
+    account = account_get(user=user)
+    account.notify_email = notify_email
+    account.save(update_fields=["notify_email", "updated_at"])
+
+
+def _wants_email(owner) -> bool:
+    if owner is None or not owner.email or not config().webhooks.mail_host:
+        return False
+    return Account.objects.filter(user=owner, notify_email=True).exists()
+
+
+def notifications_for_job_end(*, job_id) -> list[Notification]:
+    """Write the messages that this job ended: its webhook, and once its batch has no job
+    left running, the batch's webhook; an e-mail to an owner who asked for them (one per
+    batch, not per file). Idempotent: a message is written once per job or batch and event.
+    Called in the transaction that ends the job; returns the new rows."""
+    job = Job.objects.select_related("owner", "batch").filter(pk=job_id).first()
+    if job is None or job.owner is None:
+        return []
+    wanted: list[Notification] = []
+    mail = _wants_email(job.owner)
+    if job.batch_id is None:
+        if job.callback_url:
+            wanted.append(Notification(kind=Notification.Kind.WEBHOOK, target=job.callback_url,
+                                       event=JOB_ENDED, job=job, owner=job.owner))  # fmt: skip
+        if mail:
+            wanted.append(Notification(kind=Notification.Kind.EMAIL, target=job.owner.email,
+                                       event=JOB_ENDED, job=job, owner=job.owner))  # fmt: skip
+    else:
+        unfinished = job.batch.jobs.filter(status__in=(JobStatus.QUEUED, JobStatus.RUNNING))
+        if not unfinished.exists():
+            batch = job.batch
+            if batch.callback_url:
+                wanted.append(Notification(kind=Notification.Kind.WEBHOOK, event=BATCH_ENDED,
+                                           target=batch.callback_url, batch=batch,
+                                           owner=job.owner))  # fmt: skip
+            if mail:
+                wanted.append(Notification(kind=Notification.Kind.EMAIL, event=BATCH_ENDED,
+                                           target=job.owner.email, batch=batch,
+                                           owner=job.owner))  # fmt: skip
+    return _notifications_write(wanted)
+
+
+def notifications_for_review(*, job_id, state: str) -> list[Notification]:
+    """Write the messages that a reviewer approved or rejected the job (`state`): event
+    job.approved or job.rejected, to the job's callback (a batch's job: the batch's callback)
+    and by e-mail to an owner who asked; once per job and verdict."""
+    job = Job.objects.select_related("owner", "batch").filter(pk=job_id).first()
+    if job is None or job.owner is None or state not in ("approved", "rejected"):
+        return []
+    event = f"job.{state}"
+    wanted = []
+    url = job.callback_url or (job.batch.callback_url if job.batch_id else "")
+    if url:
+        wanted.append(Notification(kind=Notification.Kind.WEBHOOK, target=url, event=event,
+                                   job=job, owner=job.owner))  # fmt: skip
+    if _wants_email(job.owner):
+        wanted.append(Notification(kind=Notification.Kind.EMAIL, target=job.owner.email,
+                                   event=event, job=job, owner=job.owner))  # fmt: skip
+    return _notifications_write(wanted)
+
+
+def _notifications_write(wanted: list[Notification]) -> list[Notification]:
+    made = []
+    for note in wanted:
+        try:
+            with transaction.atomic():
+                note.save(force_insert=True)
+            made.append(note)
+        except IntegrityError:  # written already (a job ended twice, two last jobs at once)
+            pass
+    return made
+
+
+BATCH_SWEEP_DAYS = 2  # how far back the sweep looks for a batch that ended without its message
+
+
+def notifications_for_ended_batches() -> list[Notification]:
+    """The batch messages a race left out: two last jobs of a batch that end at once each see
+    the other still running, and neither writes the batch's message. The recovery sweep writes
+    it for every recent batch with a callback whose jobs have all ended."""
+    since = timezone.now() - timedelta(days=BATCH_SWEEP_DAYS)
+    unfinished = Job.objects.filter(
+        batch=OuterRef("pk"), status__in=(JobStatus.QUEUED, JobStatus.RUNNING)
+    )
+    told = Notification.objects.filter(batch=OuterRef("pk"), event=BATCH_ENDED)
+    ended = (
+        Batch.objects.filter(created_at__gte=since, jobs__isnull=False)
+        .exclude(callback_url="")
+        .exclude(Exists(unfinished))
+        .exclude(Exists(told))
+        .distinct()
+    )
+    made: list[Notification] = []
+    for batch in ended:
+        last = batch.jobs.order_by("-finished_at").values_list("pk", flat=True).first()
+        made += notifications_for_job_end(job_id=last)
+    return made
+
+
+def notifications_queue(*, ids: Sequence) -> list:
+    """Mark pending messages queued; returns the ids this call took (another process may have
+    taken some)."""
+    taken = []
+    for pk in ids:
+        if Notification.objects.filter(pk=pk, state=Notification.State.PENDING).update(
+            state=Notification.State.QUEUED, queued_at=timezone.now()
+        ):
+            taken.append(pk)
+    return taken
+
+
+def notification_requeue_stale(*, older_than: timedelta) -> None:
+    """Queued messages whose task was lost (a broker that restarted empty) go back to pending."""
+    cutoff = timezone.now() - older_than
+    Notification.objects.filter(state=Notification.State.QUEUED, queued_at__lt=cutoff).update(
+        state=Notification.State.PENDING
+    )
+
+
+def notification_attempt(*, notification_id) -> int:
+    """Count one more delivery attempt; returns the count."""
+    Notification.objects.filter(pk=notification_id).update(
+        attempts=F("attempts") + 1, queued_at=timezone.now()
+    )
+    return Notification.objects.values_list("attempts", flat=True).get(pk=notification_id)
+
+
+def notification_sent(*, notification_id) -> None:
+    Notification.objects.filter(pk=notification_id).update(
+        state=Notification.State.SENT, sent_at=timezone.now(), last_error=""
+    )
+
+
+def notification_failed(*, notification_id, error: str, final: bool) -> None:
+    """A failed try: kept queued for its retry, or failed for good (`final`)."""
+    update = {"last_error": error[:2000]}
+    if final:
+        update["state"] = Notification.State.FAILED
+    Notification.objects.filter(pk=notification_id).update(**update)

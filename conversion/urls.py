@@ -1,6 +1,6 @@
 from django.urls import path
 
-from conversion import review_views, views
+from conversion import account_views, review_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +19,12 @@ urlpatterns = [
     ),
     path("jobs/<uuid:job_id>/delete", views.job_delete, name="job-delete"),
     path("batches/<uuid:batch_id>/", views.batch_detail, name="batch-detail"),
+    path(
+        "batches/<uuid:batch_id>/download.zip",
+        views.batch_download_zip,
+        name="batch-download-zip",
+    ),
+    path("account/api/", account_views.account_api, name="account-api"),
     path("view/<str:token>/document.html", views.view_html, name="view-html"),
     path("view/<str:token>/document_files/<str:name>", views.view_file, name="view-file"),
     path("view/<str:token>/page-<int:number>.html", views.view_page, name="view-page"),
@@ -38,6 +44,16 @@ urlpatterns = [
     path("review/<uuid:job_id>/pages/<int:number>/alt", review_views.review_alt, name="review-alt"),
     path(
         "review/<uuid:job_id>/pages/<int:number>/html", review_views.review_html, name="review-html"
+    ),
+    path(
+        "review/<uuid:job_id>/pages/<int:number>/blocks/<int:index>",
+        review_views.review_block,
+        name="review-block",
+    ),
+    path(
+        "review/<uuid:job_id>/pages/<int:number>/reread",
+        review_views.review_reread_status,
+        name="review-reread-status",
     ),
     path(
         "review/<uuid:job_id>/pages/<int:number>/decision",

@@ -27,6 +27,7 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods
 
+from axiya.config import config
 from conversion import dispatch, downloads, review, selectors, services, storage
 from conversion.api.throttles import charge_uploads
 from conversion.forms import UploadForm
@@ -50,6 +51,7 @@ VIEW_SALT = "axiya.view"
 FIGURES_SALT = "axiya.view.figures"
 _USER_PK = re.compile(r"[0-9]{1,18}")
 VIEW_MAX_AGE = 3600  # the page that frames a result makes a fresh link each time it is shown
+BATCH_QUEUED = "batch-queued"  # the "N files are queued." message's tag
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -79,7 +81,10 @@ def home(request: HttpRequest) -> HttpResponse:
                     messages.success(request, f"{jobs[0].original_name} is queued.")
                     target = reverse("job-detail", kwargs={"job_id": jobs[0].id})
                 else:
-                    messages.success(request, f"{len(jobs)} files are queued.")
+                    # Tagged: the batch page leaves it out once the batch has ended.
+                    messages.success(
+                        request, f"{len(jobs)} files are queued.", extra_tags=BATCH_QUEUED
+                    )
                     target = reverse("batch-detail", kwargs={"batch_id": batch.id})
                 if _wants_json(request):
                     return JsonResponse({"redirect": target})
@@ -113,6 +118,7 @@ def _create_jobs(
     uploads = form.cleaned_data["files"]
     jobs: list[Job] = []
     errors: list[str] = []
+    rejected: list[dict] = []
     server_failed = False
     with transaction.atomic():
         batch = services.batch_create(owner=request.user) if len(uploads) > 1 else None
@@ -132,9 +138,14 @@ def _create_jobs(
                     )
             except ConversionError as exc:
                 errors.append(f"{upload.name}: {exc.message} (error {exc.code})")
+                rejected.append(
+                    {"name": upload.name, "error": {"code": exc.code, "message": exc.message}}
+                )
                 server_failed = server_failed or exc.http_status >= 500
         if not jobs:
             transaction.set_rollback(True)
+        elif batch is not None and rejected:
+            services.batch_set_rejected(batch=batch, rejected=rejected)
     return jobs, errors, batch, server_failed
 
 
@@ -202,10 +213,34 @@ def job_detail(request: HttpRequest, job_id) -> HttpResponse:
             "view_url": reverse("view-html", kwargs={"token": token}) if token else None,
             "review": JobReview.objects.filter(job=job).first(),
             "queue_position": selectors.queue_position(job=job),
+            "estimate": estimate_text(selectors.job_estimate(job=job)),
+            "deletes_at": selectors.job_expires_at(job=job),
+            "retention_days": config().retention_days,
             "file_at_fault": bool(job.error_code) and error_class(job.error_code).caused_by_file,
             "names": _download_names(job),
+            # What the EPUB and the PDF hold and how their checks went (report.json `formats`).
+            "formats": downloads.read_report(job).get("formats", {}) if token else {},
             "can_delete": can_delete(request.user, job),
         },
+    )
+
+
+def estimate_text(estimate: dict | None) -> str:
+    """The estimate (selectors.job_estimate) as people read it, with what it is made of."""
+    if estimate is None:
+        return ""
+    minutes = round(estimate["seconds"] / 60)
+    if minutes < 1:
+        left = "less than a minute"
+    elif minutes < 90:
+        left = f"about {minutes} minute{'s' if minutes != 1 else ''}"
+    else:
+        left = f"about {minutes // 60} h {minutes % 60:02d} min"
+    pages = estimate["pages_ahead"] + estimate["pages_left"]
+    return (
+        f"{left} ({pages} page{'s' if pages != 1 else ''} to read, "
+        f"{estimate['pages_ahead']} of them for documents ahead of it, at "
+        f"{estimate['seconds_per_page']:.1f} s a page, this server's recent pace)"
     )
 
 
@@ -231,6 +266,7 @@ def job_status(request: HttpRequest, job_id) -> JsonResponse:
             "pages_done": job.pages_done,
             "pages_total": job.pages_total,
             "queue_position": selectors.queue_position(job=job),
+            "estimate": estimate_text(selectors.job_estimate(job=job)),
             "open_findings": job.open_findings,
             "error": {"code": job.error_code, "message": job.error_message}
             if job.error_code
@@ -246,8 +282,28 @@ def batch_detail(request: HttpRequest, batch_id) -> HttpResponse:
         raise Http404("No such batch.")
     jobs = list(batch.jobs.order_by("created_at"))
     finished = sum(1 for job in jobs if job.is_finished)
-    context = {"batch": batch, "jobs": jobs, "finished": finished}
+    context = {
+        "batch": batch,
+        "jobs": jobs,
+        "finished": finished,
+        "ended": finished == len(jobs),
+        "queued_tag": BATCH_QUEUED,
+        "zip_name": downloads.batch_zip_name(batch),
+    }
     return render(request, "conversion/batch.html", context)
+
+
+@login_required
+def batch_download_zip(request: HttpRequest, batch_id) -> FileResponse:
+    """Every finished job's results in one zip (a folder each) with batch.json."""
+    batch = selectors.batches_for_user(user=request.user).filter(pk=batch_id).first()
+    if batch is None:
+        raise Http404("No such batch.")
+    try:
+        formats = parse_formats(request.GET.get("formats"))
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    return downloads.batch_zip_download(batch=batch, user=request.user, formats=formats)
 
 
 def _result_html(job: Job) -> FileResponse:
@@ -432,7 +488,8 @@ def view_page(request: HttpRequest, token: str, number: int) -> HttpResponse:
     _signed_in_as_link_user(request, token)
     job = _job_from_token(token)
     try:
-        html = review.page_document(job=job, number=number)
+        # ?show=<selector>: a finding's spot, marked and scrolled to (the review page's link).
+        html = review.page_document(job=job, number=number, show=request.GET.get("show", ""))
     except ConversionError as exc:
         raise Http404(exc.message) from exc
     return _framed(html, job, request.user)

@@ -300,3 +300,37 @@ def postgres_url():
         pytest.fail("PostgreSQL is not installed: apt-get install postgresql (bin/setup dev)")
     with postgres_cluster() as url:
         yield url
+
+
+def handmade_job(owner, *, name: str = "annual-report.pdf"):
+    """A finished job whose result is the hand-made three-page document (headings over pages,
+    tables with and without header cells, figures, footnotes): stored as the pipeline stores a
+    result, without an engine run (the review tests edit its structure)."""
+    import json
+    import tempfile
+
+    from conversion import services, storage
+    from conversion.models import Job
+    from conversion.pipeline import flow
+    from conversion.pipeline.report_html import render_report
+    from tests.resources.documents.handmade import every_block, write_figures
+
+    document = every_block()
+    html, findings = flow.render_and_check(document, files_dir_name=storage.FILES_DIR_NAME)
+    report = flow.make_report(document=document, findings=findings, engine={}, source=name)
+    job = Job.objects.create(
+        owner=owner, original_name=name, engine="ocr", pages_total=len(document.pages),
+        pages_done=len(document.pages), title=document.title, summary=report["summary"],
+        status=services.status_from_evidence(report["summary"]),
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        write_figures(Path(tmp))
+        for figure in sorted(Path(tmp).iterdir()):
+            storage.save_figure(job.id, figure.name, figure)
+    storage.write_reports(
+        job.id,
+        report_json=json.dumps(report, indent=2),
+        report_html=render_report(report, document_href=storage.HTML_NAME),
+    )
+    storage.write_html(job.id, html)
+    return job

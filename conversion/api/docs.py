@@ -22,13 +22,25 @@ def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
 
+def _kind(prop: dict, components: dict) -> str:
+    """A property's type as a reader wants it: an enum's values, a named shape's name (a
+    property with a description refers to its shape through allOf)."""
+    ref = prop.get("$ref") or next((p["$ref"] for p in prop.get("allOf", []) if "$ref" in p), "")
+    if not ref:
+        return prop.get("type", "")
+    shape = components.get(_ref_name(ref), {})
+    if "enum" in shape:
+        return "one of: " + ", ".join(str(value) for value in shape["enum"])
+    return _ref_name(ref)
+
+
 def _fields(schema: dict, components: dict) -> list[dict]:
     if "$ref" in schema:
         schema = components.get(_ref_name(schema["$ref"]), {})
     required = set(schema.get("required", []))
     out = []
     for name, prop in (schema.get("properties") or {}).items():
-        kind = prop.get("type") or (_ref_name(prop["$ref"]) if "$ref" in prop else "")
+        kind = _kind(prop, components)
         if kind == "array":
             items = prop.get("items", {})
             kind = f"array of {items.get('type') or _ref_name(items.get('$ref', ''))}"

@@ -6,6 +6,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from conversion import selectors, webhooks
 from conversion.engines import ENGINES, require_available
 from conversion.languages import clean_language
 from conversion.models import Batch, Job, JobStatus
@@ -37,6 +38,39 @@ class LinksSerializer(serializers.Serializer):
     report_html = serializers.URLField()
 
 
+ENGINE_HELP = "Reading engine: ocr (Tesseract, CPU) or gemma (vision model, GPU)."
+LANGUAGE_HELP = (
+    "BCP 47 code of a language this server reads (GET /api/v1/languages), e.g. en, fr, pt-BR; "
+    "empty or absent: detected."
+)
+CALLBACK_HELP = (
+    "A URL this server POSTs to when the job (or the whole batch) has ended: signed JSON, see "
+    "the API page. Only hosts the administrator allowed (AXIYA_WEBHOOK_ALLOWED_HOSTS); others "
+    "are refused with 400 CALLBACK_URL_REFUSED."
+)
+
+
+def engine_field(**kw) -> serializers.ChoiceField:
+    """The engine, one enum in every schema that names it (input and output)."""
+    return serializers.ChoiceField(choices=ENGINES, help_text=ENGINE_HELP, **kw)
+
+
+class EstimateSerializer(serializers.Serializer):
+    seconds = serializers.IntegerField(help_text="Seconds until the job should end.")
+    pages_ahead = serializers.IntegerField(help_text="Pages of older unfinished jobs first.")
+    pages_left = serializers.IntegerField(help_text="The job's own pages still to read.")
+    seconds_per_page = serializers.FloatField(
+        help_text="This site's measured pace: the mean time between two pages it finished "
+        "lately with this engine (idle pauses left out)."
+    )
+    measured_intervals = serializers.IntegerField()
+
+
+class RetentionSerializer(serializers.Serializer):
+    days = serializers.IntegerField()
+    deletes_at = serializers.DateTimeField()
+
+
 def _abs(request, name: str, pk) -> str:
     path = reverse(name, kwargs={"pk": pk})
     return request.build_absolute_uri(path) if request is not None else path
@@ -44,6 +78,9 @@ def _abs(request, name: str, pk) -> str:
 
 class JobSerializer(serializers.ModelSerializer):
     name = serializers.CharField(source="original_name")
+    engine = engine_field(read_only=True)
+    estimate = serializers.SerializerMethodField()
+    retention = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
     error = serializers.SerializerMethodField()
     links = serializers.SerializerMethodField()
@@ -59,8 +96,22 @@ class JobSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "status", "progress", "engine", "language", "title", "error",
             "links", "summary", "open_findings", "review", "batch", "created_at", "started_at",
-            "finished_at",
+            "finished_at", "estimate", "retention",
         ]  # fmt: skip
+
+    @extend_schema_field(EstimateSerializer(allow_null=True))
+    def get_estimate(self, job: Job) -> dict | None:
+        """Null once the job ended, or before the site has measured its pace."""
+        return selectors.job_estimate(job=job)
+
+    @extend_schema_field(RetentionSerializer(allow_null=True))
+    def get_retention(self, job: Job) -> dict | None:
+        """When the job and its files are deleted (AXIYA_RETENTION_DAYS after the upload);
+        null when this server keeps them."""
+        deletes_at = selectors.job_expires_at(job=job)
+        if deletes_at is None:
+            return None
+        return {"days": (deletes_at - job.created_at).days, "deletes_at": deletes_at}
 
     @extend_schema_field(ProgressSerializer)
     def get_progress(self, job: Job) -> dict:
@@ -101,14 +152,17 @@ def job_created(job: Job, request) -> dict:
     return {"id": job.id, "status": job.status, "url": _abs(request, "api-job-detail", job.pk)}
 
 
-class JobCreateSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The PDF to convert.", allow_empty_file=True)
-    engine = serializers.ChoiceField(
-        choices=ENGINES, required=False, help_text="Reading engine; the server default if absent."
-    )
+class _UploadOptions(serializers.Serializer):
+    """What a job and a batch upload share: engine, language, callback."""
+
+    engine = engine_field(required=False)
     language = serializers.CharField(
-        max_length=35, required=False, allow_blank=True, help_text="BCP 47 code, e.g. en, fr."
+        max_length=35, required=False, allow_blank=True, help_text=LANGUAGE_HELP
     )
+    callback_url = serializers.CharField(
+        max_length=webhooks.MAX_URL_CHARS, required=False, allow_blank=True,
+        help_text=CALLBACK_HELP,
+    )  # fmt: skip
 
     def validate_language(self, value: str) -> str:
         return _language(value)
@@ -117,23 +171,22 @@ class JobCreateSerializer(serializers.Serializer):
         # EngineNotOffered goes up as it is: 422 ENGINE_UNAVAILABLE, before any file is stored.
         return require_available(value).name
 
+    def validate_callback_url(self, value: str) -> str:
+        # CallbackRefused goes up as it is: 400 CALLBACK_URL_REFUSED, before any file is stored.
+        return webhooks.check_url(value).url if value.strip() else ""
 
-class BatchCreateSerializer(serializers.Serializer):
+
+class JobCreateSerializer(_UploadOptions):
+    file = serializers.FileField(help_text="The PDF to convert.", allow_empty_file=True)
+
+
+class BatchCreateSerializer(_UploadOptions):
     files = serializers.ListField(
         child=serializers.FileField(allow_empty_file=True),  # an empty one is rejected by name
         allow_empty=False,
         max_length=MAX_BATCH_FILES,
         help_text=f"The PDFs to convert (up to {MAX_BATCH_FILES}).",
     )
-    engine = serializers.ChoiceField(choices=ENGINES, required=False)
-    language = serializers.CharField(max_length=35, required=False, allow_blank=True)
-
-    def validate_language(self, value: str) -> str:
-        return _language(value)
-
-    def validate_engine(self, value: str) -> str:
-        # EngineNotOffered goes up as it is: 422 ENGINE_UNAVAILABLE, before any file is stored.
-        return require_available(value).name
 
 
 def _language(value: str) -> str:
@@ -146,6 +199,14 @@ class RejectedFileSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
+class BatchRefusedDetailSerializer(ErrorDetailSerializer):
+    rejected = RejectedFileSerializer(many=True, help_text="Each file and its own error.")
+
+
+class BatchRefusedSerializer(serializers.Serializer):
+    error = BatchRefusedDetailSerializer()
+
+
 class BatchCreatedSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     url = serializers.URLField()
@@ -153,14 +214,29 @@ class BatchCreatedSerializer(serializers.Serializer):
     rejected = RejectedFileSerializer(many=True)
 
 
+class BatchLinksSerializer(serializers.Serializer):
+    self = serializers.URLField()
+    zip = serializers.URLField(help_text="Every finished job's results in one zip.")
+
+
 class BatchSerializer(serializers.ModelSerializer):
     jobs = serializers.SerializerMethodField()
     counts = serializers.SerializerMethodField()
     finished = serializers.SerializerMethodField()
+    rejected = RejectedFileSerializer(many=True, read_only=True)
+    links = serializers.SerializerMethodField()
 
     class Meta:
         model = Batch
-        fields = ["id", "created_at", "finished", "counts", "jobs"]
+        fields = ["id", "created_at", "finished", "counts", "jobs", "rejected", "links"]
+
+    @extend_schema_field(BatchLinksSerializer)
+    def get_links(self, batch: Batch) -> dict:
+        request = self.context.get("request")
+        return {
+            "self": _abs(request, "api-batch-detail", batch.pk),
+            "zip": _abs(request, "api-batch-zip", batch.pk),
+        }
 
     def _jobs(self, batch: Batch) -> list[Job]:
         cache = self.context.setdefault("_batch_jobs", {})

@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
 from conversion.api import docs
-from conversion.api.views import BatchViewSet, JobViewSet
+from conversion.api.views import BatchViewSet, JobViewSet, LanguagesView
 
 jobs = JobViewSet.as_view({"get": "list", "post": "create"})
 job = JobViewSet.as_view({"get": "retrieve", "delete": "destroy"})
@@ -24,6 +24,8 @@ urlpatterns = [
     ),
     path("batches", batches, name="api-batches"),
     path("batches/<uuid:pk>", batch, name="api-batch-detail"),
+    path("batches/<uuid:pk>/zip", BatchViewSet.as_view({"get": "zip"}), name="api-batch-zip"),
+    path("languages", LanguagesView.as_view(), name="api-languages"),
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs", docs.api_docs, name="api-docs"),
 ]

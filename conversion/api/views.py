@@ -12,19 +12,22 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, Throttled, ValidationError
+from rest_framework.exceptions import APIException, NotFound, Throttled, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from conversion import dispatch, downloads, review, selectors, services, storage
-from conversion.api.exceptions import api_exception_handler
+from conversion.api.exceptions import api_exception_handler, error_body
 from conversion.api.parsers import JsonParser
 from conversion.api.serializers import (
     BatchCreatedSerializer,
     BatchCreateSerializer,
+    BatchRefusedSerializer,
     BatchSerializer,
     ErrorSerializer,
     JobCreatedSerializer,
@@ -33,6 +36,7 @@ from conversion.api.serializers import (
     job_created,
 )
 from conversion.api.throttles import UploadRateThrottle, charge_uploads
+from conversion.languages import installed_languages
 from conversion.models import Batch, Job, JobStatus
 from conversion.pipeline.errors import ConversionError
 from conversion.pipeline.formats import parse_formats
@@ -51,6 +55,12 @@ _UPLOAD_ERRORS = {
     422: OpenApiResponse(ErrorSerializer, description="The PDF is damaged, empty or encrypted."),
     429: OpenApiResponse(ErrorSerializer, description="Too many uploads; see Retry-After."),
 }
+# No file of a batch was acceptable: each file's error in error.rejected.
+_BATCH_REFUSED = {
+    status_code: OpenApiResponse(BatchRefusedSerializer, description=f"{what} (each file's error)")
+    for status_code, what in ((413, "Every file is too large"), (415, "No file is a PDF"),
+                              (422, "No file could be accepted"))
+}  # fmt: skip
 _DOWNLOAD_ERRORS = {
     **_ERRORS,
     409: OpenApiResponse(ErrorSerializer, description="The job has not finished, or failed."),
@@ -84,8 +94,31 @@ class FirstRendererNegotiation(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+class PageOutOfRange(APIException):
+    status_code = 404
+    default_code = "PAGE_OUT_OF_RANGE"
+
+
+class Pages(PageNumberPagination):
+    """DRF's paging, with its own error: a page past the end says how many there are (DRF's
+    NotFound read "No such object, or it is not yours.")."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except NotFound:
+            count = queryset.count()
+            pages = max(1, -(-count // self.get_page_size(request)))
+            asked = request.query_params.get(self.page_query_param, "")[:20]
+            raise PageOutOfRange(
+                f"There is no page {asked!r}: pages run from 1 to {pages} "
+                f"({count} item{'s' if count != 1 else ''}, {self.get_page_size(request)} a page)."
+            ) from None
+
+
 class ApiMixin:
     renderer_classes = [JSONRenderer]
+    pagination_class = Pages
     parser_classes = [MultiPartParser, FormParser, JsonParser]
     content_negotiation_class = FirstRendererNegotiation
 
@@ -159,6 +192,8 @@ class JobViewSet(
                     upload=data["file"],
                     engine=data.get("engine"),
                     language=data.get("language") or None,
+                    callback_url=data.get("callback_url") or "",
+                    site_url=_site_url(request),
                 )
             )
         return Response(job_created(job, request), status=status.HTTP_202_ACCEPTED)
@@ -294,17 +329,23 @@ class BatchViewSet(
         summary="Convert many PDFs",
         description=(
             "Every acceptable file becomes a job; files refused (not a PDF, damaged, too large) "
-            "are listed in `rejected` with their error. When no file is acceptable the request "
-            "fails with the first file's error."
+            "are listed in `rejected` with their error (kept: GET of the batch lists them too). "
+            "When no file is acceptable the request fails, with each file's error in "
+            "`error.rejected` and the message (the files' own code and status when they share "
+            "one, else FILES_REFUSED, 422)."
         ),
         request={"multipart/form-data": BatchCreateSerializer},
-        responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS},
+        responses={202: BatchCreatedSerializer, **_UPLOAD_ERRORS, **_BATCH_REFUSED},
     )
     def create(self, request: Request) -> Response:
         data = _upload(request, serializer=BatchCreateSerializer, files="files")
-        jobs, rejected, first_error = [], [], None
+        jobs, rejected, errors = [], [], []
         with transaction.atomic():
-            batch = services.batch_create(owner=request.user)
+            batch = services.batch_create(
+                owner=request.user,
+                callback_url=data.get("callback_url") or "",
+                site_url=_site_url(request),
+            )
             for upload in data["files"]:
                 try:
                     with transaction.atomic():
@@ -315,19 +356,22 @@ class BatchViewSet(
                                 engine=data.get("engine"),
                                 language=data.get("language") or None,
                                 batch=batch,
+                                site_url=_site_url(request),
                             )
                         )
                 except ConversionError as exc:
-                    first_error = first_error or exc
+                    errors.append(exc)
                     rejected.append(
                         {"name": upload.name, "error": {"code": exc.code, "message": exc.message}}
                     )
                 else:
                     jobs.append(job_created(job, request))
-            if not jobs:
+            if jobs:
+                services.batch_set_rejected(batch=batch, rejected=rejected)
+            else:
                 transaction.set_rollback(True)
-        if not jobs and first_error is not None:
-            raise first_error
+        if not jobs and errors:
+            return _all_refused(errors, rejected)
         body = {
             "id": batch.id,
             "url": request.build_absolute_uri(reverse("api-batch-detail", kwargs={"pk": batch.id})),
@@ -335,3 +379,52 @@ class BatchViewSet(
             "rejected": rejected,
         }
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="Every finished job's results in one zip (a folder each, and batch.json)",
+        parameters=[
+            OpenApiParameter(
+                "formats", str, description="html (default), or with epub and pdf: html,epub,pdf"
+            )
+        ],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY, **_ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def zip(self, request: Request, pk=None) -> FileResponse:
+        batch = self.get_object()
+        formats = parse_formats(request.query_params.get("formats"))  # UnknownFormat: 400
+        return downloads.batch_zip_download(batch=batch, user=request.user, formats=formats)
+
+
+def _site_url(request: Request) -> str:
+    """The address the client reached this site at: the links of its notifications."""
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def _all_refused(errors: list[ConversionError], rejected: list[dict]) -> Response:
+    """No file of a batch was acceptable: each file's error, not only the first. The code and
+    status are the files' own when they share one, else FILES_REFUSED (422)."""
+    codes = {exc.code for exc in errors}
+    statuses = {exc.http_status for exc in errors}
+    code = codes.pop() if len(codes) == 1 else "FILES_REFUSED"
+    http_status = statuses.pop() if len(statuses) == 1 else 422
+    each = "; ".join(f"{r['name']}: {r['error']['message']} ({r['error']['code']})"
+                     for r in rejected)  # fmt: skip
+    body = error_body(code, f"No file was accepted. {each}")
+    body["error"]["rejected"] = rejected
+    return Response(body, status=http_status)
+
+
+class LanguageSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="BCP 47")
+    name = serializers.CharField()
+
+
+class LanguagesView(ApiMixin, APIView):
+    @extend_schema(
+        tags=["languages"],
+        summary="The languages this server reads (its installed Tesseract packs), by name",
+        responses={200: LanguageSerializer(many=True), 401: _ERRORS[401]},
+    )
+    def get(self, request: Request) -> Response:
+        return Response([{"code": code, "name": name} for code, name in installed_languages()])

@@ -7,6 +7,7 @@ Views, the API and management commands call these; these call conversion.runner.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import DatabaseError, close_old_connections, transaction
 
 from axiya.config import config
-from conversion import selectors, services
+from conversion import notify, selectors, services
 from conversion.dispatch import tasks
 from conversion.dispatch.inline import InlineRunner
 from conversion.models import Job, Page
@@ -23,6 +24,9 @@ from conversion.runner import heartbeat, jobs
 
 log = logging.getLogger(__name__)
 _inline_pool: ThreadPoolExecutor | None = None
+# Without a broker, notifications go out on a thread of their own: a slow receiver never holds
+# up the conversion thread.
+_notify_pool: ThreadPoolExecutor | None = None
 HOUSEKEEPING_EVERY_S = 3600.0
 _housekeeping_last = 0.0
 
@@ -119,12 +123,64 @@ def _housekeeping() -> None:
     try:
         services.purge_expired()
         recover()
+        services.notification_requeue_stale(older_than=tasks.stale_queued())
+        services.notifications_for_ended_batches()
+        send_notifications()
     except Exception:  # the inline thread must survive a failed sweep
         log.exception("housekeeping failed")
 
 
+def send_notifications() -> None:
+    """Send the messages that jobs or batches ended: Celery tasks on the housekeeping queue,
+    or, inline, this process's notification thread (a retry waits on a timer)."""
+    if not config().inline_worker:
+        tasks.send_notifications()
+        return
+    for pk in services.notifications_queue(ids=selectors.notifications_pending()):
+        _notify_inline(pk)
+
+
+def on_review_saved(sender, instance, update_fields=None, **kwargs) -> None:
+    """post_save of JobReview (connected in conversion/apps.py): a reviewer's verdict writes its
+    messages, sent once the verdict is committed. A page's state alone (update_fields without
+    "state") says nothing new."""
+    if update_fields is not None and "state" not in update_fields:
+        return
+    if services.notifications_for_review(job_id=instance.job_id, state=instance.state):
+        transaction.on_commit(_send_notifications_safely)
+
+
+def _send_notifications_safely() -> None:
+    try:
+        send_notifications()
+    except Exception:  # never the request's failure: the recovery sweep sends them
+        log.warning("could not queue notifications now", exc_info=True)
+
+
+def _notify_inline(notification_id) -> None:
+    global _notify_pool
+    if _notify_pool is None:
+        _notify_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-notify")
+    _notify_pool.submit(_with_connections, _deliver_inline, notification_id)
+
+
+def _deliver_inline(notification_id) -> None:
+    try:
+        retry_in_s = notify.deliver(notification_id=notification_id)
+    except Exception:  # the thread must survive; the message stays queued
+        log.exception("notification %s failed", notification_id)
+        return
+    if retry_in_s is not None:
+        timer = threading.Timer(retry_in_s, _notify_inline, args=[notification_id])
+        timer.daemon = True
+        timer.start()
+
+
 def _run_job(job_id) -> None:
-    jobs.job_run_inline(job_id=job_id)  # idempotent: it does what the job still needs
+    try:
+        jobs.job_run_inline(job_id=job_id)  # idempotent: it does what the job still needs
+    finally:
+        _send_notifications_safely()
 
 
 _runner = InlineRunner(_run_job)

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 
 from celery import current_app, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 
 from axiya.config import config
-from conversion import selectors, services
+from conversion import notify, selectors, services
 from conversion.dispatch.outbox import Outbox
 from conversion.engines import engine_spec
 from conversion.models import Job, Page
@@ -47,6 +49,9 @@ FINISH_SOFT_LIMIT_S = 4 * config().timeouts.page_s
 FINISH_HARD_LIMIT_S = FINISH_SOFT_LIMIT_S + 60
 RECOVER_SOFT_LIMIT_S = 60
 RECOVER_HARD_LIMIT_S = 120
+# One delivery: a webhook tries each of its host's addresses for AXIYA_WEBHOOK_TIMEOUT_S.
+NOTIFY_SOFT_LIMIT_S = 120
+NOTIFY_HARD_LIMIT_S = 180
 PURGE_SOFT_LIMIT_S = 1800
 PURGE_HARD_LIMIT_S = 1900
 # Pages per rasterization task: small enough that reading starts early and several cpu workers
@@ -101,6 +106,29 @@ def send_rerun(engine: str, job_id, number: int, actor_id: int | None) -> None:
     )
 
 
+def send_notifications() -> None:
+    """Queue the messages that jobs or batches ended (conversion/notify.py) on the housekeeping
+    queue. A message the broker did not take stays queued in the database and goes back to
+    pending after stale_queued() (jobs_recover_task)."""
+    for pk in services.notifications_queue(ids=selectors.notifications_pending()):
+        notification_send_task.apply_async(args=[str(pk)], queue=settings.HOUSEKEEPING_QUEUE)
+
+
+def _notify() -> None:
+    """send_notifications from inside a task: a broker that is down delays them to the next
+    recovery sweep, it never fails the task."""
+    try:
+        send_notifications()
+    except Exception:
+        log.warning("could not queue notifications now: the recovery sweep will", exc_info=True)
+
+
+def stale_queued() -> timedelta:
+    """How long a queued message may wait for its next attempt: the longest back-off, twice."""
+    webhooks = config().webhooks
+    return timedelta(seconds=max(900.0, 2 * webhooks.backoff_s * 2**webhooks.attempts))
+
+
 def _send_next(job_id, send: Callable[[], None]) -> None:
     """Send a job's next message from inside a task; if the broker refuses it (down), the job
     waits in this process's outbox, which resumes it (job_prepare_task) once the broker is
@@ -151,6 +179,7 @@ def job_prepare_task(job_id: str) -> None:
         numbers = services.job_start(job_id=job_id)
     except ConversionError as exc:
         services.job_mark_failed(job_id=job_id, error=exc)
+        _notify()
         return
     if not numbers:  # everything rasterized already (a recovery run): read what is left
         _queue_reads(job_id, selectors.pages_to_read(job_id=job_id))
@@ -183,6 +212,7 @@ def pages_rasterize_task(job_id: str, numbers: list[int]) -> None:
         page_ids = jobs.pages_rasterize(job_id=job_id, numbers=numbers)
     except ConversionError as exc:
         services.job_mark_failed(job_id=job_id, error=exc)
+        _notify()
         return
     _queue_reads(job_id, page_ids)
 
@@ -211,7 +241,11 @@ def page_read_task(page_id: int) -> None:
         finished = jobs.page_read(page_id=page_id)
     except SoftTimeLimitExceeded:
         services.page_read_failed(page_id=page_id, error=PageTimeout())
+        _notify()  # the last attempt failed the job
         raise PageTimeout() from None
+    except ConversionError:
+        _notify()
+        raise
     if finished:
         job_id = Page.objects.values_list("job_id", flat=True).get(pk=page_id)
         _send_next(job_id, lambda: send_finish(job_id))
@@ -237,6 +271,7 @@ def page_read_batch_task(self, page_id: int) -> None:
             first_batch=config().batching.first_batch,
         )
     except ConversionError as exc:
+        _notify()  # the page's last attempt fails its job
         attempts = Page.objects.values_list("attempts", flat=True).get(pk=page_id)
         if attempts >= services.MAX_PAGE_ATTEMPTS:
             return  # the page and its job are marked failed
@@ -258,6 +293,7 @@ def job_finish_task(job_id: str) -> None:
         jobs.job_finish(job_id=job_id)
     except ConversionError:
         pass  # job_finish already marked the job failed with the error
+    _notify()
 
 
 @shared_task(
@@ -283,6 +319,26 @@ def jobs_recover_task() -> None:
     send_recovery(
         services.jobs_recover(alive=heartbeat.is_alive, stale_after_s=0 if restarted else None)
     )
+    # Messages whose task was lost, and those written where no task sends them (a job failed by
+    # this sweep, by the web process, by a page task killed at its last attempt).
+    services.notification_requeue_stale(older_than=stale_queued())
+    services.notifications_for_ended_batches()
+    send_notifications()
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    # Bounded by AXIYA_WEBHOOK_ATTEMPTS: notify.deliver counts the attempts in the database.
+    max_retries=None,
+    soft_time_limit=NOTIFY_SOFT_LIMIT_S,
+    time_limit=NOTIFY_HARD_LIMIT_S,
+)
+def notification_send_task(self, notification_id: str) -> None:
+    """One attempt at a webhook or e-mail; the next one after the back-off, on this queue."""
+    retry_in_s = notify.deliver(notification_id=notification_id)
+    if retry_in_s is not None:
+        raise self.retry(countdown=retry_in_s, queue=settings.HOUSEKEEPING_QUEUE)
 
 
 @shared_task(soft_time_limit=PURGE_SOFT_LIMIT_S, time_limit=PURGE_HARD_LIMIT_S)

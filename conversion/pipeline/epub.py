@@ -383,3 +383,69 @@ def _metadata(package, content, report, result: EpubResult, modified, identifier
     if result.conforms_to:
         prop("dcterms:conformsTo", result.conforms_to)
         prop("a11y:certifiedBy", CERTIFIED_BY)
+
+
+# --- the structural self-check ---------------------------------------------------------------
+
+CHECKED_BY = "structural self-check (zipfile, lxml): not EPUBCheck or Ace, which run in the tests"
+_REQUIRED_META = (
+    "schema:accessMode",
+    "schema:accessModeSufficient",
+    "schema:accessibilityFeature",
+    "schema:accessibilityHazard",
+    "schema:accessibilitySummary",
+)
+
+
+def check_epub(data: IO[bytes]) -> list[str]:
+    """What a reading system and the Accessibility 1.1 metadata need, read back from the zip:
+    the mimetype first and stored, the package where the container says, every manifest item
+    present and every content document well-formed, a nav with a toc and, when the content
+    has page breaks, a page-list whose every link lands on a marker; the accessibility
+    metadata; every image with alt text. The problems found, none when it passes."""
+    problems: list[str] = []
+    with zipfile.ZipFile(data) as zf:
+        first = zf.infolist()[0]
+        if first.filename != "mimetype" or first.compress_type != zipfile.ZIP_STORED:
+            problems.append("the mimetype is not the first entry, stored")
+        names = set(zf.namelist())
+        try:
+            package = etree.fromstring(zf.read(f"{ROOT}/{OPF_NAME}"))
+        except (KeyError, etree.XMLSyntaxError):
+            return [*problems, "no readable package document"]
+        parsed: dict[str, etree._Element] = {}
+        for item in package.iterfind(f".//{{{OPF_NS}}}item"):
+            name = item.get("href", "")
+            if f"{ROOT}/{name}" not in names:
+                problems.append(f"{name} is in the manifest, not in the zip")
+            elif name.endswith(".xhtml"):
+                try:
+                    parsed[name] = etree.fromstring(zf.read(f"{ROOT}/{name}"))
+                except etree.XMLSyntaxError:
+                    problems.append(f"{name} is not well-formed XHTML")
+    properties = {m.get("property") for m in package.iterfind(f".//{{{OPF_NS}}}meta")}
+    problems += [f"no {prop}" for prop in _REQUIRED_META if prop not in properties]
+    nav = parsed.get(NAV_NAME)
+    navs = {} if nav is None else {
+        n.get(EPUB_TYPE): n for n in nav.iter(f"{{{XHTML_NS}}}nav")
+    }  # fmt: skip
+    if "toc" not in navs:
+        problems.append("no table of contents (nav epub:type=toc)")
+    markers = sum(
+        1 for doc in parsed.values() for el in doc.iter(f"{{{XHTML_NS}}}span")
+        if el.get(EPUB_TYPE) == "pagebreak"
+    )  # fmt: skip
+    links = [a.get("href", "") for a in navs["page-list"].iter(f"{{{XHTML_NS}}}a")] \
+        if "page-list" in navs else []  # fmt: skip
+    if markers and len(links) != markers:
+        problems.append(f"the page-list has {len(links)} pages for {markers} page breaks")
+    for href in links:
+        name, _, ident = href.partition("#")
+        doc = parsed.get(name)
+        if doc is None or not doc.xpath("//*[@id=$i]", i=ident):
+            problems.append(f"the page-list links {href}, which is not there")
+    for name, doc in parsed.items():
+        alts = [img.get("alt") for img in doc.iter(f"{{{XHTML_NS}}}img")]
+        if any(alt is None or not alt.strip() for alt in alts):
+            problems.append(f"{name}: an image without alt text")
+    return problems

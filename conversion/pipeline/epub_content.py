@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import lxml.html
 from lxml import etree
@@ -264,7 +265,8 @@ def _append_text(parent, text: str | None) -> None:
 
 def _link_across(parts: list[Part]) -> None:
     """Ids unique in each file; `#id` links to another file's element point into that file; a
-    link to no element loses its href (a dangling fragment is an EPUBCheck error)."""
+    link to no element, or to a file beside the HTML that the EPUB does not carry (the report),
+    loses its href, its text stays (a dangling reference is an EPUBCheck error)."""
     where: dict[str, str] = {}
     for part in parts:
         seen: set[str] = set()
@@ -283,12 +285,19 @@ def _link_across(parts: list[Part]) -> None:
         for node in (n for r in roots for n in r.iter(f"{{{XHTML_NS}}}a")):
             href = node.get("href") or ""
             if not href.startswith("#"):
+                if is_beside(href):
+                    del node.attrib["href"]
                 continue
             target = where.get(href[1:])
             if target is None:
                 del node.attrib["href"]
             elif target != part.name:
                 node.set("href", f"{target}{href}")
+
+
+def is_beside(href: str) -> bool:
+    """A link to a file beside the HTML (`<stem>.report.html`), not into it or to the web."""
+    return bool(href) and not href.startswith("#") and not urlsplit(href).scheme
 
 
 def without_missing_images(part: Part, available: dict[str, str]) -> None:

@@ -96,6 +96,21 @@ class InvalidLanguage(ConversionError):
     default_message = "The language is not a BCP 47 code such as en, fr or pt-BR."
 
 
+class LanguageNotInstalled(InvalidLanguage):
+    code = "LANGUAGE_NOT_INSTALLED"
+    default_message = "This server has no reading model for that language."
+
+
+class CallbackRefused(ConversionError):
+    """A callback URL this server will not call: not http(s), a host not in
+    AXIYA_WEBHOOK_ALLOWED_HOSTS, or one that resolves to a private address (no SSRF)."""
+
+    code = "CALLBACK_URL_REFUSED"
+    exit_code = 2
+    http_status = 400
+    default_message = "This server does not call that callback URL."
+
+
 class EngineUnavailable(ConversionError):
     code = "ENGINE_UNAVAILABLE"
     exit_code = 3

@@ -28,6 +28,7 @@ from conversion.pipeline.accessibility import check_document, check_html
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
+from conversion.pipeline.format_writers import describe_formats, files_opener
 from conversion.pipeline.isolate import run_isolated
 from conversion.pipeline.page_scans import add_page_scans
 from conversion.pipeline.rasterize import (
@@ -388,6 +389,7 @@ def finish(
         report = make_report(
             document=document, findings=findings, engine=engine_info, source=source
         )
+        report["formats"] = describe_formats(html, report, figures=files_opener(staged))
         html_path, files_dir, report_path, report_html = write_outputs(
             out_dir, stem, html, report, staged
         )

@@ -11,12 +11,10 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import IO
 
-from conversion.pipeline.epub import Figures, write_epub
 from conversion.pipeline.errors import ConversionError, OutputFailed
 from conversion.pipeline.flow import output_paths
-from conversion.pipeline.tagged_pdf import write_pdf
+from conversion.pipeline.format_writers import files_opener, write_format
 
 FORMATS = ("html", "epub", "pdf")
 DEFAULT_FORMATS = ("html",)
@@ -44,16 +42,6 @@ def format_path(out_dir: Path, stem: str, fmt: str) -> Path:
     return Path(out_dir) / f"{stem}.{fmt}"
 
 
-def files_opener(files_dir: Path):
-    """figures(name) for the writers: the figure file in files_dir, or None."""
-
-    def open_figure(name: str) -> IO[bytes] | None:
-        path = Path(files_dir) / name
-        return open(path, "rb") if path.is_file() else None  # noqa: SIM115 (the writer closes)
-
-    return open_figure
-
-
 def write_formats(
     out_dir: Path, stem: str, formats: tuple[str, ...], *, modified: dt.datetime | None = None
 ) -> dict:
@@ -76,27 +64,6 @@ def write_formats(
     report["formats"] = results
     _atomic(report_path, lambda fh: fh.write(json.dumps(report, indent=2).encode("utf-8")))
     return results
-
-
-def write_format(
-    fmt: str,
-    html: str,
-    report: dict,
-    out: IO[bytes],
-    *,
-    figures: Figures,
-    identifier: str | None = None,
-    modified: dt.datetime | None = None,
-) -> dict:
-    """Write the document in `fmt` (epub or pdf) into out; what it holds, as a dict."""
-    if fmt == "epub":
-        made = write_epub(
-            html, report, out, figures=figures, modified=modified, identifier=identifier
-        )
-        return made.as_dict()
-    if fmt == "pdf":
-        return write_pdf(html, out, figures=figures).as_dict()
-    raise ValueError(f"No writer for {fmt!r}.")
 
 
 def _atomic(target: Path, write):

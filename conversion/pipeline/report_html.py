@@ -69,6 +69,8 @@ def render_report(report: dict, *, document_href: str | None = None) -> str:
             continue
         parts.append(_findings_table(key, label, rows))
         parts.append("</section>")
+    if report.get("formats"):
+        parts.append(_formats(report["formats"]))
     body = "\n".join(parts)
     lang = "en"  # the report's own language: its words are English whatever the document's
     return (
@@ -81,6 +83,49 @@ def render_report(report: dict, *, document_href: str | None = None) -> str:
         '<a class="skip-link" href="#content">Skip to content</a>\n'
         f'<main id="content">\n{body}\n</main>\n</body>\n</html>\n'
     )
+
+
+def _formats(formats: dict) -> str:
+    """The EPUB and the tagged PDF: what each holds and how its check went."""
+    items = []
+    epub, pdf = formats.get("epub"), formats.get("pdf")
+    if epub:
+        claim = epub.get("conforms_to") or "none (findings are open)"
+        holds = (
+            f"{epub.get('content_documents')} content documents, a page list of "
+            f"{epub.get('page_list')} print pages, {epub.get('toc_entries')} contents entries, "
+            f"{epub.get('figures_described')} of {epub.get('figures')} figures described; "
+            f"features: {', '.join(epub.get('accessibility_features') or []) or 'none'}; "
+            f"conformance claimed: {claim}"
+        )
+        if "page_list" not in epub:
+            holds = "not made"
+        items.append(("EPUB 3", holds, epub.get("check") or {}))
+    if pdf:
+        holds = (
+            f"{pdf.get('variant')}, {pdf.get('print_pages')} print pages"
+            + (f" on {pdf['pdf_pages']} PDF pages" if "pdf_pages" in pdf else "")
+            + f", {pdf.get('figures')} figures, {pdf.get('bookmarks')} bookmarks"
+            + (f"; made {pdf['made']}" if pdf.get("made") else "")
+        )
+        if "variant" not in pdf:
+            holds = "not made"
+        items.append(("Tagged PDF", holds, pdf.get("check") or {}))
+    parts = ['<section aria-labelledby="formats"><h2 id="formats">Other formats</h2><dl>']
+    for name, holds, check in items:
+        problems = check.get("problems")
+        if problems is None:
+            verdict = "checked when it is made"
+        elif problems:
+            verdict = f"{len(problems)} problems: {'; '.join(problems)}"
+        else:
+            verdict = "passed"
+        parts.append(
+            f"<dt>{esc(name)}</dt><dd>{esc(holds)}</dd>"
+            f"<dd>Check ({esc(check.get('by'))}): {esc(verdict)}</dd>"
+        )
+    parts.append("</dl></section>")
+    return "".join(parts)
 
 
 def _engine(engine: dict) -> str:

@@ -52,6 +52,8 @@ def job_create(
     language: str | None = None,
     batch: Batch | None = None,
     original_name: str | None = None,
+    callback_url: str = "",
+    site_url: str = "",
 ) -> Job:
     """Validate and store one PDF (the caller queues it: conversion.dispatch). Bad input raises
     ConversionError, leaving no job and no file behind.
@@ -87,6 +89,8 @@ def job_create(
             engine=spec.name,
             language=language,
             validated=validated,
+            callback_url=callback_url,
+            site_url=site_url,
         )
         os.replace(tmp, storage.staged_upload(job.id))
     finally:

@@ -18,6 +18,9 @@
     const total = rows.length;
     const line = `${finished} of ${total} document${total === 1 ? "" : "s"} finished.`;
     document.getElementById("batch-summary").textContent = line;
+    // "N files are queued." is no longer true once every document has finished.
+    const queued = document.getElementById("batch-queued");
+    if (queued && finished === total) queued.remove();
     const name = el.querySelector(".row-status").dataset.name;
     announce(document.getElementById("batch-live"), `${name}: ${data.status_display}. ${line}`);
   }
@@ -40,6 +43,11 @@
     if (queue && el.id === "job-progress") {
       queue.hidden = !data.queue_position;
       document.getElementById("queue-number").textContent = data.queue_position || "";
+    }
+    const estimate = document.getElementById("estimate");
+    if (estimate && el.id === "job-progress") {
+      estimate.hidden = !data.estimate;
+      document.getElementById("estimate-text").textContent = data.estimate || "";
     }
     const live = el.querySelector("#progress-live");
     if (live && live.dataset.last !== `${data.status}:${data.pages_done}`) {

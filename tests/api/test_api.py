@@ -253,7 +253,7 @@ def test_batch_keeps_good_files_and_lists_refused_ones(alice, bob):
     assert detail["counts"]["queued"] == 2 and detail["finished"] is False
     assert client.get("/api/v1/batches").json()["count"] == 1
     assert api_for(bob).get(f"/api/v1/batches/{body['id']}").status_code == 404
-    # All refused: the first file's error, and no batch left behind.
+    # All refused: the error (each file in error.rejected), and no batch left behind.
     only_bad = client.post("/api/v1/batches", {"files": [SimpleUploadedFile("x.txt", b"nope")]})
     assert only_bad.status_code == 415
     assert client.get("/api/v1/batches").json()["count"] == 1

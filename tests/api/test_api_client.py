@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import json
 import subprocess
 import sys
 import threading
@@ -57,6 +58,8 @@ def test_batch_client_writes_the_formats_asked_for(live_server, tmp_path):
     assert {"harbour.html", "harbour.epub", "harbour.report.json"} <= names
     assert "harbour.pdf" not in names
     assert (out / "harbour.epub").read_bytes()[30:58] == b"mimetypeapplication/epub+zip"
+    report = json.loads((out / "harbour.report.json").read_text())
+    assert report["formats"]["epub"]["check"]["problems"] == []
 
 
 def test_client_retries_after_429(monkeypatch, tmp_path):

@@ -41,6 +41,17 @@ def check_page(page, what: str) -> None:
         page.set_viewport_size(size)
 
 
+def record_announcements(page, region_id: str) -> None:
+    """Keep every text the live region takes in window.announced (from now on, until the
+    page is left)."""
+    page.evaluate(
+        "(id) => { window.announced = []; const r = document.getElementById(id);"
+        " new MutationObserver(() => window.announced.push(r.textContent))"
+        ".observe(r, {childList: true, characterData: true, subtree: true}); }",
+        region_id,
+    )
+
+
 def _pdf(name: str, source: str) -> dict:
     return {"name": name, "mimeType": "application/pdf", "buffer": (CORPUS / source).read_bytes()}
 
@@ -148,12 +159,7 @@ def test_batch_progress_is_announced_in_a_live_region(live_server, browser):
     page.wait_for_url(re.compile(r".*/batches/[0-9a-f-]+/$"))
     region = page.locator("#batch-live")
     assert region.get_attribute("aria-live") == "polite"
-    # Record every text the region takes while the batch runs.
-    page.evaluate(
-        "() => { window.announced = []; const r = document.getElementById('batch-live');"
-        " new MutationObserver(() => window.announced.push(r.textContent))"
-        ".observe(r, {childList: true, characterData: true, subtree: true}); }"
-    )
+    record_announcements(page, "batch-live")  # every text the region takes while it runs
     check_page(page, "batch page")
     page.wait_for_function(
         "() => document.getElementById('batch-summary').textContent"

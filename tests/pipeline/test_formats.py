@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from conversion.pipeline.format_writers import describe_formats
 from conversion.pipeline.formats import UnknownFormat, parse_formats
 from conversion.pipeline.tagged_pdf import check_pdf
 from tests.conftest import CORPUS, run_convert
-from tests.pipeline.test_epub import epubcheck, problems
+from tests.pipeline.test_epub import book_figures, book_html, epubcheck, problems
 
 STEMS = ["c02-22", "lots_of_sci_tables-p1"]
 
@@ -60,3 +61,19 @@ def test_the_report_says_what_each_format_holds(converted):
     assert epub["page_list"] == 1 and epub["figures"] == 1 and epub["conforms_to"] is None
     assert "pageBreakMarkers" in epub["accessibility_features"]
     assert pdf["variant"] == "pdf/ua-1" and pdf["print_pages"] == 1 and pdf["figures"] == 1
+    assert epub["check"]["problems"] == [] and pdf["check"]["problems"] == []
+
+
+def test_the_report_describes_the_formats_and_a_failure_costs_nothing_else():
+    """What flow.finish and every review write put in the report: the EPUB made and checked,
+    the PDF's contents; a writer that fails is recorded, not raised."""
+    described = describe_formats(book_html(alt="A chart"), {}, figures=book_figures)
+    assert described["epub"]["check"]["problems"] == [] and described["epub"]["page_list"] == 3
+    assert described["pdf"]["print_pages"] == 3 and described["pdf"]["check"]["problems"] is None
+
+    def broken(name: str):
+        raise OSError("the store is gone")
+
+    failed = describe_formats(book_html(alt="A chart"), {}, figures=broken)
+    (problem,) = failed["epub"]["check"]["problems"]
+    assert problem.startswith("could not be made (OSError") and failed["pdf"]["figures"] == 1

@@ -10,7 +10,7 @@ import pikepdf
 import pytest
 
 from conversion.pipeline.tagged_pdf import check_pdf, page_labels, structure_elements, write_pdf
-from tests.pipeline.test_epub import book_figures, book_html
+from tests.pipeline.test_epub import book_figures, book_html, scan_html
 
 ALT = "A bar chart of ages"
 
@@ -23,7 +23,8 @@ def book_pdf() -> bytes:
 
 
 def test_the_pdf_is_tagged_for_pdf_ua(book_pdf):
-    checked = check_pdf(io.BytesIO(book_pdf))
+    checked = check_pdf(io.BytesIO(book_pdf), headings=["h1", "h2", "h2", "h3"])
+    assert checked["problems"] == []
     assert checked["struct_tree"] and checked["marked"]
     assert checked["lang"] == "en" and checked["display_doc_title"]
     assert checked["title"] == "A Small Book" and checked["pdfua_part"] == "1"
@@ -59,3 +60,42 @@ def test_nothing_but_the_documents_figures_is_fetched():
     result = write_pdf(html, out, figures=book_figures)
     assert result.figures == 1
     assert b"root:" not in out.getvalue()
+
+
+def test_a_document_rendered_in_runs_is_one_tagged_pdf(book_pdf):
+    """Rendered one print page at a time and joined (what a long document gets), the PDF has
+    the same structure, alt text, page labels and bookmarks, and its links still resolve."""
+    out = io.BytesIO()
+    write_pdf(book_html(alt=ALT), out, figures=book_figures, pages_per_render=1)
+    joined, whole = check_pdf(io.BytesIO(out.getvalue()), headings=["h1", "h2", "h2", "h3"]), \
+        check_pdf(io.BytesIO(book_pdf))  # fmt: skip
+    assert joined["problems"] == [] and whole["problems"] == []
+    assert joined == {**whole, "problems": []}
+    with pikepdf.open(io.BytesIO(out.getvalue())) as pdf, pikepdf.open(io.BytesIO(book_pdf)) as one:
+        kinds = [str(e.S) for e in structure_elements(pdf.Root.StructTreeRoot)]
+        assert kinds == [str(e.S) for e in structure_elements(one.Root.StructTreeRoot)]
+        assert [pikepdf.Page(p).label for p in pdf.pages] == ["i", "ii", "iii"]
+        links = [str(a.Dest) for p in pdf.pages for a in p.obj.get("/Annots", [])]
+        assert {"h-1", "h-4", "fn-1", "ref-fn-1"} <= set(links)  # contents and notes, across runs
+        with pdf.open_outline() as outline:
+            (top,) = outline.root
+            assert top.title == "A Small Book"
+            assert [c.title for c in top.children] == ["First Part", "Second Part"]
+            assert [c.title for c in top.children[1].children] == ["A detail"]
+
+
+def test_the_check_finds_a_page_missing_from_the_parent_tree(book_pdf):
+    with pikepdf.open(io.BytesIO(book_pdf)) as pdf:
+        del pdf.pages[1].obj["/StructParents"]
+        broken = io.BytesIO()
+        pdf.save(broken)
+    broken.seek(0)
+    assert "page 2: no parent tree entry" in check_pdf(broken)["problems"]
+
+
+def test_a_link_to_the_report_beside_the_html_is_left_out():
+    out = io.BytesIO()
+    write_pdf(scan_html(), out, figures=book_figures)
+    with pikepdf.open(io.BytesIO(out.getvalue())) as pdf:
+        actions = [a.get("/A") for p in pdf.pages for a in p.obj.get("/Annots", [])]
+    assert not [a for a in actions if a is not None and "report.html" in str(a.get("/URI"))]

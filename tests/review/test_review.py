@@ -17,9 +17,11 @@ from tests.api.test_api import api_for
 
 def test_the_dashboard_is_staff_only(client, job, db):
     assert client.get("/review/").status_code == 302  # anonymous: to the sign-in page
+    assert client.get(f"/review/{job.id}/pages/1/").status_code == 302
     client.force_login(job.owner)
     assert client.get("/review/").status_code == 403
-    assert client.get(f"/review/{job.id}/pages/1/").status_code == 403
+    # The owner corrects their own document (issue 33) but decides nothing.
+    assert client.get(f"/review/{job.id}/pages/1/").status_code == 200
     response = client.post(f"/review/{job.id}/decision", {"decision": "approve"})
     assert response.status_code == 403
 
@@ -81,7 +83,10 @@ def test_page_html_edit_is_sanitized_again(reviewer_client, reviewer, job):
         '<h2>Corrected heading</h2><p onclick="x()">Fixed text <script>alert(1)</script>'
         '<a href="https://evil.example/">link</a></p><span role="doc-pagebreak" id="page-9"></span>'
     )
-    response = reviewer_client.post(f"/review/{job.id}/pages/1/html", {"html": evil})
+    # A first heading at level 2 leaves the document without an <h1>: confirmed.
+    response = reviewer_client.post(
+        f"/review/{job.id}/pages/1/html", {"html": evil, "confirm": "on"}
+    )
     assert response.status_code == 302
     html = local_store.html_path(job.id).read_text()
     assert "Corrected heading" in html and "Fixed text" in html

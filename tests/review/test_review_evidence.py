@@ -118,7 +118,7 @@ def test_a_heading_fix_rebuilds_toc_title_and_findings(reviewer_client, job):
     img = f'<img src="{local_store.files_dir(job.id).name}/{figure.name}" alt="image">'
     reviewer_client.post(
         f"/review/{job.id}/pages/1/html",
-        {"html": f"<h1>Only one</h1><p>Text</p><figure>{img}</figure>"},
+        {"html": f"<h1>Only one</h1><p>Text</p><figure>{img}</figure>", "confirm": "on"},
     )
     after = BeautifulSoup(local_store.html_path(job.id).read_text(), "html.parser")
     assert after.select("nav.toc") == [] and after.title.get_text() == "Only one"
@@ -196,8 +196,8 @@ def test_findings_are_named_for_people_grouped_and_skippable(reviewer_client, jo
             "To review: Figures without a description (1)",
         ]
     )
-    skip = section.find("a", href="#editor")
-    assert skip is not None and page.find(id="editor").name == "section"
+    skip = section.find("a", href="#structure")
+    assert skip is not None and page.find(id="structure").name == "section"
     # The link to a figure goes to its alt-text field on this page.
     assert section.find("a", href="#alt-figure-1") is not None
     assert page.find(id="alt-figure-1").name == "textarea"

@@ -4,6 +4,7 @@ tagged PDF on every download path: web, API, the zip with `formats`."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import pikepdf
@@ -26,7 +27,7 @@ def _edit(job, reviewer) -> None:
     review.review_edit_alt(job=job, figure_id=figure, alt=ALT, actor=reviewer)
     page = review.page_fragment(job=job, number=1)
     review.review_edit_page_html(
-        job=job, number=1, html=f"<h2>{HEADING}</h2>{page}", actor=reviewer
+        job=job, number=1, html=f"<h2>{HEADING}</h2>{page}", actor=reviewer, confirm=True
     )
 
 
@@ -59,6 +60,9 @@ def test_review_edits_reach_the_epub_and_the_pdf(job, reviewer):
     _edit(job, reviewer)
     owner = api_for(job.owner)
 
+    html = _body(owner.get(f"/api/v1/jobs/{job.id}/html")).decode()
+    assert f'alt="{ALT}"' in html and HEADING in html
+
     alts, toc = _epub_alts_and_toc(_body(owner.get(f"/api/v1/jobs/{job.id}/epub")))
     assert ALT in alts and HEADING in toc
 
@@ -74,10 +78,37 @@ def test_review_edits_reach_the_epub_and_the_pdf(job, reviewer):
     assert ALT in _epub_alts_and_toc(archive.read("c02-22/c02-22.epub"))[0]
 
 
+@pytest.mark.slow
+def test_the_report_says_what_each_format_holds_on_every_path(job, reviewer):
+    """The stored report (the API's, the job page's report.html, a plain zip's) carries the
+    EPUB's contents and self-check, made again after each edit, and what the PDF will hold;
+    the zip with formats carries the check of the very PDF in it."""
+    owner = api_for(job.owner)
+    before = json.loads(_body(owner.get(f"/api/v1/jobs/{job.id}/report")))["formats"]
+    assert before["epub"]["figures_described"] == 0
+    _edit(job, reviewer)
+    formats = json.loads(_body(owner.get(f"/api/v1/jobs/{job.id}/report")))["formats"]
+    epub, pdf = formats["epub"], formats["pdf"]
+    assert epub["figures_described"] == epub["figures"] == 1 and epub["page_list"] == 1
+    assert epub["check"]["problems"] == [] and "pageBreakMarkers" in epub["accessibility_features"]
+    assert pdf["variant"] == "pdf/ua-1" and pdf["check"]["problems"] is None  # made on download
+    readable = _body(owner.get(f"/api/v1/jobs/{job.id}/report.html")).decode()
+    assert "Other formats" in readable and "checked when it is made" in readable
+
+    archive = zipfile.ZipFile(
+        io.BytesIO(_body(owner.get(f"/api/v1/jobs/{job.id}/zip?formats=html,pdf")))
+    )
+    zipped = json.loads(archive.read("c02-22/c02-22.report.json"))["formats"]
+    assert zipped["pdf"]["check"]["problems"] == [] and zipped["pdf"]["pdf_pages"] >= 1
+    assert zipped["epub"] == epub  # not made into this zip: the stored one
+    assert "passed" in archive.read("c02-22/c02-22.report.html").decode()
+
+
 def test_web_downloads_of_the_formats(client, job):
     client.force_login(job.owner)
     page = client.get(f"/jobs/{job.id}/").content.decode()
     assert f"/jobs/{job.id}/download.epub" in page and f"/jobs/{job.id}/download.pdf" in page
+    assert "a page list of 1 print page," in page and "self-check passed" in page
     response = client.get(f"/jobs/{job.id}/download.epub")
     assert response["Content-Type"] == "application/epub+zip"
     assert 'filename="c02-22.epub"' in response["Content-Disposition"]

@@ -70,7 +70,10 @@ def test_every_path_writes_the_same_bytes(celery_worker_process, settings, tmp_p
     # reading again, and the same bytes as the first conversion.
     client.force_login(create_reviewer())
     for name, job in queued.items():
-        client.post(f"/review/{job.id}/pages/1/html", {"html": "<p>Temporary edit</p>"})
+        # Confirmed: on a page with the document's <h1> the edit would ask first (issue 33).
+        client.post(
+            f"/review/{job.id}/pages/1/html", {"html": "<p>Temporary edit</p>", "confirm": "on"}
+        )
         assert "Temporary edit" in _site_outputs(job)[0]
         response = client.post(f"/review/{job.id}/pages/1/decision", {"decision": "rerun"})
         assert response.status_code == 302
