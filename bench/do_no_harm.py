@@ -36,7 +36,10 @@ Per page:
 Per document (a realworld page is its own one-page document):
 - CER against the transcript, ours (the main reading text, furniture out) and plain, where the
   corpus has one (ocrmypdf, tesseract: bench.common.DOCS's transcripts; typewritten-fr: the ALTO
-  lines, handwritten lines left out) and the whole document ran.
+  lines, handwritten lines left out) and the whole document ran; `worse` counts the documents
+  whose CER is above plain's. There too, true recall: plain's words that the transcript holds
+  (multisets), kept by ours: plain's own misreadings ("1ui" for "lui") are no words ours lost,
+  which the recall above counts as lost when ours reads them right.
 - pass share, where truth makes tests: realworld (its tests, bench/realworld_quality.passes),
   structure and generated (each of bench/structure_quality's measures a test, passed at
   >= MEASURE_PASS), tables-icdar2013 (share of truth cells found with their right and lower
@@ -108,6 +111,7 @@ UNREADABLE = "UNREADABLE"
 FIGURE_CODES = ("FIGURE_ALT_REVIEW", "FIGURE_ALT_EMPTY")  # a figure's description to write
 NEAR_WORD = 80  # rapidfuzz ratio: a word of ours this close to plain's is the same word misread
 NEAR_MIN_CHARS = 4  # shorter words match only exactly
+LOST_SHOWN = 80  # plain's words ours lacks, kept per page in the results (where words go)
 PLAIN_LANG = {"typewritten-fr": "fra"}  # plain Tesseract's language where it is not English
 
 
@@ -293,21 +297,24 @@ def words(text: str) -> Counter:
     return Counter(re.findall(r"\w+", normalize_text(text).casefold()))
 
 
-def kept_words(ours: Counter, plain: Counter) -> tuple[int, int]:
-    """(exact, near): plain's words that ours has, as the same word, and also as a spelling
-    within NEAR_WORD (one reading's misread letter is not a word lost), each word of ours used
-    once."""
+def kept_words(ours: Counter, plain: Counter) -> tuple[int, int, list[str]]:
+    """(exact, near, lost): plain's words that ours has, as the same word, and also as a
+    spelling within NEAR_WORD (one reading's misread letter is not a word lost), each word of
+    ours used once; and plain's words that ours lacks (where the lost words go)."""
     exact = sum((ours & plain).values())
     left = list((ours - plain).elements())
     near = 0
+    lost = []
     for word in (plain - ours).elements():
-        if len(word) < NEAR_MIN_CHARS or not left:
-            continue
-        hit = process.extractOne(word, left, scorer=fuzz.ratio, score_cutoff=NEAR_WORD)
+        hit = None
+        if len(word) >= NEAR_MIN_CHARS and left:
+            hit = process.extractOne(word, left, scorer=fuzz.ratio, score_cutoff=NEAR_WORD)
         if hit is not None:
             near += 1
             left.pop(hit[2])
-    return exact, exact + near
+        else:
+            lost.append(word)
+    return exact, exact + near, lost
 
 
 def page_texts(html: str) -> dict[int, str]:
@@ -348,7 +355,7 @@ def page_row(number: int, ours: str, plain: str, kind: str, findings: list[dict]
              sample: Sample) -> dict:  # fmt: skip
     ours_words, plain_words = words(ours), words(plain)
     plain_n, ours_n = sum(plain_words.values()), sum(ours_words.values())
-    exact, matched = kept_words(ours_words, plain_words)
+    exact, matched, lost = kept_words(ours_words, plain_words)
     open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
     flagged = any(f["code"] == UNREADABLE for f in findings)
     return {
@@ -365,6 +372,7 @@ def page_row(number: int, ours: str, plain: str, kind: str, findings: list[dict]
         "routed": bool(open_codes),
         "figure_only": bool(open_codes) and set(open_codes) <= set(FIGURE_CODES),
         "open_codes": open_codes,
+        "lost": lost[:LOST_SHOWN],
     }
 
 
@@ -389,6 +397,11 @@ def run_sample(sample: Sample, split: str, engine, opts, workdir: Path) -> dict:
     if sample.transcript is not None:
         row["cer"] = cer("\n".join(iter_main_text(html)), sample.transcript)
         row["plain_cer"] = cer("\n".join(text for _, text in plains), sample.transcript)
+        # Plain's words the transcript confirms: plain's misreadings are no words ours lost.
+        plain_true = words(" ".join(text for _, text in plains)) & words(sample.transcript)
+        _, matched, lost = kept_words(words(" ".join(ours.values())), plain_true)
+        row["true_plain_words"], row["true_matched"] = sum(plain_true.values()), matched
+        row["true_lost"] = lost[:LOST_SHOWN]
     if sample.judge is not None:
         share = sample.judge(html, report, sample.pages)
         routed = [r for r in rows if r["routed"]]
@@ -448,6 +461,12 @@ def summarize(docs: list[dict]) -> dict:
         "routed_beyond_figures": sum(p["routed"] and not p["figure_only"] for p in pages),
         # pages routed per finding code: which rules route (the doubts, low confidence, ...)
         "routed_codes": dict(Counter(code for p in pages for code in p["open_codes"])),
+        "recall_true_pooled": (
+            sum(d["true_matched"] for d in cers) / sum(d["true_plain_words"] for d in cers)
+            if cers and sum(d["true_plain_words"] for d in cers)
+            else None
+        ),
+        "cer_worse": sum(d["cer"] > d["plain_cer"] for d in cers),
         "cer_ours": sum(d["cer"] for d in cers) / len(cers) if cers else None,
         "cer_plain": sum(d["plain_cer"] for d in cers) / len(cers) if cers else None,
         "judged": len(judged),
@@ -466,13 +485,15 @@ LEGEND = """recall: plain's words ours keeps (pooled; exact: same spelling only)
 empty: printed pages emptied; hw!: printed pages flagged as handwriting; hw ok: handwritten
 pages flagged; routed / >fig: pages routed to review / for more than a figure description;
 silent: mostly failing units routing nothing / mostly failing; false al.: units passing every
-test yet routed beyond figures / passing every test"""
+test yet routed beyond figures / passing every test; worse: documents whose CER is above
+plain's; true: plain's words that the transcript holds (its misreadings aside) ours keeps"""
 
 
 def print_table(summary: dict[str, dict]) -> None:
     head = (f"{'corpus / split':<30}{'docs':>5}{'pages':>6}{'recall':>8}{'exact':>7}{'<98%':>5}"
             f"{'empty':>6}"
-            f"{'hw!':>4}{'hw ok':>6}{'routed':>7}{'>fig':>5}{'CER':>7}{'plain':>7}"
+            f"{'hw!':>4}{'hw ok':>6}{'routed':>7}{'>fig':>5}{'CER':>7}{'plain':>7}{'worse':>6}"
+            f"{'true':>7}"
             f"{'judged':>7}{'silent':>9}{'false al.':>10}")  # fmt: skip
     print(head)
     for key, s in summary.items():
@@ -483,6 +504,7 @@ def print_table(summary: dict[str, dict]) -> None:
               f"{s['pages_below_98']:>5}{s['emptied']:>6}{s['false_handwriting']:>4}"
               f"{s['handwriting_flagged']:>6}{s['routed_pages']:>7}"
               f"{s['routed_beyond_figures']:>5}{_pct(s['cer_ours']):>7}{_pct(s['cer_plain']):>7}"
+              f"{s['cer_worse']:>6}{_pct(s['recall_true_pooled']):>7}"
               f"{s['judged']:>7}{silent:>9}{alarms:>10}")  # fmt: skip
         for failure in s["failed"]:
             print(f"    failed {failure}")

@@ -41,6 +41,7 @@ SCAN_THREADS = 2
 # Layout classes, and what a reader makes of them.
 HEADING_CLASSES = ("title", "section-header")
 FURNITURE_CLASSES = ("page-header", "page-footer")
+PICTURE_CLASSES = ("picture",)  # a chart, a photo, a drawing: its labels are its own
 
 
 @dataclass

@@ -217,6 +217,8 @@ def _child(send: Connection, call: bytes, memory_mb: int) -> None:
         result = (_CODED, (type(exc), exc.message, exc.page))
     except MemoryError:
         result = (_OOM, None)
+    except ImportError as exc:  # our installation, not the file
+        result = (_SERVER, f"a module would not load: {exc}")
     except Exception as exc:  # reported to the parent as DamagedPdf
         result = (_OTHER, type(exc).__name__)
     try:

@@ -64,9 +64,15 @@ _KNOWN_TYPES = {
 }
 
 
+# A PDF's first object ("1 0 obj <<"): a file that lost its %PDF- line still reads as a PDF
+# (MuPDF and PDF viewers open it; pdf.js bug1606566 starts with its binary comment).
+_PDF_OBJECT = re.compile(rb"^(?:%[^\r\n]*[\r\n]+|\s)*\d+\s+\d+\s+obj\s*<<")
+
+
 def sniff_pdf(head: bytes) -> None:
-    """Raise NotAPdf unless the first KiB holds the %PDF- header."""
-    if b"%PDF-" in head[:1024]:
+    """Raise NotAPdf unless the first KiB holds the %PDF- header, or the file starts as a PDF's
+    body does (comments, then its first object) without it."""
+    if b"%PDF-" in head[:1024] or _PDF_OBJECT.match(head[:1024]):
         return
     for magic, what in _KNOWN_TYPES.items():
         if head.startswith(magic):

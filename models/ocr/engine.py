@@ -25,7 +25,7 @@ from PIL import Image
 
 from models.engine import PageImage, PageReading
 from models.language import TESSERACT_CODES, detect_language
-from models.layout import ScanPage
+from models.layout import PICTURE_CLASSES, ScanPage
 from models.ocr.iterate import (
     figure_blocks,
     is_upright_strip,
@@ -389,9 +389,13 @@ class TesseractEngine(PartRereads):
         read = ReadingPage(blocks=text.blocks, regions=regions, width=gray.width,
                            height=gray.height, dpi=page.dpi, source="ocr")  # fmt: skip
         image = ScanImage(gray, ink, [bar for bar, _ in heads], page.dpi)
-        read = scan_structure(read, image, heads=heads, unreadable=text.unreadable)
+        # Illegible lines inside the layout model's pictures are a chart's labels, not handwriting.
+        unreadable = text.illegibility.unreadable(
+            [r.bbox for r in regions if r.kind in PICTURE_CLASSES]
+        )
+        read = scan_structure(read, image, heads=heads, unreadable=unreadable)
         # A page judged handwritten keeps only the lines read surely.
-        surely = FLOOR.unreadable_keep_confidence if text.unreadable else None
+        surely = FLOOR.unreadable_keep_confidence if unreadable else None
         read = with_floor(read, plain.lines, page_number=page.page_number, min_confidence=surely)
         layout_s = time.perf_counter() - started_layout
         elapsed = time.perf_counter() - started

@@ -12,7 +12,7 @@ import statistics
 
 from PIL import Image, ImageOps
 
-from models.engine import ReadBlock
+from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
 from models.reading.markers import BULLET
@@ -30,6 +30,19 @@ ILLEGIBLE_MIN_WORDS = 30
 # ...and fewer than this share of them read surely (80 or more): the handwritten pages' pictures
 # 0.09 and 0.00, a typescript page's faded picture 0.59 (typewritten-fr).
 ILLEGIBLE_SURE_SHARE = 0.3
+
+
+def illegible_text(words: list[Word]) -> bool:
+    """Whether a picture's words, read again as text and found no text, are text Tesseract
+    cannot read (handwriting): many words of letters, some of them real, few read surely."""
+    known = [w.known for w in words if len(w.text) >= 3]
+    lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+    sure = sum(w.confidence >= 80 for w in lettered) / max(len(lettered), 1)
+    return (
+        len(lettered) >= ILLEGIBLE_MIN_WORDS
+        and sure < ILLEGIBLE_SURE_SHARE
+        and sum(bool(k) for k in known) >= 0.25 * len(known)
+    )
 
 
 class PartRereads:
@@ -118,14 +131,7 @@ class PartRereads:
                 or statistics.mean(w.confidence for w in words) < 65
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
-                lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
-                sure = sum(w.confidence >= 80 for w in lettered) / max(len(lettered), 1)
-                if (
-                    len(lettered) >= ILLEGIBLE_MIN_WORDS
-                    and sure < ILLEGIBLE_SURE_SHARE
-                    and sum(known) >= 0.25 * len(known)
-                ):
-                    # Words, some real, but not read well: text Tesseract cannot read.
+                if illegible_text(words):
                     figure.illegible_text = True
                 kept.append(figure)
                 continue

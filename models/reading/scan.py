@@ -21,7 +21,9 @@ from models.reading.regions import formula_regions, header_tables
 from models.reading.ruled_tables import ruled_tables, table_rules
 from models.reading.scan_blocks import (
     UNREADABLE_FINDING,
+    Illegibility,
     blocks_from_lines,
+    crossed_by_text,
     join_list_continuations,
     outside_figures,
     sure_share,
@@ -61,7 +63,13 @@ class ScanText:
 
     blocks: list[ReadBlock]  # the figures, the ruled tables, then the text's blocks
     formulas: list[Region]  # display formulas Tesseract could not read, where they stood
-    unreadable: bool  # handwriting or illegible text: the page needs a person
+    # Handwriting or illegible text (the page needs a person): judged again once the layout
+    # model's pictures are known (Illegibility.unreadable).
+    illegibility: Illegibility
+
+    @property
+    def unreadable(self) -> bool:
+        return self.illegibility.unreadable()
 
 
 def scan_text(
@@ -74,10 +82,12 @@ def scan_text(
     """The engine's paragraphs without the words inside figures, noise and illegible lines;
     the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
     printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
+    figures = [f for f in figures if not crossed_by_text(f, paragraphs)]
     paragraphs = outside_figures(paragraphs, figures)
     read_lines = [line for para in paragraphs for line in para]
     paragraphs = without_noise(paragraphs)
-    paragraphs, unreadable = without_illegible(paragraphs, figures, printed=printed)
+    paragraphs, illegibility = without_illegible(paragraphs, figures, printed=printed)
+    unreadable = illegibility.unreadable()
     # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
     # they stood, the formula is kept as an image with a finding, not lost without a word.
     kept = {id(line) for para in paragraphs for line in para}
@@ -89,7 +99,7 @@ def scan_text(
         + tables
         + [block for lines in paragraphs for block in blocks_from_lines(lines, ink)]
     )
-    return ScanText(blocks=blocks, formulas=formulas, unreadable=unreadable)
+    return ScanText(blocks=blocks, formulas=formulas, illegibility=illegibility)
 
 
 def scan_structure(

@@ -5,8 +5,10 @@ a short indented paragraph after an item joins it. Plain functions over scan_lin
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from models.engine import ReadBlock, Word
+from models.engine import BBox, ReadBlock, Word
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
@@ -29,19 +31,32 @@ def without_scraps(line: Line) -> bool:
     return bool(line.words)
 
 
+def _word_in(word: Word, figure: ReadBlock) -> bool:
+    return word.bbox is not None and figure.bbox is not None and _centre_in(word.bbox, figure.bbox)
+
+
+def crossed_by_text(figure: ReadBlock, paragraphs: list[ParaLines]) -> bool:
+    """Whether text lines run across the "picture": Tesseract's lines with words inside it and
+    more words outside, figure_crossing_lines of them or more. A drawing's labels stand
+    beside it or inside it, not in the lines of the text (a faded margin or a shadow over the
+    first words of a typescript's lines is taken for a picture). A picture holding text
+    Tesseract cannot read (handwriting) stays one."""
+    if figure.illegible_text:
+        return False
+    crossing = 0
+    for line in (line for para in paragraphs for line in para):
+        inside = sum(_word_in(w, figure) for w in line.words)
+        crossing += 0 < inside < len(line.words) - inside
+    return crossing >= SCAN.figure_crossing_lines
+
+
 def outside_figures(paragraphs: list[ParaLines], figures: list[ReadBlock]) -> list[ParaLines]:
     """Drop "words" read inside an illustration: strokes of a drawing, not text."""
     if not figures:
         return paragraphs
 
     def inside(word: Word) -> bool:
-        if word.bbox is None:
-            return False
-        cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
-        return any(
-            f.bbox and f.bbox[0] <= cx <= f.bbox[2] and f.bbox[1] <= cy <= f.bbox[3]
-            for f in figures
-        )
+        return any(_word_in(word, f) for f in figures)
 
     def trim(line: Line) -> bool:
         words = [w for w in line.words if not inside(w)]
@@ -101,23 +116,55 @@ def sure_share(lines: list[Line]) -> float:
     return sum(w.confidence >= SCAN.sure_confidence for w in words) / max(len(words), 1)
 
 
+@dataclass(frozen=True)
+class Illegibility:
+    """What tells a page unreadable: its illegible lines (each line's box and characters)
+    among all its characters, whether its words mostly read surely (`printed`), whether a
+    picture on it holds many words Tesseract cannot read (`picture_text`)."""
+
+    chars: int
+    bad: tuple[tuple[BBox, int], ...]
+    printed: bool
+    picture_text: bool
+
+    def unreadable(self, pictures: Sequence[BBox] = ()) -> bool:
+        """Unreadable when a picture holds illegible text, or when the illegible lines are a
+        good share of what the page holds and its words are not mostly read surely (typewriting
+        in a language the dictionaries lack reads surely). Illegible lines inside one of
+        `pictures` (the layout model's: a chart's legend and axis labels, their swatches read
+        as symbols) are the picture's, no sign of handwriting."""
+        if self.picture_text:
+            return True
+        counted = [n for box, n in self.bad if not any(_centre_in(box, p) for p in pictures)]
+        many = len(counted) >= SCAN.unreadable_lines
+        return (
+            many
+            and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
+            and not (self.printed)
+        )
+
+
+def _centre_in(box: BBox, outer: BBox) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
+
+
 def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, printed: bool):
     """Illegible lines leave the text (confident nonsense is worse than nothing; what was read
-    surely comes back with models.reading.floor); the page is unreadable when they are a good
-    share of what it holds and its words are not mostly read surely (`printed`: typewriting in
-    a language the dictionaries lack reads surely), or when a picture on it holds many words
-    Tesseract cannot read (handwriting it takes for an image: models.ocr.engine)."""
+    surely comes back with models.reading.floor); with what tells whether the page is
+    unreadable (Illegibility: a picture Tesseract found holding many words it cannot read is
+    handwriting it takes for an image, models.ocr.rereads)."""
     lines = [line for para in paragraphs for line in para]
-    chars = sum(len(line.text) for line in lines)
     bad = [line for line in lines if is_illegible(line)]
-    bad_chars = sum(len(line.text) for line in bad)
-    many = len(bad) >= SCAN.unreadable_lines
-    unreadable = many and bad_chars >= SCAN.unreadable_char_share * max(chars, 1) and not printed
-    if any(f.illegible_text for f in figures):
-        unreadable = True
+    judged = Illegibility(
+        chars=sum(len(line.text) for line in lines),
+        bad=tuple((line.bbox, len(line.text)) for line in bad),
+        printed=printed,
+        picture_text=any(f.illegible_text for f in figures),
+    )
     if not bad:
-        return paragraphs, unreadable
-    return keep_lines(paragraphs, lambda line: not is_illegible(line)), unreadable
+        return paragraphs, judged
+    return keep_lines(paragraphs, lambda line: not is_illegible(line)), judged
 
 
 def join_lines(lines: list[Line]) -> tuple[str, list[Word]]:

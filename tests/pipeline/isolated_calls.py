@@ -69,3 +69,8 @@ def layout_kinds(path: Path) -> list[str]:
     """The layout model's region classes of a PDF's first page, read in a reader."""
     with pymupdf.open(path) as doc:
         return [region.kind for region in layout.page_regions(doc[0], scale=1.0)]
+
+
+def import_missing() -> None:
+    """A reader step whose module will not import (an installation lost a package): ours."""
+    raise ImportError("No module named 'lost_package'")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from conversion.pipeline.assemble import AssembleOptions, assemble
-from conversion.pipeline.doubts import heading_doubt
+from conversion.pipeline.document import Block, Document, Page, Span
+from conversion.pipeline.doubts import heading_doubt, heading_doubts
 from models.engine import PageReading, ReadBlock
 
 
@@ -93,3 +94,26 @@ def test_chapter_numbered_and_continued_tables_name_no_other_table():
 )
 def test_a_heading_that_reads_as_a_name_an_affiliation_or_a_date(text, what):
     assert heading_doubt(text) == what
+
+
+def test_an_affiliation_that_reaches_the_document_as_a_heading_is_routed_to_review():
+    # The heading steps (issue 32) mostly keep an affiliation from becoming a heading; the
+    # doubt is there for what they miss: fed the document model directly.
+    heading = Block(
+        kind="heading", level=2, spans=[Span("Department of Physics, University of Oslo")]
+    )
+    body = Block(kind="paragraph", spans=[Span("The body text runs on here. " * 8)])
+    doc = Document(title="t", lang="en", pages=[Page(number=1, width=2000, height=3000,
+                                                     blocks=[heading, body])])  # fmt: skip
+    found = heading_doubts(doc)
+    assert [(f.code, f.page, f.level) for f in found] == [
+        ("HEADING_NOT_A_HEADING", 1, "needs_review")
+    ]
+    assert "an affiliation or address" in found[0].message
+
+
+def test_a_section_title_reaching_the_document_as_a_heading_is_not_doubted():
+    heading = Block(kind="heading", level=2, spans=[Span("Results and Discussion")])
+    doc = Document(title="t", lang="en", pages=[Page(number=1, width=2000, height=3000,
+                                                     blocks=[heading])])  # fmt: skip
+    assert heading_doubts(doc) == []

@@ -67,6 +67,13 @@ def test_a_call_the_child_cannot_load_is_a_server_error_not_the_files():
     assert info.value.http_status == 503
 
 
+def test_a_module_that_will_not_import_in_the_reader_is_a_server_error_not_the_files():
+    # The shared environment lost its packages mid-run: pdfjs files were refused PDF_DAMAGED.
+    with pytest.raises(ServerFault) as info:
+        run_isolated(isolated_calls.import_missing, timeout_s=10, memory_mb=512)
+    assert info.value.code == "SERVER_ERROR"
+
+
 def test_a_reader_does_not_run_its_parents_main_script_again(tmp_path):
     """Calls are importable functions: a reader never re-runs the parent's main script (a bench
     script's imports cost every reader 0.8 s). The main script notes each run in a file."""

@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from conversion.pipeline.errors import ConversionError
-from conversion.pipeline.validate import Limits, validate_pdf
+from conversion.pipeline.validate import Limits, sniff_pdf, validate_pdf
 from tests.conftest import CORPUS
 
 
@@ -87,3 +87,23 @@ def test_zero_pages(tmp_path):
         b"trailer<</Root 1 0 R>>\n%%EOF\n"
     )
     assert _code(path) in ("NO_PAGES", "PDF_DAMAGED")
+
+
+def test_a_pdf_that_lost_its_header_line_is_still_a_pdf(tmp_path):
+    # pdf.js's bug1606566.pdf: a binary comment, then "1 0 obj <<", no %PDF- line; PDF viewers
+    # and MuPDF open it.
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "A page whose file lost its first line.")
+    body = doc.tobytes()
+    assert body.startswith(b"%PDF-")
+    path = tmp_path / "headless.pdf"
+    path.write_bytes(body[body.index(b"\n") + 1 :])  # the %PDF- line cut off
+    assert b"%PDF-" not in path.read_bytes()[:1024]
+    sniff_pdf(path.read_bytes()[:1024])  # no NotAPdf
+    assert validate_pdf(path, Limits()).page_count == 1
+
+
+def test_text_that_merely_mentions_an_object_is_not_a_pdf():
+    with pytest.raises(ConversionError) as info:
+        sniff_pdf(b"notes: the 1 0 obj << line starts a PDF's body")
+    assert info.value.code == "NOT_A_PDF"

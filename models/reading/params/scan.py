@@ -34,6 +34,9 @@ class ScanParams:
     continuation_indent_ratio: float = 0.4  # an item's continuation is indented this many sizes
     continuation_gap_ratio: float = 1.5  # and stands less than this many text sizes under it
     fallback_size_px: float = 10  # the text size of a block with none read
+    # A "picture" this many text lines run across (words inside it and more outside) is text:
+    # a faded margin or a shadow over the lines' first words (typewritten-fr 10763_2: 44 lines).
+    figure_crossing_lines: int = 3
 
 
 SCAN = ScanParams()

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pymupdf
 
+from models.engine import ReadBlock
+from models.reading.doubts import drop_cap_doubt
+from models.reading.page import ReadingPage
 from models.reading.textlayer import text_layer_reading
 
 WORDS = (
@@ -73,3 +76,25 @@ def _drop_cap(path, *, initial_size: float) -> pymupdf.Page:
 
 def test_a_letter_at_the_texts_size_is_no_drop_cap(tmp_path):
     assert "DROP_CAP_SPLIT" not in _codes(_drop_cap(tmp_path / "letter.pdf", initial_size=10))
+
+
+def _page(initial_size: float) -> ReadingPage:
+    """A page model as the reading steps hand it on: a lone initial beside its paragraph (the
+    drop-cap steps of issue 32 mostly join them first; the doubt is for what they miss)."""
+    body = "he river rose all night and by morning the lower town stood in water. " * 4
+    blocks = [
+        ReadBlock(kind="paragraph", text="T", bbox=(100, 100, 160, 170), font_size=initial_size),
+        ReadBlock(kind="paragraph", text=body, bbox=(170, 100, 1500, 400), font_size=20.0),
+        ReadBlock(kind="paragraph", text=WORDS, bbox=(100, 450, 1500, 700), font_size=20.0),
+    ]
+    return ReadingPage(blocks=blocks, regions=[], width=1700, height=2200, dpi=200, source="ocr")
+
+
+def test_a_big_initial_standing_alone_is_doubted():
+    found = drop_cap_doubt(_page(initial_size=80.0))
+    assert [f["code"] for f in found] == ["DROP_CAP_SPLIT"]
+    assert '"T"' in found[0]["message"]
+
+
+def test_a_lone_letter_at_the_texts_size_is_no_drop_cap():
+    assert drop_cap_doubt(_page(initial_size=20.0)) == []

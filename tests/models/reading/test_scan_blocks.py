@@ -51,15 +51,15 @@ def page(sure_confidence: float) -> list[ParaLines]:
 def test_a_page_whose_words_read_surely_is_print_not_handwriting():
     typed = page(sure_confidence=93)
     printed = sure_share([ln for para in typed for ln in para]) >= SCAN.printed_sure_share
-    kept, unreadable = without_illegible(typed, [], printed=printed)
-    assert printed and not unreadable
+    kept, judged = without_illegible(typed, [], printed=printed)
+    assert printed and not judged.unreadable()
 
 
 def test_a_page_of_doubtful_words_is_still_unreadable():
     scrawl = page(sure_confidence=70)
     printed = sure_share([ln for para in scrawl for ln in para]) >= SCAN.printed_sure_share
-    kept, unreadable = without_illegible(scrawl, [], printed=printed)
-    assert not printed and unreadable
+    kept, judged = without_illegible(scrawl, [], printed=printed)
+    assert not printed and judged.unreadable()
     assert [ln.text for para in kept for ln in para] == SURE
 
 
@@ -74,3 +74,29 @@ def test_a_marker_several_lines_tall_is_a_misread_drop_cap_not_a_bullet():
     assert block.kind == "paragraph"
     item = line_of("- armers near the coast", 102, confidence=90, known=True)
     assert blocks_from_lines(ParaLines([item]), InkMeter(None))[0].kind == "list_item"
+
+
+def chart_page() -> list[ParaLines]:
+    """A line chart as Tesseract reads it: its axis numbers, and its legend, each entry's line
+    swatch read as symbols before a word ("§— Support"), doubtful (multipage.pdf page 3)."""
+    numbers = [line_of(str(600 - 100 * k), 30 + 150 * k, confidence=90, known=False)
+               for k in range(6)]  # fmt: skip
+    legend = [
+        line_of(text, 455 + 75 * k, confidence=40, known=True)
+        for k, text in enumerate(["§— Support", "B= No vote[note 1]", "r= Oppose", "—=—=Net"])
+    ]
+    return [ParaLines(numbers), ParaLines(legend)]
+
+
+def test_a_charts_legend_read_as_symbols_inside_the_layouts_picture_is_no_handwriting():
+    chart = chart_page()
+    printed = sure_share([ln for para in chart for ln in para]) >= SCAN.printed_sure_share
+    _, judged = without_illegible(chart, [], printed=printed)
+    assert judged.unreadable()  # the lines alone read as illegible text
+    picture = (50, 20, 700, 800)  # the layout model's picture: the chart with its legend
+    assert not judged.unreadable([picture])
+
+
+def test_illegible_lines_outside_the_layouts_pictures_still_make_a_page_unreadable():
+    _, judged = without_illegible(page(sure_confidence=70), [], printed=False)
+    assert judged.unreadable([(1500, 100, 2000, 600)])  # a picture elsewhere on the page
