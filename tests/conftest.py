@@ -281,13 +281,25 @@ def reviewer_client(client, reviewer):
     return client
 
 
+@pytest.fixture(scope="session")
+def moto_server():
+    """moto's S3 server (tests/s3.py), started once: it costs a Python start-up and moto's
+    imports; each test gets a bucket and relay of its own on it (`s3_store`)."""
+    from tests.s3 import MotoServer
+
+    server = MotoServer()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def s3_store(settings):
-    """A real S3-compatible server on loopback (tests/s3.py) that this process's job files go
-    to; `.relay` cuts it, `.objects()` lists the keys it holds."""
+def s3_store(settings, moto_server):
+    """A real S3-compatible store on loopback (tests/s3.py) that this process's job files go
+    to: a fresh bucket behind a relay of its own; `.relay` cuts it, `.objects()` lists the
+    keys it holds."""
     from tests.s3 import S3Server
 
-    server = S3Server()
+    server = S3Server(moto_server)
     server.use(settings)
     yield server
     server.stop()
