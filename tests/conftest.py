@@ -159,18 +159,27 @@ TINY_GEMMA_WORKER = {
 
 
 @pytest.fixture(scope="session")
-def gemma_tiny_package(tmp_path_factory) -> Path:
+def tiny_ckpt(tmp_path_factory) -> Path:
+    """The tiny random Gemma 4 checkpoint (seed 0), written once per session: the package
+    below and tests/models/gemma's packages are all built from it."""
+    from models.export.checkpoint import write_checkpoint
+
+    return write_checkpoint("tiny", tmp_path_factory.mktemp("tiny-ckpt"), seed=0)
+
+
+@pytest.fixture(scope="session")
+def gemma_tiny_package(tmp_path_factory, request) -> Path:
     """A tiny random-weight Gemma 4 package (as `python -m models.export tiny-random`), built
-    once per session: the real graphs, tokenizer and manifest at toy size."""
+    once per session: the real graphs, tokenizer and manifest at toy size. Tests copy it
+    before they change it (tests/models/gemma/test_package.py)."""
     pytest.importorskip("transformers")
     pytest.importorskip("onnxruntime")
     from models.export.build import build_package
-    from models.export.checkpoint import write_checkpoint
 
-    root = tmp_path_factory.mktemp("gemma-tiny")
-    ckpt = write_checkpoint("tiny", root / "ckpt", seed=0)
-    build_package(ckpt, root / "pkg", source={"random": "tiny", "seed": 0, "weights": "random"})
-    return root / "pkg"
+    ckpt = request.getfixturevalue("tiny_ckpt")  # after the skips: it needs transformers
+    pkg = tmp_path_factory.mktemp("gemma-tiny") / "pkg"
+    build_package(ckpt, pkg, source={"random": "tiny", "seed": 0, "weights": "random"})
+    return pkg
 
 
 def page_with_text(lines: list[str], *, size: tuple[int, int] = (612, 792)):
