@@ -95,23 +95,27 @@ class AxeResult:
 class AxeRunner:
     """`with AxeRunner() as axe: axe.check(path)`; also measures reflow at a given width."""
 
-    def __init__(self, *, executable: str = CHROMIUM) -> None:
+    def __init__(self, *, executable: str = CHROMIUM, browser: Any = None) -> None:
+        """browser: a Playwright Browser already running (the tests' session one), used and
+        left open; without it the runner launches its own and closes it on exit."""
         self.executable = executable
         self._pw = None
-        self._browser = None
+        self._browser = browser
+        self._owned = browser is None
         self._axe = _axe_source()
 
     def __enter__(self) -> Self:
-        from playwright.sync_api import sync_playwright
+        if self._owned:
+            from playwright.sync_api import sync_playwright
 
-        self._pw = sync_playwright().start()
-        self._browser = self._pw.chromium.launch(
-            executable_path=self.executable, args=CHROMIUM_ARGS, headless=True
-        )
+            self._pw = sync_playwright().start()
+            self._browser = self._pw.chromium.launch(
+                executable_path=self.executable, args=CHROMIUM_ARGS, headless=True
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._browser is not None:
+        if self._owned and self._browser is not None:
             self._browser.close()
         if self._pw is not None:
             self._pw.stop()

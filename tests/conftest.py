@@ -159,18 +159,27 @@ TINY_GEMMA_WORKER = {
 
 
 @pytest.fixture(scope="session")
-def gemma_tiny_package(tmp_path_factory) -> Path:
+def tiny_ckpt(tmp_path_factory) -> Path:
+    """The tiny random Gemma 4 checkpoint (seed 0), written once per session: the package
+    below and tests/models/gemma's packages are all built from it."""
+    from models.export.checkpoint import write_checkpoint
+
+    return write_checkpoint("tiny", tmp_path_factory.mktemp("tiny-ckpt"), seed=0)
+
+
+@pytest.fixture(scope="session")
+def gemma_tiny_package(tmp_path_factory, request) -> Path:
     """A tiny random-weight Gemma 4 package (as `python -m models.export tiny-random`), built
-    once per session: the real graphs, tokenizer and manifest at toy size."""
+    once per session: the real graphs, tokenizer and manifest at toy size. Tests copy it
+    before they change it (tests/models/gemma/test_package.py)."""
     pytest.importorskip("transformers")
     pytest.importorskip("onnxruntime")
     from models.export.build import build_package
-    from models.export.checkpoint import write_checkpoint
 
-    root = tmp_path_factory.mktemp("gemma-tiny")
-    ckpt = write_checkpoint("tiny", root / "ckpt", seed=0)
-    build_package(ckpt, root / "pkg", source={"random": "tiny", "seed": 0, "weights": "random"})
-    return root / "pkg"
+    ckpt = request.getfixturevalue("tiny_ckpt")  # after the skips: it needs transformers
+    pkg = tmp_path_factory.mktemp("gemma-tiny") / "pkg"
+    build_package(ckpt, pkg, source={"random": "tiny", "seed": 0, "weights": "random"})
+    return pkg
 
 
 def page_with_text(lines: list[str], *, size: tuple[int, int] = (612, 792)):
@@ -281,13 +290,25 @@ def reviewer_client(client, reviewer):
     return client
 
 
+@pytest.fixture(scope="session")
+def moto_server():
+    """moto's S3 server (tests/s3.py), started once: it costs a Python start-up and moto's
+    imports; each test gets a bucket and relay of its own on it (`s3_store`)."""
+    from tests.s3 import MotoServer
+
+    server = MotoServer()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def s3_store(settings):
-    """A real S3-compatible server on loopback (tests/s3.py) that this process's job files go
-    to; `.relay` cuts it, `.objects()` lists the keys it holds."""
+def s3_store(settings, moto_server):
+    """A real S3-compatible store on loopback (tests/s3.py) that this process's job files go
+    to: a fresh bucket behind a relay of its own; `.relay` cuts it, `.objects()` lists the
+    keys it holds."""
     from tests.s3 import S3Server
 
-    server = S3Server()
+    server = S3Server(moto_server)
     server.use(settings)
     yield server
     server.stop()

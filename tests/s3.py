@@ -96,17 +96,31 @@ class Relay:
         self.cut()
 
 
-class S3Server:
-    """moto's server with one bucket; `settings` and `env` point the app at it (a prefix of
-    its own, as a shared bucket would have)."""
+class MotoServer:
+    """moto's standalone server in its own process on a loopback port."""
 
     def __init__(self) -> None:
-        port = free_port()
-        self._moto = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        self.port = free_port()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        wait_port(port, timeout=30)
+        wait_port(self.port, timeout=30)
+
+    def stop(self) -> None:
+        stop_process(self._proc, timeout=10)
+
+
+class S3Server:
+    """A bucket of its own on moto's server, behind a relay of its own; `settings` and `env`
+    point the app at it (a prefix of its own, as a shared bucket would have). moto: a server
+    shared with other tests (a fresh bucket and relay here is all a test can see of a store);
+    without it, one of its own, stopped with this one."""
+
+    def __init__(self, moto: MotoServer | None = None) -> None:
+        self._own_moto = moto is None
+        self._moto = MotoServer() if moto is None else moto
+        port = self._moto.port
         self.relay = Relay(port)
         self.endpoint = f"http://127.0.0.1:{self.relay.port}"
         self.bucket = f"axiya-{uuid.uuid4().hex[:12]}"
@@ -155,4 +169,14 @@ class S3Server:
 
     def stop(self) -> None:
         self.relay.close()
-        stop_process(self._moto, timeout=10)
+        if self._own_moto:
+            self._moto.stop()
+            return
+        # On a shared server: give back what the test stored (big-file tests store megabytes).
+        with contextlib.suppress(Exception):
+            for upload in self.uploads_in_progress():
+                self.client.abort_multipart_upload(
+                    Bucket=self.bucket, Key=upload["Key"], UploadId=upload["UploadId"]
+                )
+            self.clear()
+            self.client.delete_bucket(Bucket=self.bucket)

@@ -1,4 +1,4 @@
-"""Browser fixtures: one Chromium for the whole session, outputs converted once and cached.
+"""Browser fixtures: one Chromium for this folder, outputs converted once and cached.
 
 Needs Debian's /usr/bin/chromium (or AXIYA_CHROMIUM); the tests skip cleanly without it.
 """
@@ -12,14 +12,40 @@ from pathlib import Path
 
 import pytest
 
-from tests.axe import CHROMIUM, AxeRunner
+from tests.axe import CHROMIUM, CHROMIUM_ARGS, AxeRunner
 
 
-@pytest.fixture(scope="session")
-def axe() -> Iterator[AxeRunner]:
+@pytest.fixture(scope="package")
+def chromium():
+    """Debian's Chromium through Playwright, launched once for this folder's tests (a launch
+    costs seconds on a loaded machine) and closed after its last one: a live sync Playwright
+    leaves an asyncio loop running on the main thread, which no later test should meet."""
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         pytest.skip(f"no Chromium at {CHROMIUM}")
-    with AxeRunner() as runner:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The folder's Chromium (over tests/conftest.py's one per test); every context and page a
+    test opens is closed after it, so no cookie, storage or page polling the live server
+    outlives the test."""
+    before = set(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            context.close()
+
+
+@pytest.fixture(scope="package")
+def axe(chromium) -> Iterator[AxeRunner]:
+    """axe on the folder's Chromium, a fresh context per check."""
+    with AxeRunner(browser=chromium) as runner:
         yield runner
 
 

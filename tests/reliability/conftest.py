@@ -180,6 +180,20 @@ def wait_for(predicate, *, timeout: float, what: str, workers: Workers | None = 
     raise AssertionError(f"timed out waiting for {what}\n{workers.log_text() if workers else ''}")
 
 
+def recover_until(
+    done, *, recover, since: float, limit_s: float, recover_every_s: float = 5, poll_s: float = 0.5
+) -> None:
+    """Call recover() (what beat runs every 20 s) every `recover_every_s` seconds from `since`
+    until done() or `limit_s` seconds have passed; done() is checked every `poll_s` seconds, so
+    the test sees the end when it comes, not up to a recovery interval later."""
+    next_recover = time.time()
+    while not done() and time.time() - since < limit_s:
+        if time.time() >= next_recover:
+            recover()
+            next_recover = time.time() + recover_every_s
+        time.sleep(poll_s)
+
+
 def finished(job_id) -> Job | None:
     job = Job.objects.get(pk=job_id)
     return job if job.is_finished else None

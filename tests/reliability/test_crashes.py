@@ -25,7 +25,7 @@ from conversion.models import Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS
-from tests.reliability.conftest import finished, redis_cache, wait_for
+from tests.reliability.conftest import finished, recover_until, redis_cache, wait_for
 from tests.reliability.pdfs import text_pdf
 
 pytestmark = pytest.mark.slow
@@ -123,9 +123,7 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     first.wait(timeout=10)
     workers.start()
     restarted = time.time()
-    while not finished(job.id) and time.time() - restarted < 150:
-        dispatch.recover()  # what beat runs every 20 s
-        time.sleep(5)
+    recover_until(lambda: finished(job.id), recover=dispatch.recover, since=restarted, limit_s=150)
     job = Job.objects.get(pk=job.id)
     assert job.is_finished and time.time() - restarted < 120, workers.log_text()
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
@@ -138,11 +136,8 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
 def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
     """Run what beat runs every 20 s (here every 5 s) until every job ended; each must end
     within `limit_s` of `since` (issue 17: 2 minutes after Redis is back)."""
-    while time.time() - since < limit_s + 30:
-        if all(finished(j) for j in job_ids):
-            break
-        tasks.jobs_recover_task()
-        time.sleep(5)
+    recover_until(lambda: all(finished(j) for j in job_ids), recover=tasks.jobs_recover_task,
+                  since=since, limit_s=limit_s + 30)  # fmt: skip
     ended = [Job.objects.get(pk=j) for j in job_ids]
     late = [(str(j.id), j.status, j.pages_done) for j in ended if not j.is_finished]
     assert not late and time.time() - since < limit_s, (late, workers.log_text())

@@ -32,7 +32,7 @@ from conversion.runner import heartbeat
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS, ROOT
-from tests.reliability.conftest import finished, redis_cache, wait_for
+from tests.reliability.conftest import finished, recover_until, redis_cache, wait_for
 
 # The reproduction hung in futex_do_wait; without the fork it returns in about 0.2 s.
 FORKED_LOAD_LIMIT_S = 20
@@ -100,9 +100,8 @@ def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
     frozen_pid = int(page.claimed_by.rsplit(":", 1)[1])
     os.kill(frozen_pid, signal.SIGSTOP)  # frozen: alive, holding its task, beating no more
     frozen_at = time.time()
-    while not finished(job.id) and time.time() - frozen_at < FROZEN_JOB_LIMIT_S + 30:
-        dispatch.recover()  # what beat runs every 20 s on the housekeeping worker
-        time.sleep(5)
+    recover_until(lambda: finished(job.id), recover=dispatch.recover,  # beat's, every 20 s
+                  since=frozen_at, limit_s=FROZEN_JOB_LIMIT_S + 30)  # fmt: skip
     job = Job.objects.get(pk=job.id)
     took = time.time() - frozen_at
     assert job.is_finished and took < FROZEN_JOB_LIMIT_S, workers.log_text()

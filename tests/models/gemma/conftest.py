@@ -1,5 +1,6 @@
-"""Gemma runtime tests: one tiny random checkpoint + its packages per session, and the oracle
-(transformers' Gemma4ForConditionalGeneration, eager attention, fp32 CPU)."""
+"""Gemma runtime tests: one tiny random checkpoint (tests/conftest.py) + its packages per
+session, and the oracle (transformers' Gemma4ForConditionalGeneration, eager attention, fp32
+CPU)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-
-@pytest.fixture(scope="session")
-def tiny_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from models.export.checkpoint import write_checkpoint
-
-    return write_checkpoint("tiny", tmp_path_factory.mktemp("tiny-ckpt"), seed=0)
 
 
 def _build(tmp_path_factory: pytest.TempPathFactory, ckpt: Path, name: str, **kw: object) -> Path:
@@ -26,8 +20,11 @@ def _build(tmp_path_factory: pytest.TempPathFactory, ckpt: Path, name: str, **kw
 
 
 @pytest.fixture(scope="session")
-def tiny_pkg(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
-    return _build(tmp_path_factory, tiny_ckpt, "tiny-graph")
+def tiny_pkg(gemma_tiny_package: Path) -> Path:
+    """The default build of tiny_ckpt (tests/conftest.py): the same package the app's tests
+    use, built once a session (a build costs seconds); only its manifest's `source` note says
+    "random" rather than the checkpoint's path."""
+    return gemma_tiny_package
 
 
 @pytest.fixture(scope="session")
