@@ -119,3 +119,25 @@ def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_un
     heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
     assert heads[0] == ("1", "Reading Order of Printed Pages")
     assert [level for level, _ in heads[1:]] == ["2", "3"]
+
+
+def test_a_first_heading_set_like_the_sections_after_it_is_one_of_them(tmp_path):
+    """A report of unnumbered sections all set in one size (an ODF document's "Heading 3"s):
+    the first is no title over the rest but level with them (it took the h1 and the others
+    went one level under it)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 72
+    for head in ("Table with rich cells", "Table with nested table", "Table with pictures"):
+        page.insert_text((72, y + 10), head, fontsize=14, fontname="tibo")
+        y = _paragraph(page, y + 18)
+    doc.save(tmp_path / "sections.pdf")
+    result = convert_pdf(tmp_path / "sections.pdf", tmp_path / "out", TesseractEngine(),
+                         ConvertOptions())  # fmt: skip
+    html = result.html_path.read_text(encoding="utf-8")
+    main = html[html.index("<main") :]
+    heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+    assert [text for _, text in heads] == [
+        "Table with rich cells", "Table with nested table", "Table with pictures"
+    ]  # fmt: skip
+    assert len({level for level, _ in heads}) == 1
