@@ -101,6 +101,15 @@ def test_unnumbered_heads_a_point_apart_on_a_text_layer_are_two_levels(paper_hea
     assert _level(paper_headings, "Ligatures") == _level(paper_headings, "Letterspacing")
 
 
+def _converted_headings(doc: pymupdf.Document, folder) -> list[tuple[str, str]]:
+    """The (level, text) of the headings in the converted document's main text."""
+    doc.save(folder / "doc.pdf")
+    result = convert_pdf(folder / "doc.pdf", folder / "out", TesseractEngine(), ConvertOptions())
+    html = result.html_path.read_text(encoding="utf-8")
+    main = html[html.index("<main") :]
+    return re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+
+
 def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_under_it(tmp_path):
     """A paper's title over an "Abstract" set larger: the title is the h1, the rest under it
     (the outline made them level with each other, and the title lost its h1)."""
@@ -111,12 +120,7 @@ def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_un
     y = _paragraph(page, 150)
     page.insert_text((72, y + 10), "1 Introduction", fontsize=12, fontname="tibo")
     _paragraph(page, y + 18)
-    doc.save(tmp_path / "title.pdf")
-    result = convert_pdf(tmp_path / "title.pdf", tmp_path / "out", TesseractEngine(),
-                         ConvertOptions())  # fmt: skip
-    html = result.html_path.read_text(encoding="utf-8")
-    main = html[html.index("<main") :]
-    heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+    heads = _converted_headings(doc, tmp_path)
     assert heads[0] == ("1", "Reading Order of Printed Pages")
     assert [level for level, _ in heads[1:]] == ["2", "3"]
 
@@ -131,12 +135,7 @@ def test_a_first_heading_set_like_the_sections_after_it_is_one_of_them(tmp_path)
     for head in ("Table with rich cells", "Table with nested table", "Table with pictures"):
         page.insert_text((72, y + 10), head, fontsize=14, fontname="tibo")
         y = _paragraph(page, y + 18)
-    doc.save(tmp_path / "sections.pdf")
-    result = convert_pdf(tmp_path / "sections.pdf", tmp_path / "out", TesseractEngine(),
-                         ConvertOptions())  # fmt: skip
-    html = result.html_path.read_text(encoding="utf-8")
-    main = html[html.index("<main") :]
-    heads = re.findall(r"<h([1-6])[^>]*>(.*?)</h\1>", main)
+    heads = _converted_headings(doc, tmp_path)
     assert [text for _, text in heads] == [
         "Table with rich cells", "Table with nested table", "Table with pictures"
     ]  # fmt: skip
