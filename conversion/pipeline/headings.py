@@ -263,6 +263,14 @@ def _next_number_at(text: str) -> int | None:
     return None
 
 
+def _one_size(a: Block, b: Block, *, exact: bool, params: AssembleParams) -> bool:
+    """Two headings set in one size: `b`'s size within `same_size_measured_share` of `a`'s on
+    a scan (sizes measured from pixels), within `same_size_exact_share` on a text layer."""
+    share = params.same_size_exact_share if exact else params.same_size_measured_share
+    size_a, size_b = a.font_key or 0.0, b.font_key or 0.0
+    return abs(size_a - size_b) <= share * max(size_a, 1)
+
+
 def joined_headings(
     blocks: list[Block], *, exact_sizes: bool = False, params: AssembleParams = ASSEMBLE
 ) -> list[Block]:
@@ -274,7 +282,6 @@ def joined_headings(
     gives them exactly (an author line set a point smaller under a title, a section head a point
     smaller under a running title, are not the same heading). A heading that reads "Table 3 ..."
     or "Figure 2 ..." is a caption, not a section."""
-    same_size = params.same_size_exact_share if exact_sizes else params.same_size_measured_share
     out: list[Block] = []
     for block in blocks:
         if block.kind == "heading" and numbered_caption(block.text):
@@ -285,7 +292,7 @@ def joined_headings(
             and prev.kind == block.kind == "heading"
             and prev.bbox
             and block.bbox
-            and abs(prev.font_key - block.font_key) <= same_size * max(prev.font_key, 1)
+            and _one_size(prev, block, exact=exact_sizes, params=params)
             and 0
             <= block.bbox[1] - prev.bbox[3]
             <= params.joined_heading_gap_ratio * block.font_key
@@ -385,13 +392,22 @@ def _said(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _opening_title(pages: list[Page]) -> list[Block]:
-    """The document's first heading, on its first page, unnumbered and no generic section
-    name: its title, level 1 over everything after it, whatever size the headings under it
-    measure ("Abstract" measured larger than a paper's title on its text layer took level 1
-    beside it, and the title lost its h1)."""
+def _opening_title(
+    pages: list[Page], headings: list[Block], *, exact: bool, params: AssembleParams
+) -> list[Block]:
+    """The document's first heading, on its first page, unnumbered, no generic section name
+    and set in a size no other later heading shares: its title, level 1 over everything after
+    it, whatever size the headings under it measure ("Abstract" measured larger than a paper's
+    title on its text layer took level 1 beside it, and the title lost its h1). A first
+    heading of its sections' size is the first of them, level with them (a report of
+    same-size sections had its first section made the title, the rest one level under it).
+    The title printed again on later pages is the same title, not a section of its size."""
     first = next((b for b in pages[0].blocks if b.kind == "heading"), None) if pages else None
     if first is None or section_depth(first.text) or _GENERIC.match(first.text.strip()):
+        return []
+    same = _said(first.text)
+    others = (b for b in headings if b is not first and _said(b.text) != same)
+    if any(_one_size(first, b, exact=exact, params=params) for b in others):
         return []
     return [first]
 
@@ -405,10 +421,12 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
         return
     if all(b.level for b in headings):
         return  # the engine gave the levels (the model engine)
-    titles = [b for b in headings if b.is_title] or _opening_title(pages)
-    sections = [b for b in headings if all(b is not t for t in titles)]
     headed = [p for p in pages if any(b.kind == "heading" for b in p.blocks)]
     exact = all(p.source == "text_layer" for p in headed)
+    titles = [b for b in headings if b.is_title] or _opening_title(
+        pages, headings, exact=exact, params=params
+    )
+    sections = [b for b in headings if all(b is not t for t in titles)]
     by_size = _size_ranks(sections, exact=exact, params=params)
     ranks: dict[int, float] = {id(b): by_size[b.font_key or 0.0] for b in sections}
     _numbered_ranks(sections, ranks)

@@ -125,6 +125,11 @@ def _page(
     _paragraph(page, y + 18)
 
 
+def _converted_headings(doc: pymupdf.Document, folder) -> list[tuple[str, str]]:
+    """The (level, text) of the headings in the converted document's main text."""
+    return HEAD.findall(_main(doc, folder))
+
+
 def test_the_first_heading_of_the_first_page_is_the_h1_whatever_is_set_larger_under_it(tmp_path):
     """A paper's title over an "Abstract" set larger: the title is the h1, the rest under it
     (the outline made them level with each other, and the title lost its h1)."""
@@ -152,3 +157,20 @@ def test_identical_pages_keep_identical_heading_levels(tmp_path):
     for later in levels[1:]:
         assert later == [("2", "Annual Report"), ("2", "Section Overview"),
                          ("3", "Details and Notes")]  # fmt: skip
+
+
+def test_a_first_heading_set_like_the_sections_after_it_is_one_of_them(tmp_path):
+    """A report of unnumbered sections all set in one size (an ODF document's "Heading 3"s):
+    the first is no title over the rest but level with them (it took the h1 and the others
+    went one level under it)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 72
+    for head in ("Table with rich cells", "Table with nested table", "Table with pictures"):
+        page.insert_text((72, y + 10), head, fontsize=14, fontname="tibo")
+        y = _paragraph(page, y + 18)
+    heads = _converted_headings(doc, tmp_path)
+    assert [text for _, text in heads] == [
+        "Table with rich cells", "Table with nested table", "Table with pictures"
+    ]  # fmt: skip
+    assert len({level for level, _ in heads}) == 1
