@@ -167,7 +167,7 @@ def _extent(slot: str) -> float | None:
     code = ord(slot)
     if slot in _PIECES:
         return _PIECE_EXTENT
-    if code < 0x30:
+    if code < 0x30:  # cmex10's slots 0x00-0x2F: delimiters in four growing sizes
         return _DELIMITER_EXTENTS[min(code // 0x10 + (code >= 0x12) * (code < 0x20), 3)]
     if slot in "DEhijklmno":
         return _DELIMITER_EXTENTS[1]
@@ -186,7 +186,7 @@ def _decoded(glyph: Glyph) -> Glyph:
             decoded = _PIECES[char]
         elif char in _CMEX:
             decoded = _CMEX[char]
-        elif ord(char) >= 0x80 and (_tex(char) or char in _BIG):
+        elif ord(char) >= 0x80 and (_tex(char) or char in _BIG):  # past ASCII: real Unicode
             decoded = char  # a font with a Unicode map: its characters are right
         else:
             decoded = "\ufffd"  # another slot: no TeX name, no guess
