@@ -4,7 +4,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       python3 python3-venv python3-dev gcc make \
       tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-fra tesseract-ocr-deu \
       tesseract-ocr-spa tesseract-ocr-ita tesseract-ocr-por tesseract-ocr-nld \
-      libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core iso-codes \
+      libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core fonts-dejavu-extra iso-codes \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.txt .

@@ -113,16 +113,31 @@ def test_anonymous_gets_nothing(job):
 
 
 def test_review_is_for_reviewers_only(client, job, alice, bob):
+    """The review dashboard and decisions are reviewers' (docs/review.md): the owner corrects
+    their own document on its review page but decides nothing; anyone else, staff status
+    included, finds no such document there."""
     admin = User.objects.create_user("adam", password="pw-adam-123", is_staff=True)
+    decisions = [
+        ("decision", {"decision": "approve"}),
+        ("pages/1/decision", {"decision": "approve"}),
+    ]
+    edits = [("pages/1/html", {"html": "<p>x</p>"}), ("pages/1/alt", {"figure": "f", "alt": "x"})]
     for user in (alice, bob, admin):  # the owner is no reviewer, nor is staff status one
         client.force_login(user)
-        for url in review_urls(job):
-            assert client.get(url).status_code == 403, url
-        for path, data in [("decision", {"decision": "approve"}),
-                           ("pages/1/html", {"html": "<p>x</p>"}),
-                           ("pages/1/alt", {"figure": "f", "alt": "x"}),
-                           ("pages/1/decision", {"decision": "approve"})]:  # fmt: skip
-            assert client.post(f"/review/{job.id}/{path}", data).status_code == 403, path
+        assert client.get("/review/").status_code == 403
+        for path, data in decisions:
+            assert client.post(f"/review/{job.id}/{path}", data).status_code in (403, 404), path
+    for user in (bob, admin):
+        client.force_login(user)
+        for url in review_urls(job)[1:]:
+            assert client.get(url).status_code == 404, url
+        for path, data in edits:
+            assert client.post(f"/review/{job.id}/{path}", data).status_code == 404, path
+    client.force_login(alice)  # the owner: her own document's review page, no decision
+    for url in review_urls(job)[1:]:
+        assert client.get(url).status_code in (200, 302), url
+    for path, data in decisions:
+        assert client.post(f"/review/{job.id}/{path}", data).status_code == 403, path
     client.force_login(create_reviewer())
     for url in review_urls(job):
         assert client.get(url).status_code in (200, 302), url  # the job page redirects to page 1
