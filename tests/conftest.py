@@ -59,6 +59,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=rank)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _reviewers_group_after_flush():
+    """A transactional test ends with a flush, which empties every table, the Reviewers group
+    the migration made too; Django then sends post_migrate (without a plan: migrate sends
+    one), and the group is made again, as the migration made it. Alone, pytest-django runs
+    the tests that expect it before any flush; under xdist a worker may meet them after one."""
+    from django.db.models.signals import post_migrate
+
+    from conversion import roles
+
+    def restore(sender, **kwargs) -> None:
+        if sender.label == "conversion" and "plan" not in kwargs:
+            roles.reviewers_group()
+
+    post_migrate.connect(restore, weak=False, dispatch_uid="tests-reviewers-group")
+    yield
+    post_migrate.disconnect(dispatch_uid="tests-reviewers-group")
+
+
 def run_convert(*args: str, **env: str) -> subprocess.CompletedProcess:
     """`manage.py convert --no-progress ARGS` in its own process, with these variables set."""
     return subprocess.run(
