@@ -450,9 +450,11 @@ def _kv_dims(out: Path, layers: list[int]) -> list[int]:
     return [int(dims[f"past_key_values.{i}.key"]) for i in layers]
 
 
-def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha") -> dict:
+def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha",
+               vision_fusions: bool = True) -> dict:  # fmt: skip
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
-    weights file). Returns the manifest's "fast" section."""
+    weights file), and the fast vision graph (`vision_fusions`: with the fusion passes of
+    models.export.fast_vision). Returns the manifest's "fast" section."""
     import onnx_ir as ir
 
     dec = out / "decoder" / "model.onnx"
@@ -467,14 +469,13 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
         log.info("fast graph %s: %d nodes", rel, len(list(model.graph)))
         del model
     t = cfg["text"]
-    vision, clips = build_fast_vision(out)
+    vision = build_fast_vision(out, fusions=vision_fusions)
     return {
         "format": FAST_FORMAT,
         "prefill": PREFILL_FILE,
         "prefill_past": PREFILL_PAST_FILE,
         "step": STEP_FILE,
-        "vision": vision,
-        "vision_clips_dropped": clips,
+        **vision,
         "vision_input": "unpadded",
         "prefill_attention": prefill_attention,
         "kv_layers": t["kv_layers"],
