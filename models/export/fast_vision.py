@@ -84,14 +84,15 @@ class LayerBuilders:
 
 def op_counts(g: Any) -> dict[str, Any]:
     """Nodes and kernel-launching nodes (not `NO_KERNEL_OPS`) of the whole graph and of one
-    encoder layer (the first; every layer has the same ops), with the layer's op types."""
-    layers = Counter(_node_layer(n) for n in g)
-    first = min((t for t in layers if t), key=lambda t: int(_LAYER.match(t).group(1)), default="")
-    ops = Counter(n.op_type for n in g if first and _node_layer(n) == first)
-    kernels = Counter(n.op_type for n in g if n.op_type not in NO_KERNEL_OPS)
+    encoder layer, the last (the first also computes what all layers share: the RoPE
+    positions and tables), with that layer's op types."""
+    tags = {t for t in (_node_layer(n) for n in g) if t}
+    last = max(tags, key=lambda t: int(_LAYER.match(t).group(1)), default="")
+    ops = Counter(n.op_type for n in g if last and _node_layer(n) == last)
     return {
+        "layers": len(tags),
         "nodes": len(list(g)),
-        "kernels": sum(kernels.values()),
+        "kernels": sum(1 for n in g if n.op_type not in NO_KERNEL_OPS),
         "layer_nodes": sum(ops.values()),
         "layer_kernels": sum(c for op, c in ops.items() if op not in NO_KERNEL_OPS),
         "layer_ops": dict(sorted(ops.items())),

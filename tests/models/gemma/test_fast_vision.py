@@ -71,11 +71,11 @@ def test_rope_fusion_keeps_the_features(tiny_pkg_fast: Path, tmp_path: Path) -> 
 
 
 def test_manifest_counts_kernels_before_and_after(tiny_pkg_fast: Path) -> None:
-    """The manifest records each graph's kernels per layer: the RoPE fusion takes 38 of a
-    layer's (4 table Gathers + 2 x 17 Slice/Neg/Concat/Mul/Add) and puts 2 in their place."""
+    """The manifest records each graph's kernels per layer: the RoPE fusion takes 34 of a
+    layer's (2 x 17 Slice/Neg/Concat/Mul/Add) and puts 2 in their place."""
     ops = json.loads((tiny_pkg_fast / "manifest.json").read_text())["fast"]["vision_ops"]
     before, after = ops["unfused"], ops["fused"]
-    assert before["layer_kernels"] - after["layer_kernels"] == 38 - 2
+    assert before["layer_kernels"] - after["layer_kernels"] == 34 - 2
     assert after["layer_ops"]["RotaryEmbedding"] == 2
     assert "Neg" in before["layer_ops"] and "Neg" not in after["layer_ops"]
 
