@@ -15,9 +15,9 @@ from PIL import Image
 pytestmark = pytest.mark.parity
 
 
-def _features(pkg: Path, rel: str, *, seed: int = 3) -> np.ndarray:
+def _features(pkg: Path, rel: str, *, seed: int = 3, cuda: bool = False) -> np.ndarray:
     """One page (non-square patch grid: its two RoPE axes have different positions) through
-    the graph `rel` of the package, unpadded, on the CPU."""
+    the graph `rel` of the package, unpadded, on the CPU (or CUDA, TF32 off)."""
     import onnxruntime as ort
 
     from models.gemma.image import preprocess
@@ -29,7 +29,8 @@ def _features(pkg: Path, rel: str, *, seed: int = 3) -> np.ndarray:
     n = int((pre.position_ids[:, 0] >= 0).sum())
     feeds = {"pixel_values": pre.pixel_values[None, :n],
              "pixel_position_ids": pre.position_ids[None, :n]}  # fmt: skip
-    s = ort.InferenceSession(str(pkg / rel), providers=["CPUExecutionProvider"])
+    prov = [("CUDAExecutionProvider", {"use_tf32": "0"})] if cuda else ["CPUExecutionProvider"]
+    s = ort.InferenceSession(str(pkg / rel), providers=prov)
     return s.run(["image_features"], feeds)[0]
 
 
@@ -108,3 +109,18 @@ def test_rope_fusion_needs_rotate_half_tables(tiny_pkg_fast: Path) -> None:
     cos.const_value = ir.tensor(table)
     assert fuse_rope_2d(model.graph) == 0
     assert "Neg" in [n.op_type for n in model.graph]
+
+
+@pytest.mark.gpu
+def test_fused_vision_on_cuda_reads_like_the_cpu(tiny_pkg_fast: Path, tmp_path: Path) -> None:
+    """On a CUDA machine: the fused graph's RotaryEmbedding (patches in the kernel's batch
+    dimension, halves as its sequence) gives on the CUDA EP the unfused graph's CPU features."""
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA execution provider")
+    pkg = tmp_path / "pkg"
+    shutil.copytree(tiny_pkg_fast, pkg)
+    rel = json.loads((pkg / "manifest.json").read_text())["fast"]["vision"]
+    got = _features(pkg, rel, cuda=True)
+    want = _features(pkg, _unfused(pkg))
+    assert np.abs(got - want).max() <= 1e-4 * np.abs(want).max()
