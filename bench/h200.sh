@@ -109,6 +109,12 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
     --tag=-page-vfused ;;
   tppv0) throughput ppv0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
     --vision-graph vision_encoder/fast-unfused.onnx --tag=-page-vunfused ;;
+  # Decoder fusions (models.export.fast.DECODER_FUSIONS) off, then the same engine run, then
+  # back on: `fastoff tppd0 faston` after `tppf` (each rewrite of the fast graphs ~1-2 min).
+  fastoff) step fastoff 400 $PY -m models.export fast "$PKG" --no-decoder-fusions ;;
+  faston) step faston 400 $PY -m models.export fast "$PKG" ;;
+  tppd0) throughput ppd0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
+    --tag=-page-dunfused ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
   attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;
   # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.

@@ -63,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
         help="--fast / fast: the fast vision graph without the fusion passes (RotaryEmbedding "
         "for the 2-D RoPE: models.export.fast_vision.VISION_FUSIONS), to measure both",
     )
+    ap.add_argument(
+        "--no-decoder-fusions",
+        action="store_true",
+        help="--fast / fast: the fast decoder graphs without models.export.fast's "
+        "DECODER_FUSIONS (a layer's end as one SkipSimplifiedLayerNormalization)",
+    )
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -74,12 +80,14 @@ def main(argv: list[str] | None = None) -> int:
         a.ple = "external" if a.kind == "e2b-random" else "graph"
     opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format,
                 fast=a.fast, prefill_attention=a.prefill_attention,
-                vision_fusions=not a.no_vision_fusions)  # fmt: skip
+                vision_fusions=not a.no_vision_fusions,
+                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
     if a.kind == "fast":
         from models.export.build import rebuild_fast
 
         rebuild_fast(a.out, prefill_attention=a.prefill_attention,
-                     vision_fusions=not a.no_vision_fusions)  # fmt: skip
+                     vision_fusions=not a.no_vision_fusions,
+                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
     elif a.kind == "checkpoint":
         if a.checkpoint is None:
             ap.error("kind checkpoint needs --checkpoint DIR")
@@ -92,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         build_random_lean(kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep,
                           seed=a.seed, fast=a.fast, clip_bounds=a.clip_bounds,
                           prefill_attention=a.prefill_attention,
-                          vision_fusions=not a.no_vision_fusions)  # fmt: skip
+                          vision_fusions=not a.no_vision_fusions,
+                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
     else:
         kind = "tiny"
         with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:

@@ -361,11 +361,13 @@ def build_package(
     fast: bool = False,
     prefill_attention: str = "mha",
     vision_fusions: bool = True,
+    decoder_fusions: bool = True,
 ) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
 
-    fast_opts = {"prefill_attention": prefill_attention, "vision_fusions": vision_fusions}
+    fast_opts = {"prefill_attention": prefill_attention, "vision_fusions": vision_fusions,
+                 "decoder_fusions": decoder_fusions}  # fmt: skip
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -420,7 +422,8 @@ def build_package(
 
 
 def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str,
-                prefill_attention: str = "mha", vision_fusions: bool = True) -> dict:  # fmt: skip
+                prefill_attention: str = "mha", vision_fusions: bool = True,
+                decoder_fusions: bool = True) -> dict:  # fmt: skip
     """Static-KV-cache prefill/step graphs (models.export.fast) when asked for."""
     if not fast:
         return {}
@@ -429,21 +432,24 @@ def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str
     from models.export.fast import build_fast
 
     return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention,
-                               vision_fusions=vision_fusions)}  # fmt: skip
+                               vision_fusions=vision_fusions,
+                               decoder_fusions=decoder_fusions)}  # fmt: skip
 
 
-def rebuild_fast(out: Path, *, prefill_attention: str = "mha",
-                 vision_fusions: bool = True) -> dict[str, Any]:  # fmt: skip
+def rebuild_fast(out: Path, *, prefill_attention: str = "mha", vision_fusions: bool = True,
+                 decoder_fusions: bool = True) -> dict[str, Any]:  # fmt: skip
     """Write the fast graphs of an existing package again (another prefill attention, vision
-    fusions on or off, or after a change of models.export.fast) without rebuilding its weights:
-    the graphs, the manifest's "fast" section and their file entries. Returns the manifest."""
+    or decoder fusions on or off, or after a change of models.export.fast) without rebuilding
+    its weights: the graphs, the manifest's "fast" section and their file entries. Returns the
+    manifest."""
     from models.export.fast import build_fast
 
     man = json.loads((out / MANIFEST).read_text())
     if not man.get("fast"):
         raise ValueError(f"{out}: no fast graphs to rebuild (build it with --fast)")
     fast = build_fast(out, man["config"], prefill_attention=prefill_attention,
-                      vision_fusions=vision_fusions)  # fmt: skip
+                      vision_fusions=vision_fusions,
+                      decoder_fusions=decoder_fusions)  # fmt: skip
     man["fast"] = fast
     files = man["files"]
     for rel in (fast["prefill"], fast["prefill_past"], fast["step"], fast["vision"]):

@@ -284,29 +284,38 @@ def _attention_layers(
         yield i, node, t["layer_types"][i], int(node.inputs[0].shape[-1]) // heads, shared.get(i)
 
 
-def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str) -> tuple:
+# Fusions of the decoder graphs past the attention rewrite (on unless build_fast is told not
+# to; each graph's counts: the manifest's fast.decoder_fusions).
+DECODER_FUSIONS = {"scaled_residual_norm": fold_scaled_residual_norm}
+
+
+def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str, fusions: bool) -> tuple:
     """What both fast graphs start from: the graph, text config, heads, window, the masking
-    value of the graph's float type, a node builder, the attention nodes and the cache inputs."""
+    value of the graph's float type, a node builder, the attention nodes and the cache inputs.
+    The `DECODER_FUSIONS` run here when `fusions`; their counts go to g.meta["fusions"]."""
     g = model.graph
     t = cfg["text"]
     npf = _np_float(_float_dtype(g))
     neg = float(np.finfo(npf).min) / 2
     b = Builder(g, prefix)
     fold_weightless_rms(b, g, npf)
-    fold_scaled_residual_norm(b, g)
+    g.meta["fusions"] = {k: f(b, g) for k, f in DECODER_FUSIONS.items()} if fusions else {}
     attn = _attention_nodes(g)
     caches = _cache_inputs(g, cfg, batch="batch", ring=True)
     return g, t, t["num_attention_heads"], t["sliding_window"], npf, neg, b, attn, caches
 
 
-def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> Any:
+def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha",
+                 fusions: bool = True) -> Any:  # fmt: skip
     """attention: "mha" (one MultiHeadAttention per layer) or "matmul" (scores in memory)."""
     import onnx_ir as ir
 
     if attention not in PREFILL_ATTENTION:
         raise ValueError(f"prefill attention {attention!r}: one of {PREFILL_ATTENTION}")
 
-    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastp/")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
+        model, cfg, prefix="fastp/", fusions=fusions
+    )
     mask = next(i for i in g.inputs if i.name == "attention_mask")
     # Row-local indices 0..S-1 from the mask's shape (device ops only): ar [b,S].
     ones = b.op("Add", b.op("Mul", mask, b.const(0)), b.const(1))
@@ -361,13 +370,16 @@ def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> 
     return model
 
 
-def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> Any:
+def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha",
+                      fusions: bool = True) -> Any:  # fmt: skip
     """The prefill of rows that start with a cached prompt prefix (see the module doc)."""
     import onnx_ir as ir
 
     if attention not in PREFILL_ATTENTION:
         raise ValueError(f"prefill attention {attention!r}: one of {PREFILL_ATTENTION}")
-    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastx/")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
+        model, cfg, prefix="fastx/", fusions=fusions
+    )
     dt = _float_dtype(g)
     i64 = ir.TensorType(ir.DataType.INT64)
     write_at = ir.Value(name="write_at", type=i64, shape=ir.Shape(["batch"]))
@@ -419,10 +431,12 @@ def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha"
     return model
 
 
-def make_step(model: Any, cfg: dict[str, Any]) -> Any:
+def make_step(model: Any, cfg: dict[str, Any], *, fusions: bool = True) -> Any:
     import onnx_ir as ir
 
-    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fasts/")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
+        model, cfg, prefix="fasts/", fusions=fusions
+    )
     i64 = ir.TensorType(ir.DataType.INT64)
     slot = ir.Value(name="slot", type=i64, shape=ir.Shape(["batch"]))
     offsets = ir.Value(name="offsets", type=i64, shape=ir.Shape(["batch"]))
@@ -485,22 +499,26 @@ def _kv_dims(out: Path, layers: list[int]) -> list[int]:
 
 
 def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha",
-               vision_fusions: bool = True) -> dict:  # fmt: skip
+               vision_fusions: bool = True, decoder_fusions: bool = True) -> dict:  # fmt: skip
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
-    weights file), and the fast vision graph (`vision_fusions`: with the fusion passes of
-    models.export.fast_vision). Returns the manifest's "fast" section."""
+    weights file), and the fast vision graph; `vision_fusions` / `decoder_fusions`: with the
+    fusion passes (models.export.fast_vision.VISION_FUSIONS, DECODER_FUSIONS). Returns the
+    manifest's "fast" section."""
     import onnx_ir as ir
 
     dec = out / "decoder" / "model.onnx"
-    makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=prefill_attention)),
+    att, fuse = prefill_attention, decoder_fusions
+    makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=att, fusions=fuse)),
               (PREFILL_PAST_FILE,
-               lambda m: make_prefill_past(m, cfg, attention=prefill_attention)),
-              (STEP_FILE, lambda m: make_step(m, cfg)))  # fmt: skip
+               lambda m: make_prefill_past(m, cfg, attention=att, fusions=fuse)),
+              (STEP_FILE, lambda m: make_step(m, cfg, fusions=fuse)))  # fmt: skip
+    fused = {}
     for rel, make in makers:
         model = ir.load(dec)
         make(model)
+        fused[rel] = model.graph.meta["fusions"]
         ir.save(model, out / rel)  # external tensors keep pointing at model.onnx.data
-        log.info("fast graph %s: %d nodes", rel, len(list(model.graph)))
+        log.info("fast graph %s: %d nodes, fusions %s", rel, len(list(model.graph)), fused[rel])
         del model
     t = cfg["text"]
     vision = build_fast_vision(out, fusions=vision_fusions)
@@ -512,6 +530,7 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
         **vision,
         "vision_input": "unpadded",
         "prefill_attention": prefill_attention,
+        "decoder_fusions": fused,
         "kv_layers": t["kv_layers"],
         "kv_head_dims": _kv_dims(out, t["kv_layers"]),
         "ring": t["sliding_window"],

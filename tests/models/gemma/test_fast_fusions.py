@@ -87,6 +87,7 @@ def test_decoder_graphs_end_layers_with_one_skip_norm(tiny_pkg_fast: Path) -> No
     man = json.loads((tiny_pkg_fast / "manifest.json").read_text())
     layers = len(man["config"]["text"]["layer_types"])
     for key in ("prefill", "prefill_past", "step"):
+        assert man["fast"]["decoder_fusions"][man["fast"][key]] == {"scaled_residual_norm": layers}
         graph = onnx.load(str(tiny_pkg_fast / man["fast"][key]), load_external_data=False).graph
         ops = [n.op_type for n in graph.node]
         assert ops.count("SkipSimplifiedLayerNormalization") == 2 * layers, key
@@ -94,3 +95,20 @@ def test_decoder_graphs_end_layers_with_one_skip_norm(tiny_pkg_fast: Path) -> No
         scaled = [n for n in graph.node if n.op_type == "RMSNormalization"
                   and made.get(n.input[0]) == "Mul"]  # fmt: skip
         assert not scaled, key
+
+
+def test_decoder_fusions_off(tiny_ckpt: Path, tmp_path: Path) -> None:
+    """`--no-decoder-fusions`: the decoder graphs keep mobius' layer ends (one skip norm a
+    layer) and the manifest says no fusion ran; the vision fusions are the other switch."""
+    import onnx
+
+    from models.export.build import build_package, rebuild_fast
+
+    pkg = tmp_path / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True)
+    man = rebuild_fast(pkg, decoder_fusions=False)
+    layers = len(man["config"]["text"]["layer_types"])
+    assert set(map(str, man["fast"]["decoder_fusions"].values())) == {"{}"}
+    assert man["fast"]["vision_fusions"]
+    graph = onnx.load(str(pkg / man["fast"]["step"]), load_external_data=False).graph
+    assert [n.op_type for n in graph.node].count("SkipSimplifiedLayerNormalization") == layers
