@@ -109,6 +109,8 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
     --tag=-page-vfused ;;
   tppv0) throughput ppv0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
     --vision-graph vision_encoder/fast-unfused.onnx --tag=-page-vunfused ;;
+  # Kernels of one vision page, one prefill chunk and 16 decode steps (CUDA graphs off).
+  profile) step profile 300 $PY bench/gemma_profile.py --package "$PKG" --batch 256 --steps 16 ;;
   # Decoder fusions (models.export.fast.DECODER_FUSIONS) off, then the same engine run, then
   # back on: `fastoff tppd0 faston` after `tppf` (each rewrite of the fast graphs ~1-2 min).
   fastoff) step fastoff 400 $PY -m models.export fast "$PKG" --no-decoder-fusions ;;
