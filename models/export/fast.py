@@ -233,6 +233,39 @@ def fold_weightless_rms(b: Builder, g: Any, npf: Any) -> int:
     return count
 
 
+def fold_scaled_residual_norm(b: Builder, g: Any) -> int:
+    """A layer's end, Add(residual, branch) -> Mul(layer_scalar s > 0) -> the next layer's
+    input RMSNormalization(w, eps) (the scaled sum also goes on as the residual), becomes one
+    com.microsoft SkipSimplifiedLayerNormalization(residual, branch, w, eps / s^2) and the Mul
+    on its sum output: one kernel a layer fewer (Add, Mul, norm -> Skip, Mul). Exact in real
+    arithmetic: norm(s x) = x / sqrt(mean(x^2) + eps / s^2) * w for s > 0. Returns how many."""
+    count = 0
+    for mul in [n for n in g if n.op_type == "Mul"]:
+        add = mul.inputs[0].producer()
+        s = scalar(mul.inputs[1])
+        if add is None or add.op_type != "Add" or s is None or not s > 0:
+            continue
+        norms = [u for u, _ in mul.outputs[0].uses() if u.op_type == "RMSNormalization"]
+        if len(add.outputs[0].uses()) != 1 or len(norms) != 1:
+            continue
+        norm, (x, y) = norms[0], add.inputs
+        a = {k: v.value for k, v in norm.attributes.items()}
+        if norm.inputs[0] is not mul.outputs[0] or a.get("axis", -1) != -1:
+            continue
+        if any(v in g.outputs for v in (norm.outputs[0], mul.outputs[0])):
+            continue
+        same = x.shape is not None and x.shape == y.shape and x.dtype == y.dtype
+        if not same or norm.inputs[1].dtype != x.dtype or norm.domain != "":
+            continue
+        out, _, _, total = b.op("SkipSimplifiedLayerNormalization", x, y, norm.inputs[1],
+                                domain="com.microsoft", outputs=4,
+                                epsilon=float(a.get("epsilon", 1e-5)) / s**2)  # fmt: skip
+        norm.outputs[0].replace_all_uses_with(out)
+        mul.outputs[0].replace_all_uses_with(b.op("Mul", total, mul.inputs[1]))
+        count += 1
+    return count
+
+
 def _check_attention(node: Any) -> None:
     a = {k: v.value for k, v in node.attributes.items()}
     if a.get("kv_num_heads") != 1 or float(a.get("scale", 1.0)) != 1.0 or a.get("softcap", 0):
@@ -260,6 +293,7 @@ def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str) -> tuple:
     neg = float(np.finfo(npf).min) / 2
     b = Builder(g, prefix)
     fold_weightless_rms(b, g, npf)
+    fold_scaled_residual_norm(b, g)
     attn = _attention_nodes(g)
     caches = _cache_inputs(g, cfg, batch="batch", ring=True)
     return g, t, t["num_attention_heads"], t["sliding_window"], npf, neg, b, attn, caches
@@ -450,9 +484,11 @@ def _kv_dims(out: Path, layers: list[int]) -> list[int]:
     return [int(dims[f"past_key_values.{i}.key"]) for i in layers]
 
 
-def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha") -> dict:
+def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha",
+               vision_fusions: bool = True) -> dict:  # fmt: skip
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
-    weights file). Returns the manifest's "fast" section."""
+    weights file), and the fast vision graph (`vision_fusions`: with the fusion passes of
+    models.export.fast_vision). Returns the manifest's "fast" section."""
     import onnx_ir as ir
 
     dec = out / "decoder" / "model.onnx"
@@ -467,14 +503,13 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
         log.info("fast graph %s: %d nodes", rel, len(list(model.graph)))
         del model
     t = cfg["text"]
-    vision, clips = build_fast_vision(out)
+    vision = build_fast_vision(out, fusions=vision_fusions)
     return {
         "format": FAST_FORMAT,
         "prefill": PREFILL_FILE,
         "prefill_past": PREFILL_PAST_FILE,
         "step": STEP_FILE,
-        "vision": vision,
-        "vision_clips_dropped": clips,
+        **vision,
         "vision_input": "unpadded",
         "prefill_attention": prefill_attention,
         "kv_layers": t["kv_layers"],
