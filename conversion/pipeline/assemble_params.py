@@ -89,8 +89,10 @@ class AssembleParams:
     deepest_heading_level: int = 6
     # a title page (title_page.py) holds no paragraph of this many words or more ...
     title_page_max_words: int = 12
-    # ... and is among the document's first this many pages
+    # ... and is among the document's first this many pages; its foot (publisher, place) lies
+    # below this share of its height
     title_page_within: int = 2
+    title_page_foot_share: float = 0.75
 
     # -- the title
     # a title or heading is trusted with at most this share of its characters read doubtfully

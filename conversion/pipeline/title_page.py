@@ -1,8 +1,9 @@
 """A title page: the page that opens a book or a report with its title in display type and
 nothing to read under it but front matter (the author's name, the publisher, an edition line).
-Its title is one heading, the document's title; the other lines are no headings, however large
-they are set (a book's "THE TUFTE-LATEX DEVELOPERS" over its title, "PUBLISHER OF THIS BOOK" at
-its foot took h2 and h3, and the author's name became the document's title).
+Its title is one heading, the document's title; the lines over it and at its foot are no
+headings, however large they are set (a book's "THE TUFTE-LATEX DEVELOPERS" over its title,
+"PUBLISHER OF THIS BOOK" at its foot took h2 and h3, and the author's name became the
+document's title); a subtitle in display type under the title stays a heading.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _title_pieces(page: Page, *, params: AssembleParams) -> list[Block]:
 def title_page(pages: list[Page], body_size: float, *, params: AssembleParams = ASSEMBLE) -> None:
     """On a title page among the first `title_page_within` pages (the first page with a
     heading, if it is one): its largest lines joined into one heading, the document's title
-    (`is_title`); its other headings made paragraphs."""
+    (`is_title`); its front matter (`_front_matter`) made paragraphs."""
     first = next((p for p in pages if any(b.kind == "heading" for b in p.blocks)), None)
     if first is None or first not in pages[: params.title_page_within]:
         return
@@ -76,5 +77,21 @@ def title_page(pages: list[Page], body_size: float, *, params: AssembleParams = 
     title.kind, title.is_title = "heading", True
     first.blocks = [b for b in first.blocks if all(b is not r for r in rest)]
     for block in first.blocks:
-        if block.kind == "heading" and block is not title:
+        front = block is not title and _front_matter(block, title, first, body_size, params=params)
+        if block.kind == "heading" and front:
             block.kind, block.level = "paragraph", None
+
+
+def _front_matter(
+    block: Block, title: Block, page: Page, body_size: float, *, params: AssembleParams
+) -> bool:
+    """A title page's line that is no heading: set smaller than display type, printed over
+    the title (an author, a series) or at the page's foot (`title_page_foot_share` of its
+    height down: a publisher, a place and year). A display line between the title and the
+    foot is a subtitle or a part's name ("PART ONE" over "The Early Years") and stays."""
+    size = block.font_key or 0.0
+    if size < params.display_size_ratio * body_size or not (block.bbox and title.bbox):
+        return True
+    over = block.bbox[3] <= title.bbox[1]
+    foot = block.bbox[1] >= params.title_page_foot_share * page.height
+    return over or foot

@@ -49,3 +49,15 @@ def test_a_first_page_with_body_text_is_no_title_page():
     ])  # fmt: skip
     heads = [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
     assert heads == ["Reading Order of Printed Pages", "Abstract"]
+
+
+def test_a_subtitle_in_display_type_under_the_title_stays_a_heading():
+    """A part's title page: "PART ONE" over "The Early Years", both display type, the second
+    under the first and above the foot: a heading of its own; the publisher at the foot not."""
+    doc = _book([
+        _line("heading", "PART ONE", (600, 900, 1900, 1040), 140),
+        _line("heading", "The Early Years", (600, 1200, 1900, 1290), 90),
+        _line("heading", "Riverside Press", (600, 2900, 1300, 2960), 65),
+    ])  # fmt: skip
+    heads = [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+    assert heads == ["PART ONE", "The Early Years"]
