@@ -9,6 +9,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class ScanParams:
     cap_height_ratio: float = 0.72  # cap height / font size of most text faces
+    descender_ratio: float = 0.22  # descender depth / font size of most text faces
+    x_height_ratio: float = 0.48  # x-height / font size of most text faces
     dark_level: int = 128  # a binarized pixel darker than this grey level is ink
     stroke_run_share: float = (
         0.25  # a dark run longer than this share of a line's height: no stroke
