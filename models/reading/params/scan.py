@@ -37,6 +37,11 @@ class ScanParams:
     # A "picture" this many text lines run across (words inside it and more outside) is text:
     # a faded margin or a shadow over the lines' first words (typewritten-fr 10763_2: 44 lines).
     figure_crossing_lines: int = 3
+    # A word cut by a column Tesseract took for a gutter: its two halves on one row, no further
+    # apart than this many line heights (a gutter or a tab stands a word space or more apart).
+    cut_gap_ratio: float = 0.35
+    cut_min_lines: int = 3  # lines cut so, at least: the page's columns are wrong...
+    cut_min_share: float = 0.1  # ...and at least this share of its lines
 
 
 SCAN = ScanParams()
