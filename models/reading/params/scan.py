@@ -27,6 +27,9 @@ class ScanParams:
     illegible_known_share: float = 0.4  # dictionary words of a doubtful line, fewer: illegible
     unreadable_lines: int = 3  # illegible lines that may make a page unreadable
     unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
+    # ...each of at least this many characters: a chart's markers and swatches read as one or
+    # two ("x", "*", "=-", ocrmypdf multipage.pdf p4: six such lines) are marks, not writing.
+    writing_min_chars: int = 3
     sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
     sure_confidence: float = 80  # a word read with this confidence or more was read surely
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print
