@@ -30,18 +30,32 @@ ILLEGIBLE_MIN_WORDS = 30
 # ...and fewer than this share of them read surely (80 or more): the handwritten pages' pictures
 # 0.09 and 0.00, a typescript page's faded picture 0.59 (typewritten-fr).
 ILLEGIBLE_SURE_SHARE = 0.3
+# ...in at least this many lines of ILLEGIBLE_LINE_WORDS such words or more: the handwritten
+# pages' pictures 24 and 22 lines; a line chart's (ocrmypdf multipage.pdf p4: series markers and
+# slanted names read as 42 such words), 5.
+ILLEGIBLE_MIN_LINES = 10
+ILLEGIBLE_LINE_WORDS = 2
 
 
-def illegible_text(words: list[Word]) -> bool:
-    """Whether a picture's words, read again as text and found no text, are text Tesseract
-    cannot read (handwriting): many words of letters, some of them real, few read surely."""
+def _lettered(word: Word) -> bool:
+    return sum(c.isalpha() for c in word.text) >= 2
+
+
+def illegible_text(lines: list[list[Word]]) -> bool:
+    """Whether a picture's lines of words, read again as text and found no text, are text
+    Tesseract cannot read (handwriting): many words of letters, some of them real, few read
+    surely, in many lines of writing. A chart's marks and slanted labels read as a few long
+    rows of letters: a figure, not handwriting."""
+    words = [w for line in lines for w in line]
     known = [w.known for w in words if len(w.text) >= 3]
-    lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+    lettered = [w for w in words if _lettered(w)]
     sure = sum(w.confidence >= 80 for w in lettered) / max(len(lettered), 1)
+    written = sum(sum(map(_lettered, line)) >= ILLEGIBLE_LINE_WORDS for line in lines)
     return (
         len(lettered) >= ILLEGIBLE_MIN_WORDS
         and sure < ILLEGIBLE_SURE_SHARE
         and sum(bool(k) for k in known) >= 0.25 * len(known)
+        and written >= ILLEGIBLE_MIN_LINES
     )
 
 
@@ -131,7 +145,7 @@ class PartRereads:
                 or statistics.mean(w.confidence for w in words) < 65
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
-                if illegible_text(words):
+                if illegible_text([line.words for para in found for line in para]):
                     figure.illegible_text = True
                 kept.append(figure)
                 continue

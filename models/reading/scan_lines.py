@@ -196,3 +196,44 @@ def reads_well(paragraphs: list[ParaLines]) -> bool:
     chars = sum(len(w.text) for w in words)
     mean = sum(len(w.text) * w.confidence for w in words) / max(chars, 1)
     return mean >= SCAN.upright_confidence
+
+
+def _cuts_word(left: Line, right: Line) -> bool:
+    """`right` goes on `left`'s row a fraction of a word space after it, mid-word: a line
+    Tesseract cut in two ("Le problém" | "e des hommages"), a letter then a lower-case one."""
+    height = min(left.height, right.height)
+    overlap = min(left.bbox[3], right.bbox[3]) - max(left.bbox[1], right.bbox[1])
+    gap = right.bbox[0] - left.bbox[2]
+    return (
+        overlap >= height / 2
+        and -SCAN.cut_gap_ratio * height <= gap <= SCAN.cut_gap_ratio * height
+        and left.words[-1].text[-1:].isalpha()
+        and right.words[0].text[:1].islower()
+    )
+
+
+def cut_lines(paragraphs: list[ParaLines]) -> int:
+    """Lines of one paragraph that a line of another one continues mid-word on their row."""
+    lines = sorted(
+        ((k, line) for k, para in enumerate(paragraphs) for line in para if has_words(line)),
+        key=lambda kl: kl[1].bbox[1],
+    )
+    cut: set[int] = set()
+    for i, (k, line) in enumerate(lines):
+        for j, other in lines[i + 1 :]:
+            if other.bbox[1] >= line.bbox[3]:
+                break  # sorted by top: no later line shares this one's row
+            if j != k and _cuts_word(line, other):
+                cut.add(id(line))
+            elif j != k and _cuts_word(other, line):
+                cut.add(id(other))
+    return len(cut)
+
+
+def columns_cut(paragraphs: list[ParaLines]) -> bool:
+    """The page's layout cut its lines: columns found where the text runs across (a
+    typewritten page's hanging indents aligned like a gutter). Read as one column, it reads
+    whole lines again."""
+    cut = cut_lines(paragraphs)
+    total = sum(has_words(line) for para in paragraphs for line in para)
+    return cut >= SCAN.cut_min_lines and cut >= SCAN.cut_min_share * total
