@@ -38,6 +38,9 @@ BASE_URL = "https://figures.invalid/"
 # WeasyPrint keeps every page's layout until it writes the PDF (about 0.4 MiB a text page):
 # a longer document is rendered in runs of this many print pages, joined with pikepdf.
 PRINT_PAGES_PER_RENDER = 20
+# A long table of contents (about 30 entries a page, each a link: 1.4 MiB a page laid out) is
+# rendered in runs of this many entries, so the first run does not grow with the headings.
+CONTENTS_PER_RENDER = 120
 # Figures go into the PDF as JPEG: WeasyPrint embeds a JPEG as it is, while a PNG is decoded
 # and compressed again (0.75 s per 1600-pixel figure against 0.05 s).
 JPEG_QUALITY = 90
@@ -80,12 +83,14 @@ class PdfResult:
 
 def write_pdf(
     html: str, out: IO[bytes], *, figures: Figures,
-    pages_per_render: int | None = None,
+    pages_per_render: int | None = None, contents_per_render: int | None = None,
 ) -> PdfResult:  # fmt: skip
     """Render `html` as a tagged PDF into out. figures(name) opens a figure the HTML links.
-    A document longer than pages_per_render print pages is rendered in runs of that many
-    (default PRINT_PAGES_PER_RENDER) and the runs joined (_join): WeasyPrint's layouts no longer
-    pile up with the page count."""
+    A document longer than pages_per_render print pages (default PRINT_PAGES_PER_RENDER), or
+    with more than contents_per_render entries in its table of contents (CONTENTS_PER_RENDER),
+    is rendered in runs, each written into the file and closed before the next
+    (pdf_join.JoinedPdf): neither WeasyPrint's layouts nor qpdf's objects pile up with the
+    page count."""
     from weasyprint import CSS, HTML  # loaded when a PDF is asked for: Pango at import
     from weasyprint.text.fonts import FontConfiguration
 
@@ -98,7 +103,9 @@ def write_pdf(
     catalog: dict = {}  # the first run's, which the joined PDF keeps
     with tempfile.TemporaryFile() as made:
         joined = JoinedPdf(made)
-        for index, run in enumerate(printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER)):
+        cut = printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER,
+                             contents_per_render or CONTENTS_PER_RENDER)  # fmt: skip
+        for index, run in enumerate(cut):
             if index:
                 gc.collect()  # the last run's layout, a graph of cycles, before this one
             document = HTML(string=run, base_url=BASE_URL, url_fetcher=fetcher).render(
@@ -170,35 +177,61 @@ class _Printable:
             text = " ".join(heading.text_content().split())
             self.headings.append((int(heading.tag[1]), text, heading.get("id")))
 
-    def runs(self, pages_per_render: int) -> Iterator[str]:
+    def runs(self, pages_per_render: int, contents_per_render: int) -> Iterator[str]:
         """The document as one HTML, or as HTML documents of pages_per_render print pages
-        each (what comes before <main> in the first, what follows it in the last); a link to
-        another run's element points at ANCHOR_URL, joined back by _join."""
+        each, what comes before <main> (the title, the table of contents: contents_per_render
+        entries a run) in the first, what follows it in the last; a link to another run's
+        element points at ANCHOR_URL, joined back by pdf_join."""
         main = self.root.find(".//main")
         runs = _cut_at_markers(list(main) if main is not None else [], pages_per_render)
-        if len(runs) < 2:
+        before = list(main.itersiblings(preceding=True))[::-1] if main is not None else []
+        fronts = _front_runs(before, contents_per_render)
+        if len(runs) < 2 and len(fronts) < 2:
             yield _serialize(self.root)
             return
-        body = main.getparent()
-        before = list(main.itersiblings(preceding=True))[::-1]
-        after = list(main.itersiblings())
+        for front in fronts[:-1]:
+            yield self._part(front, None, [])
         for index, run in enumerate(runs):
-            first, last = index == 0, index == len(runs) - 1
-            part = lxml.html.Element("html", dict(self.root.attrib))
-            part.append(copy.deepcopy(self.root.find("head")))
-            new_body = etree.SubElement(part, "body", dict(body.attrib))
-            new_body.extend(copy.deepcopy(el) for el in before if first)
-            attrs = dict(main.attrib) if first else {k: v for k, v in main.attrib.items()
-                                                     if k != "id"}  # fmt: skip
-            new_main = etree.SubElement(new_body, "main", attrs)
-            new_main.extend(copy.deepcopy(el) for el in run)
-            new_body.extend(copy.deepcopy(el) for el in after if last)
-            ids = {el.get("id") for el in part.iter() if el.get("id")}
-            for link in part.iter("a"):
-                href = link.get("href") or ""
-                if href.startswith("#") and href[1:] and href[1:] not in ids:
-                    link.set("href", ANCHOR_URL + href[1:])
-            yield _serialize(part)
+            after = list(main.itersiblings()) if index == len(runs) - 1 else []
+            attrs = {k: v for k, v in main.attrib.items() if index == 0 or k != "id"}
+            yield self._part(fronts[-1] if index == 0 else [], (attrs, run), after)
+
+    def _part(self, front: list, main: tuple[dict, list] | None, after: list) -> str:
+        """One run's HTML: the head, then front, main's children given, after."""
+        body = self.root.find("body")
+        part = lxml.html.Element("html", dict(self.root.attrib))
+        part.append(copy.deepcopy(self.root.find("head")))
+        new_body = etree.SubElement(part, "body", dict(body.attrib))
+        new_body.extend(copy.deepcopy(el) for el in front)
+        if main is not None:
+            new_main = etree.SubElement(new_body, "main", main[0])
+            new_main.extend(copy.deepcopy(el) for el in main[1])
+        new_body.extend(copy.deepcopy(el) for el in after)
+        ids = {el.get("id") for el in part.iter() if el.get("id")}
+        for link in part.iter("a"):
+            href = link.get("href") or ""
+            if href.startswith("#") and href[1:] and href[1:] not in ids:
+                link.set("href", ANCHOR_URL + href[1:])
+        return _serialize(part)
+
+
+def _front_runs(before: list, contents_per_render: int) -> list[list]:
+    """What precedes <main> as runs: one, or, where the table of contents has more than
+    contents_per_render entries, its list cut into runs of that many (the first with the
+    rest of what precedes <main>, each later one a list of its own that counts on)."""
+    navs = [el for el in before if el.tag == "nav" and "toc" in (el.get("class") or "").split()]
+    entries = list(navs[0].find("ol")) if navs and navs[0].find("ol") is not None else []
+    if len(entries) <= contents_per_render:
+        return [before]
+    runs = []
+    for start in range(0, len(entries), contents_per_render):
+        nav = etree.Element("nav", dict(navs[0].attrib))
+        if start:
+            nav.set("aria-label", f"{navs[0].get('aria-label', 'Contents')}, continued")
+        ol = etree.SubElement(nav, "ol", {"start": str(start + 1)} if start else {})
+        ol.extend(copy.deepcopy(li) for li in entries[start : start + contents_per_render])
+        runs.append([nav if el is navs[0] else el for el in before] if not start else [nav])
+    return runs
 
 
 def _cut_at_markers(children: list, pages_per_render: int) -> list[list]:

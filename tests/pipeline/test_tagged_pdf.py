@@ -146,3 +146,22 @@ def test_the_check_reads_every_run():
     html = book_html(alt=ALT).replace(f'alt="{ALT}"', 'alt=""')
     result = write_pdf(html, io.BytesIO(), figures=book_figures, pages_per_render=1)
     assert "1 figures without /Alt" in result.problems
+
+
+def test_a_long_table_of_contents_is_rendered_in_runs_and_stays_one_list_of_links():
+    """Seven contents entries rendered three a run (a list of its own each): every entry
+    still links to its heading, in order, the contents come first, and the check finds
+    nothing missing."""
+    out = io.BytesIO()
+    result = write_pdf(long_html(7), out, figures=book_figures, pages_per_render=2,
+                       contents_per_render=3)  # fmt: skip
+    assert result.problems == ()
+    assert check_pdf(io.BytesIO(out.getvalue()), headings=["h1"] + ["h2"] * 7)["problems"] == []
+    with pikepdf.open(io.BytesIO(out.getvalue())) as pdf:
+        labels = [pikepdf.Page(p).label for p in pdf.pages]
+        links = [str(a.get("/Dest")) for p in pdf.pages for a in p.obj.get("/Annots", [])]
+        kinds = [str(e.S) for e in structure_elements(pdf.Root.StructTreeRoot)]
+    assert links == [f"h-{n}" for n in range(1, 8)]  # the contents' links, all resolved
+    assert kinds.count("/LI") == 7
+    assert kinds.count("/L") == 3  # one list a run: 3 + 3 + 1 entries
+    assert labels[0] == "Contents" and labels[-1] == "7"
