@@ -53,8 +53,8 @@ from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.document import Block, Document, Page, Span  # noqa: E402
 from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from conversion.pipeline.format_writers import files_opener, write_format  # noqa: E402
+from conversion.pipeline.pdf_check import check_pdf  # noqa: E402
 from conversion.pipeline.render import RenderOptions, render_document  # noqa: E402
-from conversion.pipeline.tagged_pdf import check_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 from tests.pipeline.test_epub import ACE, ace_violations, epubcheck, problems  # noqa: E402
 
@@ -209,6 +209,7 @@ def main() -> None:
     parser.add_argument("--set", choices=SETS, default="tests")
     parser.add_argument("--pages", type=int, default=2, help="first pages of each document")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", help="the documents whose file name contains this")
     parser.add_argument("--no-growth", action="store_true")
     parser.add_argument("--growth-only", action="store_true")
     parser.add_argument(
@@ -225,7 +226,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         _pdf_of(render_document(Document("warm", "en", [Page(1, 10, 10)]), RenderOptions()))
-        for pdf in [] if args.growth_only else SETS[args.set]:
+        chosen = [pdf for pdf in SETS[args.set] if (args.only or "") in pdf.name]
+        for pdf in [] if args.growth_only else chosen:
             row = document_row(pdf, engine, args, workdir)
             rows.append(row)
             print(
@@ -248,6 +250,8 @@ def main() -> None:
     name = "growth" if args.growth_only else args.set
     if args.pages_per_render != DEFAULT_PAGES_PER_RENDER:
         name += f"-runs{args.pages_per_render}"
+    if args.only:
+        name += f"-only-{Path(args.only).stem}"
     out = ROOT / "bench" / "results" / f"formats-{name}-{dt.date.today().isoformat()}.json"
     # Shared 2-core machines are noisy: the load beside the run says how much.
     record = {
