@@ -30,7 +30,7 @@ serve:
 # The architecture contracts (pyproject.toml [tool.importlinter], docs/DESIGN.md) first, then the suite.
 test: setup-dev
 	.venv/bin/lint-imports
-	OMP_THREAD_LIMIT=1 $(PY) -m pytest
+	OMP_THREAD_LIMIT=1 $(PY) -m pytest -n 2 --dist loadscope --no-loadscope-reorder
 
 lint:
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports

@@ -18,6 +18,47 @@ CORPUS = RESOURCES / "corpus"
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# `make test` runs the suite on two pytest-xdist workers (`-n 2 --dist loadscope`): a scope runs
+# whole on one worker, so what its tests share is made once. A scope is a module (its
+# module-scoped conversions), or one of these folders: tests/reliability breaks real Redis,
+# Celery and web servers and times their recovery (two such tests at once would share their
+# time limits), tests/browser shares one Chromium and its cached conversions, tests/models/gemma
+# the tiny Gemma packages. Those folders go first: they are the longest.
+XDIST_FOLDERS = ("tests/reliability/", "tests/browser/", "tests/models/gemma/")
+
+
+def xdist_scope(nodeid: str) -> str:
+    path = nodeid.split("::")[0]
+    return next((folder for folder in XDIST_FOLDERS if path.startswith(folder)), path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """xdist's loadscope with our scopes (its own are modules and classes)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FolderScopeScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return FolderScopeScheduling(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist, the long folders' tests first (the workers hand out scopes in this order);
+    alone, pytest-django's order as it was."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def rank(item: pytest.Item) -> int:
+        scope = xdist_scope(item.nodeid)
+        return XDIST_FOLDERS.index(scope) if scope in XDIST_FOLDERS else len(XDIST_FOLDERS)
+
+    items.sort(key=rank)
+
+
 def run_convert(*args: str, **env: str) -> subprocess.CompletedProcess:
     """`manage.py convert --no-progress ARGS` in its own process, with these variables set."""
     return subprocess.run(

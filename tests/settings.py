@@ -1,10 +1,18 @@
-"""Test settings: a private data folder per run, and a file-backed SQLite test database so a real
-Celery worker process can see what the tests write."""
+"""Test settings: a private data folder per run (per pytest-xdist worker: gw0, gw1, ... inside
+it), and a file-backed SQLite test database so a real Celery worker process can see what the
+tests write."""
 
 import os
 import tempfile
+from pathlib import Path
 
 os.environ.setdefault("AXIYA_DATA_DIR", tempfile.mkdtemp(prefix="axiya-test-"))
+# xdist's workers inherit the controller's folder: each takes a folder of its own inside it, so
+# their databases, job files and worker logs never meet. A process a worker starts with these
+# settings inherits the worker's folder, already named after it.
+_xdist_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _xdist_worker and Path(os.environ["AXIYA_DATA_DIR"]).name != _xdist_worker:
+    os.environ["AXIYA_DATA_DIR"] = str(Path(os.environ["AXIYA_DATA_DIR"]) / _xdist_worker)
 os.environ.pop("AXIYA_BROKER_URL", None)
 os.environ.setdefault("AXIYA_INLINE_HOUSEKEEPING", "false")
 

@@ -17,7 +17,9 @@ from django.conf import settings as dj_settings
 
 from bench.processes import free_port, stop_process
 from conversion.models import Job
-from tests.conftest import ROOT
+from conversion.runner import jobs as runner
+from tests import local_store
+from tests.conftest import CORPUS, ROOT
 
 
 def _wait_port(port: int, *, up: bool, timeout: float = 15) -> None:
@@ -192,6 +194,25 @@ def recover_until(
             recover()
             next_recover = time.time() + recover_every_s
         time.sleep(poll_s)
+
+
+@pytest.fixture(scope="session")
+def clean_html(django_db_blocker):
+    """clean_html(name) -> the HTML of a clean run of a corpus PDF, converted once a session
+    (inline, no worker: tests/system/test_one_flow shows that every path writes the same
+    bytes); the crash tests compare what their broken runs wrote with it."""
+    made: dict[str, str] = {}
+
+    def html(name: str) -> str:
+        if name not in made:
+            with django_db_blocker.unblock():
+                job = runner.job_create(owner=None, upload=CORPUS / name)
+                runner.job_run_inline(job_id=job.id)
+                made[name] = local_store.html_path(job.id).read_text()
+                Job.objects.filter(pk=job.id).delete()  # the tests count their own jobs
+        return made[name]
+
+    return html
 
 
 def finished(job_id) -> Job | None:

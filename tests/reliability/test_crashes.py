@@ -108,7 +108,9 @@ def test_a_page_that_always_crashes_the_engine_fails_visibly(workers_on, redis_u
     assert worker.poll() is None  # the worker itself survived
 
 
-def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_url, user, settings):
+def test_a_dead_workers_page_is_queued_again_within_a_minute(
+    workers_on, redis_url, user, settings, clean_html
+):
     """Issue 17: with the broker's own visibility timeout (15 minutes) a killed worker's page
     waited that long. The worker's heartbeat stops with it; the recovery task (beat: every
     20 s, called here) queues the page again, and the job ends as a clean run does."""
@@ -128,9 +130,7 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(workers_on, redis_u
     assert job.is_finished and time.time() - restarted < 120, workers.log_text()
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.pages_done == job.pages_total == 6
-    clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    wait_for(lambda: finished(clean.id), timeout=300, what="a clean run", workers=workers)
-    assert local_store.html_path(job.id).read_text() == local_store.html_path(clean.id).read_text()
+    assert local_store.html_path(job.id).read_text() == clean_html("multipage.pdf")
 
 
 def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
@@ -147,14 +147,8 @@ def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 1
     return ended
 
 
-def _clean_html(workers, user, name: str) -> str:
-    clean = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / name))
-    wait_for(lambda: finished(clean.id), timeout=300, what="a clean run", workers=workers)
-    return local_store.html_path(clean.id).read_text()
-
-
 def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
-    workers_on, persistent_redis, user, settings
+    workers_on, persistent_redis, user, settings, clean_html
 ):
     """Issue 17: SIGKILL redis-server (appendonly, fsync always, as configured here) while a
     page is rasterized, so the task's next messages cannot be sent, and again while a page is
@@ -182,7 +176,7 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     persistent_redis.start()
     ended = _recover_untilfinished([job.id, queued.id], since=time.time(), workers=workers)
     assert ended[0].pages_done == 6 and ended[1].pages_done == 1
-    assert local_store.html_path(job.id).read_text() == _clean_html(workers, user, "multipage.pdf")
+    assert local_store.html_path(job.id).read_text() == clean_html("multipage.pdf")
 
 
 def test_redis_that_lost_its_messages_has_them_queued_again(

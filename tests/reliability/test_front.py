@@ -39,11 +39,18 @@ TRICKLE_S = 12.0
 # How long Ctrl-C may take to stop everything: gunicorn ends its requests first, which on a
 # busy 2-core machine took more than 30 s after the slow clients left.
 STOP_S = 90
+# gunicorn waits up to its graceful timeout (30 s by default) for a worker whose threads still
+# hold a connection, then kills it: every stop here took those 30 s. The stop is what is tested,
+# not the wait, so the tests' gunicorn waits this long (seconds).
+GRACEFUL_S = 3
 PAGE = "/accounts/login/"  # a page Django renders (a thread of a gunicorn worker answers it)
 
 
 def _env(port: int, **extra: str) -> dict[str, str]:
-    return web_env(HOST="127.0.0.1", PORT=str(port), PY=sys.executable, **extra)
+    return web_env(
+        HOST="127.0.0.1", PORT=str(port), PY=sys.executable,
+        GUNICORN_CMD_ARGS=f"--graceful-timeout {GRACEFUL_S}", **extra,
+    )  # fmt: skip
 
 
 def _get(port: int, path: str = PAGE, *, timeout: float = 3.0, source: str = "", **headers):
