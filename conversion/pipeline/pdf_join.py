@@ -17,6 +17,7 @@ destination. Objects are written uncompressed, then packed into compressed objec
 
 from __future__ import annotations
 
+import functools
 import zlib
 from array import array
 from collections import deque
@@ -314,13 +315,20 @@ def _serialize_dict(obj, ref: Ref, chunks: list[bytes], overrides: dict, changes
     for key, value in obj.items():
         if key in changes:
             continue
-        chunks.append(pikepdf.Name(key).unparse() + b" ")
+        chunks.append(_name(key))
         _serialize(value, ref, chunks, overrides)
         chunks.append(b" ")
     for key, value in changes.items():
         if value is not None:
-            chunks.append(pikepdf.Name(key).unparse() + b" " + value + b" ")
+            chunks.append(_name(key) + value + b" ")
     chunks.append(b">>")
+
+
+@functools.lru_cache(maxsize=1024)
+def _name(key: str) -> bytes:
+    """A dictionary key as PDF syntax, and a space (a few dozen keys, asked for thousands of
+    times)."""
+    return pikepdf.Name(key).unparse() + b" "
 
 
 class _Item:
