@@ -17,6 +17,8 @@ destination. Objects are written uncompressed, then packed into compressed objec
 
 from __future__ import annotations
 
+import functools
+import re
 import zlib
 from array import array
 from collections import deque
@@ -39,6 +41,12 @@ _OWN_CATALOG_KEYS = {"/Pages", "/StructTreeRoot", "/Names", "/Outlines", "/PageL
 _OWN_TREE_KEYS = {"/K", "/ParentTree", "/ParentTreeNextKey", "/IDTree"}
 
 Ref = Callable[[pikepdf.Object], bytes]
+# Structure element identifiers (WeasyPrint's TH cells, numbered per run) and the TD cells'
+# references to them: made unique across runs by a prefix of the run's number.
+_IDENTIFIER_KEYS = {"/ID", "/Headers"}
+# An indirect reference in qpdf's syntax of an object, and the start of a hex string.
+_REFERENCE = re.compile(rb"(?<![\d.])(\d+) (\d+) R(?![\w#])")
+_HEX_STRING = re.compile(rb"<[0-9A-Fa-f]")
 
 
 class JoinedPdf:
@@ -56,13 +64,15 @@ class JoinedPdf:
         self.anchor_links: list[str] = []  # links into another run, by destination name
         self.first: dict[str, bytes] | None = None  # the first run's catalog parts
         self.keys = 0  # parent tree keys given out
+        self.runs = 0  # runs added
         self.pages_ref, self.tree_ref, self.document_ref = (self._reserve() for _ in range(3))
         out.write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 
     def add(self, part: pikepdf.Pdf) -> None:
         """Write one run's PDF: its pages and all they use, its structure elements under the
         Document element, its parent tree entries renumbered, its named destinations."""
-        copier = _Copier(self, part)
+        copier = _Copier(self, part, f"run{self.runs}-" if self.runs else "")
+        self.runs += 1
         tree = part.Root.StructTreeRoot
         document = _kids(tree)[0]
         copier.known[document.objgen] = self.document_ref
@@ -239,8 +249,10 @@ class _Copier:
     """One run's objects written into the joined PDF, each indirect object once, under a
     new number; `overrides` replaces some keys of some objects (a page's parent, ...)."""
 
-    def __init__(self, joined: JoinedPdf, part: pikepdf.Pdf) -> None:
+    def __init__(self, joined: JoinedPdf, part: pikepdf.Pdf, prefix: str) -> None:
         self.joined = joined
+        self.part = part
+        self.prefix = prefix  # before each structure element identifier of this run
         self.known: dict[tuple[int, int], int] = {}
         self.overrides: dict[tuple[int, int], dict[str, bytes | None]] = {}
         self.queue: deque = deque()
@@ -263,7 +275,7 @@ class _Copier:
 
     def serialized(self, obj) -> bytes:
         chunks: list[bytes] = []
-        _serialize(obj, self.ref, chunks, self.overrides)
+        _serialize(obj, self.ref, chunks, self.overrides, self.prefix)
         return b"".join(chunks)
 
     def drain(self) -> None:
@@ -276,16 +288,33 @@ class _Copier:
                 changes = {**self.overrides.get(obj.objgen, {}),
                            "/Length": str(len(data)).encode()}  # fmt: skip
                 chunks: list[bytes] = []
-                _serialize_dict(obj.stream_dict, self.ref, chunks, self.overrides, changes)
+                _serialize_dict(obj.stream_dict, self.ref, chunks, self.overrides, changes,
+                                self.prefix)  # fmt: skip
                 self.joined._write(number, b"".join(chunks), data)
             else:
-                chunks = []
-                _serialize(obj, self.ref, chunks, self.overrides, top=True)
-                self.joined._write(number, b"".join(chunks), packed=obj.objgen not in self.loose)
+                self.joined._write(number, self._body(obj), packed=obj.objgen not in self.loose)
+
+    def _body(self, obj) -> bytes:
+        """An object's PDF syntax with our numbers: qpdf's own, its references renumbered,
+        where it holds no string (a reference's pattern could be a string's text); else
+        walked (_serialize)."""
+        if obj.objgen not in self.overrides:
+            raw = obj.unparse(resolved=True)
+            if b"(" not in raw and not _HEX_STRING.search(raw):
+                return _REFERENCE.sub(self._renumbered, raw)
+        chunks: list[bytes] = []
+        _serialize(obj, self.ref, chunks, self.overrides, self.prefix, top=True)
+        return b"".join(chunks)
+
+    def _renumbered(self, match: re.Match) -> bytes:
+        return self.ref(self.part.get_object(int(match[1]), int(match[2])))
 
 
-def _serialize(obj, ref: Ref, chunks: list[bytes], overrides: dict, top: bool = False) -> None:
-    """obj as PDF syntax; an indirect object it contains as a reference (ref)."""
+def _serialize(
+    obj, ref: Ref, chunks: list[bytes], overrides: dict, prefix: str = "", top: bool = False
+) -> None:
+    """obj as PDF syntax; an indirect object it contains as a reference (ref); a structure
+    element identifier (/ID, and the /Headers naming them) with prefix before it."""
     if obj is None:
         chunks.append(b"null")
     elif obj is True or obj is False:
@@ -298,29 +327,47 @@ def _serialize(obj, ref: Ref, chunks: list[bytes], overrides: dict, top: bool = 
         chunks.append(ref(obj))
     elif obj._type_code == _DICT:
         changes = overrides.get(obj.objgen, {}) if obj.is_indirect else {}
-        _serialize_dict(obj, ref, chunks, overrides, changes)
+        _serialize_dict(obj, ref, chunks, overrides, changes, prefix)
     elif obj._type_code == _ARRAY:
         chunks.append(b"[")
         for item in obj:
-            _serialize(item, ref, chunks, overrides)
+            _serialize(item, ref, chunks, overrides, prefix)
             chunks.append(b" ")
         chunks.append(b"]")
     else:  # a name, a string
         chunks.append(obj.unparse())
 
 
-def _serialize_dict(obj, ref: Ref, chunks: list[bytes], overrides: dict, changes: dict) -> None:
+def _serialize_dict(
+    obj, ref: Ref, chunks: list[bytes], overrides: dict, changes: dict, prefix: str = ""
+) -> None:
     chunks.append(b"<<")
     for key, value in obj.items():
         if key in changes:
             continue
-        chunks.append(pikepdf.Name(key).unparse() + b" ")
-        _serialize(value, ref, chunks, overrides)
+        chunks.append(_name(key))
+        if prefix and key in _IDENTIFIER_KEYS:
+            value = _prefixed(value, prefix)
+        _serialize(value, ref, chunks, overrides, prefix)
         chunks.append(b" ")
     for key, value in changes.items():
         if value is not None:
-            chunks.append(pikepdf.Name(key).unparse() + b" " + value + b" ")
+            chunks.append(_name(key) + value + b" ")
     chunks.append(b">>")
+
+
+def _prefixed(value, prefix: str):
+    """An identifier, or an array of them, with prefix before each."""
+    if isinstance(value, pikepdf.Object) and value._type_code == _ARRAY:
+        return pikepdf.Array([_prefixed(item, prefix) for item in value])
+    return pikepdf.String(prefix + str(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _name(key: str) -> bytes:
+    """A dictionary key as PDF syntax, and a space (a few dozen keys, asked for thousands of
+    times)."""
+    return pikepdf.Name(key).unparse() + b" "
 
 
 class _Item:

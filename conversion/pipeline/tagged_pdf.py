@@ -45,7 +45,7 @@ CONTENTS_PER_RENDER = 120
 # and compressed again (0.75 s per 1600-pixel figure against 0.05 s).
 JPEG_QUALITY = 90
 CONTENTS_LABEL = "Contents"
-CHECKED_BY = "structure check with pikepdf (tagged_pdf.check_pdf): not veraPDF or PAC"
+CHECKED_BY = "structure check with pikepdf (pdf_check, each run as joined): not veraPDF or PAC"
 PRINT_CSS = """
 @page { size: A4; margin: 18mm 16mm; }
 .skip-link, nav.page-list { display: none; }

@@ -9,7 +9,7 @@ import io
 import pikepdf
 import pytest
 
-from conversion.pipeline.document import Block, Document, Page, Span
+from conversion.pipeline.document import Block, Cell, Document, Page, Span
 from conversion.pipeline.pdf_check import check_pdf, structure_elements
 from conversion.pipeline.render import RenderOptions, render_document
 from conversion.pipeline.tagged_pdf import page_labels, write_pdf
@@ -165,3 +165,24 @@ def test_a_long_table_of_contents_is_rendered_in_runs_and_stays_one_list_of_link
     assert kinds.count("/LI") == 7
     assert kinds.count("/L") == 3  # one list a run: 3 + 3 + 1 entries
     assert labels[0] == "Contents" and labels[-1] == "7"
+
+
+def test_table_header_identifiers_stay_unique_across_runs():
+    """WeasyPrint numbers its TH identifiers per run: joined, the second and third runs'
+    tables (alike) would share them and a TD's /Headers name another table's header. Each ID
+    is unique and each /Headers entry names a TH of the TD's own table."""
+    table = [[Cell("Name", True), Cell("Age", True)], [Cell("Ann"), Cell("7")]]
+    pages = [Page(n, 10, 10, blocks=[Block(kind="table", rows=table)]) for n in (1, 2, 3)]
+    html = render_document(Document("Tables", "en", pages), RenderOptions())
+    out = io.BytesIO()
+    assert write_pdf(html, out, figures=book_figures, pages_per_render=1).problems == ()
+    with pikepdf.open(io.BytesIO(out.getvalue())) as pdf:
+        elements = structure_elements(pdf.Root.StructTreeRoot)
+        ids = [str(e.ID) for e in elements if "/ID" in e]
+        tables = [e for e in elements if e.S == "/Table"]
+        for table in tables:
+            own = {str(e.ID) for e in structure_elements(table) if "/ID" in e}
+            named = {str(h) for e in structure_elements(table) if e.S == "/TD"
+                     for h in e.A.get("/Headers", [])}  # fmt: skip
+            assert named and named <= own
+    assert len(tables) == 3 and len(ids) == 6 and len(set(ids)) == 6
