@@ -381,10 +381,12 @@ class TesseractEngine(PartRereads):
         plain.lines, plain.language = scan_plain_lines(paragraphs), language
         plain.width, plain.height, plain.rotation, plain.skew = *gray.size, rotation, skew
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
-        ink = InkMeter(api.GetThresholdedImage())
+        binary = api.GetThresholdedImage()
+        ink = InkMeter(binary)
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
+        self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
         text = scan_text(paragraphs, figures, gray, ink, page.dpi)
         started_layout = time.perf_counter()
         scanned, scan = scans.pop()

@@ -10,15 +10,24 @@ from __future__ import annotations
 import re
 import statistics
 
+import numpy as np
 from PIL import Image, ImageOps
 
 from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
 from models.reading.markers import BULLET
+from models.reading.params.scan import SCAN
 from models.reading.ruled_tables import reversed_bars
 from models.reading.scan_blocks import outside_figures, without_scraps
-from models.reading.scan_lines import ParaLines, area, inside_share, keep_lines, move_lines
+from models.reading.scan_lines import (
+    ParaLines,
+    area,
+    inside_share,
+    keep_lines,
+    move_lines,
+    unread_rows,
+)
 
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 # An image region this share of the page or more is read again as text (see _text_in_images).
@@ -195,3 +204,31 @@ class PartRereads:
             heads.append((bar, found))
         paragraphs.sort(key=lambda para: para.order)
         return figures, paragraphs, heads
+
+    def _missed_lines(self, gray: Image.Image, binary: Image.Image | None, paragraphs,
+                      figures: list[ReadBlock], *, lang: str, dpi: int) -> None:  # fmt: skip
+        """Lines Tesseract's line finder skipped inside a paragraph (ink between two of its
+        lines, far apart, that no line read and no figure holds), read again one by one and put
+        back in place when they read as words; at most SCAN.missed_max_reads of them a page."""
+        if binary is None:
+            return
+        dark = np.asarray(binary.convert("L")) < SCAN.dark_level
+        held = [line.bbox for para in paragraphs for line in para]
+        for x0, y0, x1, y1 in held + [f.bbox for f in figures if f.bbox]:
+            dark[int(y0) : int(y1), int(x0) : int(x1)] = False
+        runs = [(para, above, box) for para in paragraphs for above, box in unread_rows(dark, para)]
+        api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
+        for para, above, (x0, y0, x1, y1) in runs[: SCAN.missed_max_reads]:
+            pad = int(SCAN.missed_margin_ratio * above.height)
+            left, top = max(0, x0 - pad), max(0, y0 - pad)
+            crop = gray.crop((left, top, min(gray.width, x1 + pad), min(gray.height, y1 + pad)))
+            found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
+            lines = [line for part in found for line in part]
+            words = [w for line in lines for w in line.words]
+            lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+            if len(lines) != 1 or len(lettered) < SCAN.missed_min_words:
+                continue
+            if statistics.mean(w.confidence for w in words) < SCAN.missed_confidence:
+                continue
+            move_lines(found, left, top)
+            para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])

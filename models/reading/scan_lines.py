@@ -237,3 +237,35 @@ def columns_cut(paragraphs: list[ParaLines]) -> bool:
     cut = cut_lines(paragraphs)
     total = sum(has_words(line) for para in paragraphs for line in para)
     return cut >= SCAN.cut_min_lines and cut >= SCAN.cut_min_share * total
+
+
+def _ink_runs(dark: np.ndarray, least: int) -> list[tuple[int, int]]:
+    """Runs of consecutive rows of `dark` (a boolean crop) with ink, at least `least` tall."""
+    inked = np.flatnonzero(dark.sum(axis=1) >= SCAN.missed_row_ink_share * dark.shape[1])
+    if not inked.size:
+        return []
+    breaks = np.flatnonzero(np.diff(inked) > 1)
+    starts = np.concatenate(([inked[0]], inked[breaks + 1]))
+    ends = np.concatenate((inked[breaks], [inked[-1]])) + 1
+    return [(int(a), int(b)) for a, b in zip(starts, ends, strict=True) if b - a >= least]
+
+
+def unread_rows(dark: np.ndarray, para: ParaLines) -> list[tuple[Line, tuple[int, int, int, int]]]:
+    """Rows of ink between two lines of a paragraph where no line was read: (the line they
+    follow, their box), on the binarized page `dark` (True: ink)."""
+    lines = [line for line in para if has_words(line)]
+    if len(lines) < 2:
+        return []
+    height = statistics.median(line.height for line in lines)
+    x0 = int(max(0, min(line.bbox[0] for line in lines)))
+    x1 = int(min(dark.shape[1], max(line.bbox[2] for line in lines)))
+    found = []
+    for above, below in zip(lines, lines[1:], strict=False):
+        top, bottom = int(above.bbox[3]), int(below.bbox[1])
+        if bottom - top < SCAN.missed_gap_ratio * height or x1 <= x0:
+            continue
+        least = max(1, int(SCAN.missed_min_height_ratio * height))
+        for a, b in _ink_runs(dark[top:bottom, x0:x1], least):
+            cols = np.flatnonzero(dark[top + a : top + b, x0:x1].any(axis=0))
+            found.append((above, (x0 + int(cols[0]), top + a, x0 + int(cols[-1]) + 1, top + b)))
+    return found

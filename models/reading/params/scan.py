@@ -47,6 +47,15 @@ class ScanParams:
     cut_gap_ratio: float = 0.35
     cut_min_lines: int = 3  # lines cut so, at least: the page's columns are wrong...
     cut_min_share: float = 0.1  # ...and at least this share of its lines
+    # A line Tesseract's line finder skipped (typewritten-fr 24_3cb67: a typed line over a pencil
+    # underline): a gap between two lines of one paragraph at least this many line heights...
+    missed_gap_ratio: float = 2.0
+    missed_row_ink_share: float = 0.01  # ...whose rows hold ink over this share of its width
+    missed_min_height_ratio: float = 0.5  # ...for at least this many line heights in a run
+    missed_margin_ratio: float = 0.25  # the run read again with this many heights around it
+    missed_confidence: float = 70  # ...is a line when read with this mean confidence or more
+    missed_min_words: int = 2  # ...in at least this many words of letters
+    missed_max_reads: int = 6  # runs read again on a page, at most (a picture read as text)
 
 
 SCAN = ScanParams()

@@ -6,6 +6,7 @@ a page of real columns is no such page."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from models.engine import Word
@@ -15,6 +16,7 @@ from models.reading.scan_lines import (
     columns_cut,
     cut_lines,
     letter_sizes,
+    unread_rows,
     words_size,
 )
 
@@ -110,3 +112,30 @@ def test_a_few_cut_lines_among_many_are_not_the_page_s_columns():
     many = [paragraph(line_at("une ligne entière de texte", 100, 400 + 40 * k)) for k in range(40)]
     assert cut_lines(page + many) == len(ROWS)
     assert not columns_cut(page + many)
+
+
+def page_of(*rows: tuple[int, int]) -> np.ndarray:
+    """A binarized page 1000 px wide whose ink fills the given (top, bottom) rows over most of
+    the text's width (a typed line's rows hold ink along it)."""
+    dark = np.zeros((800, 1000), dtype=bool)
+    for top, bottom in rows:
+        dark[top:bottom, 100:900:3] = True
+    return dark
+
+
+def test_ink_between_two_read_lines_far_apart_is_a_line_not_read():
+    """typewritten-fr 24_3cb67: "Je crois que le même instinct guide les colombes", typed over
+    a pencil underline, left out between two lines Tesseract read."""
+    para = paragraph(line_at("d'amour", 100, 100), line_at("et les jeunes filles", 100, 220))
+    (above, box), *more = unread_rows(page_of((100, 130), (165, 195), (220, 250)), para)
+    assert not more
+    assert above is para[0]
+    assert box[1] == 165 and box[3] == 195
+
+
+def test_an_underline_or_a_blank_gap_is_no_line():
+    para = paragraph(line_at("d'amour", 100, 100), line_at("et les jeunes filles", 100, 220))
+    assert unread_rows(page_of((100, 130), (220, 250)), para) == []
+    assert unread_rows(page_of((100, 130), (190, 193), (220, 250)), para) == []  # a rule
+    close = paragraph(line_at("d'amour", 100, 100), line_at("et les jeunes", 100, 140))
+    assert unread_rows(page_of((100, 130), (131, 139), (140, 170)), close) == []
