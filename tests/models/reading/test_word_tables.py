@@ -314,3 +314,26 @@ def test_columns_numbered_in_order_are_a_header_row():
     ])  # fmt: skip
     table = table_from_words(words, (90, 90, 1200, 300))
     assert all(c["header"] for c in table.rows[0])
+
+
+def test_units_centred_across_the_figures_span_columns_and_stay_rows_of_their_own():
+    """A unit or group name centred over the figures ("Enrollment in thousands"), alone on
+    its row, crosses the column gaps: rows of several phrases alone say where the columns
+    part, and the unit's row is not taken for a wrapped line of the row above (ICDAR us-019:
+    "2008-09 2009-10" one column, the unit joined to "Actual")."""
+    words = _cells([
+        [(100, "Source"), (400, "2007"), (600, "2008"), (800, "2009")],
+        [(450, "Enrollment in thousands")],
+        [(100, "Actual"), (400, "49,293"), (600, "49,266"), (800, "49,373")],
+        [(450, "Projected enrollment in thousands")],
+        [(100, "Model A"), (400, "49,644"), (600, "49,825"), (800, "50,067")],
+        [(100, "Model B"), (400, "49,470"), (600, "49,623"), (800, "49,788")],
+        [(100, "Model C"), (400, "49,312"), (600, "49,265"), (800, "49,386")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 600))
+    assert table is not None
+    texts = _texts(table)
+    assert texts[2] == ["Actual", "49,293", "49,266", "49,373"]
+    assert texts[3][1:] == ["Projected enrollment in thousands"]
+    assert table.rows[3][1]["colspan"] > 1
+    assert texts[-1] == ["Model C", "49,312", "49,265", "49,386"]
