@@ -16,7 +16,7 @@ from models.engine import Word
 from models.reading.markers import BULLET_GLYPHS
 from models.reading.params.tables import WORD_TABLES
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
-from models.reading.word_rows import is_data_row
+from models.reading.word_rows import is_data_row, joined_row_lines
 from models.reading.word_tables import table_from_words
 
 
@@ -222,6 +222,7 @@ def _ruled_table(
                 cells.append({"text": text, "header": False,
                               "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
         rows.append(cells)
+    rows = joined_row_lines(rows)
     head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
     # A first row of figures is data, whatever the rules (a table with no header row).
     if not table.header.external and not is_data_row([c["text"] for c in rows[0]]):

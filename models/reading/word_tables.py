@@ -23,6 +23,7 @@ from models.reading.word_rows import (
     TABLE_CAPTION,
     is_data_row,
     is_datum,
+    joined_row_lines,
     row_phrases,
     text_rows,
     words_box,
@@ -280,7 +281,7 @@ def table_from_words(
             row.append(cell)
             c += span
         rows_out.append(row)
-    return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text=caption)
+    return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
 
 
 def _caption_lines(
