@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from collections import Counter
 from collections.abc import Callable
 
 import pymupdf
 
 from models.engine import Word
+from models.reading.markers import BULLET_GLYPHS
 from models.reading.params.tables import WORD_TABLES
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
-from models.reading.word_rows import is_data_row
+from models.reading.word_rows import is_data_row, joined_row_lines
 from models.reading.word_tables import table_from_words
 
 
@@ -114,7 +116,8 @@ def _unruled_column_gaps(
             box = row.cells[c] if c < len(row.cells) else None
             if box and _spanned(xs, box[0], box[2], params) > 1:
                 continue
-            inside = _words_in(box, words) if box else []
+            # A bullet sits apart from its item's text: no column of its own.
+            inside = [w for w in _words_in(box, words) if w[4].strip(BULLET_GLYPHS)] if box else []
             if len(inside) < params.gap_cell_min_words:
                 continue
             cells += 1
@@ -219,6 +222,7 @@ def _ruled_table(
                 cells.append({"text": text, "header": False,
                               "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
         rows.append(cells)
+    rows = joined_row_lines(rows)
     head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
     # A first row of figures is data, whatever the rules (a table with no header row).
     if not table.header.external and not is_data_row([c["text"] for c in rows[0]]):
@@ -236,20 +240,27 @@ def _empty_share(rows: list[list[dict]]) -> float:
     return sum(area for area, filled in areas if not filled) / total if total else 1.0
 
 
-def _words_kept(rows: list[list[dict]]) -> int:
-    return sum(len(c["text"].split()) for row in rows for c in row)
+def _words_kept(rows: list[list[dict]], region_words: Counter) -> int:
+    """How many of the region's words the grid's cells hold (words outside the region, taken
+    in by a grid that reaches past it, do not count)."""
+    held = Counter(w for row in rows for c in row for w in c["text"].split())
+    return sum((held & region_words).values())
 
 
-def _best_grid(candidates: list[list[list[dict]] | None]) -> list[list[dict]] | None:
-    """Of the grids the finder read under one region (drawn lines only; lines and filled
-    boxes), the one that agrees best with the words: most words in its cells, then the least
-    empty area. A cell's background filled line by line, or a thin filled strip beside a
-    column, makes rules that part no printed cell (ICDAR eu-001: "Chlorine and inorganic
-    compounds / (as HCl)" two rows, a spacer column beside each)."""
+def _best_grid(
+    candidates: list[list[list[dict]] | None], region_words: Counter
+) -> list[list[dict]] | None:
+    """Of the grids the finder read under one region (drawn lines only, or lines and filled
+    boxes; gated by the layout model's table grid, or from the drawings alone), the one that
+    agrees best with the words: most of the region's words in its cells, then the least empty
+    area, then the first. A cell's background filled line by line, or a thin filled strip
+    beside a column, makes rules that part no printed cell (ICDAR eu-001: "Chlorine and
+    inorganic compounds / (as HCl)" two rows, a spacer column beside each); the layout
+    model's grid may part a ruled cell's lines or its bullets."""
     found = [rows for rows in candidates if rows]
     if not found:
         return None
-    return max(found, key=lambda rows: (_words_kept(rows), -_empty_share(rows)))
+    return max(found, key=lambda rows: (_words_kept(rows, region_words), -_empty_share(rows)))
 
 
 def ruled_table_finder(
@@ -257,19 +268,21 @@ def ruled_table_finder(
 ) -> Callable[[tuple], list[list[dict]] | None]:
     """For `apply_layout`: a table region's box (in pixels at `scale` per point) -> the rows of
     the ruled table under it, or None (then the words decide). The page's ruled tables (two
-    rows and two columns or more) are found once per strategy, and only if a region asks: from
-    its drawn lines only, and from its lines and filled boxes; per region the grid that agrees
-    best with the words is kept."""
+    rows and two columns or more) are found once per way of finding them, and only if a
+    region asks (`params.table_finders`); per region the grid that agrees best with the words
+    is kept."""
     ruled: list[list] | None = None
 
     def ruled_table(box) -> list[list[dict]] | None:
         nonlocal ruled
         if ruled is None:
             ruled = []
-            for strategy in params.table_strategies:
-                found = page.find_tables(strategy=strategy).tables
+            for strategy, use_layout in params.table_finders:
+                found = page.find_tables(strategy=strategy, use_layout=use_layout).tables
                 ruled.append([t for t in found if t.row_count >= 2 and t.col_count >= 2])
         region = pymupdf.Rect(box) / scale
-        return _best_grid([_ruled_table(tables, region, page, params) for tables in ruled])
+        words = Counter(w[4] for w in page.get_text("words", clip=region))
+        grids = [_ruled_table(tables, region, page, params) for tables in ruled]
+        return _best_grid(grids, words)
 
     return ruled_table

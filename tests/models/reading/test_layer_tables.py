@@ -186,3 +186,39 @@ def test_a_fully_ruled_table_with_many_blank_cells_is_read_from_its_rules(tmp_pa
     assert _texts(got)[1] == ["Language and literacy"]
     assert got[1][0]["colspan"] == 4
     assert _texts(got)[3] == ["Spelling", "", "0.15", ""]
+
+
+def test_bullets_set_apart_from_their_items_make_no_column(tmp_path):
+    """A ruled cell of bulleted items, each bullet set well apart from its text: the gap every
+    cell leaves after its bullets parts no column (ICDAR us-015: a column of bullets). The
+    layout model's grid parts each cell's lines and its bullets here: the grid of the
+    drawings alone agrees better with the words and is kept."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs, ys = [72, 200, 520], [100, 120, 160, 200, 240]
+    rows = [("Property", ["Reason for change"]),
+            ("Clarity", ["Reported as not relevant", "Many questions from patients"]),
+            ("Range", ["Most answers at the floor", "Skewed responses"]),
+            ("Variability", ["All patients give one answer", "No variance"])]  # fmt: skip
+    for r, (label, lines) in enumerate(rows):
+        page.insert_text((xs[0] + 4, ys[r] + 14), label, fontsize=10)
+        for k, line in enumerate(lines):
+            if r:
+                # A bullet of the Symbol font, its box taller than the line (it overlaps
+                # the next bullet's: the finder cannot part the lines itself).
+                page.insert_text((xs[1] + 4, ys[r] + 16 + 13 * k), "•", fontsize=16,
+                                 fontname="symb")  # fmt: skip
+            page.insert_text((xs[1] + 32, ys[r] + 14 + 13 * k), line, fontsize=10)
+    # The rules drawn as thin filled boxes, as a word processor draws them.
+    for y in ys:
+        page.draw_rect((xs[0], y, xs[-1], y + 0.6), color=None, fill=(0, 0, 0))
+    for x in xs:
+        page.draw_rect((x, ys[0], x + 0.6, ys[-1]), color=None, fill=(0, 0, 0))
+    doc.save(tmp_path / "bullets.pdf")
+    page = pymupdf.open(tmp_path / "bullets.pdf")[0]
+    rows_read = ruled_table_finder(page, scale=1.0)((60, 90, 530, 250))
+    assert rows_read is not None
+    assert [len(row) for row in rows_read] == [2, 2, 2, 2]
+    label, items = _texts(rows_read)[1]
+    assert label == "Clarity"
+    assert items.endswith("Reported as not relevant · Many questions from patients")
