@@ -189,12 +189,15 @@ class _Printable:
         if len(runs) < 2 and len(fronts) < 2:
             yield _serialize(self.root)
             return
-        for front in fronts[:-1]:
+        # A table of contents cut in runs keeps its last run too: with the first print pages
+        # that run would hold up to contents_per_render entries more than any other.
+        alone = fronts if len(fronts) > 1 else []
+        for front in alone:
             yield self._part(front, None, [])
         for index, run in enumerate(runs):
             after = list(main.itersiblings()) if index == len(runs) - 1 else []
             attrs = {k: v for k, v in main.attrib.items() if index == 0 or k != "id"}
-            yield self._part(fronts[-1] if index == 0 else [], (attrs, run), after)
+            yield self._part(fronts[0] if index == 0 and not alone else [], (attrs, run), after)
 
     def _part(self, front: list, main: tuple[dict, list] | None, after: list) -> str:
         """One run's HTML: the head, then front, main's children given, after."""
@@ -218,7 +221,8 @@ class _Printable:
 def _front_runs(before: list, contents_per_render: int) -> list[list]:
     """What precedes <main> as runs: one, or, where the table of contents has more than
     contents_per_render entries, its list cut into runs of that many (the first with the
-    rest of what precedes <main>, each later one a list of its own that counts on)."""
+    rest of what precedes <main>, each later one a list of its own that counts on), each
+    rendered alone."""
     navs = [el for el in before if el.tag == "nav" and "toc" in (el.get("class") or "").split()]
     entries = list(navs[0].find("ol")) if navs and navs[0].find("ol") is not None else []
     if len(entries) <= contents_per_render:
