@@ -164,7 +164,8 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         t = time.perf_counter()
         eng = FastGemma(pkg, max_soft_tokens=a.soft_tokens, verify=False,
                         prefill_chunk=a.prefill_chunk, cuda_graph=not a.no_cuda_graph,
-                        log_severity=2, prefix_cache=not a.no_prefix_cache)  # fmt: skip
+                        log_severity=2, prefix_cache=not a.no_prefix_cache,
+                        vision_graph=a.vision_graph)  # fmt: skip
         load_s = time.perf_counter() - t
         w, h = page_size(a.soft_tokens, eng.vision["patch_size"], eng.vision["pooling_kernel_size"])
         imgs = synthetic_pages(8, w, h)
@@ -174,7 +175,8 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         reqs = [PageRequest(prompt, imgs[i % len(imgs)]) for i in range(a.pages)]
         # The prompt's shared prefix (before the image): prefilled once when the cache is on.
         one = eng.prompts.build(content=prompt, image_tokens=a.soft_tokens)
-        prefix = {"prefix_cache": eng.pre_past is not None, "prompt_prefix_tokens": one.prefix,
+        prefix = {"vision_graph": a.vision_graph or eng.fast["vision"],
+                  "prefix_cache": eng.pre_past is not None, "prompt_prefix_tokens": one.prefix,
                   "prefilled_tokens_per_page": len(one.ids) - (one.prefix if eng.pre_past
                                                                else 0)}  # fmt: skip
         # Each page's answer length (mixed), or --new-tokens for all.
@@ -446,6 +448,11 @@ def main(argv: list[str] | None = None) -> int:
         help="prefill every prompt whole (the figures before issue 35)",
     )
     ap.add_argument(
+        "--vision-graph",
+        help="a vision graph of the package in place of its fast one (bench/gemma_vision.py "
+        "writes the unfused one: vision_encoder/fast-unfused.onnx)",
+    )
+    ap.add_argument(
         "--continuous",
         action="store_true",
         help="continuous batching: --batch rows, pages prepared --chunk at a time",
@@ -482,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
             "--prompt", a.prompt] + (
                 ["--no-cuda-graph"] if a.no_cuda_graph else []) + (
                 ["--no-prefix-cache"] if a.no_prefix_cache else []) + (
+                ["--vision-graph", a.vision_graph] if a.vision_graph else []) + (
                 ["--continuous"] if a.continuous else [])  # fmt: skip
     ours_json = tmp / "gemma_ours.json"
     r = subprocess.run([*base, "--part", "ours", "--json", str(ours_json)], cwd=ROOT)

@@ -101,6 +101,22 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
     --batch 512 --tag=-page-280 ;;
   tppmixed) throughput ppmixed --prompt page --continuous --lengths mixed --pages 1024 \
     --batch 512 --chunk 64 --tag=-page ;;
+  # Vision fusions (models.export.fast_vision): both graphs alone (images/s, one page a call,
+  # and the kernels of one page under torch's profiler), then the engine with each beside its
+  # decode (vision_images_per_s = under decode load): `vision tppf tppv0` in one sitting.
+  vision) step vision 300 $PY bench/gemma_vision.py --package "$PKG" --pages 64 --profile ;;
+  tppf) throughput ppf --prompt page --hf-batch 0 --pages 1024 --batch 512 \
+    --tag=-page-vfused ;;
+  tppv0) throughput ppv0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
+    --vision-graph vision_encoder/fast-unfused.onnx --tag=-page-vunfused ;;
+  # Kernels of one vision page, one prefill chunk and 16 decode steps (CUDA graphs off).
+  profile) step profile 300 $PY bench/gemma_profile.py --package "$PKG" --batch 256 --steps 16 ;;
+  # Decoder fusions (models.export.fast.DECODER_FUSIONS) off, then the same engine run, then
+  # back on: `fastoff tppd0 faston` after `tppf` (each rewrite of the fast graphs ~1-2 min).
+  fastoff) step fastoff 400 $PY -m models.export fast "$PKG" --no-decoder-fusions ;;
+  faston) step faston 400 $PY -m models.export fast "$PKG" ;;
+  tppd0) throughput ppd0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
+    --tag=-page-dunfused ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
   attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;
   # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.

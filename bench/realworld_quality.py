@@ -47,6 +47,7 @@ from rapidfuzz.distance import Levenshtein  # noqa: E402
 
 # Importing structure_quality sets Django up.
 from bench.quality import fuzzy_find, iter_main_text, normalize_text, run_test  # noqa: E402
+from bench.splits import TUNE, VALIDATION, members, split_of  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import (  # noqa: E402
     TEXT_BLOCKS,
@@ -237,6 +238,10 @@ def main() -> None:
     tests = [json.loads(line) for line in TESTS.read_text(encoding="utf-8").splitlines()]
     if args.only:
         tests = [t for t in tests if any(o in t["pdf"] for o in args.only)]
+    names = members("realworld")
+    for test in tests:
+        test["split"] = split_of("realworld", test["pdf"], names)
+    tests = [t for t in tests if args.split in ("all", t["split"])]
     engine = TesseractEngine()
     outcomes: dict[str, dict[str, bool]] = defaultdict(dict)
     with tempfile.TemporaryDirectory() as tmp:
@@ -261,14 +266,20 @@ def main() -> None:
                 for s in args.systems
             )
             print(f"{pdf.name:<48}{counts}", flush=True)
-    summary = _summary(tests, outcomes, args.systems)
-    rows = [{"id": t["id"], "type": t["type"], **outcomes[t["id"]]} for t in tests]
+    summary = {
+        split: _summary(chosen, outcomes, args.systems, split)
+        for split in (TUNE, VALIDATION)
+        if (chosen := [t for t in tests if t["split"] == split])
+    }
+    rows = [{"id": t["id"], "type": t["type"], "split": t["split"], **outcomes[t["id"]]}
+            for t in tests]  # fmt: skip
     write_results("realworld_quality", args, summary=summary, tests=rows)
 
 
-def _summary(tests: list[dict], outcomes: dict, systems: list[str]) -> dict:
+def _summary(tests: list[dict], outcomes: dict, systems: list[str], split: str) -> dict:
     """Passes per test type and per document, printed; the tests ours fails and a baseline
-    passes, listed."""
+    passes, listed (one split's tests)."""
+    print(f"\n== {split} ({len({t['pdf'] for t in tests})} PDFs, {len(tests)} tests)")
     table: dict[str, dict] = {"by_type": {}, "by_document": {}}
     for label, group in (("by_type", "type"), ("by_document", "pdf")):
         names = KINDS if group == "type" else sorted({t["pdf"] for t in tests})

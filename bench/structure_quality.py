@@ -50,6 +50,7 @@ from rapidfuzz import fuzz  # noqa: E402
 
 from bench.common import plain_tesseract_pages  # noqa: E402
 from bench.quality import MAIN_BLOCKS, fuzzy_find, normalize_text  # noqa: E402
+from bench.splits import TUNE, VALIDATION, members, split_of  # noqa: E402
 from bench.structure_corpus import DEFAULT_OUT, generate, scan  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -324,6 +325,14 @@ def documents(only: list[str] | None) -> list[tuple[str, Path, Path, bool]]:
     return docs
 
 
+def document_split(name: str) -> str:
+    """bench/splits.py's part of a document of this bench (a scan goes with its original)."""
+    stem = name.removesuffix(".scan")
+    if stem in members("generated"):
+        return split_of("generated", stem, members("generated"))
+    return split_of("structure", f"{stem}.pdf", members("structure"))
+
+
 MEASURES = {
     "headings": lambda t, g: heading_scores(t, g)[0],
     "heading_f1_text": lambda t, g: heading_scores(t, g)[1],
@@ -337,9 +346,11 @@ MEASURES = {
 
 
 def arguments(doc: str, *, only: str, dump: str) -> argparse.Namespace:
-    """The quality benches' command line: --only, --systems, --dump."""
+    """The quality benches' command line: --only, --systems, --dump, --split."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help=only)
+    parser.add_argument("--split", choices=(TUNE, VALIDATION, "all"), default="all",
+                        help="bench/splits.py's part (all: both, reported apart)")  # fmt: skip
     parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
     parser.add_argument("--dump", type=Path, help=dump)
     return parser.parse_args()
@@ -353,6 +364,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         for name, pdf, truth_path, scanned in documents(args.only):
+            split = document_split(name)
+            if args.split not in ("all", split):
+                continue
             truth = structure_of(truth_path.read_text(encoding="utf-8"), truth=True)
             for system in args.systems:
                 started = time.perf_counter()
@@ -362,7 +376,8 @@ def main() -> None:
                     args.dump.mkdir(parents=True, exist_ok=True)
                     (args.dump / f"{name}.{system}.html").write_text(html, encoding="utf-8")
                 got = structure_of(html)
-                row = {"document": name, "scanned": scanned, "system": system, "s": seconds}
+                row = {"document": name, "split": split, "scanned": scanned, "system": system,
+                       "s": seconds}  # fmt: skip
                 row.update({key: measure(truth, got) for key, measure in MEASURES.items()})
                 if system == "tesseract":
                     row.update(headings=0.0 if truth.headings else None,
@@ -379,12 +394,14 @@ def main() -> None:
 
 
 def write_results(name: str, args: argparse.Namespace, **results) -> None:
-    """bench/results/<name>-<date>.json (-partial when only some documents or systems ran)."""
+    """bench/results/<name>-<date>[-<split>][-partial].json (-partial when only some documents or
+    systems ran)."""
     out = {"date": dt.date.today().isoformat(), "cpus": os.cpu_count(), **results}
     folder = ROOT / "bench" / "results"
     folder.mkdir(parents=True, exist_ok=True)
+    split = "" if args.split == "all" else f"-{args.split}"
     partial = "" if not args.only and set(args.systems) == set(SYSTEMS) else "-partial"
-    path = folder / f"{name}-{out['date']}{partial}.json"
+    path = folder / f"{name}-{out['date']}{split}{partial}.json"
     path.write_text(json.dumps(out, indent=2))
     print(f"wrote {path.relative_to(ROOT)}")
 
@@ -402,18 +419,20 @@ def _line(row: dict) -> str:
 
 def _summary(rows: list[dict]) -> dict:
     """Mean of each measure per system, over the generated corpus's scans and born-digital
-    documents (the targets), and over the shared documents."""
+    documents (the targets), and over the shared documents; tune and validation apart."""
     generated = {p.stem for p in DEFAULT_OUT.glob("*.html")}
     table: dict[str, dict] = {}
-    lines = [f"{'set':<22}{'system':<12}" + "".join(f"{k:>17}" for k in MEASURES if k != "figures")]
-    for label, pick in (
+    lines = [f"{'set':<28}{'system':<12}" + "".join(f"{k:>17}" for k in MEASURES if k != "figures")]
+    sets = (
         ("generated scans", lambda r: r["scanned"] and r["document"].split(".")[0] in generated),
         ("generated digital", lambda r: not r["scanned"] and r["document"] in generated),
         ("shared scans", lambda r: r["scanned"] and r["document"].split(".")[0] not in generated),
         ("shared digital", lambda r: not r["scanned"] and r["document"] not in generated),
-    ):
+    )
+    parts = [(f"{name} {s}", pick, s) for s in (TUNE, VALIDATION) for name, pick in sets]
+    for label, pick, split in parts:
         for system in SYSTEMS:
-            chosen = [r for r in rows if r["system"] == system and pick(r)]
+            chosen = [r for r in rows if r["system"] == system and r["split"] == split and pick(r)]
             if not chosen:
                 continue
             means = {}
@@ -423,7 +442,7 @@ def _summary(rows: list[dict]) -> dict:
                 values = [r[key] for r in chosen if r[key] is not None]
                 means[key] = sum(values) / len(values) if values else None
             table.setdefault(label, {})[system] = means
-            lines.append(f"{label:<22}{system:<12}" + "".join(f"{_fmt(means[k]):>17}"
+            lines.append(f"{label:<28}{system:<12}" + "".join(f"{_fmt(means[k]):>17}"
                                                                for k in means))  # fmt: skip
     return {"table": table, "lines": lines}
 

@@ -175,5 +175,4 @@ def post(target: Target, body: bytes, headers: dict[str, str]) -> int:
             last = exc if isinstance(exc, OSError) else OSError(f"bad answer: {exc!r}")
         finally:
             conn.close()
-    assert last is not None
-    raise last
+    raise last or OSError(f"{target.host} has no address to call")

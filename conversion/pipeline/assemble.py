@@ -25,9 +25,11 @@ from conversion.pipeline.document import (
     Span,
 )
 from conversion.pipeline.doubts import document_doubts
+from conversion.pipeline.title_page import title_page
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
 from models.reading.kinds import real_words
+from models.reading.scan_lines import letter_sizes
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,10 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                     page.label = number.group(1)
                     continue
                 kind = "page_footer"  # an engine's page number that is not one: keep its text
-            page.blocks.append(_block(rb, kind, body_size, params=params))
+            block = _block(rb, kind, body_size, params=params)
+            if reading.source == "ocr":
+                block.font_range = letter_sizes(rb.words)  # steadier, for heading levels
+            page.blocks.append(block)
         if pending_items:
             page.blocks.append(_list_block(pending_items, params=params))
         for f in reading.findings:
@@ -124,6 +129,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         page.blocks = headings.no_bylines(page.blocks)
         page.blocks = headings.joined_headings(page.blocks, exact_sizes=exact, params=params)
         page.blocks = headings.split_numbered(page.blocks)
+    title_page(pages, body_size, params=params)
     headings.assign_heading_levels(pages, params=params)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)
@@ -180,6 +186,10 @@ def _classify(
             # (at the foot it is no title: a form's disclaimer set large is still its footer).
             return "heading" if real_words(rb.words, text) else "paragraph"
         return rb.kind
+    if rb.kind == "heading" and headings.small_print(
+        rb, body_size, measured=reading.source == "ocr", params=params
+    ):
+        return "paragraph"
     if rb.kind != "paragraph":
         return rb.kind
     kind = furniture.band_furniture(rb, reading, body_size, repeated, params=params)
@@ -247,10 +257,10 @@ def _block(rb: ReadBlock, kind: str, body_size: float, *, params: AssembleParams
     if kind == "caption":
         kind = "paragraph"
     block = Block(kind=kind, spans=spans_from(rb, params=params), bbox=rb.bbox, lang=rb.lang)  # type: ignore[arg-type]
+    block.font_key = rb.font_size or body_size
     if kind == "heading":
         # Provisional: a size rank, repaired into a clean outline in headings.assign_heading_levels.
         block.level = rb.level or 0
-        block.font_key = rb.font_size or body_size
         block.is_title = rb.layout == "title"
     return block
 

@@ -49,6 +49,8 @@ class AssembleParams:
     # -- headings: size, weight, display type, joined lines, levels
     # an engine's page header this much larger than the body is the page's title (display type)
     header_display_ratio: float = 1.4
+    # a heading set under this share of the body's size, in regular weight, is small print
+    small_heading_ratio: float = 0.93
     # a short line this much larger than the body is a heading
     heading_size_ratio: float = 1.3
     # a line set larger is a heading with at most this many words
@@ -85,6 +87,12 @@ class AssembleParams:
     contents_gap_ratio: float = 1.5
     # HTML's deepest heading level
     deepest_heading_level: int = 6
+    # a title page (title_page.py) holds no paragraph of this many words or more ...
+    title_page_max_words: int = 12
+    # ... and is among the document's first this many pages; its foot (publisher, place) lies
+    # below this share of its height
+    title_page_within: int = 2
+    title_page_foot_share: float = 0.75
 
     # -- the title
     # a title or heading is trusted with at most this share of its characters read doubtfully

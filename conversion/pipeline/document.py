@@ -105,10 +105,13 @@ class Block:
     bbox: tuple[float, float, float, float] | None = None
     id: str | None = None  # footnotes: "fn-3"; referenced from the text
     page_scan: bool = False  # figures: the whole page's image, for a page not transcribed
-    # Headings while assemble sets their levels: the text size they rank by, and whether the
-    # layout model called the block a title. Not part of the document.
+    # While assemble sets headings and their levels: a text block's size (headings rank by it),
+    # and whether the layout model called the block a title. Not part of the document.
     font_key: float | None = field(default=0.0, compare=False, repr=False)
     is_title: bool = field(default=False, compare=False, repr=False)
+    # a scanned block's size as its letters tell it (lowest, highest: open where an "f" may
+    # descend), for heading levels
+    font_range: tuple[float, float] | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:

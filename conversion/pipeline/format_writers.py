@@ -4,7 +4,7 @@ the report's `formats`: what each format holds and how it was checked.
 Every report carries `formats` (flow.finish writes it, every review edit writes it again): the
 EPUB as made then (cheap: about 0.01 s a page, written to a temporary file and read back by
 epub.check_epub) and what the tagged PDF holds, from the HTML. The PDF itself costs about 0.05 s
-of CPU a page, so it is rendered, and checked with pikepdf (tagged_pdf.check_pdf), only when it
+of CPU a page, so it is rendered, and checked with pikepdf (pdf_check), only when it
 is asked for: the command line's `--formats`, the download, the zip with `formats`, whose
 report.json then carries the PDF's own check. EPUBCheck and DAISY Ace run in the tests and the
 bench (a JVM and a browser per document), not per job.

@@ -13,6 +13,7 @@ from conversion.pipeline.document import Block, Page, Span
 from conversion.pipeline.furniture import is_stamp
 from models.engine import ReadBlock
 from models.reading.kinds import reads_as_byline, reads_as_code, reads_as_prose, real_words
+from models.reading.scan_lines import letter_size
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
 # A section's number and its depth: "2", "2.1.", "A.1", "IV." (a lone letter is no number).
@@ -178,6 +179,31 @@ def is_heading(
     )
 
 
+def small_print(
+    rb: ReadBlock, body_size: float, *, measured: bool = False, params: AssembleParams = ASSEMBLE
+) -> bool:
+    """A line the layout model boxed as a heading that is set smaller than the body (under
+    `small_heading_ratio` of its size), in regular weight, unnumbered and not in capitals: an
+    index entry ("environments"), a quoted message ("Error: Too many unprocessed floats"), a
+    margin note. No heading: a heading stands out from the text it heads; capitals (small
+    caps measure smaller than the body on a scan) and numbers mark one at any size. On a scan
+    (`measured`) the size is the words' `letter_size`."""
+    text = rb.text.strip()
+    size = (letter_size(rb.words) if measured else None) or rb.font_size or 0.0
+    letters = [c for c in text if c.isalpha()]
+    smaller = size < params.small_heading_ratio * body_size
+    # At about the body's size, a line opening in lower case continues something: a list's
+    # item that lost its bullet ("chngpage or changepage"), an index entry.
+    lower = size < params.heading_size_ratio * body_size and text[:1].islower()
+    return (
+        bool(body_size and size)
+        and (smaller or lower)
+        and not rb.bold
+        and not section_depth(text)
+        and not (letters and all(c.isupper() for c in letters))
+    )
+
+
 # -- headings over the document -------------------------------------------------------------------
 def no_bylines(blocks: list[Block]) -> list[Block]:
     """Authors, affiliations, e-mail addresses and dates are no headings, however large or
@@ -316,20 +342,49 @@ def section_depth(text: str) -> int:
     return match.group(1).rstrip(".").count(".") + 1
 
 
-def _size_ranks(blocks: list[Block], *, exact: bool, params: AssembleParams) -> dict[float, int]:
-    """Text sizes clustered, largest first (a cluster holds sizes within
-    `heading_size_step_ratio` of its largest, or within `same_size_exact_share` where a text
-    layer gives every size exactly: a book's 12 and 11 pt heads are two levels there, while a
-    scan's sizes, measured from pixels, vary by more than that): size -> rank from 1."""
-    step = 1 + params.same_size_exact_share if exact else params.heading_size_step_ratio
+def _size_ranks(
+    blocks: list[Block], exact: set[int], *, params: AssembleParams
+) -> dict[float, int]:
+    """Text sizes clustered, largest first: size -> rank from 1. A cluster holds sizes within
+    `heading_size_step_ratio` of its largest, or within `same_size_exact_share` where the text
+    layer gives both sizes exactly (`exact`: ids of blocks on text-layer pages): a book's 12
+    and 11 pt heads are two levels there, while a scan's sizes, measured from pixels, vary by
+    more than that. Judged per size, so one scanned page (a title page read by OCR) does not
+    blur the exact sizes of every other page into one level."""
+    measured = {b.font_key or 0.0 for b in blocks if id(b) not in exact}
     rank: dict[float, int] = {}
     level, top = 0, None
     for size in sorted({b.font_key or 0.0 for b in blocks}, reverse=True):
+        both_exact = top is not None and not ({size, top} & measured)
+        step = 1 + params.same_size_exact_share if both_exact else params.heading_size_step_ratio
         if top is None or size * step < top:
             level += 1
             top = size
         rank[size] = level
     return rank
+
+
+def _letter_sizes(blocks: list[Block], *, params: AssembleParams) -> None:
+    """Scanned headings ranked by the size their letters tell (`Block.font_range`, steadier
+    than the reader's), the middle of it; one whose letters leave it open ("References", its
+    one descender an "f") takes the surely measured size of another heading that lies in its
+    range (widened by `same_size_measured_share`, a scan's measuring error), the nearest to
+    its middle: the document's other heads of its style tell."""
+    for b in blocks:
+        if b.font_range:
+            b.font_key = (b.font_range[0] + b.font_range[1]) / 2
+    sure = [b.font_key for b in blocks if b.font_key and not _open(b)]
+    slack = params.same_size_measured_share
+    for b in blocks:
+        if _open(b):
+            low, high = b.font_range  # type: ignore[misc]
+            inside = [size for size in sure if low * (1 - slack) <= size <= high * (1 + slack)]
+            if inside:
+                b.font_key = min(inside, key=lambda size: abs(size - (b.font_key or 0.0)))
+
+
+def _open(block: Block) -> bool:
+    return block.font_range is not None and block.font_range[0] < block.font_range[1]
 
 
 def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
@@ -427,7 +482,9 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
         pages, headings, exact=exact, params=params
     )
     sections = [b for b in headings if all(b is not t for t in titles)]
-    by_size = _size_ranks(sections, exact=exact, params=params)
+    _letter_sizes(sections, params=params)
+    on_layer = {id(b) for p in headed if p.source == "text_layer" for b in p.blocks}
+    by_size = _size_ranks(sections, on_layer, params=params)
     ranks: dict[int, float] = {id(b): by_size[b.font_key or 0.0] for b in sections}
     _numbered_ranks(sections, ranks)
     for b in titles:

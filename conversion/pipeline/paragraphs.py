@@ -66,8 +66,17 @@ def _same_body_text(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -
     return multi_line and same_ink and not prev.bold and not rb.bold
 
 
+def _first_line(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -> bool:
+    """prev is one line and rb goes on in lower case: a paragraph's first line, measured
+    larger for the initial that opens it ("Several schools reported higher" over "attendance
+    than..."), whatever its size; a heading is never continued by a sentence's middle."""
+    one_line = params.one_line_height_ratio * (prev.font_size or 0)
+    return rb.text[:1].islower() and prev.bbox[3] - prev.bbox[1] < one_line  # type: ignore[index]
+
+
 def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams) -> bool:
-    """rb goes on with the paragraph prev: same column and size, no sentence end between."""
+    """rb goes on with the paragraph prev: same column and size (or prev its first line), no
+    sentence end between."""
     return bool(
         prev is not None
         and prev.kind == rb.kind == "paragraph"
@@ -78,8 +87,11 @@ def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams)
         and rb.bbox
         and abs(prev.bbox[0] - rb.bbox[0])
         < params.broken_indent_share * max(prev.bbox[2] - prev.bbox[0], 1)
-        and abs((prev.font_size or 0) - (rb.font_size or 0))
-        < params.broken_size_share * (prev.font_size or 1)
+        and (
+            abs((prev.font_size or 0) - (rb.font_size or 0))
+            < params.broken_size_share * (prev.font_size or 1)
+            or _first_line(prev, rb, params=params)
+        )
     )
 
 

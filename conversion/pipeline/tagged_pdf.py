@@ -14,11 +14,10 @@ PAC is listed in the README.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import functools
 import gc
 import io
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -31,19 +30,22 @@ from PIL import Image
 
 from conversion.pipeline.epub_content import is_beside, is_marker
 from conversion.pipeline.output_format import marker_label
+from conversion.pipeline.pdf_check import catalog_facts, merged_run_facts, problems_of, run_facts
+from conversion.pipeline.pdf_join import ANCHOR_URL, JoinedPdf
 
 PDF_VARIANT = "pdf/ua-1"
 BASE_URL = "https://figures.invalid/"
-# A link to an element rendered in another run of pages, until the runs are joined.
-ANCHOR_URL = "https://anchor.invalid/#"
 # WeasyPrint keeps every page's layout until it writes the PDF (about 0.4 MiB a text page):
 # a longer document is rendered in runs of this many print pages, joined with pikepdf.
 PRINT_PAGES_PER_RENDER = 20
+# A long table of contents (about 30 entries a page, each a link: 1.4 MiB a page laid out) is
+# rendered in runs of this many entries, so the first run does not grow with the headings.
+CONTENTS_PER_RENDER = 120
 # Figures go into the PDF as JPEG: WeasyPrint embeds a JPEG as it is, while a PNG is decoded
 # and compressed again (0.75 s per 1600-pixel figure against 0.05 s).
 JPEG_QUALITY = 90
 CONTENTS_LABEL = "Contents"
-CHECKED_BY = "structure check with pikepdf (tagged_pdf.check_pdf): not veraPDF or PAC"
+CHECKED_BY = "structure check with pikepdf (pdf_check, each run as joined): not veraPDF or PAC"
 PRINT_CSS = """
 @page { size: A4; margin: 18mm 16mm; }
 .skip-link, nav.page-list { display: none; }
@@ -54,9 +56,7 @@ main > .pagebreak:first-child { break-before: auto; }
 """
 
 Figures = Callable[[str], IO[bytes] | None]
-_HEADING_TAGS = {f"/H{n}" for n in range(1, 7)}
 _HTML_HEADINGS = tuple(f"h{n}" for n in range(1, 7))
-_DICT = pikepdf.ObjectType.dictionary
 
 
 @dataclass(frozen=True)
@@ -83,12 +83,14 @@ class PdfResult:
 
 def write_pdf(
     html: str, out: IO[bytes], *, figures: Figures,
-    pages_per_render: int | None = None,
+    pages_per_render: int | None = None, contents_per_render: int | None = None,
 ) -> PdfResult:  # fmt: skip
     """Render `html` as a tagged PDF into out. figures(name) opens a figure the HTML links.
-    A document longer than pages_per_render print pages is rendered in runs of that many
-    (default PRINT_PAGES_PER_RENDER) and the runs joined (_join): WeasyPrint's layouts no longer
-    pile up with the page count."""
+    A document longer than pages_per_render print pages (default PRINT_PAGES_PER_RENDER), or
+    with more than contents_per_render entries in its table of contents (CONTENTS_PER_RENDER),
+    is rendered in runs, each written into the file and closed before the next
+    (pdf_join.JoinedPdf): neither WeasyPrint's layouts nor qpdf's objects pile up with the
+    page count."""
     from weasyprint import CSS, HTML  # loaded when a PDF is asked for: Pango at import
     from weasyprint.text.fonts import FontConfiguration
 
@@ -97,26 +99,34 @@ def write_pdf(
     fonts = FontConfiguration()  # one per PDF: the runs share the fonts they found
     stylesheets = [CSS(string=PRINT_CSS, font_config=fonts)]
     anchors: list[list[str]] = []
-    with contextlib.ExitStack() as stack:
-        rendered = []
-        for index, run in enumerate(printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER)):
+    runs: list[dict] = []  # each run's facts, read as it is joined
+    catalog: dict = {}  # the first run's, which the joined PDF keeps
+    with tempfile.TemporaryFile() as made:
+        joined = JoinedPdf(made)
+        cut = printable.runs(pages_per_render or PRINT_PAGES_PER_RENDER,
+                             contents_per_render or CONTENTS_PER_RENDER)  # fmt: skip
+        for index, run in enumerate(cut):
             if index:
                 gc.collect()  # the last run's layout, a graph of cycles, before this one
             document = HTML(string=run, base_url=BASE_URL, url_fetcher=fetcher).render(
                 stylesheets=stylesheets, pdf_variant=PDF_VARIANT, font_config=fonts
             )
             anchors += [list(page.anchors) for page in document.pages]
-            fh = stack.enter_context(tempfile.TemporaryFile())
-            document.write_pdf(fh, pdf_variant=PDF_VARIANT)
-            del document
-            fh.seek(0)
-            rendered.append(stack.enter_context(pikepdf.open(fh)))
+            with tempfile.TemporaryFile() as fh:
+                document.write_pdf(fh, pdf_variant=PDF_VARIANT)
+                del document
+                fh.seek(0)
+                with pikepdf.open(fh) as part:
+                    catalog = catalog or catalog_facts(part)
+                    runs.append(run_facts(part, first_page=len(anchors) - len(part.pages) + 1))
+                    joined.add(part)
         labels = page_labels(anchors, printable.labels)
-        pdf = _join(rendered, printable.headings) if len(rendered) > 1 else rendered[0]
-        _set_labels(pdf, labels)
-        outline = [f"h{level}" for level, _, _ in printable.headings]
-        problems = _checked(pdf, headings=outline)["problems"]
-        pdf.save(out)
+        joined.finish(labels, printable.headings)
+        checked = {**catalog, **merged_run_facts(runs), "page_labels": bool(labels)}
+        checked["unresolved_links"] += joined.unresolved_links()
+        problems = problems_of(checked, [f"h{level}" for level, _, _ in printable.headings])
+        made.seek(0)
+        shutil.copyfileobj(made, out, 1 << 20)
     print_pages = len({label for label in labels if label != CONTENTS_LABEL})
     return PdfResult(
         pages=len(labels), print_pages=print_pages, figures=printable.figures,
@@ -167,35 +177,65 @@ class _Printable:
             text = " ".join(heading.text_content().split())
             self.headings.append((int(heading.tag[1]), text, heading.get("id")))
 
-    def runs(self, pages_per_render: int) -> Iterator[str]:
+    def runs(self, pages_per_render: int, contents_per_render: int) -> Iterator[str]:
         """The document as one HTML, or as HTML documents of pages_per_render print pages
-        each (what comes before <main> in the first, what follows it in the last); a link to
-        another run's element points at ANCHOR_URL, joined back by _join."""
+        each, what comes before <main> (the title, the table of contents: contents_per_render
+        entries a run) in the first, what follows it in the last; a link to another run's
+        element points at ANCHOR_URL, joined back by pdf_join."""
         main = self.root.find(".//main")
         runs = _cut_at_markers(list(main) if main is not None else [], pages_per_render)
-        if len(runs) < 2:
+        before = list(main.itersiblings(preceding=True))[::-1] if main is not None else []
+        fronts = _front_runs(before, contents_per_render)
+        if len(runs) < 2 and len(fronts) < 2:
             yield _serialize(self.root)
             return
-        body = main.getparent()
-        before = list(main.itersiblings(preceding=True))[::-1]
-        after = list(main.itersiblings())
+        # A table of contents cut in runs keeps its last run too: with the first print pages
+        # that run would hold up to contents_per_render entries more than any other.
+        alone = fronts if len(fronts) > 1 else []
+        for front in alone:
+            yield self._part(front, None, [])
         for index, run in enumerate(runs):
-            first, last = index == 0, index == len(runs) - 1
-            part = lxml.html.Element("html", dict(self.root.attrib))
-            part.append(copy.deepcopy(self.root.find("head")))
-            new_body = etree.SubElement(part, "body", dict(body.attrib))
-            new_body.extend(copy.deepcopy(el) for el in before if first)
-            attrs = dict(main.attrib) if first else {k: v for k, v in main.attrib.items()
-                                                     if k != "id"}  # fmt: skip
-            new_main = etree.SubElement(new_body, "main", attrs)
-            new_main.extend(copy.deepcopy(el) for el in run)
-            new_body.extend(copy.deepcopy(el) for el in after if last)
-            ids = {el.get("id") for el in part.iter() if el.get("id")}
-            for link in part.iter("a"):
-                href = link.get("href") or ""
-                if href.startswith("#") and href[1:] and href[1:] not in ids:
-                    link.set("href", ANCHOR_URL + href[1:])
-            yield _serialize(part)
+            after = list(main.itersiblings()) if index == len(runs) - 1 else []
+            attrs = {k: v for k, v in main.attrib.items() if index == 0 or k != "id"}
+            yield self._part(fronts[0] if index == 0 and not alone else [], (attrs, run), after)
+
+    def _part(self, front: list, main: tuple[dict, list] | None, after: list) -> str:
+        """One run's HTML: the head, then front, main's children given, after."""
+        body = self.root.find("body")
+        part = lxml.html.Element("html", dict(self.root.attrib))
+        part.append(copy.deepcopy(self.root.find("head")))
+        new_body = etree.SubElement(part, "body", dict(body.attrib))
+        new_body.extend(copy.deepcopy(el) for el in front)
+        if main is not None:
+            new_main = etree.SubElement(new_body, "main", main[0])
+            new_main.extend(copy.deepcopy(el) for el in main[1])
+        new_body.extend(copy.deepcopy(el) for el in after)
+        ids = {el.get("id") for el in part.iter() if el.get("id")}
+        for link in part.iter("a"):
+            href = link.get("href") or ""
+            if href.startswith("#") and href[1:] and href[1:] not in ids:
+                link.set("href", ANCHOR_URL + href[1:])
+        return _serialize(part)
+
+
+def _front_runs(before: list, contents_per_render: int) -> list[list]:
+    """What precedes <main> as runs: one, or, where the table of contents has more than
+    contents_per_render entries, its list cut into runs of that many (the first with the
+    rest of what precedes <main>, each later one a list of its own that counts on), each
+    rendered alone."""
+    navs = [el for el in before if el.tag == "nav" and "toc" in (el.get("class") or "").split()]
+    entries = list(navs[0].find("ol")) if navs and navs[0].find("ol") is not None else []
+    if len(entries) <= contents_per_render:
+        return [before]
+    runs = []
+    for start in range(0, len(entries), contents_per_render):
+        nav = etree.Element("nav", dict(navs[0].attrib))
+        if start:
+            nav.set("aria-label", f"{navs[0].get('aria-label', 'Contents')}, continued")
+        ol = etree.SubElement(nav, "ol", {"start": str(start + 1)} if start else {})
+        ol.extend(copy.deepcopy(li) for li in entries[start : start + contents_per_render])
+        runs.append([nav if el is navs[0] else el for el in before] if not start else [nav])
+    return runs
 
 
 def _cut_at_markers(children: list, pages_per_render: int) -> list[list]:
@@ -217,94 +257,6 @@ def _serialize(root) -> str:
     return lxml.html.tostring(root, encoding="unicode", doctype="<!DOCTYPE html>")
 
 
-def _join(parts: list[pikepdf.Pdf], headings: list[tuple[int, str, str]]) -> pikepdf.Pdf:
-    """The runs' PDFs as one, into the first: the pages; each run's structure elements under
-    the first's Document element; one parent tree (a page's key is its index, then one per
-    link annotation); the named destinations together, and the links to another run's
-    elements (ANCHOR_URL) turned into links to those destinations; bookmarks from the
-    headings (each run's own outline knows only its headings)."""
-    base = parts[0]
-    document = base.Root.StructTreeRoot.K[0]
-    total = sum(len(part.pages) for part in parts)
-    page_nums: list = []
-    link_nums: list = []
-    dests: list = []
-    for part in parts:
-        tree = part.Root.StructTreeRoot
-        nums = tree.ParentTree.Nums
-        old = {int(nums[i]): nums[i + 1] for i in range(0, len(nums), 2)}
-        names = part.Root.get("/Names", {}).get("/Dests", {}).get("/Names", [])
-        if part is base:
-            pages = list(base.pages)
-            own = lambda obj: obj  # noqa: E731
-        else:
-            start = len(base.pages)
-            base.pages.extend(part.pages)  # copied with the map copy_foreign uses
-            pages = list(base.pages)[start:]
-            own = functools.partial(_foreign, base)
-            for kid in list(document_kids(tree)):
-                copied = own(kid)
-                copied.P = document
-                document.K.append(copied)
-        dests += [(str(names[i]), own(names[i + 1])) for i in range(0, len(names), 2)]
-        for local, page in enumerate(pages):
-            key = len(page_nums)
-            page.obj.StructParents = key
-            page_nums.append((key, own(old[local]) if local in old else pikepdf.Array()))
-            for annot in page.obj.get("/Annots", []):
-                if "/StructParent" in annot:
-                    value = own(old[int(annot.StructParent)])
-                    annot.StructParent = total + len(link_nums)
-                    link_nums.append((int(annot.StructParent), value))
-                _as_named_link(annot)
-    flat = [x for key, value in page_nums + link_nums for x in (key, value)]
-    tree = base.Root.StructTreeRoot
-    tree.ParentTree = base.make_indirect(pikepdf.Dictionary(Nums=pikepdf.Array(flat)))
-    tree.ParentTreeNextKey = total + len(link_nums)
-    ordered = [x for name, dest in sorted(dests) for x in (pikepdf.String(name), dest)]
-    base.Root.Names = pikepdf.Dictionary(Dests=pikepdf.Dictionary(Names=pikepdf.Array(ordered)))
-    _set_outline(base, headings)
-    return base
-
-
-def _foreign(pdf: pikepdf.Pdf, obj):
-    """obj, from another PDF, in pdf (an indirect object copied once, however often asked)."""
-    if isinstance(obj, pikepdf.Object) and obj.is_indirect:
-        return pdf.copy_foreign(obj)
-    if isinstance(obj, pikepdf.Array):
-        return pikepdf.Array([_foreign(pdf, x) for x in obj])
-    if isinstance(obj, pikepdf.Dictionary):
-        return pikepdf.Dictionary({key: _foreign(pdf, value) for key, value in obj.items()})
-    return obj
-
-
-def document_kids(tree) -> list:
-    """The children of a structure tree's Document element."""
-    return _kids(_kids(tree)[0])
-
-
-def _as_named_link(annot) -> None:
-    action = annot.get("/A")
-    uri = str(action.get("/URI", "")) if action is not None else ""
-    if uri.startswith(ANCHOR_URL):
-        del annot["/A"]
-        annot.Dest = pikepdf.String(uri[len(ANCHOR_URL) :])
-        annot.Contents = annot.Dest
-
-
-def _set_outline(pdf: pikepdf.Pdf, headings: list[tuple[int, str, str]]) -> None:
-    """Bookmarks nested by heading level, each opening its heading's named destination."""
-    with pdf.open_outline() as outline:
-        outline.root.clear()
-        stack: list[tuple[int, pikepdf.OutlineItem]] = []
-        for level, text, ident in headings:
-            item = pikepdf.OutlineItem(text, pikepdf.String(ident))
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            (stack[-1][1].children if stack else outline.root).append(item)
-            stack.append((level, item))
-
-
 def page_labels(anchors_by_page: list[list[str]], label_of: dict[str, str]) -> list[str]:
     """Each PDF page's label: the print page that starts on it, else the one it continues;
     pages before the first print page (the table of contents) are `Contents`."""
@@ -317,17 +269,6 @@ def page_labels(anchors_by_page: list[list[str]], label_of: dict[str, str]) -> l
             current = label_of[min(known, key=order.__getitem__)]
         labels.append(current)
     return labels
-
-
-def _set_labels(pdf: pikepdf.Pdf, labels: list[str]) -> None:
-    """/PageLabels: one range per change of label, each labelled by its prefix alone."""
-    nums: list = []
-    previous = None
-    for index, label in enumerate(labels):
-        if label != previous:
-            nums += [index, pikepdf.Dictionary(P=pikepdf.String(label))]
-            previous = label
-    pdf.Root.PageLabels = pikepdf.Dictionary(Nums=pikepdf.Array(nums))
 
 
 def _figure_fetcher(figures: Figures):
@@ -361,130 +302,3 @@ def _as_jpeg(fh: IO[bytes]) -> bytes:
         out = io.BytesIO()
         image.save(out, format="JPEG", quality=JPEG_QUALITY)
         return out.getvalue()
-
-
-# --- the structure check --------------------------------------------------------------------
-
-
-def _kids(node) -> list:
-    kids = node.get("/K")
-    if kids is None:
-        return []
-    if isinstance(kids, pikepdf.Object) and kids._type_code == pikepdf.ObjectType.array:
-        return list(kids)
-    return [kids]
-
-
-def structure_elements(node) -> list:
-    """The structure elements under node, in document order."""
-    out = []
-    for kid in _kids(node):
-        if isinstance(kid, pikepdf.Object) and kid._type_code == _DICT and "/S" in kid:
-            out.append(kid)
-            out.extend(structure_elements(kid))
-    return out
-
-
-def check_pdf(data: IO[bytes], *, headings: list[str] | None = None) -> dict:
-    """What a PDF/UA reader relies on, read back from the file: a structure tree, /Marked, /Lang,
-    DisplayDocTitle and a title, the PDF/UA identification, every Figure with /Alt, the
-    headings (tags; against `headings`, the HTML outline's h1..h6, when given), TH cells, page
-    labels, a parent tree that maps each page's content and each link annotation back to its
-    structure element, and every internal link's destination. `problems` lists what fails."""
-    with pikepdf.open(data) as pdf:
-        return _checked(pdf, headings=headings)
-
-
-def _checked(pdf: pikepdf.Pdf, *, headings: list[str] | None) -> dict:
-    root = pdf.Root
-    tree = root.get("/StructTreeRoot")
-    elements = structure_elements(tree) if tree is not None else []
-    figures = [e for e in elements if e.S == "/Figure"]
-    prefs = root.get("/ViewerPreferences") or {}
-    with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as xmp:
-        title = xmp.get("dc:title") or ""
-        ua_part = xmp.get("pdfuaid:part")
-    checked = {
-        "struct_tree": tree is not None and bool(elements),
-        "marked": bool((root.get("/MarkInfo") or {}).get("/Marked", False)),
-        "lang": str(root.get("/Lang") or ""),
-        "display_doc_title": bool(prefs.get("/DisplayDocTitle", False)),
-        "title": str(title),
-        "pdfua_part": str(ua_part or ""),
-        "figures": len(figures),
-        "figures_with_alt": sum(1 for f in figures if str(f.get("/Alt") or "").strip()),
-        "headings": [str(e.S)[1:] for e in elements if str(e.S) in _HEADING_TAGS],
-        "table_headers": sum(1 for e in elements if e.S == "/TH"),
-        "page_labels": "/PageLabels" in root,
-        "parent_tree": _parent_tree_problems(pdf, tree, elements) if tree is not None else [],
-        "unresolved_links": _unresolved_links(pdf),
-    }
-    checked["problems"] = _problems(checked, headings)
-    return checked
-
-
-def _problems(checked: dict, headings: list[str] | None) -> list[str]:
-    needs = {
-        "struct_tree": "no structure tree",
-        "marked": "not marked (/MarkInfo /Marked)",
-        "lang": "no /Lang",
-        "display_doc_title": "the title is not shown (DisplayDocTitle)",
-        "title": "no title in the XMP metadata",
-        "page_labels": "no page labels",
-    }
-    found = [what for key, what in needs.items() if not checked[key]]
-    if checked["pdfua_part"] != "1":
-        found.append("no PDF/UA-1 identification (pdfuaid:part)")
-    if checked["figures_with_alt"] != checked["figures"]:
-        found.append(f"{checked['figures'] - checked['figures_with_alt']} figures without /Alt")
-    if headings is not None and checked["headings"] != [h.upper() for h in headings]:
-        found.append(f"headings {checked['headings']} are not the HTML's {headings}")
-    found += checked["parent_tree"]
-    found += [f"link to a missing destination {name}" for name in checked["unresolved_links"]]
-    return found
-
-
-def _parent_tree_problems(pdf: pikepdf.Pdf, tree, elements: list) -> list[str]:
-    """Each page's marked content and each link annotation found again through the parent
-    tree (a flat /Nums, as WeasyPrint and _join write it) on its own page."""
-    parent_tree = tree.get("/ParentTree")
-    nums = parent_tree.get("/Nums") if parent_tree is not None else None
-    if nums is None:
-        return ["no parent tree (/ParentTree /Nums)"]
-    keys = [int(nums[i]) for i in range(0, len(nums), 2)]
-    entries = dict(zip(keys, [nums[i + 1] for i in range(0, len(nums), 2)], strict=True))
-    found = ["parent tree keys repeat"] if len(entries) != len(keys) else []
-    pages = {page.obj.objgen: n for n, page in enumerate(pdf.pages, start=1)}
-    for n, page in enumerate(pdf.pages, start=1):
-        key = page.obj.get("/StructParents")
-        content = entries.get(int(key)) if key is not None else None
-        if content is None:
-            found.append(f"page {n}: no parent tree entry")
-            continue
-        if any("/Pg" in e and e.Pg.objgen != page.obj.objgen for e in content if _is_dict(e)):
-            found.append(f"page {n}: its content's structure elements name another page")
-        for annot in page.obj.get("/Annots", []):
-            if "/StructParent" not in annot:
-                continue
-            element = entries.get(int(annot.StructParent))
-            kids = _kids(element) if _is_dict(element) else []
-            if not any(_is_dict(k) and k.get("/Obj") == annot for k in kids):
-                found.append(f"page {n}: a link annotation is not its structure element's")
-    if any("/Pg" in e and e.Pg.objgen not in pages for e in elements):
-        found.append("structure elements on a page that is not in the document")
-    return found
-
-
-def _unresolved_links(pdf: pikepdf.Pdf) -> list[str]:
-    names = pdf.Root.get("/Names", {}).get("/Dests", {}).get("/Names", [])
-    known = {str(names[i]) for i in range(0, len(names), 2)}
-    return [
-        str(annot.Dest)
-        for page in pdf.pages
-        for annot in page.obj.get("/Annots", [])
-        if isinstance(annot.get("/Dest"), pikepdf.String) and str(annot.Dest) not in known
-    ]
-
-
-def _is_dict(obj) -> bool:
-    return isinstance(obj, pikepdf.Object) and obj._type_code == _DICT

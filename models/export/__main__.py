@@ -57,6 +57,18 @@ def main(argv: list[str] | None = None) -> int:
         default="mha",
         help="--fast prefill graph: MultiHeadAttention (default) or MatMul/Softmax/MatMul",
     )
+    ap.add_argument(
+        "--no-vision-fusions",
+        action="store_true",
+        help="--fast / fast: the fast vision graph without the fusion passes (RotaryEmbedding "
+        "for the 2-D RoPE: models.export.fast_vision.VISION_FUSIONS), to measure both",
+    )
+    ap.add_argument(
+        "--no-decoder-fusions",
+        action="store_true",
+        help="--fast / fast: the fast decoder graphs without models.export.fast's "
+        "DECODER_FUSIONS (a layer's end as one SkipSimplifiedLayerNormalization)",
+    )
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -67,11 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     if a.ple is None:
         a.ple = "external" if a.kind == "e2b-random" else "graph"
     opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format,
-                fast=a.fast, prefill_attention=a.prefill_attention)  # fmt: skip
+                fast=a.fast, prefill_attention=a.prefill_attention,
+                vision_fusions=not a.no_vision_fusions,
+                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
     if a.kind == "fast":
         from models.export.build import rebuild_fast
 
-        rebuild_fast(a.out, prefill_attention=a.prefill_attention)
+        rebuild_fast(a.out, prefill_attention=a.prefill_attention,
+                     vision_fusions=not a.no_vision_fusions,
+                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
     elif a.kind == "checkpoint":
         if a.checkpoint is None:
             ap.error("kind checkpoint needs --checkpoint DIR")
@@ -83,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         kind = "e2b" if a.kind == "e2b-random" else "tiny"
         build_random_lean(kind, a.out, dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep,
                           seed=a.seed, fast=a.fast, clip_bounds=a.clip_bounds,
-                          prefill_attention=a.prefill_attention)  # fmt: skip
+                          prefill_attention=a.prefill_attention,
+                          vision_fusions=not a.no_vision_fusions,
+                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
     else:
         kind = "tiny"
         with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:

@@ -360,10 +360,14 @@ def build_package(
     source: dict[str, Any] | None = None,
     fast: bool = False,
     prefill_attention: str = "mha",
+    vision_fusions: bool = True,
+    decoder_fusions: bool = True,
 ) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
 
+    fast_opts = {"prefill_attention": prefill_attention, "vision_fusions": vision_fusions,
+                 "decoder_fusions": decoder_fusions}  # fmt: skip
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -413,14 +417,13 @@ def build_package(
         int4=int4,
         ple=ple_info,
         source=source or {"checkpoint": str(ckpt)},
-        extra=fast_graphs(
-            out, cfg, fast=fast, ep=ep, ple=ple, prefill_attention=prefill_attention
-        ),  # fmt: skip
+        extra=fast_graphs(out, cfg, fast=fast, ep=ep, ple=ple, **fast_opts),
     )
 
 
 def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str,
-                prefill_attention: str = "mha") -> dict:  # fmt: skip
+                prefill_attention: str = "mha", vision_fusions: bool = True,
+                decoder_fusions: bool = True) -> dict:  # fmt: skip
     """Static-KV-cache prefill/step graphs (models.export.fast) when asked for."""
     if not fast:
         return {}
@@ -428,19 +431,25 @@ def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str
         raise ValueError("--fast needs --ep default (ONNX Attention nodes) and --ple graph")
     from models.export.fast import build_fast
 
-    return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention)}
+    return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention,
+                               vision_fusions=vision_fusions,
+                               decoder_fusions=decoder_fusions)}  # fmt: skip
 
 
-def rebuild_fast(out: Path, *, prefill_attention: str = "mha") -> dict[str, Any]:
-    """Write the fast graphs of an existing package again (another prefill attention, or after
-    a change of models.export.fast) without rebuilding its weights: the graphs, the manifest's
-    "fast" section and their file entries. Returns the manifest."""
+def rebuild_fast(out: Path, *, prefill_attention: str = "mha", vision_fusions: bool = True,
+                 decoder_fusions: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Write the fast graphs of an existing package again (another prefill attention, vision
+    or decoder fusions on or off, or after a change of models.export.fast) without rebuilding
+    its weights: the graphs, the manifest's "fast" section and their file entries. Returns the
+    manifest."""
     from models.export.fast import build_fast
 
     man = json.loads((out / MANIFEST).read_text())
     if not man.get("fast"):
         raise ValueError(f"{out}: no fast graphs to rebuild (build it with --fast)")
-    fast = build_fast(out, man["config"], prefill_attention=prefill_attention)
+    fast = build_fast(out, man["config"], prefill_attention=prefill_attention,
+                      vision_fusions=vision_fusions,
+                      decoder_fusions=decoder_fusions)  # fmt: skip
     man["fast"] = fast
     files = man["files"]
     for rel in (fast["prefill"], fast["prefill_past"], fast["step"], fast["vision"]):

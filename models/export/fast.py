@@ -233,6 +233,39 @@ def fold_weightless_rms(b: Builder, g: Any, npf: Any) -> int:
     return count
 
 
+def fold_scaled_residual_norm(b: Builder, g: Any) -> int:
+    """A layer's end, Add(residual, branch) -> Mul(layer_scalar s > 0) -> the next layer's
+    input RMSNormalization(w, eps) (the scaled sum also goes on as the residual), becomes one
+    com.microsoft SkipSimplifiedLayerNormalization(residual, branch, w, eps / s^2) and the Mul
+    on its sum output: one kernel a layer fewer (Add, Mul, norm -> Skip, Mul). Exact in real
+    arithmetic: norm(s x) = x / sqrt(mean(x^2) + eps / s^2) * w for s > 0. Returns how many."""
+    count = 0
+    for mul in [n for n in g if n.op_type == "Mul"]:
+        add = mul.inputs[0].producer()
+        s = scalar(mul.inputs[1])
+        if add is None or add.op_type != "Add" or s is None or not s > 0:
+            continue
+        norms = [u for u, _ in mul.outputs[0].uses() if u.op_type == "RMSNormalization"]
+        if len(add.outputs[0].uses()) != 1 or len(norms) != 1:
+            continue
+        norm, (x, y) = norms[0], add.inputs
+        a = {k: v.value for k, v in norm.attributes.items()}
+        if norm.inputs[0] is not mul.outputs[0] or a.get("axis", -1) != -1:
+            continue
+        if any(v in g.outputs for v in (norm.outputs[0], mul.outputs[0])):
+            continue
+        same = x.shape is not None and x.shape == y.shape and x.dtype == y.dtype
+        if not same or norm.inputs[1].dtype != x.dtype or norm.domain != "":
+            continue
+        out, _, _, total = b.op("SkipSimplifiedLayerNormalization", x, y, norm.inputs[1],
+                                domain="com.microsoft", outputs=4,
+                                epsilon=float(a.get("epsilon", 1e-5)) / s**2)  # fmt: skip
+        norm.outputs[0].replace_all_uses_with(out)
+        mul.outputs[0].replace_all_uses_with(b.op("Mul", total, mul.inputs[1]))
+        count += 1
+    return count
+
+
 def _check_attention(node: Any) -> None:
     a = {k: v.value for k, v in node.attributes.items()}
     if a.get("kv_num_heads") != 1 or float(a.get("scale", 1.0)) != 1.0 or a.get("softcap", 0):
@@ -251,28 +284,38 @@ def _attention_layers(
         yield i, node, t["layer_types"][i], int(node.inputs[0].shape[-1]) // heads, shared.get(i)
 
 
-def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str) -> tuple:
+# Fusions of the decoder graphs past the attention rewrite (on unless build_fast is told not
+# to; each graph's counts: the manifest's fast.decoder_fusions).
+DECODER_FUSIONS = {"scaled_residual_norm": fold_scaled_residual_norm}
+
+
+def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str, fusions: bool) -> tuple:
     """What both fast graphs start from: the graph, text config, heads, window, the masking
-    value of the graph's float type, a node builder, the attention nodes and the cache inputs."""
+    value of the graph's float type, a node builder, the attention nodes and the cache inputs.
+    The `DECODER_FUSIONS` run here when `fusions`; their counts go to g.meta["fusions"]."""
     g = model.graph
     t = cfg["text"]
     npf = _np_float(_float_dtype(g))
     neg = float(np.finfo(npf).min) / 2
     b = Builder(g, prefix)
     fold_weightless_rms(b, g, npf)
+    g.meta["fusions"] = {k: f(b, g) for k, f in DECODER_FUSIONS.items()} if fusions else {}
     attn = _attention_nodes(g)
     caches = _cache_inputs(g, cfg, batch="batch", ring=True)
     return g, t, t["num_attention_heads"], t["sliding_window"], npf, neg, b, attn, caches
 
 
-def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> Any:
+def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha",
+                 fusions: bool = True) -> Any:  # fmt: skip
     """attention: "mha" (one MultiHeadAttention per layer) or "matmul" (scores in memory)."""
     import onnx_ir as ir
 
     if attention not in PREFILL_ATTENTION:
         raise ValueError(f"prefill attention {attention!r}: one of {PREFILL_ATTENTION}")
 
-    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastp/")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
+        model, cfg, prefix="fastp/", fusions=fusions
+    )
     mask = next(i for i in g.inputs if i.name == "attention_mask")
     # Row-local indices 0..S-1 from the mask's shape (device ops only): ar [b,S].
     ones = b.op("Add", b.op("Mul", mask, b.const(0)), b.const(1))
@@ -327,13 +370,16 @@ def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> 
     return model
 
 
-def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha") -> Any:
+def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha",
+                      fusions: bool = True) -> Any:  # fmt: skip
     """The prefill of rows that start with a cached prompt prefix (see the module doc)."""
     import onnx_ir as ir
 
     if attention not in PREFILL_ATTENTION:
         raise ValueError(f"prefill attention {attention!r}: one of {PREFILL_ATTENTION}")
-    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fastx/")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
+        model, cfg, prefix="fastx/", fusions=fusions
+    )
     dt = _float_dtype(g)
     i64 = ir.TensorType(ir.DataType.INT64)
     write_at = ir.Value(name="write_at", type=i64, shape=ir.Shape(["batch"]))
@@ -385,10 +431,12 @@ def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha"
     return model
 
 
-def make_step(model: Any, cfg: dict[str, Any]) -> Any:
+def make_step(model: Any, cfg: dict[str, Any], *, fusions: bool = True) -> Any:
     import onnx_ir as ir
 
-    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(model, cfg, prefix="fasts/")
+    g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
+        model, cfg, prefix="fasts/", fusions=fusions
+    )
     i64 = ir.TensorType(ir.DataType.INT64)
     slot = ir.Value(name="slot", type=i64, shape=ir.Shape(["batch"]))
     offsets = ir.Value(name="offsets", type=i64, shape=ir.Shape(["batch"]))
@@ -450,33 +498,39 @@ def _kv_dims(out: Path, layers: list[int]) -> list[int]:
     return [int(dims[f"past_key_values.{i}.key"]) for i in layers]
 
 
-def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha") -> dict:
+def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha",
+               vision_fusions: bool = True, decoder_fusions: bool = True) -> dict:  # fmt: skip
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
-    weights file). Returns the manifest's "fast" section."""
+    weights file), and the fast vision graph; `vision_fusions` / `decoder_fusions`: with the
+    fusion passes (models.export.fast_vision.VISION_FUSIONS, DECODER_FUSIONS). Returns the
+    manifest's "fast" section."""
     import onnx_ir as ir
 
     dec = out / "decoder" / "model.onnx"
-    makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=prefill_attention)),
+    att, fuse = prefill_attention, decoder_fusions
+    makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=att, fusions=fuse)),
               (PREFILL_PAST_FILE,
-               lambda m: make_prefill_past(m, cfg, attention=prefill_attention)),
-              (STEP_FILE, lambda m: make_step(m, cfg)))  # fmt: skip
+               lambda m: make_prefill_past(m, cfg, attention=att, fusions=fuse)),
+              (STEP_FILE, lambda m: make_step(m, cfg, fusions=fuse)))  # fmt: skip
+    fused = {}
     for rel, make in makers:
         model = ir.load(dec)
         make(model)
+        fused[rel] = model.graph.meta["fusions"]
         ir.save(model, out / rel)  # external tensors keep pointing at model.onnx.data
-        log.info("fast graph %s: %d nodes", rel, len(list(model.graph)))
+        log.info("fast graph %s: %d nodes, fusions %s", rel, len(list(model.graph)), fused[rel])
         del model
     t = cfg["text"]
-    vision, clips = build_fast_vision(out)
+    vision = build_fast_vision(out, fusions=vision_fusions)
     return {
         "format": FAST_FORMAT,
         "prefill": PREFILL_FILE,
         "prefill_past": PREFILL_PAST_FILE,
         "step": STEP_FILE,
-        "vision": vision,
-        "vision_clips_dropped": clips,
+        **vision,
         "vision_input": "unpadded",
         "prefill_attention": prefill_attention,
+        "decoder_fusions": fused,
         "kv_layers": t["kv_layers"],
         "kv_head_dims": _kv_dims(out, t["kv_layers"]),
         "ring": t["sliding_window"],

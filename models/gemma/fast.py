@@ -74,7 +74,10 @@ class FastGemma(TwoSteps):
         log_severity: int = 3,
         cuda_options: dict[str, str] | None = None,
         prefix_cache: bool = True,
+        vision_graph: str | None = None,
     ) -> None:
+        """vision_graph: a vision graph of the package (path under its root) in place of its
+        fast one, e.g. the unfused graph a bench writes beside it to compare the two."""
         import onnxruntime as ort
 
         self.ort = ort
@@ -110,7 +113,7 @@ class FastGemma(TwoSteps):
         t0 = time.perf_counter()
         # The fast vision graph (MultiHeadAttention) takes unpadded patches only; encode_image
         # always strips the padding (identical features either way).
-        vis = self.fast.get("vision", g["vision_encoder"].file)
+        vis = vision_graph or self.fast.get("vision", g["vision_encoder"].file)
         self.vis = GraphSession(ort, root / vis, prov(False), opts, self.device)
         self.emb = GraphSession(ort, root / g["embedding"].file, prov(False), opts, self.device)
         self.pre = GraphSession(ort, root / self.fast["prefill"], prov(False), opts, self.device)

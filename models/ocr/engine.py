@@ -59,6 +59,8 @@ from models.reading.scan_lines import (
     InkMeter,
     Line,
     ParaLines,
+    columns_cut,
+    cut_lines,
     has_words,
     keep_lines,
     move_lines,
@@ -370,14 +372,21 @@ class TesseractEngine(PartRereads):
             paragraphs = read_paragraphs(tess, api, page.dpi)
             language = page_lang
             cut = None
+        if columns_cut(paragraphs):  # words cut by columns the text runs across: one column
+            api_col = self._api_for(language, psm=tess.PSM.SINGLE_COLUMN)
+            column = read_paragraphs(tess, self._recognize(api_col, gray, page.dpi), page.dpi)
+            if cut_lines(column) < cut_lines(paragraphs):
+                api, paragraphs, cut = api_col, column, None
         # The plain reading, before our steps trim and drop lines: the page's floor.
         plain.lines, plain.language = scan_plain_lines(paragraphs), language
         plain.width, plain.height, plain.rotation, plain.skew = *gray.size, rotation, skew
         self._foreign_lines(gray, paragraphs, page_lang=language, dpi=page.dpi)
-        ink = InkMeter(api.GetThresholdedImage())
+        binary = api.GetThresholdedImage()
+        ink = InkMeter(binary)
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
+        self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
         text = scan_text(paragraphs, figures, gray, ink, page.dpi)
         started_layout = time.perf_counter()
         scanned, scan = scans.pop()

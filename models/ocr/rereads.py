@@ -10,15 +10,24 @@ from __future__ import annotations
 import re
 import statistics
 
+import numpy as np
 from PIL import Image, ImageOps
 
 from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
 from models.reading.markers import BULLET
+from models.reading.params.scan import SCAN
 from models.reading.ruled_tables import reversed_bars
 from models.reading.scan_blocks import outside_figures, without_scraps
-from models.reading.scan_lines import ParaLines, area, inside_share, keep_lines, move_lines
+from models.reading.scan_lines import (
+    ParaLines,
+    area,
+    inside_share,
+    keep_lines,
+    move_lines,
+    unread_rows,
+)
 
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 # An image region this share of the page or more is read again as text (see _text_in_images).
@@ -30,18 +39,32 @@ ILLEGIBLE_MIN_WORDS = 30
 # ...and fewer than this share of them read surely (80 or more): the handwritten pages' pictures
 # 0.09 and 0.00, a typescript page's faded picture 0.59 (typewritten-fr).
 ILLEGIBLE_SURE_SHARE = 0.3
+# ...in at least this many lines of ILLEGIBLE_LINE_WORDS such words or more: the handwritten
+# pages' pictures 24 and 22 lines; a line chart's (ocrmypdf multipage.pdf p4: series markers and
+# slanted names read as 42 such words), 5.
+ILLEGIBLE_MIN_LINES = 10
+ILLEGIBLE_LINE_WORDS = 2
 
 
-def illegible_text(words: list[Word]) -> bool:
-    """Whether a picture's words, read again as text and found no text, are text Tesseract
-    cannot read (handwriting): many words of letters, some of them real, few read surely."""
+def _lettered(word: Word) -> bool:
+    return sum(c.isalpha() for c in word.text) >= 2
+
+
+def illegible_text(lines: list[list[Word]]) -> bool:
+    """Whether a picture's lines of words, read again as text and found no text, are text
+    Tesseract cannot read (handwriting): many words of letters, some of them real, few read
+    surely, in many lines of writing. A chart's marks and slanted labels read as a few long
+    rows of letters: a figure, not handwriting."""
+    words = [w for line in lines for w in line]
     known = [w.known for w in words if len(w.text) >= 3]
-    lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+    lettered = [w for w in words if _lettered(w)]
     sure = sum(w.confidence >= 80 for w in lettered) / max(len(lettered), 1)
+    written = sum(sum(map(_lettered, line)) >= ILLEGIBLE_LINE_WORDS for line in lines)
     return (
         len(lettered) >= ILLEGIBLE_MIN_WORDS
         and sure < ILLEGIBLE_SURE_SHARE
         and sum(bool(k) for k in known) >= 0.25 * len(known)
+        and written >= ILLEGIBLE_MIN_LINES
     )
 
 
@@ -131,7 +154,7 @@ class PartRereads:
                 or statistics.mean(w.confidence for w in words) < 65
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
-                if illegible_text(words):
+                if illegible_text([line.words for para in found for line in para]):
                     figure.illegible_text = True
                 kept.append(figure)
                 continue
@@ -181,3 +204,31 @@ class PartRereads:
             heads.append((bar, found))
         paragraphs.sort(key=lambda para: para.order)
         return figures, paragraphs, heads
+
+    def _missed_lines(self, gray: Image.Image, binary: Image.Image | None, paragraphs,
+                      figures: list[ReadBlock], *, lang: str, dpi: int) -> None:  # fmt: skip
+        """Lines Tesseract's line finder skipped inside a paragraph (ink between two of its
+        lines, far apart, that no line read and no figure holds), read again one by one and put
+        back in place when they read as words; at most SCAN.missed_max_reads of them a page."""
+        if binary is None:
+            return
+        dark = np.asarray(binary.convert("L")) < SCAN.dark_level
+        held = [line.bbox for para in paragraphs for line in para]
+        for x0, y0, x1, y1 in held + [f.bbox for f in figures if f.bbox]:
+            dark[int(y0) : int(y1), int(x0) : int(x1)] = False
+        runs = [(para, above, box) for para in paragraphs for above, box in unread_rows(dark, para)]
+        api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
+        for para, above, (x0, y0, x1, y1) in runs[: SCAN.missed_max_reads]:
+            pad = int(SCAN.missed_margin_ratio * above.height)
+            left, top = max(0, x0 - pad), max(0, y0 - pad)
+            crop = gray.crop((left, top, min(gray.width, x1 + pad), min(gray.height, y1 + pad)))
+            found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
+            lines = [line for part in found for line in part]
+            words = [w for line in lines for w in line.words]
+            lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
+            if len(lines) != 1 or len(lettered) < SCAN.missed_min_words:
+                continue
+            if statistics.mean(w.confidence for w in words) < SCAN.missed_confidence:
+                continue
+            move_lines(found, left, top)
+            para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])

@@ -21,10 +21,13 @@ CAPTION_LABEL = re.compile(
 )
 
 
-def real_words(words: list[Word], text: str) -> bool:
+def real_words(words: list[Word], text: str, *, boxed: bool = False) -> bool:
     """Text a heading can be made of: mostly letters in words of two or more, read with
     confidence (OCR) and, where the engine knows, mostly dictionary words. A section's number
-    before the title ("2.1 Data") is no part of the letters' share."""
+    before the title ("2.1 Data") is no part of the letters' share. `boxed`: the layout model
+    drew a heading's box around it, so half its words read surely as dictionary words are
+    enough (`boxed_sure_share`): a logo or a name the engine could not read ("Customizing
+    Tufte-ETEx", TeX's raised letters read as garbage) does not undo a heading."""
     titled = _LEADING_NUMBER.sub("", text, count=1) or text
     letters = sum(c.isalpha() for c in titled)
     visible = sum(not c.isspace() for c in titled) or 1
@@ -43,6 +46,8 @@ def real_words(words: list[Word], text: str) -> bool:
         # A section's number ("1", "2.1" before "Introduction") is no dictionary word and is
         # read with little confidence when it stands alone: it says nothing of the title.
         titled = [w for w in words if not _SECTION_NUMBER.fullmatch(w.text)] or words
+        if boxed and _half_sure(titled):
+            return True
         confidence = statistics.mean(w.confidence for w in titled)
         known = [
             _known(w)
@@ -54,6 +59,13 @@ def real_words(words: list[Word], text: str) -> bool:
         if known and sum(known) < KINDS.heading_known_share * len(known):
             return False
     return True
+
+
+def _half_sure(words: list[Word]) -> bool:
+    """`boxed_sure_share` of the words long enough to look up read surely as dictionary words."""
+    looked = [w for w in words if len(w.text) >= KINDS.known_word_letters]
+    sure = [w for w in looked if w.known and w.confidence >= KINDS.sure_word_confidence]
+    return bool(looked) and len(sure) >= KINDS.boxed_sure_share * len(looked)
 
 
 # An institution written as affiliations are: "University of Leeds", "Department of Physics",

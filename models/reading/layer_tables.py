@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from collections import Counter
 from collections.abc import Callable
 
 import pymupdf
 
 from models.engine import Word
+from models.reading.markers import BULLET_GLYPHS
 from models.reading.params.tables import WORD_TABLES
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
-from models.reading.word_rows import is_data_row
+from models.reading.word_rows import is_data_row, joined_row_lines
 from models.reading.word_tables import table_from_words
 
 
@@ -33,11 +35,31 @@ def _words_in(box, words: list[tuple]) -> list[tuple]:
             and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
 
 
+def _figure_rows(box, words: list[tuple]) -> int:
+    """How many rows of figures the words inside `box` make as a table of their own."""
+    inside = _words_in(box, words)
+    cell = [Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in inside]
+    table = table_from_words(cell, tuple(box))
+    return sum(is_data_row([c["text"] for c in r]) for r in table.rows) if table else 0
+
+
+def _columns_agree(box, words: list[tuple], columns: int) -> bool:
+    """The words inside `box`, read as a table of their own, make as many columns as the grid:
+    its empty cells are the table's blanks (ICDAR us-007: effect sizes printed only where
+    significant), not rules that miss the text."""
+    inside = _words_in(box, words)
+    table = table_from_words([Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in inside],
+                             tuple(box))  # fmt: skip
+    return table is not None and max(len(row) for row in table.rows) == columns
+
+
 def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> bool:
     """Rules that frame the table but do not part its printed rows (a rule under the header and
     one at the foot, as journals print them): one grid row in which three cells or more stack
-    several lines that line up with the other cells' lines holds many printed rows. (Two cells
-    side by side, each a list of a few lines, are cells of their own.)"""
+    several lines that line up with the other cells' lines holds many printed rows; so does
+    one in which two such cells line up into rows of figures ("20-29 | 0.2650" over "30-39 |
+    0.2046": ICDAR us-033). (Two cells side by side, each a list of a few lines, are cells of
+    their own.)"""
     for row in rows:
         stacks = []
         for box in row.cells:
@@ -57,6 +79,8 @@ def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> 
             )
             if lined_up >= params.stacked_cells - 1:
                 return True
+            if lined_up and _figure_rows(row.bbox, words) >= params.stacked_lines:
+                return True
     return False
 
 
@@ -69,11 +93,7 @@ def _cell_holds_figures(rows: list, words: list[tuple]) -> bool:
         for box in row.cells:
             if box is None:
                 continue  # covered by a spanning cell
-            inside = _words_in(box, words)
-            cell = [Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in inside]
-            table = table_from_words(cell, tuple(box))
-            figures = sum(is_data_row([c["text"] for c in r]) for r in table.rows) if table else 0
-            if figures >= WORD_TABLES.min_rows:
+            if _figure_rows(box, words) >= WORD_TABLES.min_rows:
                 return True
     return False
 
@@ -96,7 +116,8 @@ def _unruled_column_gaps(
             box = row.cells[c] if c < len(row.cells) else None
             if box and _spanned(xs, box[0], box[2], params) > 1:
                 continue
-            inside = _words_in(box, words) if box else []
+            # A bullet sits apart from its item's text: no column of its own.
+            inside = [w for w in _words_in(box, words) if w[4].strip(BULLET_GLYPHS)] if box else []
             if len(inside) < params.gap_cell_min_words:
                 continue
             cells += 1
@@ -178,7 +199,8 @@ def _ruled_table(
     # Each ruled cell's text, read once: for the share of cells filled, and for the cell itself
     # when no gap parts it.
     whole_texts = [text_in(box) for row in table.rows for box in row.cells if box is not None]
-    if sum(map(bool, whole_texts)) < params.filled_cells_share * len(whole_texts):
+    sparse = sum(map(bool, whole_texts)) < params.filled_cells_share * len(whole_texts)
+    if sparse and not _columns_agree(table.bbox, words, len(xs) - 1):
         return None  # rules that do not separate the text (a spreadsheet's partial grid)
     texts = iter(whole_texts)
     for row in table.rows:
@@ -200,6 +222,7 @@ def _ruled_table(
                 cells.append({"text": text, "header": False,
                               "rowspan": max(rowspan, 1), "colspan": max(colspan, 1)})  # fmt: skip
         rows.append(cells)
+    rows = joined_row_lines(rows)
     head = 2 if len(rows) > 2 and any(c["colspan"] > 1 for c in rows[0]) else 1
     # A first row of figures is data, whatever the rules (a table with no header row).
     if not table.header.external and not is_data_row([c["text"] for c in rows[0]]):
@@ -209,19 +232,57 @@ def _ruled_table(
     return rows
 
 
+def _empty_share(rows: list[list[dict]]) -> float:
+    """Share of a grid's area (cells weighted by the slots they span) that holds no text: the
+    spacer columns and split lines of rules that do not part the printed cells."""
+    areas = [(c["colspan"] * c["rowspan"], bool(c["text"].strip())) for row in rows for c in row]
+    total = sum(area for area, _ in areas)
+    return sum(area for area, filled in areas if not filled) / total if total else 1.0
+
+
+def _words_kept(rows: list[list[dict]], region_words: Counter) -> int:
+    """How many of the region's words the grid's cells hold (words outside the region, taken
+    in by a grid that reaches past it, do not count)."""
+    held = Counter(w for row in rows for c in row for w in c["text"].split())
+    return sum((held & region_words).values())
+
+
+def _best_grid(
+    candidates: list[list[list[dict]] | None], region_words: Counter
+) -> list[list[dict]] | None:
+    """Of the grids the finder read under one region (drawn lines only, or lines and filled
+    boxes; gated by the layout model's table grid, or from the drawings alone), the one that
+    agrees best with the words: most of the region's words in its cells, then the least empty
+    area, then the first. A cell's background filled line by line, or a thin filled strip
+    beside a column, makes rules that part no printed cell (ICDAR eu-001: "Chlorine and
+    inorganic compounds / (as HCl)" two rows, a spacer column beside each); the layout
+    model's grid may part a ruled cell's lines or its bullets."""
+    found = [rows for rows in candidates if rows]
+    if not found:
+        return None
+    return max(found, key=lambda rows: (_words_kept(rows, region_words), -_empty_share(rows)))
+
+
 def ruled_table_finder(
     page: pymupdf.Page, *, scale: float, params: TextLayerParams = TEXT_LAYER
 ) -> Callable[[tuple], list[list[dict]] | None]:
     """For `apply_layout`: a table region's box (in pixels at `scale` per point) -> the rows of
     the ruled table under it, or None (then the words decide). The page's ruled tables (two
-    rows and two columns or more) are found once, and only if a region asks."""
-    ruled: list | None = None
+    rows and two columns or more) are found once per way of finding them, and only if a
+    region asks (`params.table_finders`); per region the grid that agrees best with the words
+    is kept."""
+    ruled: list[list] | None = None
 
     def ruled_table(box) -> list[list[dict]] | None:
         nonlocal ruled
         if ruled is None:
-            found = page.find_tables(strategy="lines").tables
-            ruled = [t for t in found if t.row_count >= 2 and t.col_count >= 2]
-        return _ruled_table(ruled, pymupdf.Rect(box) / scale, page, params)
+            ruled = []
+            for strategy, use_layout in params.table_finders:
+                found = page.find_tables(strategy=strategy, use_layout=use_layout).tables
+                ruled.append([t for t in found if t.row_count >= 2 and t.col_count >= 2])
+        region = pymupdf.Rect(box) / scale
+        words = Counter(w[4] for w in page.get_text("words", clip=region))
+        grids = [_ruled_table(tables, region, page, params) for tables in ruled]
+        return _best_grid(grids, words)
 
     return ruled_table

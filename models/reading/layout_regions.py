@@ -177,7 +177,7 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
         return block
     kind = _KIND.get(region.kind)
     if kind == "heading" and (
-        not real_words(block.words, block.text) or reads_as_prose(block.text)
+        not real_words(block.words, block.text, boxed=True) or reads_as_prose(block.text)
     ):
         kind = "paragraph"
     if kind == "heading" and BULLET_GLYPH.match(block.text):

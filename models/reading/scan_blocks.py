@@ -158,7 +158,9 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, 
     bad = [line for line in lines if is_illegible(line)]
     judged = Illegibility(
         chars=sum(len(line.text) for line in lines),
-        bad=tuple((line.bbox, len(line.text)) for line in bad),
+        bad=tuple(
+            (line.bbox, len(line.text)) for line in bad if len(line.text) >= SCAN.writing_min_chars
+        ),
         printed=printed,
         picture_text=any(f.illegible_text for f in figures),
     )

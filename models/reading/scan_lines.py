@@ -104,6 +104,7 @@ def has_words(line: Line) -> bool:
 
 
 _DESCENDERS = set("gjpqy,;()[]{}|/$@")
+_ASCENDERS = set("bdhklt") | set("ij")  # letters reaching about the cap height (a dot too)
 
 
 def words_size(words: list[Word]) -> float | None:
@@ -117,6 +118,54 @@ def words_size(words: list[Word]) -> float | None:
         and any(c.isupper() or c.isdigit() or c in "bdfhklt" for c in w.text)
     ]
     return statistics.median(heights) / SCAN.cap_height_ratio if heights else None
+
+
+def _reaches(text: str) -> tuple[bool, float] | None:
+    """(up, down) for a word: whether its letters reach the cap height (a capital, a digit, an
+    ascender) and how far below the baseline they reach, as a share of the size (the
+    descenders' depth; half of it for an "f" as the only one, which descends in italics and
+    not in roman). None for no letter."""
+    letters = set(c for c in text if c.isalnum())
+    if not letters:
+        return None
+    up = any(c.isupper() or c.isdigit() or c in _ASCENDERS for c in letters)
+    if _DESCENDERS & letters:
+        return up, SCAN.descender_ratio
+    return up, SCAN.descender_ratio / 2 if "f" in letters else 0.0  # an "f": either
+
+
+def letter_sizes(words: list[Word]) -> tuple[float, float] | None:
+    """The text sizes (lowest, highest) in pixels that the words' heights allow, each word
+    judged by what its letters reach (cap height or x-height, and the descenders below): one
+    size, the median of the words' estimates, where a word tells surely; a range where every
+    word's only descender may be an "f" (it descends in italics, not in roman: "References"
+    is 0.72 or 0.94 of its size tall). Steadier than `words_size` for a heading of few words,
+    each with a descender ("Typefaces", "Page Layout"), where that falls back on Tesseract's
+    line size."""
+    sure, unsure = [], []
+    for w in words:
+        reach = _reaches(w.text) if w.bbox else None
+        if reach is None:
+            continue
+        up, down = reach
+        top = SCAN.cap_height_ratio if up else SCAN.x_height_ratio
+        height = w.bbox[3] - w.bbox[1]  # type: ignore[index]
+        if down in (0.0, SCAN.descender_ratio):
+            sure.append(height / (top + down))
+        else:
+            unsure.append((height / (top + SCAN.descender_ratio), height / top))
+    if sure:
+        size = statistics.median(sure)
+        return size, size
+    if unsure:
+        return statistics.median(u[0] for u in unsure), statistics.median(u[1] for u in unsure)
+    return None
+
+
+def letter_size(words: list[Word]) -> float | None:
+    """The middle of `letter_sizes`."""
+    sizes = letter_sizes(words)
+    return (sizes[0] + sizes[1]) / 2 if sizes else None
 
 
 def text_size(line: Line) -> float:
@@ -147,3 +196,76 @@ def reads_well(paragraphs: list[ParaLines]) -> bool:
     chars = sum(len(w.text) for w in words)
     mean = sum(len(w.text) * w.confidence for w in words) / max(chars, 1)
     return mean >= SCAN.upright_confidence
+
+
+def _cuts_word(left: Line, right: Line) -> bool:
+    """`right` goes on `left`'s row a fraction of a word space after it, mid-word: a line
+    Tesseract cut in two ("Le problém" | "e des hommages"), a letter then a lower-case one."""
+    height = min(left.height, right.height)
+    overlap = min(left.bbox[3], right.bbox[3]) - max(left.bbox[1], right.bbox[1])
+    gap = right.bbox[0] - left.bbox[2]
+    return (
+        overlap >= height / 2
+        and -SCAN.cut_gap_ratio * height <= gap <= SCAN.cut_gap_ratio * height
+        and left.words[-1].text[-1:].isalpha()
+        and right.words[0].text[:1].islower()
+    )
+
+
+def cut_lines(paragraphs: list[ParaLines]) -> int:
+    """Lines of one paragraph that a line of another one continues mid-word on their row."""
+    lines = sorted(
+        ((k, line) for k, para in enumerate(paragraphs) for line in para if has_words(line)),
+        key=lambda kl: kl[1].bbox[1],
+    )
+    cut: set[int] = set()
+    for i, (k, line) in enumerate(lines):
+        for j, other in lines[i + 1 :]:
+            if other.bbox[1] >= line.bbox[3]:
+                break  # sorted by top: no later line shares this one's row
+            if j != k and _cuts_word(line, other):
+                cut.add(id(line))
+            elif j != k and _cuts_word(other, line):
+                cut.add(id(other))
+    return len(cut)
+
+
+def columns_cut(paragraphs: list[ParaLines]) -> bool:
+    """The page's layout cut its lines: columns found where the text runs across (a
+    typewritten page's hanging indents aligned like a gutter). Read as one column, it reads
+    whole lines again."""
+    cut = cut_lines(paragraphs)
+    total = sum(has_words(line) for para in paragraphs for line in para)
+    return cut >= SCAN.cut_min_lines and cut >= SCAN.cut_min_share * total
+
+
+def _ink_runs(dark: np.ndarray, least: int) -> list[tuple[int, int]]:
+    """Runs of consecutive rows of `dark` (a boolean crop) with ink, at least `least` tall."""
+    inked = np.flatnonzero(dark.sum(axis=1) >= SCAN.missed_row_ink_share * dark.shape[1])
+    if not inked.size:
+        return []
+    breaks = np.flatnonzero(np.diff(inked) > 1)
+    starts = np.concatenate(([inked[0]], inked[breaks + 1]))
+    ends = np.concatenate((inked[breaks], [inked[-1]])) + 1
+    return [(int(a), int(b)) for a, b in zip(starts, ends, strict=True) if b - a >= least]
+
+
+def unread_rows(dark: np.ndarray, para: ParaLines) -> list[tuple[Line, tuple[int, int, int, int]]]:
+    """Rows of ink between two lines of a paragraph where no line was read: (the line they
+    follow, their box), on the binarized page `dark` (True: ink)."""
+    lines = [line for line in para if has_words(line)]
+    if len(lines) < 2:
+        return []
+    height = statistics.median(line.height for line in lines)
+    x0 = int(max(0, min(line.bbox[0] for line in lines)))
+    x1 = int(min(dark.shape[1], max(line.bbox[2] for line in lines)))
+    found = []
+    for above, below in zip(lines, lines[1:], strict=False):
+        top, bottom = int(above.bbox[3]), int(below.bbox[1])
+        if bottom - top < SCAN.missed_gap_ratio * height or x1 <= x0:
+            continue
+        least = max(1, int(SCAN.missed_min_height_ratio * height))
+        for a, b in _ink_runs(dark[top:bottom, x0:x1], least):
+            cols = np.flatnonzero(dark[top + a : top + b, x0:x1].any(axis=0))
+            found.append((above, (x0 + int(cols[0]), top + a, x0 + int(cols[-1]) + 1, top + b)))
+    return found

@@ -1,5 +1,6 @@
 """Words into text rows and phrases, the first step of both table readers (tables from word
-positions, models.reading.word_tables; key/value tables, models.reading.kv_tables)."""
+positions, models.reading.word_tables; key/value tables, models.reading.kv_tables), and the
+last step of the word and ruled tables: the lines of one printed row joined."""
 
 from __future__ import annotations
 
@@ -72,3 +73,59 @@ def words_box(words: list[Word]) -> BBox:
     """The box around the words."""
     return (min(w.bbox[0] for w in words), min(w.bbox[1] for w in words),  # type: ignore[index]
             max(w.bbox[2] for w in words), max(w.bbox[3] for w in words))  # type: ignore[index]  # fmt: skip
+
+
+def _goes_on(text: str) -> bool:
+    """A line that continues the one above: it opens with a lowercase letter or a bracket."""
+    first = text.lstrip()[:1]
+    return first.islower() or first in "([{"
+
+
+def _starts(rows: list[list[dict]]) -> list[dict[int, dict]]:
+    """Each row's cells by the grid column they start in (cells spanning down from the rows
+    above hold their columns)."""
+    taken: dict[tuple[int, int], bool] = {}
+    out: list[dict[int, dict]] = []
+    for r, row in enumerate(rows):
+        c, starts = 0, {}
+        for cell in row:
+            while (r, c) in taken:
+                c += 1
+            starts[c] = cell
+            for dr in range(cell["rowspan"]):
+                for dc in range(cell["colspan"]):
+                    taken[(r + dr, c + dc)] = True
+            c += cell["colspan"]
+        out.append(starts)
+    return out
+
+
+def joined_row_lines(rows: list[list[dict]]) -> list[list[dict]]:
+    """A table row (cells with spans) whose every other column a cell of the row above spans
+    down into, those columns more than its own, its text going on from the line above (a
+    lowercase letter or an opening bracket first): the lines of one printed row, a label
+    wrapping onto a second line beside figures set once across both (centred on them, or
+    ruled as one cell; ICDAR us-023: "Between-state income inequality (Gini / index)"). Its
+    cells join the cells above them."""
+    r = 0
+    while r + 1 < len(rows):
+        starts = _starts(rows)
+        above, below = starts[r], starts[r + 1]
+        spanning = {c: cell for c, cell in above.items() if cell["rowspan"] >= 2}
+        width = sum(cell["colspan"] for cell in spanning.values())
+        own = sum(cell["colspan"] for cell in below.values())
+        fits = all(
+            c in above and above[c]["rowspan"] == 1 and above[c]["colspan"] == cell["colspan"]
+            for c, cell in below.items()
+        )
+        goes_on = all(_goes_on(cell["text"]) for cell in below.values())
+        if below and spanning and fits and goes_on and width > own:
+            for c, cell in below.items():
+                above[c]["text"] = f"{above[c]['text']} {cell['text']}".strip()
+                above[c]["rowspan"] = cell["rowspan"]
+            for cell in spanning.values():
+                cell["rowspan"] -= 1
+            del rows[r + 1]
+            continue
+        r += 1
+    return rows

@@ -23,6 +23,7 @@ from models.reading.word_rows import (
     TABLE_CAPTION,
     is_data_row,
     is_datum,
+    joined_row_lines,
     row_phrases,
     text_rows,
     words_box,
@@ -51,10 +52,10 @@ def _read_once(row: list[Word]) -> list[Word]:
 
 def _gaps(
     phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: float,
-    params: WordTableParams,
+    params: WordTableParams, *, table_rows: int,
 ) -> list[float]:  # fmt: skip
     """Column boundaries: x positions no phrase covers in (nearly) every row. A spanning
-    header phrase may cover a gap; one row in five may."""
+    header phrase may cover a gap; one row of the table's `table_rows` in five may."""
     width = int(x1 - x0) + 1
     cover = [0] * width
     for phrases in phrase_rows:
@@ -62,7 +63,7 @@ def _gaps(
             a, _, b, _ = words_box(phrase)
             for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
                 cover[x] += 1
-    allowed = len(phrase_rows) // params.rows_per_crossing_phrase
+    allowed = table_rows // params.rows_per_crossing_phrase
     cuts: list[float] = []
     start = None
     for x in range(width + 1):
@@ -218,9 +219,15 @@ def table_from_words(
     width = max(bbox[2] - bbox[0], 1.0)
     title = params.title_row_share * width
     columned = [p for p in phrase_rows if not (len(p) == 1 and _span(p[0]) >= title)]
+    # Where most rows hold two phrases or more, a row of one phrase (a group's name or a unit
+    # centred over the figures: "Enrollment, in thousands") spans columns; only rows of
+    # several phrases say where the columns part.
+    columned = columned or phrase_rows
+    several = [p for p in columned if len(p) > 1]
+    cutting = several if len(several) >= params.columned_rows_share * len(columned) else columned
     min_gap = params.column_gap_share * height
-    cuts = _gaps(columned or phrase_rows, bbox[0], bbox[2], min_gap, params)
-    cuts = _without_lonely_columns(cuts, columned or phrase_rows, floating, params)
+    cuts = _gaps(cutting, bbox[0], bbox[2], min_gap, params, table_rows=len(columned))
+    cuts = _without_lonely_columns(cuts, columned, floating, params)
     bounds = [float("-inf"), *cuts, float("inf")]
     n_cols = len(bounds) - 1
     if n_cols < params.min_cols or len(rows) < params.min_rows:
@@ -274,7 +281,7 @@ def table_from_words(
             row.append(cell)
             c += span
         rows_out.append(row)
-    return ReadBlock(kind="table", bbox=bbox, rows=rows_out, text=caption)
+    return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
 
 
 def _caption_lines(
@@ -401,7 +408,7 @@ def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
 
 def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
     """A row with an empty first column and fewer cells than its neighbour above continues
-    that row's cells (text wrapped inside the cells)."""
+    that row's cells (text wrapped inside the cells), unless a cell of it spans columns."""
     out: list[list[dict | None]] = []
     for slots in grid:
         filled = sum(s is not None for s in slots)
@@ -410,6 +417,9 @@ def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]
             and slots[0] is None
             and filled < sum(s is not None for s in out[-1])
             and not any(s and _is_number(s["text"]) for s in slots)
+            # A phrase across columns (a group's name, a unit) is a row of its own: a
+            # wrapped line stays inside its column.
+            and not any(s and s["colspan"] > 1 for s in slots)
             and len(out) > 1  # the header rows below a spanning header are rows of their own
         ):
             for cell in out[-1]:

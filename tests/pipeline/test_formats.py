@@ -11,7 +11,7 @@ import pytest
 
 from conversion.pipeline.format_writers import describe_formats
 from conversion.pipeline.formats import UnknownFormat, parse_formats
-from conversion.pipeline.tagged_pdf import check_pdf
+from conversion.pipeline.pdf_check import check_pdf
 from tests.conftest import CORPUS, run_convert
 from tests.pipeline.test_epub import book_figures, book_html, epubcheck, problems
 

@@ -9,7 +9,9 @@ import re
 import pymupdf
 import pytest
 
+from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from models.engine import PageReading, ReadBlock, Word
 from models.ocr import TesseractEngine
 
 BODY = (
@@ -174,3 +176,83 @@ def test_a_first_heading_set_like_the_sections_after_it_is_one_of_them(tmp_path)
         "Table with rich cells", "Table with nested table", "Table with pictures"
     ]  # fmt: skip
     assert len({level for level, _ in heads}) == 1
+
+
+# -- levels and kinds from page readings (assemble alone) -----------------------------------------
+def _read(kind, text, y, size, layout="section-header", x=200):
+    return ReadBlock(kind=kind, text=text, bbox=(x, y, x + 40 * len(text), y + size),
+                     font_size=size, layout=layout)  # fmt: skip
+
+
+def _body(y):
+    return _read("paragraph", BODY * 2, y, 41.5, layout="text")
+
+
+def _document(pages: list[tuple[str, list[ReadBlock]]]):
+    readings = [PageReading(page_number=n, blocks=blocks, width=2550, height=3300, source=source)
+                for n, (source, blocks) in enumerate(pages, start=1)]  # fmt: skip
+    return assemble(readings, AssembleOptions())
+
+
+def _levels(doc) -> list[tuple[str, int | None]]:
+    return [(b.text, b.level) for b in doc.blocks() if b.kind == "heading"]
+
+
+def test_exact_sizes_stay_two_levels_when_another_page_was_scanned():
+    """A born-digital book with one page read by OCR (its text layer not trusted): the text
+    layer's 12 and 11 pt heads (50 and 45.5 px, within a scan's 10 % step) stay section and
+    subsection; the one scanned page once made every size in the document a measured one."""
+    doc = _document([
+        ("text_layer", [_read("heading", "The Design of Books", 300, 86), _body(450),
+                        _read("heading", "Page Layout", 900, 50), _body(1000),
+                        _read("heading", "Headings", 1500, 45.5), _body(1600)]),
+        ("ocr", [_read("heading", "Sidenotes", 300, 49.5), _body(400)]),
+    ])  # fmt: skip
+    assert _levels(doc) == [("The Design of Books", 1), ("Page Layout", 2), ("Headings", 3),
+                            ("Sidenotes", 2)]  # fmt: skip
+
+
+def test_a_heading_set_smaller_than_the_body_is_small_print():
+    """The layout model's section headers set under the body's size in regular weight (an index
+    entry, a quoted error message), or at about its size opening in lower case (a list's item
+    that lost its bullet), are text; a small numbered head or one in capitals stays."""
+    doc = _document([
+        ("text_layer", [_read("heading", "Captions", 300, 50), _body(400),
+                        _read("heading", "Error: Too many unprocessed floats", 900, 31.8),
+                        _read("heading", "environments", 1000, 37.5), _body(1100),
+                        _read("heading", "2.1 Notes", 1600, 37.5), _body(1700),
+                        _read("heading", "ACKNOWLEDGEMENTS", 2300, 33), _body(2400),
+                        _read("heading", "chngpage or changepage", 2700, 41.5),
+                        _read("heading", "Discussion list", 2800, 41.5), _body(2900)]),
+    ])  # fmt: skip
+    assert [text for text, _ in _levels(doc)] == [
+        "Captions", "2.1 Notes", "ACKNOWLEDGEMENTS", "Discussion list"
+    ]  # fmt: skip
+
+
+def _scanned(text, y, size, heights):
+    """A scanned heading: the reader's size (`size`), its words `heights` tall."""
+    words, x = [], 200
+    for word, height in zip(text.split(), heights, strict=True):
+        words.append(Word(word, 95.0, (x, y, x + 30 * len(word), y + height), known=True))
+        x += 30 * (len(word) + 1)
+    return ReadBlock(kind="heading", text=text, bbox=(200, y, x, y + max(heights)),
+                     font_size=size, words=words, layout="section-header")  # fmt: skip
+
+
+def test_scanned_heads_of_one_style_are_one_level_whatever_their_letters():
+    """A scanned book's sections (12 pt, 41 px at 244 dpi) measured by their letters: "Page
+    Layout" descends, "Sidenotes" does not, "References" may (an italic "f"): each its own
+    size by the reader (40, 41.7, 55.6 px), one level here. "References" once ranked between
+    chapter and section and pushed the next section a level down."""
+    body = ReadBlock(kind="paragraph", text=BODY * 2, bbox=(200, 0, 2000, 400), font_size=34.7,
+                     layout="text")  # fmt: skip
+    doc = _document([
+        ("ocr", [_scanned("The Design of Books", 300, 84.7, (52, 68, 70, 52)), body]),
+        ("ocr", [_scanned("Page Layout", 300, 40.0, (38.5, 38.5)), body,
+                 _scanned("Sidenotes", 900, 41.7, (30,)), body,
+                 _scanned("References", 1500, 55.6, (40,)), body,
+                 _scanned("Document Class Options", 2100, 40.3, (28, 30, 39)), body]),
+    ])  # fmt: skip
+    assert _levels(doc) == [("The Design of Books", 1), ("Page Layout", 2), ("Sidenotes", 2),
+                            ("References", 2), ("Document Class Options", 2)]  # fmt: skip

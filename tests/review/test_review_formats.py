@@ -12,7 +12,7 @@ import pytest
 from lxml import etree
 
 from conversion import review
-from conversion.pipeline.tagged_pdf import check_pdf
+from conversion.pipeline.pdf_check import check_pdf
 from conversion.runner import jobs as runner
 from tests.api.test_api import api_for, error_of
 from tests.conftest import CORPUS

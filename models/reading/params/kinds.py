@@ -14,6 +14,7 @@ class KindParams:
     known_word_letters: int = 3  # a word this long or longer is looked up in the dictionary
     heading_confidence: float = 75  # the mean confidence of a heading's words, at least
     heading_known_share: float = 0.6  # dictionary words among a heading's looked-up words
+    boxed_sure_share: float = 0.5  # ... or words read surely, in a layout model's heading box
     prose_sentence_words: int = 8  # a full stop after this many words ends a sentence, no title
     prose_lead_in_words: int = 6  # a colon after this many words ends a lead-in, no title
     term_part_letters: int = 4  # a compound read surely has a part of this many letters

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class ScanParams:
     cap_height_ratio: float = 0.72  # cap height / font size of most text faces
+    descender_ratio: float = 0.22  # descender depth / font size of most text faces
+    x_height_ratio: float = 0.48  # x-height / font size of most text faces
     dark_level: int = 128  # a binarized pixel darker than this grey level is ink
     stroke_run_share: float = (
         0.25  # a dark run longer than this share of a line's height: no stroke
@@ -27,6 +29,9 @@ class ScanParams:
     illegible_known_share: float = 0.4  # dictionary words of a doubtful line, fewer: illegible
     unreadable_lines: int = 3  # illegible lines that may make a page unreadable
     unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
+    # ...each of at least this many characters: a chart's markers and swatches read as one or
+    # two ("x", "*", "=-", ocrmypdf multipage.pdf p4: six such lines) are marks, not writing.
+    writing_min_chars: int = 3
     sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
     sure_confidence: float = 80  # a word read with this confidence or more was read surely
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print
@@ -37,6 +42,20 @@ class ScanParams:
     # A "picture" this many text lines run across (words inside it and more outside) is text:
     # a faded margin or a shadow over the lines' first words (typewritten-fr 10763_2: 44 lines).
     figure_crossing_lines: int = 3
+    # A word cut by a column Tesseract took for a gutter: its two halves on one row, no further
+    # apart than this many line heights (a gutter or a tab stands a word space or more apart).
+    cut_gap_ratio: float = 0.35
+    cut_min_lines: int = 3  # lines cut so, at least: the page's columns are wrong...
+    cut_min_share: float = 0.1  # ...and at least this share of its lines
+    # A line Tesseract's line finder skipped (typewritten-fr 24_3cb67: a typed line over a pencil
+    # underline): a gap between two lines of one paragraph at least this many line heights...
+    missed_gap_ratio: float = 2.0
+    missed_row_ink_share: float = 0.01  # ...whose rows hold ink over this share of its width
+    missed_min_height_ratio: float = 0.5  # ...for at least this many line heights in a run
+    missed_margin_ratio: float = 0.25  # the run read again with this many heights around it
+    missed_confidence: float = 70  # ...is a line when read with this mean confidence or more
+    missed_min_words: int = 2  # ...in at least this many words of letters
+    missed_max_reads: int = 6  # runs read again on a page, at most (a picture read as text)
 
 
 SCAN = ScanParams()

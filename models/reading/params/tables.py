@@ -25,6 +25,7 @@ class WordTableParams:
     column_gap_share: float = 0.6  # a column gap is at least this many word heights wide
     rows_per_crossing_phrase: int = 5  # one row in this many may cover a column gap (a span)
     title_row_share: float = 0.6  # one phrase this share of the table's width: a title row
+    columned_rows_share: float = 0.5  # rows of several phrases this share of all: they alone cut
     between_rows_pitch_share: float = 2.6  # a row set between two: those at most this far apart
     between_rows_centre_share: float = 0.35  # ... and its middle this close to theirs
     lonely_column_min_rows: int = 4  # tables shorter than this keep a column of one cell

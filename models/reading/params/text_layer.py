@@ -75,6 +75,14 @@ class TextLayerParams:
     gap_min_cells: int = 3  # a gap that this many body cells or more leave free parts columns
     filled_cells_share: float = 0.7  # rules of fewer cells with text do not part the text
     span_reach_pt: int = 1  # a cell spans the grid's columns and rows whose middles lie this near
+    # The table finder's ways tried per region, the first kept on a tie: (strategy, gated by
+    # the layout model: its tables matched to its boxes, a box no grid matches read as the
+    # layout's own grid). Drawn lines only (a filled background is no rule) with the layout,
+    # then from the drawings alone, then lines and filled boxes (cells drawn as fills). The
+    # layout runs once (a model run per call): its other strategy is not tried.
+    table_finders: tuple[tuple[str, bool], ...] = (
+        ("lines_strict", True), ("lines_strict", False), ("lines", False),
+    )  # fmt: skip
     # Vector drawings: pictures and formulas' rules. A drawing is a picture when it is big
     # enough and enough of its strokes are curves or slanted lines: a table, a form or a frame is
     # drawn with level and upright lines and boxes alone (0 % on the realworld pages' tables and

@@ -1,21 +1,28 @@
 """A picture's words read again as text (models.ocr.rereads.illegible_text): handwriting that
-Tesseract cannot read is told from faded typescript by how many of its words read surely."""
+Tesseract cannot read is told from faded typescript by how many of its words read surely, and
+from a chart (its marks and slanted labels read as letters) by its many lines of writing."""
 
 from __future__ import annotations
 
-from models.engine import Word
+import pymupdf
+import pytest
+
+from models.engine import PageImage, Word
+from models.ocr import TesseractEngine
 from models.ocr.rereads import illegible_text
+from tests.conftest import CORPUS
 
 
-def _words(n: int, sure_share: float, known_share: float = 0.5) -> list[Word]:
-    """n words of letters, the first sure_share of them read surely (confidence 90, else 40),
-    the first known_share of them dictionary words."""
+def _words(n: int, sure_share: float, known_share: float = 0.5, per_line: int = 6):
+    """n words of letters in lines of per_line, the first sure_share of them read surely
+    (confidence 90, else 40), the first known_share of them dictionary words."""
     sure = round(n * sure_share)
     known = round(n * known_share)
-    return [
+    words = [
         Word(text=f"word{k}x", confidence=90.0 if k < sure else 40.0, known=k < known)
         for k in range(n)
     ]
+    return [words[k : k + per_line] for k in range(0, n, per_line)]
 
 
 def test_many_words_few_read_surely_are_illegible_text():
@@ -35,3 +42,26 @@ def test_a_few_words_are_too_few_to_call_illegible():
 
 def test_words_that_are_no_words_at_all_are_no_text():
     assert not illegible_text(_words(60, sure_share=0.0, known_share=0.1))
+
+
+def test_a_few_long_rows_of_marks_are_a_chart_not_handwriting():
+    # ocrmypdf multipage.pdf p4's line chart: 42 lettered "words" in 5 rows.
+    assert not illegible_text(_words(60, sure_share=0.0, per_line=12))
+
+
+@pytest.fixture(scope="module")
+def engine():
+    engine = TesseractEngine()
+    yield engine
+    engine.close()
+
+
+def test_a_chart_page_is_not_called_handwriting(engine):
+    """multipage.pdf page 4: a line chart whose markers and slanted names Tesseract reads as
+    illegible words; a figure, no handwriting."""
+    with pymupdf.open(CORPUS / "multipage.pdf") as doc:
+        pix = doc[3].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+        image = PageImage(image=pix.pil_image(), page_number=4, dpi=300)
+    (reading,) = engine.predict_batch([image])
+    assert "UNREADABLE" not in [f["code"] for f in reading.findings]
+    assert any(b.kind == "figure" for b in reading.blocks)

@@ -85,6 +85,20 @@ def test_a_section_header_region_makes_a_heading_only_of_real_words():
                                                   ("paragraph", "PERS A Zhe")]  # fmt: skip
 
 
+def test_a_section_header_with_one_word_the_engine_could_not_read_is_still_a_heading():
+    """TeX's logo read as garbage ("Tufte-ETEx", confidence 0) beside a word read surely: the
+    layout model's heading box and the sure word make it a heading; out of such a box, the
+    mean confidence refuses it."""
+    words = [Word("Customizing", 93.0, (100, 500, 400, 560), known=True),
+             Word("Tufte-ETEx", 0.0, (420, 500, 700, 560), known=False)]  # fmt: skip
+    block = ReadBlock(kind="paragraph", text="Customizing Tufte-ETEx", bbox=(100, 500, 700, 560),
+                      words=words, font_size=60.0)  # fmt: skip
+    block.order = (1, 0)
+    blocks, _ = _run([block], [Region("section-header", (90, 490, 710, 570))])
+    assert [(b.kind, b.text) for b in blocks] == [("heading", "Customizing Tufte-ETEx")]
+    assert not real_words(words, "Customizing Tufte-ETEx")
+
+
 def test_a_sentence_or_a_lead_in_in_a_section_header_region_stays_a_paragraph():
     """Set bold or large on a form, a sentence or a lead-in to a list is no section title."""
     texts = [

@@ -100,3 +100,17 @@ def test_a_charts_legend_read_as_symbols_inside_the_layouts_picture_is_no_handwr
 def test_illegible_lines_outside_the_layouts_pictures_still_make_a_page_unreadable():
     _, judged = without_illegible(page(sure_confidence=70), [], printed=False)
     assert judged.unreadable([(1500, 100, 2000, 600)])  # a picture elsewhere on the page
+
+
+def test_marks_read_as_a_character_or_two_are_no_writing():
+    """A chart's markers and legend swatches, each read as its own illegible "line" of one or
+    two characters ("x", "*", "=-"; ocrmypdf multipage.pdf page 4): beside a few words of
+    labels they are most of what the page read, and still no handwriting."""
+    labels = [line_of("Support Oppose", 100, confidence=90, known=True)]
+    marks = [
+        line_of(mark, 300, confidence=20, known=False) for mark in ["x", "*", "=-", "oe", "&", "S|"]
+    ]
+    for k, mark in enumerate(marks):  # side by side on one row, as a chart's series cross it
+        mark.bbox = (100 + 60 * k, 300, 140 + 60 * k, 330)
+    _, judged = without_illegible([ParaLines(labels), ParaLines(marks)], [], printed=False)
+    assert not judged.unreadable()

@@ -314,3 +314,78 @@ def test_columns_numbered_in_order_are_a_header_row():
     ])  # fmt: skip
     table = table_from_words(words, (90, 90, 1200, 300))
     assert all(c["header"] for c in table.rows[0])
+
+
+def test_units_centred_across_the_figures_span_columns_and_stay_rows_of_their_own():
+    """A unit or group name centred over the figures ("Enrollment in thousands"), alone on
+    its row, crosses the column gaps: rows of several phrases alone say where the columns
+    part, and the unit's row is not taken for a wrapped line of the row above (ICDAR us-019:
+    "2008-09 2009-10" one column, the unit joined to "Actual")."""
+    words = _cells([
+        [(100, "Source"), (400, "2007"), (600, "2008"), (800, "2009")],
+        [(450, "Enrollment in thousands")],
+        [(100, "Actual"), (400, "49,293"), (600, "49,266"), (800, "49,373")],
+        [(450, "Projected enrollment in thousands")],
+        [(100, "Model A"), (400, "49,644"), (600, "49,825"), (800, "50,067")],
+        [(100, "Model B"), (400, "49,470"), (600, "49,623"), (800, "49,788")],
+        [(100, "Model C"), (400, "49,312"), (600, "49,265"), (800, "49,386")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 600))
+    assert table is not None
+    texts = _texts(table)
+    assert texts[2] == ["Actual", "49,293", "49,266", "49,373"]
+    assert texts[3][1:] == ["Projected enrollment in thousands"]
+    assert table.rows[3][1]["colspan"] > 1
+    assert texts[-1] == ["Model C", "49,312", "49,265", "49,386"]
+
+
+def _line(y: float, cells: list[tuple[int, str]]) -> list[Word]:
+    """Words at (column x, text) on one line at height y."""
+    out = []
+    for x, text in cells:
+        for part in text.split():
+            out.append(Word(part, 95.0, (x, y, x + CHAR * len(part), y + 30)))
+            x += CHAR * (len(part) + 1)
+    return out
+
+
+def test_a_label_wrapping_beside_figures_set_between_its_lines_is_one_row():
+    """A label of two lines, its figures set once between them (centred on the label): one
+    row, the label's lines one cell, not two rows with the figures spanning both (ICDAR
+    us-023: "Between-state income inequality (Gini / index)")."""
+    line = _line
+    words = [
+        *line(100, [(100, "Measure"), (600, "1997"), (800, "1998"), (1000, "1999")]),
+        *line(150, [(100, "Median income"), (600, "49,497"), (800, "51,295"), (1000, "52,587")]),
+        *line(200, [(100, "Income inequality (Gini")]),
+        *line(217, [(600, "0.0628"), (800, "0.0636"), (1000, "0.0612")]),
+        *line(234, [(100, "index)")]),
+        *line(290, [(100, "Mortality"), (600, "7108.3"), (800, "6960.6"), (1000, "6920.0")]),
+    ]
+    table = table_from_words(words, (90, 90, 1200, 330))
+    assert table is not None
+    assert _texts(table) == [
+        ["Measure", "1997", "1998", "1999"],
+        ["Median income", "49,497", "51,295", "52,587"],
+        ["Income inequality (Gini index)", "0.0628", "0.0636", "0.0612"],
+        ["Mortality", "7108.3", "6960.6", "6920.0"],
+    ]
+    assert all(c["rowspan"] == 1 for row in table.rows for c in row)
+
+
+def test_two_items_sharing_figures_set_between_them_stay_two_rows():
+    """Two items (each a capital first) beside figures set once between them: the figures
+    span both rows; the second item is no line of the first."""
+    words = [
+        *_line(100, [(100, "Substance"), (600, "Limit"), (800, "Level"), (1000, "Unit")]),
+        *_line(150, [(100, "Lead"), (600, "0.1"), (800, "0.2"), (1000, "ppm")]),
+        *_line(200, [(100, "Cadmium")]),
+        *_line(217, [(600, "0.01"), (800, "0.02"), (1000, "ppm")]),
+        *_line(234, [(100, "Mercury")]),
+        *_line(290, [(100, "Chromium"), (600, "0.1"), (800, "0.3"), (1000, "ppm")]),
+    ]
+    table = table_from_words(words, (90, 90, 1200, 330))
+    assert table is not None
+    texts = _texts(table)
+    assert texts[2][0] == "Cadmium" and texts[3] == ["Mercury"]
+    assert table.rows[2][1]["rowspan"] == 2
