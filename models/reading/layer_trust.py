@@ -98,8 +98,12 @@ def is_ocr_layer(page: pymupdf.Page, *, params: TextLayerParams = TEXT_LAYER) ->
 
 def is_junk_line(text: str, *, params: TextLayerParams = TEXT_LAYER) -> bool:
     """A line an OCR run read from specks, rules or a picture ("a. t>.", "RO", ";"): few
-    letters or digits, or a short run that is no number."""
-    chars = text.replace(" ", "")
+    letters or digits, or a short run that is no number. A line of white space alone is no
+    junk: it holds no specks, and its box, drawn over a line's words (a PDF that sets its
+    spaces as invisible text of their own), would take those words out with it."""
+    chars = "".join(text.split())
+    if not chars:
+        return False
     alnum = sum(c.isalnum() for c in chars)
     few = alnum < params.junk_alnum_share * len(chars)
     return few or (alnum <= params.junk_max_alnum and not chars.isdigit())

@@ -38,5 +38,5 @@ def test_text_layer_judged_by_its_letters():
 def test_lines_of_specks_are_junk_and_text_is_not():
     for junk in ("a. t>.", "RO", ";", '."5/0-', "|"):
         assert is_junk_line(junk), junk
-    for line in ("12", "The natives very naturally felt indig-", "I am", "fell"):
+    for line in ("12", "The natives very naturally felt indig-", "I am", "fell", "   ", ""):
         assert not is_junk_line(line), line

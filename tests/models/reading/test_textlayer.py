@@ -194,6 +194,41 @@ def test_words_belong_to_their_block_when_an_image_comes_first(tmp_path):
             assert block.words[0].text == block.text.split()[0], block.text
 
 
+def _spaces_drawn_apart(path):
+    """Lines of visible text whose spaces the PDF draws again, as invisible text of their own
+    (a form generator does so): MuPDF makes each run of spaces a line, whose box lies over the
+    short words between them. With that much invisible text the page counts as an OCR layer."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [
+        "Bed location: is the bed in direct sunlight? Is it close to a fan or a duct?",
+        "To quickly shed sleepiness sleep 1 to 5 minutes, in a dark and quiet room.",
+        "Did you eat anything before going to bed? If so, what did you eat at night?",
+        "Did you take a warm shower or bath? If so, was it in the evening or later?",
+    ]
+    for y, line in zip((120, 170, 220, 270), lines, strict=True):
+        page.insert_text((72, y), line, fontsize=11, fontname="helv")
+    writer = pymupdf.TextWriter(page.rect)
+    for x0, _, _, y1, word, *_ in page.get_text("words"):
+        if len(word) <= 2:  # a run of spaces over each short word, drawn after its line
+            writer.append((x0 - 2, y1 - 2.5), " " * 12, fontsize=11)
+    writer.write_text(page, render_mode=3)
+    doc.save(path)
+    return path, lines
+
+
+def test_words_under_a_line_of_invisible_spaces_are_kept(tmp_path):
+    """A line of white space alone read from an OCR layer is no line of specks: the words
+    under it stay ("is the bed in direct sunlight", "1 to 5 minutes"; "in", "a", "5" were
+    lost)."""
+    path, lines = _spaces_drawn_apart(tmp_path / "spaces.pdf")
+    reading = _layer_reading(path)
+    assert reading is not None and reading.source == "text_layer"
+    text = " ".join(b.text for b in reading.blocks if b.text)
+    for line in lines:
+        assert line in text, text
+
+
 def _exercise(path):
     """A born-digital line with exponents and an index set small and raised / lowered, the
     way a word processor or TeX sets them (each its own run of text)."""
