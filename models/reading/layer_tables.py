@@ -53,6 +53,19 @@ def _columns_agree(box, words: list[tuple], columns: int) -> bool:
     return table is not None and max(len(row) for row in table.rows) == columns
 
 
+def _stacks_rows(table, words: list[tuple], params: TextLayerParams) -> bool:
+    """A cell spanning several of the grid's rows that stacks several lines: a column ruled
+    as one tall cell holding every row's label (ICDAR us-009), not a table's blanks."""
+    ys = _lines_at([c[1] for c in table.cells if c] + [table.bbox[3]], params.grid_line_pt)
+    for box in table.cells:
+        if box is None or _spanned(ys, box[1], box[3], params) < 2:
+            continue
+        centres = [round((w[1] + w[3]) / 2) for w in _words_in(box, words)]
+        if len(_lines_at(centres, params.grid_line_pt)) >= params.stacked_lines:
+            return True
+    return False
+
+
 def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> bool:
     """Rules that frame the table but do not part its printed rows (a rule under the header and
     one at the foot, as journals print them): one grid row in which three cells or more stack
@@ -200,7 +213,8 @@ def _ruled_table(
     # when no gap parts it.
     whole_texts = [text_in(box) for row in table.rows for box in row.cells if box is not None]
     sparse = sum(map(bool, whole_texts)) < params.filled_cells_share * len(whole_texts)
-    if sparse and not _columns_agree(table.bbox, words, len(xs) - 1):
+    agree = _columns_agree(table.bbox, words, len(xs) - 1)
+    if sparse and not (agree and not _stacks_rows(table, words, params)):
         return None  # rules that do not separate the text (a spreadsheet's partial grid)
     texts = iter(whole_texts)
     for row in table.rows:
@@ -233,11 +247,11 @@ def _ruled_table(
 
 
 def _empty_share(rows: list[list[dict]]) -> float:
-    """Share of a grid's area (cells weighted by the slots they span) that holds no text: the
-    spacer columns and split lines of rules that do not part the printed cells."""
-    areas = [(c["colspan"] * c["rowspan"], bool(c["text"].strip())) for row in rows for c in row]
-    total = sum(area for area, _ in areas)
-    return sum(area for area, filled in areas if not filled) / total if total else 1.0
+    """Share of a grid's cells that hold no text: the spacer columns and split lines of rules
+    that do not part the printed cells. Each cell counts once, however far it spans (a column
+    ruled as one tall cell holding every row's label is no better for being full: us-009)."""
+    cells = [bool(c["text"].strip()) for row in rows for c in row]
+    return cells.count(False) / len(cells) if cells else 1.0
 
 
 def _words_kept(rows: list[list[dict]], region_words: Counter) -> int:
@@ -252,9 +266,9 @@ def _best_grid(
 ) -> list[list[dict]] | None:
     """Of the grids the finder read under one region (drawn lines only, or lines and filled
     boxes; gated by the layout model's table grid, or from the drawings alone), the one that
-    agrees best with the words: most of the region's words in its cells, then the least empty
-    area, then the first. A cell's background filled line by line, or a thin filled strip
-    beside a column, makes rules that part no printed cell (ICDAR eu-001: "Chlorine and
+    agrees best with the words: most of the region's words in its cells, then the smallest
+    share of empty cells, then the first. A cell's background filled line by line, or a thin
+    filled strip beside a column, makes rules that part no printed cell (ICDAR eu-001: "Chlorine and
     inorganic compounds / (as HCl)" two rows, a spacer column beside each); the layout
     model's grid may part a ruled cell's lines or its bullets."""
     found = [rows for rows in candidates if rows]

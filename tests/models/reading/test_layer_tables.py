@@ -222,3 +222,27 @@ def test_bullets_set_apart_from_their_items_make_no_column(tmp_path):
     label, items = _texts(rows_read)[1]
     assert label == "Clarity"
     assert items.endswith("Reported as not relevant · Many questions from patients")
+
+
+def test_a_sparse_grid_whose_label_column_is_one_tall_cell_is_read_from_the_words(tmp_path):
+    """Blanks in a grid whose label column is ruled as one tall cell (no rule between the
+    labels, ICDAR us-009): that cell stacks every row's label, so the grid does not part the
+    printed rows: the words decide (None), as for any grid a third empty."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    xs, pitch = [72, 220, 300, 380, 460], 18
+    rows = [["Cost", "Total", "Direct", "Federal"], ["Salaries", "1,314", "", ""],
+            ["Benefits", "", "352", ""], ["Travel", "", "", "94"], ["Rent", "170", "", ""],
+            ["Phones", "", "109", ""]]  # fmt: skip
+    for r, row in enumerate(rows):
+        y = 100 + r * pitch
+        for c, text in enumerate(row):
+            page.insert_text((xs[c] + 4, y + 13), text, fontsize=10)
+        page.draw_line((xs[0] if r < 2 else xs[1], y), (xs[-1], y), width=0.5)
+    bottom = 100 + len(rows) * pitch
+    page.draw_line((xs[0], bottom), (xs[-1], bottom), width=0.5)
+    for x in xs:
+        page.draw_line((x, 100), (x, bottom), width=0.5)
+    doc.save(tmp_path / "tall.pdf")
+    page = pymupdf.open(tmp_path / "tall.pdf")[0]
+    assert ruled_table_finder(page, scale=1.0)((60, 90, 470, bottom + 10)) is None
