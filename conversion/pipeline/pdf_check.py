@@ -100,7 +100,8 @@ def problems_of(checked: dict, headings: list[str] | None) -> list[str]:
     return list(dict.fromkeys(found))  # both parent tree checks name a page missing from it
 
 
-def _kids(node) -> list:
+def kids_of(node) -> list:
+    """A structure node's /K as a list (one kid, an array of them, or none)."""
     kids = node.get("/K")
     if kids is None:
         return []
@@ -112,7 +113,7 @@ def _kids(node) -> list:
 def structure_elements(node) -> list:
     """The structure elements under node, in document order."""
     out = []
-    for kid in _kids(node):
+    for kid in kids_of(node):
         if _is_dict(kid) and "/S" in kid:
             out.append(kid)
             out.extend(structure_elements(kid))
@@ -171,7 +172,7 @@ def _parent_tree_problems(pdf: pikepdf.Pdf, tree, elements: list, first_page: in
             if "/StructParent" not in annot:
                 continue
             element = entries.get(int(annot.StructParent))
-            kids = _kids(element) if _is_dict(element) else []
+            kids = kids_of(element) if _is_dict(element) else []
             if not any(_is_dict(k) and k.get("/Obj") == annot for k in kids):
                 found.append(f"page {n}: a link annotation is not its structure element's")
     if any("/Pg" in e and e.Pg.objgen not in pages for e in elements):

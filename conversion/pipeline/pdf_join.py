@@ -28,6 +28,8 @@ from typing import IO
 
 import pikepdf
 
+from conversion.pipeline.pdf_check import kids_of
+
 # A link to an element rendered in another run of pages, until the runs are joined.
 ANCHOR_URL = "https://anchor.invalid/#"
 # Objects packed into one compressed object stream (a stream's own objects are never packed).
@@ -74,7 +76,7 @@ class JoinedPdf:
         copier = _Copier(self, part, f"run{self.runs}-" if self.runs else "")
         self.runs += 1
         tree = part.Root.StructTreeRoot
-        document = _kids(tree)[0]
+        document = kids_of(tree)[0]
         copier.known[document.objgen] = self.document_ref
         copier.known[tree.objgen] = self.tree_ref
         if self.first is None:
@@ -82,7 +84,7 @@ class JoinedPdf:
         entries = _parent_entries(tree)
         for page in part.pages:
             self._add_page(page.obj, entries, copier)
-        for kid in _kids(document):
+        for kid in kids_of(document):
             copier.overrides.setdefault(kid.objgen, {})["/P"] = _ref_bytes(self.document_ref)
             self.kids.append(copier.number(kid))
         for name, dest in _named_dests(part):
@@ -426,15 +428,6 @@ def _first_parts(part: pikepdf.Pdf, tree, document, ref: Ref) -> dict[str, bytes
         "document": kept(document, {"/K", "/P"}),
         "info": b"/Info " + ref(info) if info is not None else b"",
     }
-
-
-def _kids(node) -> list:
-    kids = node.get("/K")
-    if kids is None:
-        return []
-    if isinstance(kids, pikepdf.Object) and kids._type_code == _ARRAY:
-        return list(kids)
-    return [kids]
 
 
 def _parent_entries(tree) -> dict:
