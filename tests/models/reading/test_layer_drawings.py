@@ -79,20 +79,26 @@ def test_big_braces_and_blackboard_letters(cm):
     assert cm((240, 432, 370, 453)) == (r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}")
 
 
-def test_a_palatino_sum_is_larger_than_the_text_and_its_limit_is_one_run():
+@pytest.fixture(scope="module")
+def palatino():
+    """formulas-palatino.pdf: mathpazo, whose extension font has no Unicode map."""
+    yield from _transcriber("formulas-palatino.pdf")
+
+
+def test_a_palatino_sum_is_larger_than_the_text_and_its_limit_is_one_run(palatino):
     """mathpazo sets its sum at 14 pt over 10 pt letters (the letters are no scripts), and
     the "(k)" of f^{(k)} stands on the height of the sum's upper limit (it is f's script)."""
-    with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
-        tex = formula_transcriber(doc[0], scale=1.0)((240, 145, 370, 180))
-    assert tex == (r"f ( y ) = \sum _{k = 0} ^{\infty} \frac{f ^{( k )} ( d )}{k !} ( y - d ) ^{k}")
+    assert palatino((240, 145, 370, 180)) == (
+        r"f ( y ) = \sum _{k = 0} ^{\infty} \frac{f ^{( k )} ( d )}{k !} ( y - d ) ^{k}"
+    )
 
 
-def test_braces_by_their_slots_and_a_blackboard_letter_of_another_font():
+def test_braces_by_their_slots_and_a_blackboard_letter_of_another_font(palatino):
     """Palatino's pages embed the extension font with no Unicode map: \\Big braces are its
     slots "n" and "o"; \\mathbb{R} is an "R" of PazoMathBlackboardBold."""
-    with pymupdf.open(MATH / "formulas-palatino.pdf") as doc:
-        tex = formula_transcriber(doc[0], scale=1.0)((240, 204, 370, 228))
-    assert tex == r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}"
+    assert palatino((240, 204, 370, 228)) == (
+        r"S = \{ v \in \mathbb{R} ^{6} : \| v \| _{2} \leq 8 \}"
+    )
 
 
 @pytest.fixture(scope="module")
