@@ -35,11 +35,15 @@ def _words_in(box, words: list[tuple]) -> list[tuple]:
             and box[1] <= (w[1] + w[3]) / 2 <= box[3]]  # fmt: skip
 
 
+def _own_table(box, words: list[tuple]):
+    """The words inside `box` read as a table of their own, or None."""
+    inside = [Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in _words_in(box, words)]
+    return table_from_words(inside, tuple(box))
+
+
 def _figure_rows(box, words: list[tuple]) -> int:
     """How many rows of figures the words inside `box` make as a table of their own."""
-    inside = _words_in(box, words)
-    cell = [Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in inside]
-    table = table_from_words(cell, tuple(box))
+    table = _own_table(box, words)
     return sum(is_data_row([c["text"] for c in r]) for r in table.rows) if table else 0
 
 
@@ -47,9 +51,7 @@ def _columns_agree(box, words: list[tuple], columns: int) -> bool:
     """The words inside `box`, read as a table of their own, make as many columns as the grid:
     its empty cells are the table's blanks (ICDAR us-007: effect sizes printed only where
     significant), not rules that miss the text."""
-    inside = _words_in(box, words)
-    table = table_from_words([Word(text=w[4], confidence=1.0, bbox=tuple(w[:4])) for w in inside],
-                             tuple(box))  # fmt: skip
+    table = _own_table(box, words)
     return table is not None and max(len(row) for row in table.rows) == columns
 
 
