@@ -225,8 +225,7 @@ class PartRereads:
             found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
             lines = [line for part in found for line in part]
             words = [w for line in lines for w in line.words]
-            lettered = [w for w in words if sum(c.isalpha() for c in w.text) >= 2]
-            if len(lines) != 1 or len(lettered) < SCAN.missed_min_words:
+            if len(lines) != 1 or sum(map(_lettered, words)) < SCAN.missed_min_words:
                 continue
             if statistics.mean(w.confidence for w in words) < SCAN.missed_confidence:
                 continue
