@@ -69,6 +69,12 @@ def main(argv: list[str] | None = None) -> int:
         help="--fast / fast: the fast decoder graphs without models.export.fast's "
         "DECODER_FUSIONS (a layer's end as one SkipSimplifiedLayerNormalization)",
     )
+    ap.add_argument(
+        "--cascade",
+        action="store_true",
+        help="--fast / fast: also the cascade decode step (the shared prompt prefix read once "
+        "for all rows: models.export.fast_cascade) and its prefill; FastGemma(cascade=True)",
+    )
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -81,13 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     opts = dict(dtype=a.dtype, int4=a.int4, ple=a.ple, ep=a.ep, ple_format=a.ple_format,
                 fast=a.fast, prefill_attention=a.prefill_attention,
                 vision_fusions=not a.no_vision_fusions,
-                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
+                decoder_fusions=not a.no_decoder_fusions, cascade=a.cascade)  # fmt: skip
     if a.kind == "fast":
         from models.export.build import rebuild_fast
 
         rebuild_fast(a.out, prefill_attention=a.prefill_attention,
                      vision_fusions=not a.no_vision_fusions,
-                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
+                     decoder_fusions=not a.no_decoder_fusions, cascade=a.cascade)  # fmt: skip
     elif a.kind == "checkpoint":
         if a.checkpoint is None:
             ap.error("kind checkpoint needs --checkpoint DIR")
@@ -101,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
                           seed=a.seed, fast=a.fast, clip_bounds=a.clip_bounds,
                           prefill_attention=a.prefill_attention,
                           vision_fusions=not a.no_vision_fusions,
-                decoder_fusions=not a.no_decoder_fusions)  # fmt: skip
+                          decoder_fusions=not a.no_decoder_fusions,
+                          cascade=a.cascade)  # fmt: skip
     else:
         kind = "tiny"
         with tempfile.TemporaryDirectory(prefix="axiya-ckpt-") as tmp:

@@ -362,12 +362,13 @@ def build_package(
     prefill_attention: str = "mha",
     vision_fusions: bool = True,
     decoder_fusions: bool = True,
+    cascade: bool = False,
 ) -> dict[str, Any]:
     """Checkpoint dir (config.json + model.safetensors) -> package dir. Returns the manifest."""
     from models.export.tokenizer import write_tokenizer
 
     fast_opts = {"prefill_attention": prefill_attention, "vision_fusions": vision_fusions,
-                 "decoder_fusions": decoder_fusions}  # fmt: skip
+                 "decoder_fusions": decoder_fusions, "cascade": cascade}  # fmt: skip
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -423,7 +424,7 @@ def build_package(
 
 def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str,
                 prefill_attention: str = "mha", vision_fusions: bool = True,
-                decoder_fusions: bool = True) -> dict:  # fmt: skip
+                decoder_fusions: bool = True, cascade: bool = False) -> dict:  # fmt: skip
     """Static-KV-cache prefill/step graphs (models.export.fast) when asked for."""
     if not fast:
         return {}
@@ -432,12 +433,13 @@ def fast_graphs(out: Path, cfg: dict[str, Any], *, fast: bool, ep: str, ple: str
     from models.export.fast import build_fast
 
     return {"fast": build_fast(out, cfg, prefill_attention=prefill_attention,
-                               vision_fusions=vision_fusions,
-                               decoder_fusions=decoder_fusions)}  # fmt: skip
+                               vision_fusions=vision_fusions, decoder_fusions=decoder_fusions,
+                               cascade=cascade)}  # fmt: skip
 
 
 def rebuild_fast(out: Path, *, prefill_attention: str = "mha", vision_fusions: bool = True,
-                 decoder_fusions: bool = True) -> dict[str, Any]:  # fmt: skip
+                 decoder_fusions: bool = True,
+                 cascade: bool = False) -> dict[str, Any]:  # fmt: skip
     """Write the fast graphs of an existing package again (another prefill attention, vision
     or decoder fusions on or off, or after a change of models.export.fast) without rebuilding
     its weights: the graphs, the manifest's "fast" section and their file entries. Returns the
@@ -448,11 +450,13 @@ def rebuild_fast(out: Path, *, prefill_attention: str = "mha", vision_fusions: b
     if not man.get("fast"):
         raise ValueError(f"{out}: no fast graphs to rebuild (build it with --fast)")
     fast = build_fast(out, man["config"], prefill_attention=prefill_attention,
-                      vision_fusions=vision_fusions,
-                      decoder_fusions=decoder_fusions)  # fmt: skip
+                      vision_fusions=vision_fusions, decoder_fusions=decoder_fusions,
+                      cascade=cascade)  # fmt: skip
     man["fast"] = fast
-    files = man["files"]
-    for rel in (fast["prefill"], fast["prefill_past"], fast["step"], fast["vision"]):
+    # Entries of graphs this rebuild did not write again (the cascade pair) go.
+    files = {rel: f for rel, f in man["files"].items() if (out / rel).exists()}
+    graphs = ("prefill", "prefill_past", "step", "vision", "prefill_cascade", "step_cascade")
+    for rel in (fast[k] for k in graphs if k in fast):
         files[rel] = {"sha256": sha256_file(out / rel), "size": (out / rel).stat().st_size}
     man["files"] = files  # last, as write_manifest orders it
     (out / MANIFEST).write_text(json.dumps(man, indent=1))

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from models.export.fast_cascade import cascade_attention, cascade_masks, prefix_input
 from models.export.fast_vision import build_fast_vision
 from models.export.graph_edit import Builder, remove_unused, scalar
 
@@ -54,6 +55,10 @@ log = logging.getLogger(__name__)
 PREFILL_FILE = "decoder/prefill.onnx"
 PREFILL_PAST_FILE = "decoder/prefill_past.onnx"
 STEP_FILE = "decoder/step.onnx"
+# Cascade attention (`build_fast(cascade=True)`, models.export.fast_cascade): the step that reads
+# the shared prompt prefix once for all rows and the prefill that fills its shorter caches.
+PREFILL_CASCADE_FILE = "decoder/prefill_cascade.onnx"
+STEP_CASCADE_FILE = "decoder/step_cascade.onnx"
 FAST_FORMAT = 1
 PREFILL_ATTENTION = ("mha", "matmul")
 
@@ -136,7 +141,8 @@ def _rename(v: Any, name: str, shape: list[Any], dtype: Any = None) -> Any:
     return v
 
 
-def _cache_inputs(g: Any, cfg: dict[str, Any], *, batch: str, ring: bool) -> dict[int, tuple]:
+def _cache_inputs(g: Any, cfg: dict[str, Any], *, batch: str, ring: bool,
+                  full_length: str = "kv_length") -> dict[int, tuple]:  # fmt: skip
     import onnx_ir as ir
 
     t = cfg["text"]
@@ -145,7 +151,7 @@ def _cache_inputs(g: Any, cfg: dict[str, Any], *, batch: str, ring: bool) -> dic
     for i in t["kv_layers"]:
         hd = int(next(v for v in g.inputs if v.name == f"past_key_values.{i}.key").shape[-1])
         full = t["layer_types"][i] == "full_attention"
-        length = "kv_length" if (full or not ring) else t["sliding_window"]
+        length = full_length if (full or not ring) else t["sliding_window"]
         pair = []
         for kind in ("key", "value"):
             v = ir.Value(name=f"cache.{i}.{kind}", type=ir.TensorType(dt),
@@ -289,10 +295,12 @@ def _attention_layers(
 DECODER_FUSIONS = {"scaled_residual_norm": fold_scaled_residual_norm}
 
 
-def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str, fusions: bool) -> tuple:
+def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str, fusions: bool,
+                 full_length: str = "kv_length") -> tuple:  # fmt: skip
     """What both fast graphs start from: the graph, text config, heads, window, the masking
-    value of the graph's float type, a node builder, the attention nodes and the cache inputs.
-    The `DECODER_FUSIONS` run here when `fusions`; their counts go to g.meta["fusions"]."""
+    value of the graph's float type, a node builder, the attention nodes and the cache inputs
+    (full layers `full_length` long). The `DECODER_FUSIONS` run here when `fusions`; their
+    counts go to g.meta["fusions"]."""
     g = model.graph
     t = cfg["text"]
     npf = _np_float(_float_dtype(g))
@@ -301,7 +309,7 @@ def _graph_setup(model: Any, cfg: dict[str, Any], *, prefix: str, fusions: bool)
     fold_weightless_rms(b, g, npf)
     g.meta["fusions"] = {k: f(b, g) for k, f in DECODER_FUSIONS.items()} if fusions else {}
     attn = _attention_nodes(g)
-    caches = _cache_inputs(g, cfg, batch="batch", ring=True)
+    caches = _cache_inputs(g, cfg, batch="batch", ring=True, full_length=full_length)
     return g, t, t["num_attention_heads"], t["sliding_window"], npf, neg, b, attn, caches
 
 
@@ -371,8 +379,10 @@ def make_prefill(model: Any, cfg: dict[str, Any], *, attention: str = "mha",
 
 
 def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha",
-                      fusions: bool = True) -> Any:  # fmt: skip
-    """The prefill of rows that start with a cached prompt prefix (see the module doc)."""
+                      fusions: bool = True, cascade: bool = False) -> Any:  # fmt: skip
+    """The prefill of rows that start with a cached prompt prefix (see the module doc).
+    cascade: the full layers' caches get the rows' own tokens only, from write_at (the cascade
+    step reads the prefix from its own input)."""
     import onnx_ir as ir
 
     if attention not in PREFILL_ATTENTION:
@@ -412,7 +422,10 @@ def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha"
                 pre = b.op("Expand", b.op("Squeeze", pv, b.const([1])), rows)  # [b,Pi,hd]
                 whole = b.op("Concat", pre, x, axis=1)  # [b,Pi+S,hd]: prefix, then the row's
                 x4 = b.op("Unsqueeze", whole, b.const([1]))
-                if ltype == "full_attention":
+                if ltype == "full_attention" and cascade:
+                    own = b.op("Unsqueeze", x, b.const([1]))
+                    out = b.op("TensorScatter", c, own, write_at, axis=2)
+                elif ltype == "full_attention":
                     out = b.op("TensorScatter", c, x4, write_at, axis=2)
                 else:
                     tail = b.op("Slice", x4, b.const([-W]), b.const([2**62]), b.const([2]))
@@ -431,16 +444,21 @@ def make_prefill_past(model: Any, cfg: dict[str, Any], *, attention: str = "mha"
     return model
 
 
-def make_step(model: Any, cfg: dict[str, Any], *, fusions: bool = True) -> Any:
+def make_step(model: Any, cfg: dict[str, Any], *, fusions: bool = True,
+              cascade: bool = False) -> Any:  # fmt: skip
+    """cascade: the full layers read the shared prompt prefix once for all rows
+    (`models.export.fast_cascade`; inputs prefix_len and prefix.{i}.key/value, full-layer
+    caches `cache_length` long)."""
     import onnx_ir as ir
 
+    full_len = "cache_length" if cascade else "kv_length"
     g, t, heads, W, npf, neg, b, attn, caches = _graph_setup(
-        model, cfg, prefix="fasts/", fusions=fusions
+        model, cfg, prefix="fasts/", fusions=fusions, full_length=full_len
     )
     i64 = ir.TensorType(ir.DataType.INT64)
     slot = ir.Value(name="slot", type=i64, shape=ir.Shape(["batch"]))
     offsets = ir.Value(name="offsets", type=i64, shape=ir.Shape(["batch"]))
-    kv_index = ir.Value(name="kv_index", type=i64, shape=ir.Shape(["kv_length"]))
+    kv_index = ir.Value(name="kv_index", type=i64, shape=ir.Shape([full_len]))
     history = ir.Value(name="history", type=i64, shape=ir.Shape(["batch", "kv_length"]))
     g.inputs.extend([slot, offsets, kv_index, history])
     # RoPE positions = slot - offsets (replaces the position_ids input).
@@ -451,31 +469,47 @@ def make_step(model: Any, cfg: dict[str, Any], *, fusions: bool = True) -> Any:
     off = b.op("Unsqueeze", offsets, b.const([1]))
     zero, negc = b.const(0.0, npf), b.const(neg, npf)
     kidx = b.op("Unsqueeze", kv_index, b.const([0]))  # [1,L]
-    full_ok = b.op("And", b.op("GreaterOrEqual", kidx, off), b.op("LessOrEqual", kidx, cur))
+    full_at, pre_bias = slot, None
+    if cascade:
+        plen = ir.Value(name="prefix_len", type=i64, shape=ir.Shape(["batch"]))
+        g.inputs.append(plen)
+        full_at, full_bias, pre_bias = cascade_masks(b, slot, plen, off, kidx, zero, negc)
+    else:
+        full_ok = b.op("And", b.op("GreaterOrEqual", kidx, off), b.op("LessOrEqual", kidx, cur))
+        full_bias = b.op("Unsqueeze", b.op("Where", full_ok, zero, negc), b.const([1]))
     ring_j = b.const(np.arange(W, dtype=np.int64)[None])  # [1,W]
     ring_pos = b.op("Sub", cur, b.op("Mod", b.op("Sub", cur, ring_j), b.const(W)))  # padded index
     ring_ok = b.op("GreaterOrEqual", ring_pos, off)
     bias = {
-        "full_attention": b.op("Unsqueeze", b.op("Where", full_ok, zero, negc), b.const([1])),
+        "full_attention": full_bias,
         "sliding_attention": b.op("Unsqueeze", b.op("Where", ring_ok, zero, negc), b.const([1])),
     }
     ring_at = b.op("Mod", slot, b.const(W))
-    kv: dict[int, tuple[Any, Any]] = {}
+    kv: dict[int, tuple[Any, ...]] = {}
     outputs = []
     for i, node, ltype, hd, source in _attention_layers(attn, t, heads):
         if source is not None:
-            k3, v3 = kv[source]
+            k3, v3, *pre = kv[source]
         else:
             ck, cv = caches[i]
             pair = []
             for c, x, kind in ((ck, node.inputs[1], "key"), (cv, node.inputs[2], "value")):
                 x4 = b.op("Unsqueeze", x, b.const([1]))  # [B,1,1,hd]
-                at = slot if ltype == "full_attention" else ring_at
+                at = full_at if ltype == "full_attention" else ring_at
                 out = b.op("TensorScatter", c, x4, at, axis=2)
                 outputs.append(_rename(out, f"cache_out.{i}.{kind}", list(c.shape), c.dtype))
                 pair.append(b.op("Reshape", out, b.const([0, -1, hd])))  # [B,L,hd]
-            k3, v3 = kv[i] = tuple(pair)
-        y = _attn(b, node.inputs[0], k3, v3, bias[ltype], heads=heads, hd=hd, prefill=False)
+            pre = []
+            if cascade and ltype == "full_attention":
+                pre = [prefix_input(b, g, f"prefix.{i}.{kind}", c.dtype, hd)
+                       for kind in ("key", "value")]  # fmt: skip
+            k3, v3 = pair
+            kv[i] = (k3, v3, *pre)
+        if pre:
+            y = cascade_attention(b, node.inputs[0], (k3, v3, bias[ltype]),
+                                  (pre[0], pre[1], pre_bias), heads=heads, hd=hd)  # fmt: skip
+        else:
+            y = _attn(b, node.inputs[0], k3, v3, bias[ltype], heads=heads, hd=hd, prefill=False)
         node.outputs[0].replace_all_uses_with(y)
     _, nxt = _last_token_head(b, g, raw_argmax=True)
     _rename(nxt, "next_token", ["batch"], ir.DataType.INT64)
@@ -499,19 +533,26 @@ def _kv_dims(out: Path, layers: list[int]) -> list[int]:
 
 
 def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha",
-               vision_fusions: bool = True, decoder_fusions: bool = True) -> dict:  # fmt: skip
+               vision_fusions: bool = True, decoder_fusions: bool = True,
+               cascade: bool = False) -> dict:  # fmt: skip
     """Write decoder/prefill.onnx and decoder/step.onnx next to decoder/model.onnx (sharing its
     weights file), and the fast vision graph; `vision_fusions` / `decoder_fusions`: with the
-    fusion passes (models.export.fast_vision.VISION_FUSIONS, DECODER_FUSIONS). Returns the
-    manifest's "fast" section."""
+    fusion passes (models.export.fast_vision.VISION_FUSIONS, DECODER_FUSIONS); `cascade`: also
+    the cascade step and its prefill (models.export.fast_cascade). Returns the manifest's
+    "fast" section."""
     import onnx_ir as ir
 
     dec = out / "decoder" / "model.onnx"
     att, fuse = prefill_attention, decoder_fusions
-    makers = ((PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=att, fusions=fuse)),
+    makers = [(PREFILL_FILE, lambda m: make_prefill(m, cfg, attention=att, fusions=fuse)),
               (PREFILL_PAST_FILE,
                lambda m: make_prefill_past(m, cfg, attention=att, fusions=fuse)),
-              (STEP_FILE, lambda m: make_step(m, cfg, fusions=fuse)))  # fmt: skip
+              (STEP_FILE, lambda m: make_step(m, cfg, fusions=fuse))]  # fmt: skip
+    if cascade:
+        makers += [(PREFILL_CASCADE_FILE, lambda m: make_prefill_past(
+                       m, cfg, attention=att, fusions=fuse, cascade=True)),
+                   (STEP_CASCADE_FILE, lambda m: make_step(m, cfg, fusions=fuse,
+                                                           cascade=True))]  # fmt: skip
     fused = {}
     for rel, make in makers:
         model = ir.load(dec)
@@ -520,6 +561,9 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
         ir.save(model, out / rel)  # external tensors keep pointing at model.onnx.data
         log.info("fast graph %s: %d nodes, fusions %s", rel, len(list(model.graph)), fused[rel])
         del model
+    for rel in (PREFILL_CASCADE_FILE, STEP_CASCADE_FILE):  # a rebuild without cascade drops them
+        if not cascade:
+            (out / rel).unlink(missing_ok=True)
     t = cfg["text"]
     vision = build_fast_vision(out, fusions=vision_fusions)
     return {
@@ -527,6 +571,11 @@ def build_fast(out: Path, cfg: dict[str, Any], *, prefill_attention: str = "mha"
         "prefill": PREFILL_FILE,
         "prefill_past": PREFILL_PAST_FILE,
         "step": STEP_FILE,
+        **(
+            {"prefill_cascade": PREFILL_CASCADE_FILE, "step_cascade": STEP_CASCADE_FILE}
+            if cascade
+            else {}
+        ),
         **vision,
         "vision_input": "unpadded",
         "prefill_attention": prefill_attention,

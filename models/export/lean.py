@@ -65,6 +65,7 @@ def build_random_lean(
     prefill_attention: str = "mha",
     vision_fusions: bool = True,
     decoder_fusions: bool = True,
+    cascade: bool = False,
 ) -> dict[str, Any]:
     """Write a random-weight package of `kind` ("tiny" or "e2b") to `out`; returns the manifest.
     clip_bounds "none": the vision tower's clippable linears get bounds of -inf/+inf (clamps
@@ -79,8 +80,8 @@ def build_random_lean(
     with tempfile.TemporaryDirectory(prefix="axiya-cfg-") as tmp:
         return _build(kind, out, Path(tmp), dtype=dtype, int4=int4, ple=ple, ep=ep, seed=seed,
                       fast=fast, clip_bounds=clip_bounds, prefill_attention=prefill_attention,
-                      vision_fusions=vision_fusions,
-                      decoder_fusions=decoder_fusions)  # fmt: skip
+                      vision_fusions=vision_fusions, decoder_fusions=decoder_fusions,
+                      cascade=cascade)  # fmt: skip
 
 
 def _unbounded(name: str, value: Any) -> Any:
@@ -91,7 +92,7 @@ def _unbounded(name: str, value: Any) -> Any:
 def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, ep: str,
            seed: int, fast: bool = False, clip_bounds: str = "random",
            prefill_attention: str = "mha", vision_fusions: bool = True,
-           decoder_fusions: bool = True) -> dict[str, Any]:  # fmt: skip
+           decoder_fusions: bool = True, cascade: bool = False) -> dict[str, Any]:  # fmt: skip
     import torch
     from transformers import Gemma4ForConditionalGeneration
 
@@ -145,5 +146,6 @@ def _build(kind: str, out: Path, ck: Path, *, dtype: str, int4: bool, ple: str, 
                                     out, cfg, fast=fast, ep=ep, ple=ple,
                                     prefill_attention=prefill_attention,
                                     vision_fusions=vision_fusions,
-                                    decoder_fusions=decoder_fusions))  # fmt: skip
+                                    decoder_fusions=decoder_fusions,
+                                    cascade=cascade))  # fmt: skip
     return manifest

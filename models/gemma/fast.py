@@ -36,7 +36,6 @@ import logging
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -46,10 +45,11 @@ import numpy as np
 
 from models.gemma.decoder import Generation, PageRequest, Prompt, TwoSteps
 from models.gemma.fast_device import DeviceBuffer, GraphSession, batch_bucket, placement
+from models.gemma.fast_prefix import PrefixStore
 from models.gemma.fast_rows import FastRows
 from models.gemma.image import preprocess
 from models.gemma.package import Package, PackageError, load_package, session_options
-from models.gemma.prompt import PREFIX_ENTRIES, PromptBuilder
+from models.gemma.prompt import PromptBuilder
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +75,12 @@ class FastGemma(TwoSteps):
         cuda_options: dict[str, str] | None = None,
         prefix_cache: bool = True,
         vision_graph: str | None = None,
+        cascade: bool = False,
     ) -> None:
         """vision_graph: a vision graph of the package (path under its root) in place of its
-        fast one, e.g. the unfused graph a bench writes beside it to compare the two."""
+        fast one, e.g. the unfused graph a bench writes beside it to compare the two.
+        cascade: decode batches whose rows share one prompt prefix with cascade attention (the
+        prefix's K/V read once for all rows; `models.gemma.fast_prefix`)."""
         import onnxruntime as ort
 
         self.ort = ort
@@ -121,22 +124,29 @@ class FastGemma(TwoSteps):
         past = self.fast.get("prefill_past") if prefix_cache else None
         self.pre_past = (GraphSession(ort, root / past, prov(False), opts, self.device)
                          if past else None)  # fmt: skip
-        self._prefixes: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
-        self._prefix_lock = threading.Lock()
-        self._biases: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.prefixes = PrefixStore(self)
+        # Cascade attention (off by default): needs the prefix cache and the package's cascade
+        # graphs (`models.export ... --cascade`).
+        cas = self.fast.get("step_cascade") if cascade and past else None
+        if cascade and not cas:
+            log.warning("%s: no cascade graphs (or the prefix cache is off); plain decode steps",
+                        root)  # fmt: skip
+        self.pre_cas = (GraphSession(ort, root / self.fast["prefill_cascade"], prov(False), opts,
+                                     self.device) if cas else None)  # fmt: skip
+        graphs = {"emb1": g["embedding"].file, "step": self.fast["step"],
+                  **({"step_cas": cas} if cas else {})}  # fmt: skip
         try:
-            self.emb1 = GraphSession(ort, root / g["embedding"].file, prov(self.cuda_graph), opts,
-                                     self.device)  # fmt: skip
-            self.step = GraphSession(ort, root / self.fast["step"], prov(self.cuda_graph), opts,
-                                     self.device)  # fmt: skip
+            for name, rel in graphs.items():
+                setattr(self, name, GraphSession(ort, root / rel, prov(self.cuda_graph), opts,
+                                                 self.device))  # fmt: skip
         except PackageError as exc:
             if not self.cuda_graph:
                 raise
             log.warning("CUDA graph capture refused (%s); decoding without it", exc)
             self.cuda_graph = False
-            self.emb1 = GraphSession(ort, root / g["embedding"].file, prov(False), opts,
-                                     self.device)  # fmt: skip
-            self.step = GraphSession(ort, root / self.fast["step"], prov(False), opts, self.device)
+            for name, rel in graphs.items():
+                setattr(self, name, GraphSession(ort, root / rel, prov(False), opts, self.device))
+        self.step_cas: GraphSession | None = getattr(self, "step_cas", None)
         self.load_s = time.perf_counter() - t0
         self.float = self.emb.types["image_features"]
         self.kv_layers = list(self.fast["kv_layers"])
@@ -174,7 +184,7 @@ class FastGemma(TwoSteps):
         return self._graph_thread.submit(fn).result()
 
     # ------------------------------------------------------------------ vision / prompts
-    def _run(self, s: GraphSession, feeds: dict[str, Any], outs: dict[str, Any] | None = None,
+    def run_graph(self, s: GraphSession, feeds: dict[str, Any], outs: dict[str, Any] | None = None,
              run_options: Any = None) -> dict[str, Any]:  # fmt: skip
         io = s.sess.io_binding()
         for name, v in feeds.items():
@@ -195,7 +205,7 @@ class FastGemma(TwoSteps):
         feeds = {"pixel_values": pre.pixel_values[None, :n],
                  "pixel_position_ids": pre.position_ids[None, :n]}  # fmt: skip
         with self.capture_lock:
-            out = self._run(self.vis, feeds)
+            out = self.run_graph(self.vis, feeds)
         feats = out["image_features"]
         if feats.shape()[0] != pre.soft_tokens:
             raise RuntimeError(
@@ -260,10 +270,15 @@ class FastGemma(TwoSteps):
         self._kv_store[length] = (batch, kv)
         return kv
 
-    def decode_state(self, batch: int, length: int, width: int) -> dict[str, Any]:
+    def decode_state(self, batch: int, length: int, width: int, *, history: int = 0,
+                     prefix: int = 0) -> dict[str, Any]:  # fmt: skip
         """Device buffers for one (batch, cache length, prompt width) shape, with the decode
-        step's bindings; reused across calls (CUDA graphs replay against fixed addresses)."""
-        key = (batch, length)
+        step's bindings; reused across calls (CUDA graphs replay against fixed addresses).
+        prefix > 0: a cascade state (the step_cascade graph; full-layer caches `length` long
+        hold what follows a shared prefix of `prefix` tokens; `history` (>= length): the padded
+        indices the rows run to)."""
+        history = max(history, length)
+        key: tuple[int, ...] = (batch, length) if not prefix else (batch, length, history, prefix)
         ort, dev, h = self.ort, self.device, self.text["hidden_size"]
         ple = self.emb.sess.get_outputs()[1].shape[-1]
         chunk = min(self.prefill_chunk, batch)
@@ -287,8 +302,8 @@ class FastGemma(TwoSteps):
         for name in ("tokens", "first", "slot", "offsets"):
             st[name] = DeviceBuffer(ort, (batch,), np.int64, dev, fill=np.zeros(batch))
         st["kv_index"] = DeviceBuffer(ort, (length,), np.int64, dev, fill=np.arange(length))
-        st["history"] = DeviceBuffer(ort, (batch, length), np.int64, dev,
-                                     fill=np.zeros((batch, length)))  # fmt: skip
+        st["history"] = DeviceBuffer(ort, (batch, history), np.int64, dev,
+                                     fill=np.zeros((batch, history)))  # fmt: skip
         st["no_features"] = ort.OrtValue.ortvalue_from_numpy(np.zeros((0, h), self.float), *dev)
         # Bindings made once: the step and the embedding of the previous ids.
         io = self.emb1.sess.io_binding()
@@ -297,7 +312,16 @@ class FastGemma(TwoSteps):
         st["emb1"].bind(io, "inputs_embeds", dev, output=True)
         st["ple1"].bind(io, "per_layer_inputs", dev, output=True)
         st["io_emb1"] = io
-        io = self.step.sess.io_binding()
+        step = self.step_cas if prefix else self.step
+        assert step is not None, "a cascade state needs the cascade step graph"
+        st["step"] = step
+        if prefix:
+            st["prefix"] = self.prefixes.buffers(prefix)
+            st["prefix_len"] = DeviceBuffer(ort, (batch,), np.int64, dev, fill=np.zeros(batch))
+        io = step.sess.io_binding()
+        for name, buf in ({"prefix_len": st["prefix_len"], **st["prefix"]} if prefix
+                          else {}).items():  # fmt: skip
+            buf.bind(io, name, dev)
         st["emb1"].bind(io, "inputs_embeds", dev)
         st["ple1"].bind(io, "per_layer_inputs", dev)
         for name in ("slot", "offsets", "kv_index", "history"):
@@ -323,7 +347,7 @@ class FastGemma(TwoSteps):
                 with self.capture_lock:
                     for _ in range(3):
                         self.emb1.sess.run_with_iobinding(st["io_emb1"], ro)
-                        self.step.sess.run_with_iobinding(st["io_step"], ro)
+                        st["step"].sess.run_with_iobinding(st["io_step"], ro)
 
             self.on_graph_thread(burn)
         self._state[key] = st
@@ -347,21 +371,29 @@ class FastGemma(TwoSteps):
         lens = np.array([len(p.ids) for p in prompts], np.int64)
         width = int(lens.max())
         need = width + max_new_tokens
-        if not length or length < need:
-            length = -(-need // 256) * 256
-        st = self.decode_state(batch, length, width)
+        # Cascade attention when every row starts with one prefix: the rows' full-layer caches
+        # then hold the `need - P` indices after it.
+        shared = self.prefixes.shared(prompts) if self.step_cas is not None else None
+        P = 0 if shared is None else len(shared)
+        if not length or length < need - P:
+            length = -(-(need - P) // 256) * 256
+        st = self.decode_state(batch, length, width, history=-(-need // 256) * 256, prefix=P)
+        if shared is not None:
+            self.prefixes.hold(st, shared)
         t0 = time.perf_counter()
-        self.prefill(st, prompts, lens, width)
+        plen = self.prefill(st, prompts, lens, width)
         t1 = time.perf_counter()
         first = st["first"].numpy().copy()
         st["slot"].write(np.full(batch, width))
         st["offsets"].write(width - lens)
+        if P:
+            st["prefix_len"].write(plen)
 
         def decode() -> int:
             steps = 0
             for k in range(max_new_tokens - 1):
                 self.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-                self.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+                st["step"].sess.run_with_iobinding(st["io_step"], st["run_options"])
                 steps += 1
                 if (not ignore_stop and (k + 1) % stop_check == 0
                         and self._all_stopped(st, first, width, width + k + 2)):  # fmt: skip
@@ -424,11 +456,13 @@ class FastGemma(TwoSteps):
         return bool(done.all())
 
     def prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
-                width: int, base: int = 0) -> None:  # fmt: skip
+                width: int, base: int = 0) -> np.ndarray:  # fmt: skip
         """Prefill `prompts` (left-padded to `width`) into the cache rows from `base` on: runs
-        of rows with one cached prefix and one length through `prefill_past`, the others in
-        padded chunks."""
+        of rows with one cached prefix and one length through `prefill_past` (`prefill_cascade`
+        for the prefix a cascade state holds), the others in padded chunks. Returns each row's
+        prefix length in the state (`prefix_len` of the cascade step; 0 in a plain state)."""
         chunk = st["emb"].shape[0]
+        plen = self.prefixes.row_lens(st, prompts)
         runs: list[tuple[Any, list[int]]] = []
         for r, p in enumerate(prompts):
             key = self._prefix_key(p)
@@ -440,7 +474,9 @@ class FastGemma(TwoSteps):
             if key is None:
                 self._prefill_padded(st, prompts, rows, lens, width, base)
             else:
-                self._prefill_past(st, prompts, rows, width, base)
+                sess = self.pre_cas if plen[rows[0]] else self.pre_past
+                self._prefill_past(st, prompts, rows, width, base, sess)
+        return plen
 
     def _prefix_key(self, p: Prompt) -> tuple[bytes, int] | None:
         """Rows with the same key prefill together after one cached prefix (None: padded)."""
@@ -509,14 +545,15 @@ class FastGemma(TwoSteps):
                        (base + rows[0], base + rows[0] + b))  # fmt: skip
 
     def _prefill_past(self, st: dict[str, Any], prompts: Sequence[Prompt], rows: list[int],
-                      width: int, base: int) -> None:  # fmt: skip
+                      width: int, base: int, sess: GraphSession | None) -> None:  # fmt: skip
         """Consecutive rows of one cached prefix and one length: only their tokens after the
-        prefix go through the decoder; the prefix's KV is written into their cache rows."""
-        assert self.pre_past is not None
+        prefix go through the decoder; the prefix's KV is written into their cache rows
+        (`sess` prefill_past), or, on `prefill_cascade`, into their rings only."""
+        assert sess is not None
         p0 = prompts[rows[0]]
         n, P = len(p0.ids), p0.prefix
         S, b = n - P, len(rows)
-        pre = self._prefix_kv(p0.ids[:P])
+        pre = self.prefixes.kv(p0.ids[:P])
         self._embed_rows(st, prompts, rows, P, (S, S))
         tail = min(self.ring, pre["sliding"] + S)  # sliding-ring tokens the rows write
         start = width - n  # the rows' first (prefix) token, left-padded to `width`
@@ -524,71 +561,10 @@ class FastGemma(TwoSteps):
             "position_ids": np.broadcast_to(np.arange(P, n, dtype=np.int64), (b, S)),
             "write_at": np.full(b, start, np.int64),
             "ring_at": np.full(b, (start + n - tail) % self.ring, np.int64),
-            **self._prefix_bias(P, pre["sliding"], S),
+            **self.prefixes.bias(P, pre["sliding"], S),
             **pre["kv"],
         }
-        self._bind_run(self.pre_past, st, b, S, feeds, (base + rows[0], base + rows[0] + b))
-
-    def _prefix_bias(self, prefix: int, sliding: int, seq: int) -> dict[str, Any]:
-        """The masks of rows after a prefix (the same for every row: no padding), as device
-        values: full layers see every earlier key, sliding layers the last `ring`."""
-        key = (prefix, sliding, seq)
-        got = self._biases.get(key)
-        if got is None:
-            neg = float(np.finfo(self.float).min) / 2
-            q = prefix + np.arange(seq)[:, None]
-            out = {}
-            for lt, first in (("full_attention", 0), ("sliding_attention", prefix - sliding)):
-                k = first + np.arange(prefix - first + seq)[None]
-                ok = (k <= q) & ((q - k < self.ring) | (lt == "full_attention"))
-                out[f"bias.{lt}"] = self.ort.OrtValue.ortvalue_from_numpy(
-                    np.where(ok, 0.0, neg).astype(self.float)[None, None], *self.device
-                )
-            if len(self._biases) >= PREFIX_ENTRIES:
-                self._biases.clear()
-            got = self._biases[key] = out
-        return got
-
-    def _prefix_kv(self, ids: np.ndarray) -> dict[str, Any]:
-        """A prompt prefix's KV per layer (device values, [1,1,Pi,hd]: full layers all of it,
-        sliding layers its last min(P, ring) tokens in order): one prefill of the prefix alone,
-        then kept (the most recent PREFIX_ENTRIES)."""
-        key = ids.tobytes()
-        with self._prefix_lock:
-            got = self._prefixes.get(key)
-            if got is None:
-                got = self._prefixes[key] = self._compute_prefix(ids)
-                while len(self._prefixes) > PREFIX_ENTRIES:
-                    self._prefixes.popitem(last=False)
-            self._prefixes.move_to_end(key)
-            return got
-
-    def _compute_prefix(self, ids: np.ndarray) -> dict[str, Any]:
-        P, h, dev = len(ids), self.text["hidden_size"], self.device
-        ids = np.where(np.isin(ids, self.multimodal), self.ids["pad"], ids).astype(np.int64)
-        emb = self._run(self.emb, {"input_ids": ids[None],
-                                   "image_features": np.zeros((0, h), self.float)})  # fmt: skip
-        feeds: dict[str, Any] = {
-            "inputs_embeds": emb["inputs_embeds"],
-            "per_layer_inputs": emb["per_layer_inputs"],
-            "attention_mask": np.ones((1, P), np.int64),
-            "position_ids": np.arange(P, dtype=np.int64)[None],
-        }
-        for i in self.kv_layers:
-            n = P if i in self.full else self.ring
-            for kind in ("key", "value"):
-                feeds[f"cache.{i}.{kind}"] = np.zeros((1, 1, n, self.kv_dims[i]), self.float)
-        out = self._run(self.pre, feeds)
-        sliding = min(P, self.ring)
-        ring_slots = np.arange(P - sliding, P) % self.ring  # the ring keeps index t at t % ring
-        kv = {}
-        for i in self.kv_layers:
-            for kind in ("key", "value"):
-                a = out[f"cache_out.{i}.{kind}"].numpy()
-                a = a if i in self.full else a[:, :, ring_slots]
-                kv[f"prefix.{i}.{kind}"] = self.ort.OrtValue.ortvalue_from_numpy(
-                    np.ascontiguousarray(a), *dev)  # fmt: skip
-        return {"kv": kv, "sliding": sliding}
+        self._bind_run(sess, st, b, S, feeds, (base + rows[0], base + rows[0] + b))
 
 
 __all__ = ["FastGemma", "Prompt"]

@@ -16,6 +16,7 @@ import numpy as np
 
 from models.gemma.decoder import Generation, Prompt
 from models.gemma.fast_device import GraphSession, batch_bucket
+from models.gemma.fast_prefix import PrefixStore
 
 
 class RowsRuntime(Protocol):
@@ -26,12 +27,14 @@ class RowsRuntime(Protocol):
     stop_ids: set[int]
     prefill_chunk: int
     emb: GraphSession
-    step: GraphSession
+    step_cas: GraphSession | None
+    prefixes: PrefixStore
 
-    def decode_state(self, batch: int, length: int, width: int) -> dict[str, Any]: ...
+    def decode_state(self, batch: int, length: int, width: int, *, history: int = 0,
+                     prefix: int = 0) -> dict[str, Any]: ...  # fmt: skip
 
     def prefill(self, st: dict[str, Any], prompts: Sequence[Prompt], lens: np.ndarray,
-                width: int, base: int = 0) -> None: ...  # fmt: skip
+                width: int, base: int = 0) -> np.ndarray: ...  # fmt: skip
 
     def generation(self, ids: Any, *, prompt_tokens: int, max_new_tokens: int,
                    ignore_stop: bool, timings: dict[str, float]) -> Generation: ...  # fmt: skip
@@ -67,17 +70,40 @@ class FastRows:
         self.fast, self.rows, self.max_prompt = fast, rows, max_prompt
         self.max_new_tokens, self.check_every, self.ignore_stop = (
             max_new_tokens, check_every, ignore_stop)  # fmt: skip
-        self.length = (-(-(max_prompt + max_new_tokens + check_every) // 256) * 2 + 1) * 128
+        self.length = _rows_length(max_prompt + max_new_tokens + check_every)
+        self.cache_length = self.length  # of the full layers' caches (shorter with a cascade)
         self.active: list[RowPage | None] = [None] * rows
         self.offsets = np.zeros(rows, np.int64)
+        self.plens = np.zeros(rows, np.int64)  # each row's prefix_len (cascade state)
         self.stops = np.array(sorted(fast.stop_ids), np.int64)
+        self.st: dict[str, Any] = {}
+        self.prefix = 0
+        if fast.step_cas is None:  # a cascade state opens at the first join (its prefix)
+            self._open(None)
+
+    def _open(self, shared: np.ndarray | None) -> None:
+        """The rows' decode state: plain, or cascade after the prefix `shared` (its full-layer
+        caches then hold what follows it only)."""
+        fast, rows = self.fast, self.rows
+        self.prefix = 0 if shared is None else len(shared)
+        if self.prefix:
+            left = self.max_prompt - self.prefix + self.max_new_tokens + self.check_every
+            self.cache_length = _rows_length(left)
         try:
-            self.st = fast.decode_state(rows, self.length, max_prompt)
-            self.st["slot"].write(np.zeros(rows))
-            self.st["offsets"].write(self.offsets)
+            self.st = fast.decode_state(rows, self.cache_length, self.max_prompt,
+                                        history=self.length, prefix=self.prefix)  # fmt: skip
+            if shared is not None:
+                fast.prefixes.hold(self.st, shared)
+            self._write_rows(np.zeros(rows, np.int64))
         except Exception:
             self.close()
             raise
+
+    def _write_rows(self, slot: np.ndarray) -> None:
+        self.st["slot"].write(slot)
+        self.st["offsets"].write(self.offsets)
+        if self.prefix:
+            self.st["prefix_len"].write(self.plens)
 
     def free(self) -> list[int]:
         return [r for r in range(self.rows) if self.active[r] is None]
@@ -88,6 +114,8 @@ class FastRows:
         fast, active, offsets = self.fast, self.active, self.offsets
         free = self.free()[: len(pages)]
         t0 = time.perf_counter()
+        if not self.st:
+            self._open(fast.prefixes.shared([pages[0][1]]))
         st = self.st
         slot = st["slot"].numpy().copy()
         runs: list[list[int]] = []
@@ -102,18 +130,19 @@ class FastRows:
             width = int(lens.max())
             if width > self.max_prompt:
                 raise ValueError(f"a prompt of {width} tokens exceeds max_prompt={self.max_prompt}")
-            st = fast.decode_state(st["slot"].shape[0], st["history"].shape[1], width)
+            st = fast.decode_state(self.rows, self.cache_length, width, history=self.length,
+                                   prefix=self.prefix)  # fmt: skip
+            self._fits(fast.prefixes.row_lens(st, prompts), width)
             base = free[run[0]]
-            fast.prefill(st, prompts, lens, width, base=base)
+            plen = fast.prefill(st, prompts, lens, width, base=base)
             first = st["first"].numpy()[base : base + len(run)].copy()
             for j, k in enumerate(run):
                 r = free[k]
-                slot[r], offsets[r] = width, width - lens[j]
+                slot[r], offsets[r], self.plens[r] = width, width - lens[j], plen[j]
                 active[r] = RowPage(tag=pages[k][0], prompt=pages[k][1], start=width,
                                     first=int(first[j]), prompt_tokens=int(lens[j]),
                                     joined=t0)  # fmt: skip
-        st["slot"].write(slot)
-        st["offsets"].write(offsets)
+        self._write_rows(slot)
         took = time.perf_counter() - t0
         for k in range(len(pages)):
             row = active[free[k]]
@@ -126,7 +155,7 @@ class FastRows:
         def steps() -> np.ndarray:
             for _ in range(self.check_every):
                 fast.emb1.sess.run_with_iobinding(st["io_emb1"], st["run_options"])
-                fast.step.sess.run_with_iobinding(st["io_step"], st["run_options"])
+                st["step"].sess.run_with_iobinding(st["io_step"], st["run_options"])
             return st["history"].numpy()
 
         return fast.on_graph_thread(steps)
@@ -170,14 +199,31 @@ class FastRows:
             slot = self.st["slot"].numpy().copy()
             slot[idle] = 0
             self.offsets[idle] = 0
-            self.st["slot"].write(slot)
-            self.st["offsets"].write(self.offsets)
+            self.plens[idle] = 0  # an idle row writes index 0 of its own cache
+            self._write_rows(slot)
 
     def held(self) -> list[tuple[Any, Prompt]]:
         return [(row.tag, row.prompt) for row in self.active if row is not None]
 
+    def _fits(self, plen: np.ndarray, width: int) -> None:
+        """A row without the cascade state's prefix keeps its whole prompt in a cache sized
+        for what follows the prefix: refuse one that would run past its end."""
+        if self.prefix and (plen == 0).any():
+            end = width + self.max_new_tokens + self.check_every
+            if end > self.cache_length:
+                raise ValueError(
+                    f"a prompt without the rows' {self.prefix}-token prefix needs "
+                    f"{end} cache slots of {self.cache_length} (cascade rows)"
+                )
+
     def close(self) -> None:
-        self.fast.drop_cache(self.length)
+        self.fast.drop_cache(self.cache_length)
+
+
+def _rows_length(need: int) -> int:
+    """Continuous rows' cache length for `need` indices: an odd multiple of 128 (batch calls
+    use multiples of 256, so they never bind the rows' store)."""
+    return (-(-need // 256) * 2 + 1) * 128
 
 
 __all__ = ["FastRows", "RowPage"]

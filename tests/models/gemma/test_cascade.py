@@ -1,0 +1,163 @@
+"""Cascade (shared-prefix) attention in the decode step (`FastGemma(cascade=True)`, graphs of
+`models.export.fast_cascade`): the rows' full-layer caches hold only what follows the shared
+prompt prefix, whose K/V the step reads once for all rows. Greedy tokens must be those of the
+plain step (tiny random package: window 8, KV sharing, full and sliding layers; pages of one
+prompt at several sizes, so rows are left-padded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+SOFT = 70  # max_soft_tokens of the tiny vision tower
+SAME = "Read this page."
+OTHER = "Transcribe all the text on this page, please, in reading order."
+
+
+def _page(seed: int, w: int, h: int) -> Image.Image:
+    rng = np.random.default_rng(seed)
+    return Image.fromarray(rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
+
+
+def _same_prompt(n: int) -> list:
+    """n pages of one prompt, of three sizes (prompts of different lengths: left padding)."""
+    from models.gemma.decoder import PageRequest
+
+    sizes = [(120, 160), (136, 160), (160, 120)]
+    return [PageRequest(SAME, _page(k, *sizes[k % 3])) for k in range(n)]
+
+
+@pytest.fixture(scope="module")
+def cascade_pkg(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Path:
+    from models.export.build import build_package
+
+    pkg = tmp_path_factory.mktemp("tiny-cascade") / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True, cascade=True)
+    return pkg
+
+
+@pytest.fixture(scope="module")
+def plain_tokens(cascade_pkg: Path) -> dict[str, list[list[int]]]:
+    """The plain step's greedy tokens (FastGemma without cascade) for the requests below."""
+    from models.gemma.decoder import PageRequest
+    from models.gemma.fast import FastGemma
+
+    fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2)
+    assert fast.step_cas is None
+    mixed = [*_same_prompt(2), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
+    return {name: [g.token_ids for g in fast.generate(reqs, max_new_tokens=20, ignore_stop=True)]
+            for name, reqs in (("same", _same_prompt(5)), ("mixed", mixed))}  # fmt: skip
+
+
+def test_cascade_graphs_only_when_asked(cascade_pkg: Path, tiny_pkg_fast: Path) -> None:
+    """--cascade writes the cascade step (the prefix K/V of each full KV layer and the rows'
+    prefix_len as inputs) and its prefill; a plain --fast build has neither."""
+    import onnx
+
+    from models.gemma.package import load_package
+
+    fast = load_package(cascade_pkg).manifest["fast"]
+    for rel in (fast["step_cascade"], fast["prefill_cascade"]):
+        assert rel in load_package(cascade_pkg).manifest["files"]
+    graph = onnx.load(str(cascade_pkg / fast["step_cascade"]), load_external_data=False).graph
+    names = {i.name for i in graph.input}
+    text = load_package(cascade_pkg).config["text"]
+    full = [i for i in fast["kv_layers"] if text["layer_types"][i] == "full_attention"]
+    assert full and {f"prefix.{i}.{k}" for i in full for k in ("key", "value")} < names
+    assert "prefix_len" in names
+    assert "step_cascade" not in load_package(tiny_pkg_fast).manifest["fast"]
+
+
+@pytest.mark.parity
+def test_cascade_batch_reads_like_the_plain_step(
+    cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]]
+) -> None:
+    """A batch of one prompt decodes on the cascade step, its full-layer caches shorter by the
+    prefix, with the plain step's tokens; a batch of mixed prompts falls back to the plain step
+    (same tokens too)."""
+    from models.gemma.decoder import PageRequest
+    from models.gemma.fast import FastGemma
+
+    fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2, cascade=True)
+    assert fast.step_cas is not None
+    got = fast.generate(_same_prompt(5), max_new_tokens=20, ignore_stop=True)
+    assert [g.token_ids for g in got] == plain_tokens["same"]
+    # A cache exactly as long as the indices after the prefix (the default rounds up to 256).
+    prompts, _ = fast.prepare(_same_prompt(5))
+    P, width = prompts[0].prefix, max(len(p.ids) for p in prompts)
+    got = fast.generate_prompts(prompts, max_new_tokens=20, ignore_stop=True,
+                                length=width + 20 - P)  # fmt: skip
+    assert [g.token_ids for g in got] == plain_tokens["same"]
+    assert (5, width + 20 - P, 256, P) in fast.decode_states and P > 0
+    mixed = [*_same_prompt(2), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
+    got = fast.generate(mixed, max_new_tokens=20, ignore_stop=True)
+    assert [g.token_ids for g in got] == plain_tokens["mixed"]
+    assert any(len(key) == 2 for key in fast.decode_states)  # the plain state
+
+
+@pytest.mark.parity
+def test_cascade_rows_refill_like_the_plain_step(
+    cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]]
+) -> None:
+    """Continuous rows on the cascade step (3 rows, 7 pages: rows refilled with new pages of
+    the prefix, one page of another prompt and a text-only page kept whole in their rows):
+    every page gets the tokens it gets alone on the plain step."""
+    from models.gemma.batching import decode_continuous
+    from models.gemma.decoder import PageRequest
+    from models.gemma.fast import FastGemma
+
+    fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2, cascade=True)
+    reqs = [*_same_prompt(5), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
+    want = [*plain_tokens["same"], *plain_tokens["mixed"][2:]]
+    prompts, _ = fast.prepare(reqs)
+    todo = list(enumerate(prompts))
+
+    def feed(free: int, wait: bool):  # noqa: ANN202
+        taken = todo[:free]
+        del todo[:free]
+        return taken or None
+
+    rows = dict(decode_continuous(fast, feed, rows=3, max_new_tokens=20, ignore_stop=True,
+                                  max_prompt=max(len(p.ids) for p in prompts),
+                                  check_every=4))  # fmt: skip
+    assert [rows[k].token_ids for k in range(len(reqs))] == want
+
+
+@pytest.mark.gpu
+def test_cascade_on_cuda_reads_like_the_plain_step(
+    tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path
+) -> None:
+    """On a CUDA machine (CUDA graphs on, TF32 off, fp32 tiny package): the cascade step's
+    tokens, in a batch and in continuous rows, are the plain step's."""
+    ort = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        pytest.skip("no CUDA execution provider")
+    from models.export.build import build_package
+    from models.gemma.batching import decode_continuous
+    from models.gemma.fast import FastGemma
+
+    pkg = tmp_path_factory.mktemp("tiny-cascade-cuda") / "pkg"
+    build_package(tiny_ckpt, pkg, fast=True, cascade=True)
+    opts = {"max_soft_tokens": SOFT, "prefill_chunk": 2, "cuda_options": {"use_tf32": "0"}}
+    reqs = _same_prompt(5)
+    plain = FastGemma(pkg, **opts)  # type: ignore[arg-type]
+    want = [g.token_ids for g in plain.generate(reqs, max_new_tokens=20, ignore_stop=True)]
+    fast = FastGemma(pkg, cascade=True, **opts)  # type: ignore[arg-type]
+    assert fast.cuda and fast.step_cas is not None
+    got = fast.generate(reqs, max_new_tokens=20, ignore_stop=True)
+    assert [g.token_ids for g in got] == want
+    prompts, _ = fast.prepare(reqs)
+    todo = list(enumerate(prompts))
+
+    def feed(free: int, wait: bool):  # noqa: ANN202
+        taken = todo[:free]
+        del todo[:free]
+        return taken or None
+
+    rows = dict(decode_continuous(fast, feed, rows=3, max_new_tokens=20, ignore_stop=True,
+                                  max_prompt=max(len(p.ids) for p in prompts),
+                                  check_every=4))  # fmt: skip
+    assert [rows[k].token_ids for k in range(len(reqs))] == want
