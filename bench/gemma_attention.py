@@ -8,7 +8,12 @@ keys (static cache, as `models/export/fast.py` binds it). Variants:
 - `matmul`: what the step graph runs today (FusedMatMul q.K^T, Add mask, Softmax, MatMul .V);
 - `gqa`: com.microsoft GroupQueryAttention on a shared past/present buffer (right-padded rows:
   each row's keys from slot 0, `seqlens_k` its last index), which also writes the new key;
-- `attention`: ONNX Attention (opset 23) over the cache with an additive mask.
+- `attention`: ONNX Attention (opset 23) over the cache with an additive mask;
+- `cascade` (full layers only; `--prefix P`): the cascade step's attention
+  (`models.export.fast_cascade`): a shared prefix of P keys read once for all rows (one GEMM)
+  and each row's own L - P keys, merged by log-sum-exp. Against `matmul` at the same L: what
+  reading the prompt prefix once instead of per row saves (e.g. `--kv-length 3328 --prefix
+  1216`: the page prompt's 2,343 tokens + 768 new, 1,216 of them the cached prefix).
 Full layers have head size 512 over the whole cache, sliding layers 256 over a 512-slot window.
 Prints ms per call and the cache bytes read per second, writes
 bench/results/gemma-attention-<date>[<tag>].json. A variant onnxruntime cannot run is reported
@@ -89,7 +94,8 @@ def attention_graph(hd: int) -> bytes:
     return _model(nodes, inputs, [_t("o", f, ["B", HEADS, 1, hd])])
 
 
-def _feeds(variant: str, batch: int, length: int, hd: int, rng) -> dict[str, np.ndarray]:
+def _feeds(variant: str, batch: int, length: int, hd: int, rng,
+           prefix: int = 0) -> dict[str, np.ndarray]:  # fmt: skip
     def half(*shape):
         # The speed does not depend on the values: the large caches are filled, not drawn
         # (drawing 1,024 rows of a 1,966-slot cache took minutes of CPU).
@@ -102,6 +108,14 @@ def _feeds(variant: str, batch: int, length: int, hd: int, rng) -> dict[str, np.
     if variant == "matmul":
         return dict(q=half(batch, HEADS, hd), k=half(batch, length, hd),
                     v=half(batch, length, hd), bias=bias)  # fmt: skip
+    if variant == "cascade":
+        own = length - prefix
+        shared = {f"prefix.{k}": half(1, 1, prefix, hd) for k in ("key", "value")}
+        return dict(q=half(batch, 1, HEADS * hd), keys=half(batch, own, hd),
+                    values=half(batch, own, hd), slot=np.full(batch, length - 2, np.int64),
+                    offsets=np.full(batch, own // 8, np.int64),
+                    prefix_len=np.full(batch, prefix, np.int64),
+                    kv_index=np.arange(own, dtype=np.int64), **shared)  # fmt: skip
     if variant == "attention":
         return dict(q=half(batch, HEADS, 1, hd), k=half(batch, 1, length, hd),
                     v=half(batch, 1, length, hd), bias=bias[:, :, None])  # fmt: skip
@@ -111,18 +125,31 @@ def _feeds(variant: str, batch: int, length: int, hd: int, rng) -> dict[str, np.
                 total_len=np.array(length - 1, np.int32))  # fmt: skip
 
 
+def cascade_graph(hd: int) -> bytes:
+    import onnx_ir as ir
+
+    from models.export.fast_cascade import attention_model
+
+    return attention_model(HEADS, hd, ir.DataType.FLOAT16)
+
+
 def time_variant(variant: str, kind: str, *, batch: int, length: int, provider: str,
-                 runs: int) -> dict:  # fmt: skip
+                 runs: int, prefix: int = 0) -> dict:  # fmt: skip
     hd, window = LAYERS[kind]
     length = min(length, window) if window else length
-    model = {"matmul": lambda: matmul_graph(hd), "gqa": lambda: gqa_graph(hd, window),
-             "attention": lambda: attention_graph(hd)}[variant]()  # fmt: skip
     row = dict(variant=variant, layer=kind, batch=batch, kv_length=length, head_size=hd)
+    if variant == "cascade" and (window or not 0 < prefix < length):
+        return {**row, "error": "cascade: full layers with 0 < --prefix < --kv-length only"}
+    if variant == "cascade":
+        row["prefix"] = prefix
+    model = {"matmul": lambda: matmul_graph(hd), "gqa": lambda: gqa_graph(hd, window),
+             "attention": lambda: attention_graph(hd),
+             "cascade": lambda: cascade_graph(hd)}[variant]()  # fmt: skip
     try:
         so = ort.SessionOptions()
         sess = ort.InferenceSession(model, so, providers=[provider])
         device = "cuda" if provider.startswith("CUDA") else "cpu"
-        feeds = _feeds(variant, batch, length, hd, np.random.default_rng(0))
+        feeds = _feeds(variant, batch, length, hd, np.random.default_rng(0), prefix)
         binding = sess.io_binding()
         values = {}
         for name, array in feeds.items():
@@ -142,7 +169,8 @@ def time_variant(variant: str, kind: str, *, batch: int, length: int, provider: 
             if i >= 3:
                 times.append(time.perf_counter() - started)
         ms = statistics.median(times) * 1000
-        cache_bytes = 2 * batch * length * hd * 2  # K and V, fp16
+        keys = batch * (length - prefix) + prefix if variant == "cascade" else batch * length
+        cache_bytes = 2 * keys * hd * 2  # K and V, fp16 (the cascade's prefix once)
         row.update(ms=round(ms, 4), cache_gb_per_s=round(cache_bytes / ms / 1e6, 1))
     except Exception as exc:  # an op onnxruntime cannot run is a result here
         row.update(error=f"{type(exc).__name__}: {str(exc)[:300]}")
@@ -155,6 +183,7 @@ def main() -> None:
     ap.add_argument("--kv-length", type=int, default=1966)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--variants", nargs="+", default=["matmul", "gqa", "attention"])
+    ap.add_argument("--prefix", type=int, default=1216, help="cascade: shared prefix keys")
     ap.add_argument("--tag", default="")
     args = ap.parse_args()
     gpu = "CUDAExecutionProvider" in ort.get_available_providers()
@@ -167,7 +196,8 @@ def main() -> None:
         for kind in LAYERS:
             for variant in args.variants:
                 row = time_variant(variant, kind, batch=batch, length=args.kv_length,
-                                   provider=provider, runs=args.runs)  # fmt: skip
+                                   provider=provider, runs=args.runs,
+                                   prefix=args.prefix)  # fmt: skip
                 rows.append(row)
                 print(f"{variant:<10} {kind:<8} {batch:>5} {row['kv_length']:>5} "
                       f"{row['head_size']:>4} {row.get('ms', '-'):>9} "

@@ -165,7 +165,7 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         eng = FastGemma(pkg, max_soft_tokens=a.soft_tokens, verify=False,
                         prefill_chunk=a.prefill_chunk, cuda_graph=not a.no_cuda_graph,
                         log_severity=2, prefix_cache=not a.no_prefix_cache,
-                        vision_graph=a.vision_graph)  # fmt: skip
+                        vision_graph=a.vision_graph, cascade=a.cascade)  # fmt: skip
         load_s = time.perf_counter() - t
         w, h = page_size(a.soft_tokens, eng.vision["patch_size"], eng.vision["pooling_kernel_size"])
         imgs = synthetic_pages(8, w, h)
@@ -177,6 +177,7 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         one = eng.prompts.build(content=prompt, image_tokens=a.soft_tokens)
         prefix = {"vision_graph": a.vision_graph or eng.fast["vision"],
                   "prefix_cache": eng.pre_past is not None, "prompt_prefix_tokens": one.prefix,
+                  "cascade": eng.step_cas is not None,
                   "prefilled_tokens_per_page": len(one.ids) - (one.prefix if eng.pre_past
                                                                else 0)}  # fmt: skip
         # Each page's answer length (mixed), or --new-tokens for all.
@@ -457,6 +458,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="continuous batching: --batch rows, pages prepared --chunk at a time",
     )
+    ap.add_argument(
+        "--cascade",
+        action="store_true",
+        help="cascade attention in the decode step (the shared prompt prefix read once for all "
+        "rows; the package needs `python -m models.export fast PKG --cascade`)",
+    )
     ap.add_argument("--chunk", type=int, default=32)
     ap.add_argument("--json", type=Path, help="part output (internal)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
@@ -490,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
                 ["--no-cuda-graph"] if a.no_cuda_graph else []) + (
                 ["--no-prefix-cache"] if a.no_prefix_cache else []) + (
                 ["--vision-graph", a.vision_graph] if a.vision_graph else []) + (
-                ["--continuous"] if a.continuous else [])  # fmt: skip
+                ["--continuous"] if a.continuous else []) + (
+                ["--cascade"] if a.cascade else [])  # fmt: skip
     ours_json = tmp / "gemma_ours.json"
     r = subprocess.run([*base, "--part", "ours", "--json", str(ours_json)], cwd=ROOT)
     if r.returncode != 0 and not a.no_cuda_graph:
@@ -528,6 +536,7 @@ def main(argv: list[str] | None = None) -> int:
         "prompt": ours.get("prompt"),
         "prompt_tokens_mean": ours.get("prompt_tokens_mean"),
         "prefix_cache": ours.get("prefix_cache"),
+        "cascade": ours.get("cascade"),
         "prompt_prefix_tokens": ours.get("prompt_prefix_tokens"),
         "prefilled_tokens_per_page": ours.get("prefilled_tokens_per_page"),
         "vision_images_per_s": ours.get("vision_images_per_s"),

@@ -117,6 +117,22 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   faston) step faston 400 $PY -m models.export fast "$PKG" ;;
   tppd0) throughput ppd0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
     --tag=-page-dunfused ;;
+  # Cascade attention (issue 35, models.export.fast_cascade: the shared prompt prefix read once
+  # for all rows, rows' full-layer caches without it): `cascade` writes the cascade graphs into
+  # the package (every fast graph again, ~2-4 min; `faston`/`fastoff` drop them), then A/B in one
+  # sitting: `attncas cascade tppf tppcas testcas`, then if it helps `tppcasc tppcas1024`.
+  cascade) step cascade 540 $PY -m models.export fast "$PKG" --cascade ;;
+  tppcas) throughput ppcas --prompt page --hf-batch 0 --pages 1024 --batch 512 --cascade \
+    --tag=-page-cascade ;;
+  tppcasc) throughput ppcasc --prompt page --continuous --pages 1024 --batch 512 --chunk 64 \
+    --cascade --hf-batch 0 --tag=-continuous-page-cascade ;;
+  tppcas1024) throughput ppcas1024 --prompt page --hf-batch 0 --pages 2048 --batch 1024 \
+    --cascade --tag=-page-cascade-b1024 ;;
+  testcas) step gputestcas 300 $PY -m pytest tests/models/gemma/test_cascade.py -m gpu -q ;;
+  # The full layers' decode attention alone at the page prompt's step (L 3,328 = 2,343 + 768
+  # rounded; the cascade's own keys 3,328 - 1,216): plain vs cascade, no package needed.
+  attncas) step attncas 300 $PY bench/gemma_attention.py --batch 512 1024 --kv-length 3328 \
+    --prefix 1216 --variants matmul cascade --tag=-cascade ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
   attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;
   # A wider decode batch: the ~1,128 kernels of a step cost the same launches for twice the rows.

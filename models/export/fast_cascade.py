@@ -76,4 +76,34 @@ def cascade_attention(b: Builder, q: Any, own: tuple[Any, Any, Any],
     return b.op("Reshape", b.op("Div", o, total), b.const([0, 1, heads * hd]))
 
 
-__all__ = ["cascade_attention", "cascade_masks", "prefix_input"]
+def attention_model(heads: int, hd: int, dtype: Any) -> bytes:
+    """The masks and attention alone as a model (tests, bench/gemma_attention.py): inputs q
+    [B,1,heads*hd], the rows' own keys/values [B,L,hd], slot/offsets/prefix_len [B], kv_index
+    [L], prefix.key/value [1,1,P,hd]; outputs y [B,1,heads*hd] and own_at [B] (the full-layer
+    write index). dtype: an onnx_ir DataType (FLOAT, FLOAT16)."""
+    import numpy as np
+    import onnx_ir as ir
+
+    npf = np.float16 if dtype == ir.DataType.FLOAT16 else np.float32
+    f, i64 = ir.TensorType(dtype), ir.TensorType(ir.DataType.INT64)
+    shapes = {"q": (f, ["B", 1, heads * hd]), "keys": (f, ["B", "L", hd]),
+              "values": (f, ["B", "L", hd]), "slot": (i64, ["B"]), "offsets": (i64, ["B"]),
+              "prefix_len": (i64, ["B"]), "kv_index": (i64, ["L"])}  # fmt: skip
+    ins = {k: ir.Value(name=k, type=t, shape=ir.Shape(s)) for k, (t, s) in shapes.items()}
+    g = ir.Graph(list(ins.values()), [], nodes=[], opset_imports={"": 24, "com.microsoft": 1})
+    b = Builder(g, "cascade/")
+    kidx = b.op("Unsqueeze", ins["kv_index"], b.const([0]))
+    off = b.op("Unsqueeze", ins["offsets"], b.const([1]))
+    neg = b.const(float(np.finfo(npf).min) / 2, npf)
+    own_at, own_bias, pre_bias = cascade_masks(b, ins["slot"], ins["prefix_len"], off, kidx,
+                                               b.const(0.0, npf), neg)  # fmt: skip
+    pk, pv = (prefix_input(b, g, f"prefix.{k}", dtype, hd) for k in ("key", "value"))
+    y = cascade_attention(b, ins["q"], (ins["keys"], ins["values"], own_bias),
+                          (pk, pv, pre_bias), heads=heads, hd=hd)  # fmt: skip
+    for v, name in ((y, "y"), (own_at, "own_at")):
+        v.name = name
+        g.outputs.append(v)
+    return ir.to_proto(ir.Model(g, ir_version=10)).SerializeToString()
+
+
+__all__ = ["attention_model", "cascade_attention", "cascade_masks", "prefix_input"]

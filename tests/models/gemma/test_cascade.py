@@ -161,3 +161,37 @@ def test_cascade_on_cuda_reads_like_the_plain_step(
                                   max_prompt=max(len(p.ids) for p in prompts),
                                   check_every=4))  # fmt: skip
     assert [rows[k].token_ids for k in range(len(reqs))] == want
+
+
+def test_cascade_attention_is_attention_over_prefix_and_own_keys() -> None:
+    """Each row attends to the prefix's keys (when its prefix_len > 0) and to its own keys
+    from its offset to its slot - prefix_len, one softmax over both; it writes its token at
+    slot - prefix_len. Checked against a plain softmax over exactly those keys."""
+    heads, hd, P, L = 3, 8, 5, 12
+    rng = np.random.default_rng(0)
+    slot, offsets, plen = np.array([14, 9, 7]), np.array([2, 0, 3]), np.array([P, P, 0])
+    feeds = {"q": rng.normal(size=(3, 1, heads * hd)), "keys": rng.normal(size=(3, L, hd)),
+             "values": rng.normal(size=(3, L, hd)), "prefix.key": rng.normal(size=(1, 1, P, hd)),
+             "prefix.value": rng.normal(size=(1, 1, P, hd))}  # fmt: skip
+    feeds = {k: v.astype(np.float32) for k, v in feeds.items()}
+    ints = {"slot": slot, "offsets": offsets, "prefix_len": plen, "kv_index": np.arange(L)}
+    import onnx_ir as ir
+    import onnxruntime as ort
+
+    from models.export.fast_cascade import attention_model
+
+    sess = ort.InferenceSession(attention_model(heads, hd, ir.DataType.FLOAT),
+                                providers=["CPUExecutionProvider"])  # fmt: skip
+    y, own_at = sess.run(["y", "own_at"], {**feeds, **ints})
+    assert own_at.tolist() == (slot - plen).tolist()
+    for r in range(3):
+        own = slice(offsets[r], slot[r] - plen[r] + 1)
+        keys, values = feeds["keys"][r, own], feeds["values"][r, own]
+        if plen[r]:
+            keys = np.concatenate([feeds["prefix.key"][0, 0], keys])
+            values = np.concatenate([feeds["prefix.value"][0, 0], values])
+        q = feeds["q"][r, 0].reshape(heads, hd)
+        s = q @ keys.T
+        p = np.exp(s - s.max(-1, keepdims=True))
+        want = (p / p.sum(-1, keepdims=True)) @ values
+        assert np.abs(y[r, 0] - want.reshape(-1)).max() <= 1e-5 * np.abs(want).max()
