@@ -15,6 +15,9 @@ the GPU worker:
 - a prompt's shared prefix (the instruction before the image, `Prompt.prefix`) is prefilled
   once per worker and kept (its KV per layer); rows that start with it run `prefill_past`,
   which covers only the image and what follows and writes the prefix into their cache too;
+- with `cascade=True` (off by default; packages built with `--cascade`) a batch whose rows all
+  start with one prefix decodes on the cascade step: the prefix's full-layer K/V read once for
+  all rows, the rows' full-layer caches only what follows it (`models.gemma.fast_prefix`);
 - tokens come back once per batch (the history buffer), or every `stop_check` steps to stop early
   when every row has produced a stop id.
 - or continuously (`open_rows`): the rows stay decoding and a row whose page is done is

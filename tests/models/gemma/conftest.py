@@ -96,3 +96,29 @@ def rel_err(a: np.ndarray, ref: np.ndarray) -> float:
 def oracle() -> type[Oracle]:
     """The Oracle class (a fixture, so test modules need no package imports)."""
     return Oracle
+
+
+def _continuous_tokens(fast: Any, requests: list, *, rows: int, max_new_tokens: int,
+                       check_every: int) -> list[list[int]]:  # fmt: skip
+    """Greedy tokens of `requests` through continuous rows (`decode_continuous`, stop ids
+    ignored): every free row takes the next prepared page. In the requests' order."""
+    from models.gemma.batching import decode_continuous
+
+    prompts, _ = fast.prepare(requests)
+    todo = list(enumerate(prompts))
+
+    def feed(free: int, wait: bool) -> list | None:
+        taken = todo[:free]
+        del todo[:free]
+        return taken or None
+
+    got = dict(decode_continuous(fast, feed, rows=rows, max_new_tokens=max_new_tokens,
+                                 ignore_stop=True, max_prompt=max(len(p.ids) for p in prompts),
+                                 check_every=check_every))  # fmt: skip
+    return [got[k].token_ids for k in range(len(requests))]
+
+
+@pytest.fixture(scope="session")
+def continuous_tokens() -> Any:
+    """`_continuous_tokens` (a fixture, so test modules need no helper imports)."""
+    return _continuous_tokens

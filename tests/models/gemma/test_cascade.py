@@ -7,6 +7,7 @@ prompt at several sizes, so rows are left-padded)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -100,35 +101,23 @@ def test_cascade_batch_reads_like_the_plain_step(
 
 @pytest.mark.parity
 def test_cascade_rows_refill_like_the_plain_step(
-    cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]]
+    cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]], continuous_tokens: Any
 ) -> None:
     """Continuous rows on the cascade step (3 rows, 7 pages: rows refilled with new pages of
     the prefix, one page of another prompt and a text-only page kept whole in their rows):
     every page gets the tokens it gets alone on the plain step."""
-    from models.gemma.batching import decode_continuous
     from models.gemma.decoder import PageRequest
     from models.gemma.fast import FastGemma
 
     fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2, cascade=True)
     reqs = [*_same_prompt(5), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
     want = [*plain_tokens["same"], *plain_tokens["mixed"][2:]]
-    prompts, _ = fast.prepare(reqs)
-    todo = list(enumerate(prompts))
-
-    def feed(free: int, wait: bool):  # noqa: ANN202
-        taken = todo[:free]
-        del todo[:free]
-        return taken or None
-
-    rows = dict(decode_continuous(fast, feed, rows=3, max_new_tokens=20, ignore_stop=True,
-                                  max_prompt=max(len(p.ids) for p in prompts),
-                                  check_every=4))  # fmt: skip
-    assert [rows[k].token_ids for k in range(len(reqs))] == want
+    assert continuous_tokens(fast, reqs, rows=3, max_new_tokens=20, check_every=4) == want
 
 
 @pytest.mark.gpu
 def test_cascade_on_cuda_reads_like_the_plain_step(
-    tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path
+    tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path, continuous_tokens: Any
 ) -> None:
     """On a CUDA machine (CUDA graphs on, TF32 off, fp32 tiny package): the cascade step's
     tokens, in a batch and in continuous rows, are the plain step's."""
@@ -136,7 +125,6 @@ def test_cascade_on_cuda_reads_like_the_plain_step(
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         pytest.skip("no CUDA execution provider")
     from models.export.build import build_package
-    from models.gemma.batching import decode_continuous
     from models.gemma.fast import FastGemma
 
     pkg = tmp_path_factory.mktemp("tiny-cascade-cuda") / "pkg"
@@ -149,18 +137,7 @@ def test_cascade_on_cuda_reads_like_the_plain_step(
     assert fast.cuda and fast.step_cas is not None
     got = fast.generate(reqs, max_new_tokens=20, ignore_stop=True)
     assert [g.token_ids for g in got] == want
-    prompts, _ = fast.prepare(reqs)
-    todo = list(enumerate(prompts))
-
-    def feed(free: int, wait: bool):  # noqa: ANN202
-        taken = todo[:free]
-        del todo[:free]
-        return taken or None
-
-    rows = dict(decode_continuous(fast, feed, rows=3, max_new_tokens=20, ignore_stop=True,
-                                  max_prompt=max(len(p.ids) for p in prompts),
-                                  check_every=4))  # fmt: skip
-    assert [rows[k].token_ids for k in range(len(reqs))] == want
+    assert continuous_tokens(fast, reqs, rows=3, max_new_tokens=20, check_every=4) == want
 
 
 def test_cascade_attention_is_attention_over_prefix_and_own_keys() -> None:

@@ -6,6 +6,7 @@ or 128, KV sharing, full and sliding layers)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -74,10 +75,11 @@ def test_reference_prefix_cache_reads_like_a_full_prefill(tiny_pkg: Path) -> Non
 
 
 @pytest.mark.parity
-def test_fast_prefix_cache_reads_like_a_full_prefill(tiny_pkg_fast: Path) -> None:
+def test_fast_prefix_cache_reads_like_a_full_prefill(
+    tiny_pkg_fast: Path, continuous_tokens: Any
+) -> None:
     """FastGemma with the prefix cache (the prefill_past graph), in batches and in continuous
     rows: the reference runtime's tokens from full prefills."""
-    from models.gemma.batching import decode_continuous
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import GemmaRuntime
 
@@ -88,18 +90,7 @@ def test_fast_prefix_cache_reads_like_a_full_prefill(tiny_pkg_fast: Path) -> Non
     assert fast.pre_past is not None
     got = fast.generate(reqs, max_new_tokens=20, ignore_stop=True)
     assert [g.token_ids for g in got] == want
-    prompts, _ = fast.prepare(reqs)
-    todo = list(enumerate(prompts))
-
-    def feed(free: int, wait: bool):  # noqa: ANN202
-        taken = todo[:free]
-        del todo[:free]
-        return taken or None
-
-    rows = dict(decode_continuous(fast, feed, rows=3, max_new_tokens=20, ignore_stop=True,
-                                  max_prompt=max(len(p.ids) for p in prompts),
-                                  check_every=4))  # fmt: skip
-    assert [rows[k].token_ids for k in range(len(reqs))] == want
+    assert continuous_tokens(fast, reqs, rows=3, max_new_tokens=20, check_every=4) == want
 
 
 @pytest.mark.parity
