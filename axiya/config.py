@@ -50,6 +50,7 @@ class Gemma:
     max_soft_tokens: int = _setting("AXIYA_GEMMA_MAX_SOFT_TOKENS")
     kv_budget_gb: float = _setting("AXIYA_GEMMA_KV_BUDGET_GB")
     device_id: int = _setting("AXIYA_GEMMA_DEVICE_ID")
+    cascade: bool = _setting("AXIYA_GEMMA_CASCADE")
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,10 @@ AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
 # 11.41 pages/s, docs/gemma-runtime.md, seventh run); false: batches as above.
 AXIYA_GEMMA_CONTINUOUS = env_bool("AXIYA_GEMMA_CONTINUOUS", True)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
+# Cascade attention on the GPU fast path (docs/gemma-runtime.md): rows of one prompt prefix
+# read its keys once in the decode step. Off until measured on an H200; needs a package built
+# with `--cascade`.
+AXIYA_GEMMA_CASCADE = env_bool("AXIYA_GEMMA_CASCADE", False)
 AXIYA_MAX_UPLOAD_MB = env_int("AXIYA_MAX_UPLOAD_MB", 100, minimum=1)
 # The whole request (a site form or an API batch of several files), refused from its
 # Content-Length before the body is read (conversion/request_limits.py).

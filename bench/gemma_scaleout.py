@@ -88,6 +88,7 @@ class Stack:
             AXIYA_GEMMA_FIRST_BATCH=str(args.first_batch),
             AXIYA_GEMMA_MAX_NEW_TOKENS=str(args.new_tokens),
             AXIYA_GEMMA_CONTINUOUS=str(args.continuous).lower(),
+            AXIYA_GEMMA_CASCADE=str(args.cascade).lower(),
             AXIYA_GEMMA_MAX_SOFT_TOKENS=str(args.soft_tokens),
             AXIYA_MAX_PAGES=str(max(500, *args.page_counts)),
             AXIYA_MAX_UPLOAD_MB="2000",
@@ -255,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--new-tokens", type=int, default=768)
     ap.add_argument("--continuous", action="store_true",
                     help="AXIYA_GEMMA_CONTINUOUS: continuous batching")  # fmt: skip
+    ap.add_argument("--cascade", action="store_true",
+                    help="AXIYA_GEMMA_CASCADE (a package built with --cascade)")  # fmt: skip
     ap.add_argument("--soft-tokens", type=int, default=1120)
     ap.add_argument("--cpu-workers", type=int, default=min(16, os.cpu_count() or 2))
     ap.add_argument("--broker", choices=("redis", "filesystem"), default="redis")
@@ -325,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch_wait_s": a.batch_wait,
         "first_batch": a.first_batch,
         "continuous": a.continuous,
+        "cascade": a.cascade,
         "new_tokens_per_page": a.new_tokens,
         "image_tokens_per_page": a.soft_tokens,
         "runs": runs,
@@ -339,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     tag = "h200" if "H200" in gpu else (gpu.lower().replace(" ", "-") or "cpu")
     a.out.mkdir(parents=True, exist_ok=True)
-    mode = "-continuous" if a.continuous else ""
+    mode = ("-continuous" if a.continuous else "") + ("-cascade" if a.cascade else "")
     path = a.out / f"gemma-scaleout-{report['date']}-{tag}{mode}.json"
     path.write_text(json.dumps(report, indent=1) + "\n")
     print(f"{'GPU workers':>12} {'pages':>6} {'total s':>8} {'pages/s':>8} {'speed-up':>9}")

@@ -144,7 +144,7 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   tp280) throughput 280 --hf-batch 0 --soft-tokens 280 --pages 1024 --batch 512 --tag -280 ;;
   mixed) throughput mixed --hf-batch 0 --lengths mixed --pages 1024 --batch 512 ;;
   mixedc) throughput mixedc --continuous --lengths mixed --pages 1024 --batch 512 --chunk 64 ;;
-  scale | scalec | scalebest)
+  scale | scalec | scalebest | scaleccas)
     mode=$what
     if [ "$what" = scalebest ]; then  # the faster of the two 1120/768 throughput runs
       mode=$($PY -c "import json, os, time
@@ -155,6 +155,7 @@ r = {m: json.load(open(f))['pages_per_s'] for m, f in
 print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/stderr | cut -d' ' -f1)
     fi
     flag=$([ "$mode" = scalec ] && echo --continuous)
+    [ "$mode" = scaleccas ] && flag="--continuous --cascade"  # after the `cascade` step
     # py-spy samples the GPU worker when it can attach here (ptrace allowed).
     spy=$SITE/bin/py-spy
     $PY -c 'import time; time.sleep(4)' &

@@ -89,6 +89,7 @@ class GemmaPageEngine:
         providers: Sequence[str] | None = None,
         verify: bool = True,
         continuous: bool = False,
+        cascade: bool = False,
     ) -> GemmaPageEngine:
         """Load and verify the package (sha256 of every file) and open its sessions."""
         import onnxruntime as ort  # only when an engine is built
@@ -103,7 +104,11 @@ class GemmaPageEngine:
             from models.gemma.fast import FastGemma
 
             runtime = FastGemma(
-                package, max_soft_tokens=max_soft_tokens, providers=providers, device_id=device_id
+                package,
+                max_soft_tokens=max_soft_tokens,
+                providers=providers,
+                device_id=device_id,
+                cascade=cascade,
             )
         else:
             from models.gemma.runtime import GemmaRuntime
