@@ -72,6 +72,28 @@ def test_cascade_graphs_only_when_asked(cascade_pkg: Path, tiny_pkg_fast: Path) 
     assert "step_cascade" not in load_package(tiny_pkg_fast).manifest["fast"]
 
 
+def test_cascade_graphs_written_into_a_package_and_dropped(tmp_path: Path,
+                                                          tiny_pkg_fast: Path) -> None:  # fmt: skip
+    """`python -m models.export fast PKG --cascade` adds the cascade graphs to a built package
+    (as bench/h200.sh's `cascade` step does), a rebuild without the flag removes them; the
+    manifest checks out after each (every file's sha256)."""
+    import shutil
+
+    from models.export.__main__ import main
+    from models.gemma.package import load_package
+
+    pkg = tmp_path / "pkg"
+    shutil.copytree(tiny_pkg_fast, pkg)
+    assert main(["fast", str(pkg), "--cascade"]) == 0
+    fast = load_package(pkg, verify=True).manifest["fast"]
+    assert (pkg / fast["step_cascade"]).exists() and (pkg / fast["prefill_cascade"]).exists()
+    assert main(["fast", str(pkg)]) == 0
+    man = load_package(pkg, verify=True).manifest
+    assert "step_cascade" not in man["fast"]
+    assert not [rel for rel in man["files"] if "cascade" in rel]
+    assert not list(pkg.glob("decoder/*cascade*"))
+
+
 @pytest.mark.parity
 def test_cascade_batch_reads_like_the_plain_step(
     cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]]
