@@ -194,3 +194,79 @@ def test_cascade_attention_is_attention_over_prefix_and_own_keys() -> None:
         p = np.exp(s - s.max(-1, keepdims=True))
         want = (p / p.sum(-1, keepdims=True)) @ values
         assert np.abs(y[r, 0] - want.reshape(-1)).max() <= 1e-5 * np.abs(want).max()
+
+
+def _with_scores(pkg: Path, rel: str, out: Path) -> Any:
+    """A CPU session of the step graph `rel` with the LM head's output (what next_token is the
+    ArgMax of) as an extra output (the graph written into `out`, beside a copy of the package's
+    weights)."""
+    import shutil
+
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(pkg / rel), load_external_data=False)
+    argmax = next(n for n in model.graph.node if n.op_type == "ArgMax")
+    model.graph.output.append(onnx.helper.make_empty_tensor_value_info(argmax.input[0]))
+    data = out / "model.onnx.data"
+    if not data.exists():  # onnxruntime reads no weights from outside the graph's folder
+        shutil.copyfile(pkg / "decoder" / "model.onnx.data", data)
+    path = out / Path(rel).name
+    onnx.save(model, str(path))
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def test_cascade_step_graph_equals_the_plain_step(cascade_pkg: Path, tmp_path: Path) -> None:
+    """One decode step of the whole decoder on random caches: the plain step over caches that
+    hold the shared prefix in every row (at each row's offset), the cascade step over the prefix
+    once and caches shifted by each row's prefix_len (a row with prefix_len 0 keeps its cache
+    as it is; rows at different slots, a shorter cascade cache). The LM head's scores and the
+    caches written agree (fp32, rel err <= 1e-5); KV sharing and the sliding rings included."""
+    from models.gemma.package import load_package
+
+    man = load_package(cascade_pkg).manifest
+    plain = _with_scores(cascade_pkg, man["fast"]["step"], tmp_path)
+    cascade = _with_scores(cascade_pkg, man["fast"]["step_cascade"], tmp_path)
+    rng = np.random.default_rng(5)
+    P, L, Lc = 5, 25, 20
+    slot, offsets, plen = np.array([20, 18, 17]), np.array([0, 2, 4]), np.array([P, P, 0])
+    shapes = {i.name: i.shape for i in plain.get_inputs()}
+    feeds = {
+        k: rng.normal(size=(3, 1, shapes[k][-1])) for k in ("inputs_embeds", "per_layer_inputs")
+    }
+    plain_feeds, cas_feeds = dict(feeds), dict(feeds)
+    for name, shape in shapes.items():
+        if not name.startswith("cache."):
+            continue
+        if shape[2] != "kv_length":  # a sliding ring: the same in both
+            plain_feeds[name] = cas_feeds[name] = rng.normal(size=(3, *shape[1:]))
+            continue
+        full = rng.normal(size=(3, 1, L, shape[3]))
+        prefix = rng.normal(size=(1, 1, P, shape[3]))
+        shifted = np.zeros((3, 1, Lc, shape[3]))
+        for r in range(3):
+            if plen[r]:
+                full[r, :, offsets[r] : offsets[r] + P] = prefix[0]
+            shifted[r] = full[r, :, plen[r] : plen[r] + Lc]
+        plain_feeds[name], cas_feeds[name] = full, shifted
+        cas_feeds[name.replace("cache.", "prefix.")] = prefix
+    ints = {"slot": slot, "offsets": offsets, "history": np.zeros((3, L), np.int64)}
+    plain_feeds.update(ints, kv_index=np.arange(L))
+    cas_feeds.update(ints, kv_index=np.arange(Lc), prefix_len=plen)
+
+    def run(sess: Any, f: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        f = {k: v.astype(np.float32) if v.dtype == np.float64 else v for k, v in f.items()}
+        return dict(zip([o.name for o in sess.get_outputs()], sess.run(None, f), strict=True))
+
+    want, got = run(plain, plain_feeds), run(cascade, cas_feeds)
+    # The extra output (last) of each: the LM head's scores.
+    a, b = (r.pop(s.get_outputs()[-1].name) for r, s in ((want, plain), (got, cascade)))
+    assert np.abs(b - a).max() <= 1e-5 * np.abs(a).max()
+    assert (got["next_token"] == want["next_token"]).all()
+    for name, ref in want.items():
+        if name.startswith("cache_out.") and ref.shape[2] == L:
+            for r in range(3):  # the cascade cache is the plain one shifted by prefix_len
+                np.testing.assert_allclose(got[name][r], ref[r, :, plen[r] : plen[r] + Lc],
+                                           rtol=1e-6)  # fmt: skip
+        elif name.startswith("cache_out."):
+            np.testing.assert_allclose(got[name], ref, rtol=1e-6)
