@@ -122,3 +122,17 @@ def _continuous_tokens(fast: Any, requests: list, *, rows: int, max_new_tokens: 
 def continuous_tokens() -> Any:
     """`_continuous_tokens` (a fixture, so test modules need no helper imports)."""
     return _continuous_tokens
+
+
+def _random_page(seed: int, w: int, h: int) -> Any:
+    """A page image of random pixels (PIL), w x h, from `seed`."""
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    return Image.fromarray(rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
+
+
+@pytest.fixture(scope="session")
+def random_page() -> Any:
+    """`_random_page` (a fixture, so test modules need no helper imports)."""
+    return _random_page

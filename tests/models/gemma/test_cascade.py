@@ -11,24 +11,23 @@ from typing import Any
 
 import numpy as np
 import pytest
-from PIL import Image
 
 SOFT = 70  # max_soft_tokens of the tiny vision tower
 SAME = "Read this page."
 OTHER = "Transcribe all the text on this page, please, in reading order."
 
 
-def _page(seed: int, w: int, h: int) -> Image.Image:
-    rng = np.random.default_rng(seed)
-    return Image.fromarray(rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
-
-
-def _same_prompt(n: int) -> list:
-    """n pages of one prompt, of three sizes (prompts of different lengths: left padding)."""
+@pytest.fixture(scope="module")
+def requests(random_page: Any) -> dict[str, list]:
+    """ "same": 5 pages of one prompt at three sizes (prompts of different lengths: left
+    padding); "others": a page of another prompt and a text-only request; "mixed": two of the
+    first and the others."""
     from models.gemma.decoder import PageRequest
 
     sizes = [(120, 160), (136, 160), (160, 120)]
-    return [PageRequest(SAME, _page(k, *sizes[k % 3])) for k in range(n)]
+    same = [PageRequest(SAME, random_page(k, *sizes[k % 3])) for k in range(5)]
+    others = [PageRequest(OTHER, random_page(9, 120, 160)), PageRequest("Hi")]
+    return {"same": same, "others": others, "mixed": [*same[:2], *others]}
 
 
 @pytest.fixture(scope="module")
@@ -41,16 +40,15 @@ def cascade_pkg(tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path) -> Pa
 
 
 @pytest.fixture(scope="module")
-def plain_tokens(cascade_pkg: Path) -> dict[str, list[list[int]]]:
-    """The plain step's greedy tokens (FastGemma without cascade) for the requests below."""
-    from models.gemma.decoder import PageRequest
+def plain_tokens(cascade_pkg: Path, requests: dict[str, list]) -> dict[str, list[list[int]]]:
+    """The plain step's greedy tokens (FastGemma without cascade) for `requests`' batches."""
     from models.gemma.fast import FastGemma
 
     fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2)
     assert fast.step_cas is None
-    mixed = [*_same_prompt(2), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
-    return {name: [g.token_ids for g in fast.generate(reqs, max_new_tokens=20, ignore_stop=True)]
-            for name, reqs in (("same", _same_prompt(5)), ("mixed", mixed))}  # fmt: skip
+    return {name: [g.token_ids for g in fast.generate(requests[name], max_new_tokens=20,
+                                                      ignore_stop=True)]
+            for name in ("same", "mixed")}  # fmt: skip
 
 
 def test_cascade_graphs_only_when_asked(cascade_pkg: Path, tiny_pkg_fast: Path) -> None:
@@ -96,50 +94,53 @@ def test_cascade_graphs_written_into_a_package_and_dropped(tmp_path: Path,
 
 @pytest.mark.parity
 def test_cascade_batch_reads_like_the_plain_step(
-    cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]]
+    cascade_pkg: Path, requests: dict[str, list], plain_tokens: dict[str, list[list[int]]]
 ) -> None:
     """A batch of one prompt decodes on the cascade step, its full-layer caches shorter by the
     prefix, with the plain step's tokens; a batch of mixed prompts falls back to the plain step
     (same tokens too)."""
-    from models.gemma.decoder import PageRequest
     from models.gemma.fast import FastGemma
 
     fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2, cascade=True)
     assert fast.step_cas is not None
-    got = fast.generate(_same_prompt(5), max_new_tokens=20, ignore_stop=True)
+    got = fast.generate(requests["same"], max_new_tokens=20, ignore_stop=True)
     assert [g.token_ids for g in got] == plain_tokens["same"]
     # A cache exactly as long as the indices after the prefix (the default rounds up to 256).
-    prompts, _ = fast.prepare(_same_prompt(5))
+    prompts, _ = fast.prepare(requests["same"])
     P, width = prompts[0].prefix, max(len(p.ids) for p in prompts)
     got = fast.generate_prompts(prompts, max_new_tokens=20, ignore_stop=True,
                                 length=width + 20 - P)  # fmt: skip
     assert [g.token_ids for g in got] == plain_tokens["same"]
     assert (5, width + 20 - P, 256, P) in fast.decode_states and P > 0
-    mixed = [*_same_prompt(2), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
-    got = fast.generate(mixed, max_new_tokens=20, ignore_stop=True)
+    got = fast.generate(requests["mixed"], max_new_tokens=20, ignore_stop=True)
     assert [g.token_ids for g in got] == plain_tokens["mixed"]
     assert any(len(key) == 2 for key in fast.decode_states)  # the plain state
 
 
 @pytest.mark.parity
 def test_cascade_rows_refill_like_the_plain_step(
-    cascade_pkg: Path, plain_tokens: dict[str, list[list[int]]], continuous_tokens: Any
+    cascade_pkg: Path,
+    requests: dict[str, list],
+    plain_tokens: dict[str, list[list[int]]],
+    continuous_tokens: Any,
 ) -> None:
     """Continuous rows on the cascade step (3 rows, 7 pages: rows refilled with new pages of
     the prefix, one page of another prompt and a text-only page kept whole in their rows):
     every page gets the tokens it gets alone on the plain step."""
-    from models.gemma.decoder import PageRequest
     from models.gemma.fast import FastGemma
 
     fast = FastGemma(cascade_pkg, max_soft_tokens=SOFT, prefill_chunk=2, cascade=True)
-    reqs = [*_same_prompt(5), PageRequest(OTHER, _page(9, 120, 160)), PageRequest("Hi")]
+    reqs = [*requests["same"], *requests["others"]]
     want = [*plain_tokens["same"], *plain_tokens["mixed"][2:]]
     assert continuous_tokens(fast, reqs, rows=3, max_new_tokens=20, check_every=4) == want
 
 
 @pytest.mark.gpu
 def test_cascade_on_cuda_reads_like_the_plain_step(
-    tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path, continuous_tokens: Any
+    tmp_path_factory: pytest.TempPathFactory,
+    tiny_ckpt: Path,
+    requests: dict[str, list],
+    continuous_tokens: Any,
 ) -> None:
     """On a CUDA machine (CUDA graphs on, TF32 off, fp32 tiny package): the cascade step's
     tokens, in a batch and in continuous rows, are the plain step's."""
@@ -152,7 +153,7 @@ def test_cascade_on_cuda_reads_like_the_plain_step(
     pkg = tmp_path_factory.mktemp("tiny-cascade-cuda") / "pkg"
     build_package(tiny_ckpt, pkg, fast=True, cascade=True)
     opts = {"max_soft_tokens": SOFT, "prefill_chunk": 2, "cuda_options": {"use_tf32": "0"}}
-    reqs = _same_prompt(5)
+    reqs = requests["same"]
     plain = FastGemma(pkg, **opts)  # type: ignore[arg-type]
     want = [g.token_ids for g in plain.generate(reqs, max_new_tokens=20, ignore_stop=True)]
     fast = FastGemma(pkg, cascade=True, **opts)  # type: ignore[arg-type]

@@ -10,26 +10,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from PIL import Image
 
 SOFT = 70  # max_soft_tokens of the tiny vision tower
 SAME = "Read this page."
 OTHER = "Transcribe all the text on this page, please, in reading order."
 
 
-def _page(seed: int, w: int, h: int) -> Image.Image:
-    rng = np.random.default_rng(seed)
-    return Image.fromarray(rng.integers(0, 255, (h, w, 3), dtype=np.uint8))
-
-
-def _requests() -> list:
+def _requests(page: Any) -> list:
     """Pages of one prompt (two of one size: a run that prefills together), another prompt,
     a text-only prompt and a page of another size."""
     from models.gemma.decoder import PageRequest
 
-    return [PageRequest(SAME, _page(1, 120, 160)), PageRequest(SAME, _page(2, 120, 160)),
-            PageRequest(OTHER, _page(3, 160, 120)), PageRequest("Hi"),
-            PageRequest(SAME, _page(4, 136, 160))]  # fmt: skip
+    return [PageRequest(SAME, page(1, 120, 160)), PageRequest(SAME, page(2, 120, 160)),
+            PageRequest(OTHER, page(3, 160, 120)), PageRequest("Hi"),
+            PageRequest(SAME, page(4, 136, 160))]  # fmt: skip
 
 
 def test_instruction_comes_before_the_image(tiny_pkg: Path) -> None:
@@ -56,12 +50,12 @@ def test_instruction_comes_before_the_image(tiny_pkg: Path) -> None:
 
 
 @pytest.mark.parity
-def test_reference_prefix_cache_reads_like_a_full_prefill(tiny_pkg: Path) -> None:
+def test_reference_prefix_cache_reads_like_a_full_prefill(tiny_pkg: Path, random_page: Any) -> None:
     """GemmaRuntime with the prefix cache: the same greedy tokens as full prefills, one page at
     a time and in a batch, and the prefilled positions' logits (only those after the prefix)."""
     from models.gemma.runtime import GemmaRuntime
 
-    reqs = _requests()
+    reqs = _requests(random_page)
     full = GemmaRuntime(tiny_pkg, max_soft_tokens=SOFT, prefix_cache=False)
     cached = GemmaRuntime(tiny_pkg, max_soft_tokens=SOFT)
     want = [full.generate([r], max_new_tokens=24, ignore_stop=True)[0].token_ids for r in reqs]
@@ -76,14 +70,14 @@ def test_reference_prefix_cache_reads_like_a_full_prefill(tiny_pkg: Path) -> Non
 
 @pytest.mark.parity
 def test_fast_prefix_cache_reads_like_a_full_prefill(
-    tiny_pkg_fast: Path, continuous_tokens: Any
+    tiny_pkg_fast: Path, continuous_tokens: Any, random_page: Any
 ) -> None:
     """FastGemma with the prefix cache (the prefill_past graph), in batches and in continuous
     rows: the reference runtime's tokens from full prefills."""
     from models.gemma.fast import FastGemma
     from models.gemma.runtime import GemmaRuntime
 
-    reqs = _requests()
+    reqs = _requests(random_page)
     ref = GemmaRuntime(tiny_pkg_fast, max_soft_tokens=SOFT, prefix_cache=False)
     want = [ref.generate([r], max_new_tokens=20, ignore_stop=True)[0].token_ids for r in reqs]
     fast = FastGemma(tiny_pkg_fast, max_soft_tokens=SOFT, prefill_chunk=2)
@@ -96,7 +90,7 @@ def test_fast_prefix_cache_reads_like_a_full_prefill(
 @pytest.mark.parity
 @pytest.mark.slow
 def test_prefix_cache_with_a_window_wider_than_the_image(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, random_page: Any
 ) -> None:
     """A sliding window (128) wider than what follows the prefix (~90 tokens): the rows' rings
     then hold prefix keys too (one prompt's prefix and suffix fit in the window, the other's
@@ -110,7 +104,7 @@ def test_prefix_cache_with_a_window_wider_than_the_image(
     ckpt = write_checkpoint("tiny", root / "ckpt", seed=1, sliding_window=128)
     pkg = root / "pkg"
     build_package(ckpt, pkg, fast=True)
-    reqs = _requests()
+    reqs = _requests(random_page)
     ref = GemmaRuntime(pkg, max_soft_tokens=SOFT, prefix_cache=False)
     prompts = [ref.prompt(r) for r in reqs]
     fits = [len(p.ids) <= 128 for p in prompts if p.prefix]
@@ -124,7 +118,7 @@ def test_prefix_cache_with_a_window_wider_than_the_image(
 
 @pytest.mark.gpu
 def test_fast_prefix_cache_on_cuda_reads_like_cpu_full_prefill(
-    tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path
+    tmp_path_factory: pytest.TempPathFactory, tiny_ckpt: Path, random_page: Any
 ) -> None:
     """On a CUDA machine: the fast path with the prefix cache (CUDA graphs on, TF32 off) gives
     the CPU reference runtime's tokens from full prefills (fp32 tiny package)."""
@@ -137,7 +131,7 @@ def test_fast_prefix_cache_on_cuda_reads_like_cpu_full_prefill(
 
     pkg = tmp_path_factory.mktemp("tiny-cuda") / "pkg"
     build_package(tiny_ckpt, pkg, fast=True)
-    reqs = _requests()
+    reqs = _requests(random_page)
     ref = GemmaRuntime(pkg, max_soft_tokens=SOFT, providers=["CPUExecutionProvider"],
                        prefix_cache=False)  # fmt: skip
     want = [ref.generate([r], max_new_tokens=20, ignore_stop=True)[0].token_ids for r in reqs]
