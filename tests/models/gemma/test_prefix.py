@@ -94,7 +94,8 @@ def test_prefix_cache_with_a_window_wider_than_the_image(
 ) -> None:
     """A sliding window (128) wider than what follows the prefix (~90 tokens): the rows' rings
     then hold prefix keys too (one prompt's prefix and suffix fit in the window, the other's
-    wrap around it). Fast path with the cache = reference runtime without it."""
+    wrap around it). Fast path with the cache = reference runtime without it; so is the
+    cascade step (each prompt's pages a batch: its prefix in the rings, not in the caches)."""
     from models.export.build import build_package
     from models.export.checkpoint import write_checkpoint
     from models.gemma.fast import FastGemma
@@ -103,7 +104,7 @@ def test_prefix_cache_with_a_window_wider_than_the_image(
     root = tmp_path_factory.mktemp("tiny-window-128")
     ckpt = write_checkpoint("tiny", root / "ckpt", seed=1, sliding_window=128)
     pkg = root / "pkg"
-    build_package(ckpt, pkg, fast=True)
+    build_package(ckpt, pkg, fast=True, cascade=True)
     reqs = _requests(random_page)
     ref = GemmaRuntime(pkg, max_soft_tokens=SOFT, prefix_cache=False)
     prompts = [ref.prompt(r) for r in reqs]
@@ -114,6 +115,12 @@ def test_prefix_cache_with_a_window_wider_than_the_image(
     assert [g.token_ids for g in cached.generate(reqs, max_new_tokens=16, ignore_stop=True)] == want
     fast = FastGemma(pkg, max_soft_tokens=SOFT, prefill_chunk=2)
     assert [g.token_ids for g in fast.generate(reqs, max_new_tokens=16, ignore_stop=True)] == want
+    cascade = FastGemma(pkg, max_soft_tokens=SOFT, prefill_chunk=2, cascade=True)
+    for text in (SAME, OTHER):
+        group = [k for k, r in enumerate(reqs) if r.prompt == text and r.image is not None]
+        got = cascade.generate([reqs[k] for k in group], max_new_tokens=16, ignore_stop=True)
+        assert [g.token_ids for g in got] == [want[k] for k in group]
+    assert all(len(key) == 4 for key in cascade.decode_states)  # cascade states only
 
 
 @pytest.mark.gpu
