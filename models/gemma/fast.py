@@ -162,7 +162,7 @@ class FastGemma(TwoSteps):
         mm = [self.ids.get(k) for k in ("image", "audio", "video")]
         self.multimodal = np.array([i for i in mm if i is not None], np.int64)
         self.pool = ThreadPoolExecutor(max(1, threads))
-        self._state: dict[tuple[int, int], dict[str, Any]] = {}
+        self._state: dict[tuple[int, ...], dict[str, Any]] = {}
         self._kv_store: dict[int, tuple[int, dict[str, DeviceBuffer]]] = {}
         self._graph_count = 0
         # While a CUDA graph is captured (globally), no other thread may touch the device: a
@@ -249,8 +249,9 @@ class FastGemma(TwoSteps):
         return {length: rows for length, (rows, _) in self._kv_store.items()}
 
     @property
-    def decode_states(self) -> set[tuple[int, int]]:
-        """(batch, cache length) of each decode state held (its buffers, bindings, graphs)."""
+    def decode_states(self) -> set[tuple[int, ...]]:
+        """(batch, cache length) of each decode state held (its buffers, bindings, graphs); a
+        cascade state's: (batch, cache length, history length, prefix length)."""
         return set(self._state)
 
     def _kv(self, batch: int, length: int) -> dict[str, DeviceBuffer]:
