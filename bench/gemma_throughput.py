@@ -261,6 +261,9 @@ def run_ours(a: argparse.Namespace) -> dict[str, Any]:
         "new_tokens_per_page": new_tokens / a.pages,
         "answer_lengths": MIXED_LENGTHS if a.lengths == "mixed" else "fixed",
         "cache_length": length,
+        # (batch, cache length) of each decode state; a cascade state's (batch, full-layer cache
+        # length, padded indices, prefix length): which step the batches ran on.
+        "decode_states": sorted(list(k) for k in eng.decode_states),
         "load_s": load_s,
         "warmup_s": warm_s,
         "total_s": total_s,

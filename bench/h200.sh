@@ -129,9 +129,9 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   tppcas1024) throughput ppcas1024 --prompt page --hf-batch 0 --pages 2048 --batch 1024 \
     --cascade --tag=-page-cascade-b1024 ;;
   testcas) step gputestcas 300 $PY -m pytest tests/models/gemma/test_cascade.py -m gpu -q ;;
-  # The full layers' decode attention alone at the page prompt's step (L 3,328 = 2,343 + 768
-  # rounded; the cascade's own keys 3,328 - 1,216): plain vs cascade, no package needed.
-  attncas) step attncas 300 $PY bench/gemma_attention.py --batch 512 1024 --kv-length 3328 \
+  # The full layers' decode attention alone at the page prompt's step (L 3,136 = 2,343 + 768
+  # rounded to 64, as tppf runs it; the cascade's own keys 3,136 - 1,216): plain vs cascade.
+  attncas) step attncas 300 $PY bench/gemma_attention.py --batch 512 1024 --kv-length 3136 \
     --prefix 1216 --variants matmul cascade --tag=-cascade ;;
   # Decode attention alone at the step's shapes (no package needed): which formulation is fastest.
   attn) step attn 300 $PY bench/gemma_attention.py --batch 512 1024 ;;

@@ -363,7 +363,8 @@ class FastGemma(TwoSteps):
                          length: int | None = None) -> list[Generation]:  # fmt: skip
         """Greedy decoding of one batch (all prompts decode together). `length`: the KV cache
         length to use when it fits (default: the need rounded up to 256, so pages of similar
-        size share one cache)."""
+        size share one cache); on the cascade step the full layers' caches are shorter by the
+        shared prefix."""
         if max_new_tokens < 1:
             raise ValueError("max_new_tokens must be >= 1")
         asked = len(prompts)
@@ -375,13 +376,13 @@ class FastGemma(TwoSteps):
         lens = np.array([len(p.ids) for p in prompts], np.int64)
         width = int(lens.max())
         need = width + max_new_tokens
+        if not length or length < need:
+            length = -(-need // 256) * 256
         # Cascade attention when every row starts with one prefix: the rows' full-layer caches
-        # then hold the `need - P` indices after it.
+        # then hold only the indices after it (the caller's `length` counts the prefix too).
         shared = self.prefixes.shared(prompts) if self.step_cas is not None else None
         P = 0 if shared is None else len(shared)
-        if not length or length < need - P:
-            length = -(-(need - P) // 256) * 256
-        st = self.decode_state(batch, length, width, history=-(-need // 256) * 256, prefix=P)
+        st = self.decode_state(batch, length - P, width, history=length, prefix=P)
         if shared is not None:
             self.prefixes.hold(st, shared)
         t0 = time.perf_counter()

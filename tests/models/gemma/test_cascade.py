@@ -105,13 +105,13 @@ def test_cascade_batch_reads_like_the_plain_step(
     assert fast.step_cas is not None
     got = fast.generate(requests["same"], max_new_tokens=20, ignore_stop=True)
     assert [g.token_ids for g in got] == plain_tokens["same"]
-    # A cache exactly as long as the indices after the prefix (the default rounds up to 256).
+    # Exactly the length needed (the default rounds up to 256): the full layers' caches are
+    # exactly as long as the indices after the prefix.
     prompts, _ = fast.prepare(requests["same"])
-    P, width = prompts[0].prefix, max(len(p.ids) for p in prompts)
-    got = fast.generate_prompts(prompts, max_new_tokens=20, ignore_stop=True,
-                                length=width + 20 - P)  # fmt: skip
+    P, need = prompts[0].prefix, max(len(p.ids) for p in prompts) + 20
+    got = fast.generate_prompts(prompts, max_new_tokens=20, ignore_stop=True, length=need)
     assert [g.token_ids for g in got] == plain_tokens["same"]
-    assert (5, width + 20 - P, 256, P) in fast.decode_states and P > 0
+    assert (5, need - P, need, P) in fast.decode_states and P > 0
     got = fast.generate(requests["mixed"], max_new_tokens=20, ignore_stop=True)
     assert [g.token_ids for g in got] == plain_tokens["mixed"]
     assert any(len(key) == 2 for key in fast.decode_states)  # the plain state
