@@ -163,7 +163,7 @@ print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/std
       >/tmp/spy-check.log 2>&1 || { tail -3 /tmp/spy-check.log; spy=; }
     echo "py-spy: ${spy:-not usable}"
     step "$mode" 520 $PY -m bench.gemma_scaleout --package "$PKG" --pages 2048 --workers 1 \
-      --batch 512 --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag \
+      --batch "${SCALE_BATCH:-512}" --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag \
       --logs "$LOGS/$mode" ${spy:+--profile "$spy"}
     ;;
   *) echo "unknown step $what" ;;
