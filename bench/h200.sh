@@ -156,7 +156,8 @@ print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/std
     fi
     flag=$([ "$mode" = scalec ] && echo --continuous)
     [ "$mode" = scaleccas ] && flag="--continuous --cascade"  # after the `cascade` step
-    # py-spy samples the GPU worker when it can attach here (ptrace allowed).
+    # SCALE_BATCH (default 512): the worker's decode rows. py-spy samples the GPU worker when it
+    # can attach here (ptrace allowed).
     spy=$SITE/bin/py-spy
     $PY -c 'import time; time.sleep(4)' &
     timeout 20 "$spy" record --pid $! -d 1 --nonblocking -o /tmp/spy-check.txt --format raw \
