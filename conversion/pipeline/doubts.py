@@ -43,6 +43,7 @@ _DATE = re.compile(
 # ("Smith1", "Doe*", "Roe†").
 _NAME_WORD = re.compile(r"^(?:[A-Z][a-z'’-]+|[A-Z]\.(?:-?[A-Z]\.)*)[\d*†‡§¶,]*$")
 _INITIAL = re.compile(r"^[A-Z]\.")
+_AUTHOR_MARK = re.compile(r"[\d*†‡§¶]$")  # an affiliation's number or a note's sign after a name
 _JOINERS = ("and", "&", "und", "et", "y")
 
 
@@ -140,7 +141,10 @@ def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding
 # -- headings --------------------------------------------------------------------------------------
 def _names(text: str, params: DoubtParams) -> bool:
     """A list of people's names ("Jane Doe, John Smith and A. N. Other") or one name with an
-    initial ("John A. Smith"): every word a capitalized name or an initial."""
+    initial ("John A. Smith"): every word a capitalized name or an initial, and something only
+    names carry: an initial, an author's mark ("Smith1", "Doe*") or a list's comma. Two
+    capitalized pairs joined by "and" alone read as a section title just as well ("Bus Routes
+    and Village Life", "Data Collection and Statistical Analysis")."""
     words = text.replace(",", " , ").split()
     if not 2 <= len(words) <= params.name_max_words or not words[0][:1].isalpha():
         return False
@@ -155,7 +159,9 @@ def _names(text: str, params: DoubtParams) -> bool:
     groups = [g for g in groups if g]
     if any(len(g) < 2 for g in groups):
         return False  # "Results and Discussion": single words joined, no names
-    return len(groups) >= 2 or any(_INITIAL.match(w) for w in groups[0][:-1])
+    initial = any(_INITIAL.match(w) for g in groups for w in g[:-1])
+    marked = "," in text or any(_AUTHOR_MARK.search(w) for g in groups for w in g)
+    return initial or (len(groups) >= 2 and marked)
 
 
 def _date_line(text: str, params: DoubtParams) -> bool:
@@ -167,9 +173,18 @@ def _date_line(text: str, params: DoubtParams) -> bool:
     return len(rest) <= params.date_other_words
 
 
+def _affiliation(text: str, params: DoubtParams) -> bool:
+    """An institution named ("University of Oslo", "Department of Physics") or an e-mail
+    address; a keyword alone ("Universities", a section on them) names none."""
+    match = _AFFILIATION.search(text)
+    return bool(match) and (
+        "@" in match.group() or len(text.split()) >= params.affiliation_min_words
+    )
+
+
 def heading_doubt(text: str, *, params: DoubtParams = DOUBTS) -> str | None:
     """What a heading's text is instead of a heading, if it reads as something else."""
-    if _AFFILIATION.search(text):
+    if _affiliation(text, params):
         return "an affiliation or address"
     if _date_line(text, params):
         return "a date"

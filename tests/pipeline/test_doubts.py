@@ -90,6 +90,15 @@ def test_chapter_numbered_and_continued_tables_name_no_other_table():
         ("3.2 Model Architecture", None),
         ("Materials and Methods", None),
         ("The 2021 Season", None),
+        # Title-case pairs joined by "and", a keyword alone: section titles (issue 31: false
+        # alarms on generated paper3 and ICDAR eu-013).
+        ("Bus Routes and Village Life", None),
+        ("Data Collection and Statistical Analysis", None),
+        ("Universities", None),
+        ("Mary Hollis and Peter Grant, Northern University", "an affiliation or address"),
+        ("Mary Hollis, Peter Grant", "a person's name"),
+        ("Mary Hollis1 and Peter Grant2", "a person's name"),
+        ("jane@example.org", "an affiliation or address"),
     ],
 )
 def test_a_heading_that_reads_as_a_name_an_affiliation_or_a_date(text, what):
