@@ -18,8 +18,9 @@ from conversion.pipeline.document import Block, Cell, Document, Finding
 # A cell that holds a number: "0.88", "-1.2", "45%", "1,234", "(3.1)"; not a year.
 _NUMBER = re.compile(r"^[(\[]?[-+−±]?\d[\d,]*(?:[.,]\d+)?\s*%?[)\]]?[*†‡]*$")
 _YEAR = re.compile(r"^(1[6-9]|20)\d\d$")
-# "Table 3", "Table 6.2" (a chapter's sixth table's second), "Tab. 4-1": its number's parts.
-_TABLE_NUMBER = re.compile(r"^\s*(?:table|tab\.)\s*(\d+(?:[.-]\d+)*)\b", re.I)
+# "Table 3", "Table 6.2" (a chapter's sixth table's second), "Tab. 4-1", "Table 7. 5" (a text
+# layer's space after the point): its number's parts.
+_TABLE_NUMBER = re.compile(r"^\s*(?:table|tab\.)\s*(\d+(?:[.-] ?\d+)*)\b", re.I)
 _CONTINUED = re.compile(r"\bcont(inued|\.|'d|inuation)?\b|\(cont", re.I)
 _AFFILIATION = re.compile(
     r"\b(universit(y|ies|é|ä|at|à|ad|ade|eit)|institute|institut|department|dept\.|"
@@ -102,7 +103,13 @@ def _caption_number(table: Block) -> tuple[int, ...] | None:
     if _CONTINUED.search(table.caption or ""):
         return None
     match = _TABLE_NUMBER.match(table.caption or "")
-    return tuple(int(part) for part in re.split(r"[.-]", match.group(1))) if match else None
+    return tuple(int(part) for part in re.split(r"[.-] ?", match.group(1))) if match else None
+
+
+def _named_before(number: tuple[int, ...], earlier: tuple[int, ...]) -> bool:
+    """The same number again, or one that comes before it; numbers of another depth ("7"
+    against "7.4": a chapter's number read without its table's) do not compare."""
+    return len(number) == len(earlier) and number <= earlier
 
 
 def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding]:
@@ -128,7 +135,7 @@ def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding
                     page.number))  # fmt: skip
             number = _caption_number(table)
             if number is not None:
-                if any(number <= earlier for earlier in numbered):
+                if any(_named_before(number, earlier) for earlier in numbered):
                     out.append(_finding("TABLE_CAPTION_NUMBER",
                         f"{name}'s caption names Table {'.'.join(map(str, number))}, which an "
                         "earlier caption "

@@ -77,6 +77,17 @@ def test_chapter_numbered_and_continued_tables_name_no_other_table():
     assert "TABLE_CAPTION_NUMBER" not in _codes(first, second, continued)
 
 
+def test_a_text_layers_spaced_chapter_number_names_the_next_table():
+    """ "Table 7. 5" after "Table 7.4" (ICDAR eu-005) is the next table, not Table 7 again."""
+    first = _table([HEAD, *DATA], caption="Table 7.4: Five Firm National Concentration Ratios")
+    second = _table([HEAD, *DATA], caption="Table 7. 5 Comparisons of C5 from different sources")
+    back = _table([HEAD, *DATA], caption="Table 7. 3 Comparisons of C5 from different sources")
+    assert "TABLE_CAPTION_NUMBER" not in _codes(first, second)
+    assert "TABLE_CAPTION_NUMBER" in _codes(first, back)
+    # A number of another depth does not compare: "Table 7" beside "Table 7.4" is unknown.
+    assert "TABLE_CAPTION_NUMBER" not in _codes(first, _table([HEAD, *DATA], caption="Table 7"))
+
+
 @pytest.mark.parametrize(
     ("text", "what"),
     [
