@@ -141,8 +141,9 @@ def labels_apart(words: list[Word], *, params: DoubtParams = DOUBTS) -> bool:
     return False
 
 
-def picture_text_doubt(*, params: DoubtParams = DOUBTS) -> dict:
-    """A picture's text kept as running text whose labels stand apart (labels_apart)."""
+def picture_text_doubt() -> dict:
+    """A picture's text kept as running text, one block of it joining labels that stand apart
+    (labels_apart); a chart whose labels stay blocks of their own is read label by label."""
     return _finding(
         "ORDER_UNCERTAIN",
         "Text inside a picture on this page (labels standing apart, as in a diagram) was "

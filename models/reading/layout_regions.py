@@ -442,8 +442,9 @@ def _picture(
     # chart's axes and legend, a structure's atoms) are its own unless they are prose.
     readable = inside and real_words(inside, text) and len(inside) >= LAYOUT.readable_picture_words
     if not formula and readable and (region.kind != "drawing" or _prose(inside)):
-        if labels_apart(inside) and PICTURE_TEXT_FINDING not in findings:
-            findings.append(dict(PICTURE_TEXT_FINDING))
+        joined = any(labels_apart(_inside(region, b)) for b in blocks if b.kind != "table")
+        if joined and PICTURE_TEXT_FINDING not in findings:
+            findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
         return blocks
     order = _order_before(region.bbox, blocks)
     _, orders, kept = _take(region, blocks)

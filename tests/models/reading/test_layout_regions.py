@@ -492,3 +492,8 @@ def test_a_diagrams_labels_kept_as_text_say_their_order_is_a_guess():
     prose = _labels(("Apples and bananas grow well here in summer", 460, 600))
     blocks, findings = _run([prose], [picture])
     assert [b.kind for b in blocks] == ["paragraph"] and findings == []
+    # Each label its own block: read label by label, nothing joined.
+    apart = [_labels(("Read this first", 1100, 580)), _labels(("Greek Yogurt", 1750, 594)),
+             _labels(("Apples and Bananas", 460, 652))]  # fmt: skip
+    _, findings = _run(apart, [picture])
+    assert findings == []
