@@ -32,7 +32,8 @@ Per page:
 - routed: a finding of an open level (conversion.pipeline.document.OPEN_LEVELS: error,
   needs_review) on the page or on no page (the doubts of models/reading/doubts.py and
   conversion/pipeline/doubts.py among them); figure_only: every such finding a figure's
-  description (FIGURE_CODES). The summary's routed_codes counts the pages each code routes.
+  description or a scanned formula's (FIGURE_CODES: an image whose text a person writes). The
+  summary's routed_codes counts the pages each code routes; open_findings keeps their messages.
 Per document (a realworld page is its own one-page document):
 - CER against the transcript, ours (the main reading text, furniture out) and plain, where the
   corpus has one (ocrmypdf, tesseract: bench.common.DOCS's transcripts; typewritten-fr: the ALTO
@@ -45,7 +46,8 @@ Per document (a realworld page is its own one-page document):
   >= MEASURE_PASS), tables-icdar2013 (share of truth cells found with their right and lower
   neighbours, structure_quality.cell_score). Silent failure: pass share < 2/3 (more than a
   third failing) and nothing routed; false alarm: pass share 1 and routed for more than a
-  figure description.
+  figure description, on a page whose truth asks for no review (a handwritten page's flag
+  test passes only when the page routes to review).
 Prints a table per corpus and split; writes bench/results/do_no_harm-<date>[-TAG].json.
 """
 
@@ -108,10 +110,13 @@ EMPTIED_MIN_WORDS = 20  # ... where plain read at least this many
 FAILING_SHARE = 2 / 3  # a unit passing less than this share of its tests fails "mostly"
 MEASURE_PASS = 0.9  # a structure measure (a share of its items) passes at this score
 UNREADABLE = "UNREADABLE"
-FIGURE_CODES = ("FIGURE_ALT_REVIEW", "FIGURE_ALT_EMPTY")  # a figure's description to write
+# An image's text alternative a person writes: a figure's description; a scanned formula kept as
+# an image (the CPU engine transcribes none; realworld's truth passes it only with this finding).
+FIGURE_CODES = ("FIGURE_ALT_REVIEW", "FIGURE_ALT_EMPTY", "FORMULA_NOT_TRANSCRIBED")
 NEAR_WORD = 80  # rapidfuzz ratio: a word of ours this close to plain's is the same word misread
 NEAR_MIN_CHARS = 4  # shorter words match only exactly
 LOST_SHOWN = 80  # plain's words ours lacks, kept per page in the results (where words go)
+MESSAGE_SHOWN = 200  # characters of each open finding's message kept per page (why it routes)
 PLAIN_LANG = {"typewritten-fr": "fra"}  # plain Tesseract's language where it is not English
 
 
@@ -372,6 +377,11 @@ def page_row(number: int, ours: str, plain: str, kind: str, findings: list[dict]
         "routed": bool(open_codes),
         "figure_only": bool(open_codes) and set(open_codes) <= set(FIGURE_CODES),
         "open_codes": open_codes,
+        "open_findings": [
+            f"{f['code']}: {str(f.get('message') or '')[:MESSAGE_SHOWN]}"
+            for f in findings
+            if f.get("level") in OPEN_LEVELS
+        ],
         "lost": lost[:LOST_SHOWN],
     }
 
@@ -408,7 +418,11 @@ def run_sample(sample: Sample, split: str, engine, opts, workdir: Path) -> dict:
         row["pass_share"] = share
         if share is not None:
             row["silent_failure"] = share < FAILING_SHARE and not routed
-            row["false_alarm"] = share == 1 and any(not r["figure_only"] for r in routed)
+            # A page the truth sends to review (a handwritten page's flag test) is no alarm.
+            asked = bool(sample.handwritten)
+            row["false_alarm"] = (
+                share == 1 and not asked and any(not r["figure_only"] for r in routed)
+            )
     return {**row, "error": None, "page_rows": rows}
 
 

@@ -10,6 +10,7 @@ are `assemble_params.AssembleParams`, carried by `AssembleOptions.params`.
 from __future__ import annotations
 
 import statistics
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
@@ -213,12 +214,79 @@ def _pieces(word: Word) -> list[tuple[str, str | None]]:
     return pieces
 
 
+_HYPHENS = "-\u2010\u00ad"
+
+
+def _word_places(text: str, words: list[Word]) -> list[tuple[int, int] | None]:
+    """Where each word stands in a block's text that the reading changed (a line-end hyphen
+    mended: "compo-" "nents" -> "components"), in order: a word is found where the last one
+    ended, past spaces and signs but no other letters than those of the words not found
+    since (a word rewritten past finding); a word not found is None."""
+    places: list[tuple[int, int] | None] = []
+    at = skippable = 0
+    for word in words:
+        place = None
+        plain = unicodedata.normalize("NFKC", word.text)  # a ligature "ﬁ" as "fi"
+        for form in dict.fromkeys((word.text, word.text.rstrip(_HYPHENS), plain)):
+            start = text.find(form, at) if form else -1
+            if start >= 0 and sum(c.isalnum() for c in text[at:start]) <= skippable:
+                place = (start, start + len(form))
+                break
+        places.append(place)
+        if place:
+            at, skippable = place[1], 0
+        else:
+            skippable += len(plain)
+    return places
+
+
+def _low_mask(text: str, words: list[Word], params: AssembleParams) -> list[bool]:
+    """Which characters of the text belong to low-confidence words, whole printed words; a low
+    word the text changed past finding marks what stands between its found neighbours."""
+    places = _word_places(text, words)
+    mask = [False] * len(text)
+    for k, word in enumerate(words):
+        if word.confidence >= params.low_confidence_percent:
+            continue
+        start, end = places[k] or (
+            max((p[1] for p in places[:k] if p), default=0),
+            min((p[0] for p in places[k + 1 :] if p), default=len(text)),
+        )
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start == end:
+            continue  # a word the reading dropped (noise) left nothing to doubt
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1  # the whole printed word: a mended word is flagged whole
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        mask[start:end] = [True] * (end - start)
+    return mask
+
+
+def _changed_text_spans(rb: ReadBlock, params: AssembleParams) -> list[Span]:
+    """Spans of a block whose text is not its words joined: only its low-confidence words
+    flagged (one uncertain word no longer flags a whole paragraph)."""
+    mask = _low_mask(rb.text, rb.words, params)
+    spans: list[Span] = []
+    for k, ch in enumerate(rb.text):
+        low = mask[k] and not ch.isspace()
+        if spans and (spans[-1].low_confidence == low or ch.isspace()):
+            spans[-1].text += ch
+        else:
+            spans.append(Span(text=ch, low_confidence=low, lang=rb.lang))
+    return spans or [Span(text=rb.text, lang=rb.lang)]
+
+
 def spans_from(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> list[Span]:
     """Text as spans; runs of low-confidence words become their own flagged spans, exponents
     and indices their own `sup`/`sub` spans."""
-    if not rb.words or " ".join(w.text for w in rb.words) != rb.text:
-        low = bool(rb.words) and min(w.confidence for w in rb.words) < params.low_confidence_percent
-        return [Span(text=rb.text, low_confidence=low, lang=rb.lang)]
+    if not rb.words:
+        return [Span(text=rb.text, lang=rb.lang)]
+    if " ".join(w.text for w in rb.words) != rb.text:
+        return _changed_text_spans(rb, params)
     spans: list[Span] = []
     for i, word in enumerate(rb.words):
         low = word.confidence < params.low_confidence_percent

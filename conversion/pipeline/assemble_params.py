@@ -167,6 +167,12 @@ class DoubtParams:
     spanning_rows_min: int = 2
     # ... and at least this many columns
     spanning_cols_min: int = 2
+    # a guessed header row needs no review where a column's label stands over at least this
+    # many cells, all figures (conversion.pipeline.render)
+    guess_figures_min: int = 3
+    # a heading naming an institution has at least this many words ("University of Oslo"); an
+    # e-mail address needs none
+    affiliation_min_words: int = 2
     # a heading of more words than this is no person's name list
     name_max_words: int = 12
     # a heading that holds a date and at most this many other words is a date line

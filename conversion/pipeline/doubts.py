@@ -18,8 +18,9 @@ from conversion.pipeline.document import Block, Cell, Document, Finding
 # A cell that holds a number: "0.88", "-1.2", "45%", "1,234", "(3.1)"; not a year.
 _NUMBER = re.compile(r"^[(\[]?[-+−±]?\d[\d,]*(?:[.,]\d+)?\s*%?[)\]]?[*†‡]*$")
 _YEAR = re.compile(r"^(1[6-9]|20)\d\d$")
-# "Table 3", "Table 6.2" (a chapter's sixth table's second), "Tab. 4-1": its number's parts.
-_TABLE_NUMBER = re.compile(r"^\s*(?:table|tab\.)\s*(\d+(?:[.-]\d+)*)\b", re.I)
+# "Table 3", "Table 6.2" (a chapter's sixth table's second), "Tab. 4-1", "Table 7. 5" (a text
+# layer's space after the point): its number's parts.
+_TABLE_NUMBER = re.compile(r"^\s*(?:table|tab\.)\s*(\d+(?:[.-] ?\d+)*)\b", re.I)
 _CONTINUED = re.compile(r"\bcont(inued|\.|'d|inuation)?\b|\(cont", re.I)
 _AFFILIATION = re.compile(
     r"\b(universit(y|ies|é|ä|at|à|ad|ade|eit)|institute|institut|department|dept\.|"
@@ -43,6 +44,7 @@ _DATE = re.compile(
 # ("Smith1", "Doe*", "Roe†").
 _NAME_WORD = re.compile(r"^(?:[A-Z][a-z'’-]+|[A-Z]\.(?:-?[A-Z]\.)*)[\d*†‡§¶,]*$")
 _INITIAL = re.compile(r"^[A-Z]\.")
+_AUTHOR_MARK = re.compile(r"[\d*†‡§¶]$")  # an affiliation's number or a note's sign after a name
 _JOINERS = ("and", "&", "und", "et", "y")
 
 
@@ -101,7 +103,13 @@ def _caption_number(table: Block) -> tuple[int, ...] | None:
     if _CONTINUED.search(table.caption or ""):
         return None
     match = _TABLE_NUMBER.match(table.caption or "")
-    return tuple(int(part) for part in re.split(r"[.-]", match.group(1))) if match else None
+    return tuple(int(part) for part in re.split(r"[.-] ?", match.group(1))) if match else None
+
+
+def _named_before(number: tuple[int, ...], earlier: tuple[int, ...]) -> bool:
+    """The same number again, or one that comes before it; numbers of another depth ("7"
+    against "7.4": a chapter's number read without its table's) do not compare."""
+    return len(number) == len(earlier) and number <= earlier
 
 
 def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding]:
@@ -127,7 +135,7 @@ def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding
                     page.number))  # fmt: skip
             number = _caption_number(table)
             if number is not None:
-                if any(number <= earlier for earlier in numbered):
+                if any(_named_before(number, earlier) for earlier in numbered):
                     out.append(_finding("TABLE_CAPTION_NUMBER",
                         f"{name}'s caption names Table {'.'.join(map(str, number))}, which an "
                         "earlier caption "
@@ -140,7 +148,10 @@ def table_doubts(doc: Document, *, params: DoubtParams = DOUBTS) -> list[Finding
 # -- headings --------------------------------------------------------------------------------------
 def _names(text: str, params: DoubtParams) -> bool:
     """A list of people's names ("Jane Doe, John Smith and A. N. Other") or one name with an
-    initial ("John A. Smith"): every word a capitalized name or an initial."""
+    initial ("John A. Smith"): every word a capitalized name or an initial, and something only
+    names carry: an initial, an author's mark ("Smith1", "Doe*") or a list's comma. Two
+    capitalized pairs joined by "and" alone read as a section title just as well ("Bus Routes
+    and Village Life", "Data Collection and Statistical Analysis")."""
     words = text.replace(",", " , ").split()
     if not 2 <= len(words) <= params.name_max_words or not words[0][:1].isalpha():
         return False
@@ -155,7 +166,9 @@ def _names(text: str, params: DoubtParams) -> bool:
     groups = [g for g in groups if g]
     if any(len(g) < 2 for g in groups):
         return False  # "Results and Discussion": single words joined, no names
-    return len(groups) >= 2 or any(_INITIAL.match(w) for w in groups[0][:-1])
+    initial = any(_INITIAL.match(w) for g in groups for w in g[:-1])
+    marked = "," in text or any(_AUTHOR_MARK.search(w) for g in groups for w in g)
+    return initial or (len(groups) >= 2 and marked)
 
 
 def _date_line(text: str, params: DoubtParams) -> bool:
@@ -167,9 +180,18 @@ def _date_line(text: str, params: DoubtParams) -> bool:
     return len(rest) <= params.date_other_words
 
 
+def _affiliation(text: str, params: DoubtParams) -> bool:
+    """An institution named ("University of Oslo", "Department of Physics") or an e-mail
+    address; a keyword alone ("Universities", a section on them) names none."""
+    match = _AFFILIATION.search(text)
+    return bool(match) and (
+        "@" in match.group() or len(text.split()) >= params.affiliation_min_words
+    )
+
+
 def heading_doubt(text: str, *, params: DoubtParams = DOUBTS) -> str | None:
     """What a heading's text is instead of a heading, if it reads as something else."""
-    if _AFFILIATION.search(text):
+    if _affiliation(text, params):
         return "an affiliation or address"
     if _date_line(text, params):
         return "a date"

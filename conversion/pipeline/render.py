@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
+from conversion.pipeline.assemble_params import DOUBTS, DoubtParams
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
 from conversion.pipeline.output_format import page_marker
 from models.language import BCP47
-from models.reading.word_rows import is_data_row
+from models.reading.word_rows import is_data_row, is_datum
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
 TOC_MIN_HEADINGS = 3
@@ -377,6 +378,25 @@ def _header_row(row: list[Cell]) -> bool:
     return bool(named) and all(c.header for c in named)
 
 
+def _label_over_figures(rows: list[list[Cell]], *, params: DoubtParams = DOUBTS) -> bool:
+    """A column whose first cell is a label over figures only: the first row is the header a
+    reader expects, a guess no person need check."""
+    placed, _ = _place(rows)
+    below: dict[int, list[str]] = {}
+    for prow in placed[1:]:
+        for p in prow:
+            if p.cell.colspan == 1 and p.cell.text.strip():
+                below.setdefault(p.col, []).append(p.cell.text)
+    for p in placed[0]:
+        label = p.cell.text.strip()
+        column = below.get(p.col, [])
+        if p.cell.colspan != 1 or not label or is_datum(label):
+            continue
+        if len(column) >= params.guess_figures_min and all(map(is_datum, column)):
+            return True
+    return False
+
+
 def _table_html(block: Block, table_no: int) -> str:
     tid = f"table-{table_no}"
     rows = _without_spacer_columns([list(r) for r in block.rows if r])
@@ -390,9 +410,9 @@ def _table_html(block: Block, table_no: int) -> str:
     guess = len(rows) > 1 and not is_data_row([c.text for c in rows[0]])
     if guess and not any(c.header for r in rows for c in r):
         # No header cells were read: the first row is the likeliest header (not a row of
-        # figures: that is data); a person checks.
+        # figures: that is data); a person checks, unless it labels a column of figures.
         rows[0] = [Cell(c.text, True, c.rowspan, c.colspan) for c in rows[0]]
-        review = ' data-review="headers-guessed"'
+        review = "" if _label_over_figures(rows) else ' data-review="headers-guessed"'
     placed, width = _place(rows)
     head_rows = 0
     while head_rows < len(rows) and _header_row(rows[head_rows]):

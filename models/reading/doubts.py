@@ -4,7 +4,8 @@ should look at; none changes the page (issue 31: know when a page is wrong).
 
 - reading order: ours (bands and columns) against the engine's own (Tesseract's reading, or the
   text layer's stream), measured on the words both readings share;
-- a big initial (drop cap) read as a paragraph of its own.
+- a big initial (drop cap) read as a paragraph of its own;
+- a picture's text kept as running text whose labels stand apart on a line (a diagram's).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
-from models.engine import ReadBlock
+from models.engine import ReadBlock, Word
 from models.reading.page import ReadingPage
 from models.reading.params.doubts import DOUBTS, DoubtParams
 
@@ -123,6 +124,32 @@ def drop_cap_doubt(page: ReadingPage, *, params: DoubtParams = DOUBTS) -> list[d
                 )
             )
     return out
+
+
+def labels_apart(words: list[Word], *, params: DoubtParams = DOUBTS) -> bool:
+    """Words read as one line that stand far apart on it (a gap of several text heights): the
+    labels of a diagram's boxes, not a line of prose, so the order they were joined in is a
+    guess."""
+    for a, b in zip(words, words[1:], strict=False):
+        if not (a.bbox and b.bbox):
+            continue
+        height = max(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
+        shift = abs((a.bbox[1] + a.bbox[3]) - (b.bbox[1] + b.bbox[3])) / 2
+        same_line = shift <= params.label_line_shift_heights * height
+        if same_line and b.bbox[0] - a.bbox[2] > params.label_gap_heights * height:
+            return True
+    return False
+
+
+def picture_text_doubt() -> dict:
+    """A picture's text kept as running text, one block of it joining labels that stand apart
+    (labels_apart); a chart whose labels stay blocks of their own is read label by label."""
+    return _finding(
+        "ORDER_UNCERTAIN",
+        "Text inside a picture on this page (labels standing apart, as in a diagram) was "
+        "kept as running text in an order that is a guess. Check the order of its labels, "
+        "and whether the picture needs a description instead.",
+    )
 
 
 def with_doubts(

@@ -237,15 +237,24 @@ def _placed(
     return out + waiting
 
 
-def restored_finding(page_number: int, lines: int) -> dict:
-    what = "a line" if lines == 1 else f"{lines} lines"
+def restored_finding(page_number: int, restored: list[PlainLine],
+                     params: FloorParams = FLOOR) -> dict:  # fmt: skip
+    """The finding of restored lines: it routes the page to review when they hold a few words;
+    a scrap of one or two ("0 Tot" by a table's rule) is back in the text all the same, listed
+    as a warning."""
+    what = "a line" if len(restored) == 1 else f"{len(restored)} lines"
+    text = " / ".join(line.text for line in restored)
+    words = len(tokens(text))
+    if len(text) > params.restored_quote_chars:
+        text = text[: params.restored_quote_chars].rstrip() + "…"
     return {
         "code": RESTORED_CODE,
-        "level": "needs_review",
+        "level": "needs_review" if words >= params.restored_route_words else "warning",
         "message": (
             f"Page {page_number}: {what} of text that the page's structure had left out "
             "(read as noise, illegible or part of a picture) came back as plain paragraphs "
-            "where they stand on the page; check that they belong there and read right."
+            f"where they stand on the page (“{text}”); check that they belong there and read "
+            "right."
         ),
     }
 
@@ -297,5 +306,6 @@ def with_floor(page: ReadingPage, plain: list[PlainLine], *, page_number: int,
     if not any(restore):
         return page
     blocks = _placed(page.blocks, plain, lost, restore)
-    finding = restored_finding(page_number, sum(restore))
+    back = [line for line, keep in zip(plain, restore, strict=True) if keep]
+    finding = restored_finding(page_number, back, params)
     return replace(page, blocks=blocks, findings=[*page.findings, finding])

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
 from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
 from models.reading.kv_tables import key_value_tables
@@ -28,6 +29,7 @@ FORMULA_FINDING = {
     "level": "needs_review",
     "message": "A formula could not be transcribed; it is kept as an image for a person to check.",
 }
+PICTURE_TEXT_FINDING = picture_text_doubt()
 _KIND = {
     "title": "heading",
     "section-header": "heading",
@@ -440,6 +442,9 @@ def _picture(
     # chart's axes and legend, a structure's atoms) are its own unless they are prose.
     readable = inside and real_words(inside, text) and len(inside) >= LAYOUT.readable_picture_words
     if not formula and readable and (region.kind != "drawing" or _prose(inside)):
+        joined = any(labels_apart(_inside(region, b)) for b in blocks if b.kind != "table")
+        if joined and PICTURE_TEXT_FINDING not in findings:
+            findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
         return blocks
     order = _order_before(region.bbox, blocks)
     _, orders, kept = _take(region, blocks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conversion.pipeline.assemble import AssembleOptions, assemble
+from conversion.pipeline.assemble import AssembleOptions, assemble, spans_from
 from conversion.pipeline.assemble_params import ASSEMBLE
 from models.engine import PageReading, ReadBlock, Word
 
@@ -541,3 +541,30 @@ def test_a_papers_bold_authors_row_after_row_are_no_headings():
     # The last two names alone are as short as a title and its subtitle.
     assert _headings([blocks[0], *blocks[4:]]) == [
         "Accelerating the Science of Language Models", "Shane Arora Kyle Lo"]  # fmt: skip
+
+
+def test_one_uncertain_word_in_a_mended_paragraph_flags_that_word_only():
+    """A paragraph whose line-end hyphens were mended ("compo-" "nents" -> "components") no
+    longer reads as its words joined; its one uncertain word is flagged, not the whole
+    paragraph (issue 31: whole paragraphs flagged sent clean scans to review)."""
+    read = [("The", 96), ("compo-", 95), ("nents", 95), ("interact", 91), ("with", 97),
+            ("Zarnir", 41), ("and", 96), ("oth-", 58), ("ers.", 93)]  # fmt: skip
+    words = [Word(text, conf) for text, conf in read]
+    block = ReadBlock(kind="paragraph", text="The components interact with Zarnir and others.",
+                      words=words)  # fmt: skip
+    spans = spans_from(block)
+    assert "".join(s.text for s in spans) == block.text
+    assert [s.text.strip() for s in spans if s.low_confidence] == ["Zarnir", "others."]
+
+
+def test_an_uncertain_word_the_text_changed_flags_where_it_stood():
+    """A word the reading dropped (a speck) leaves nothing to doubt; one it rewrote past
+    finding flags what stands between its neighbours, never the whole paragraph."""
+    words = [Word("Turner", 95), Word("~", 20), Word("syndrome", 94), Word("(TS)", 96)]
+    dropped = ReadBlock(kind="paragraph", text="Turner syndrome (TS)", words=words)
+    assert not any(s.low_confidence for s in spans_from(dropped))
+    for odd in ("ﬁrst", "f1rst"):  # a ligature, a letter the reading mended
+        words = [Word("The", 95), Word(odd, 40), Word("case", 94), Word("(TS)", 96)]
+        rewritten = ReadBlock(kind="paragraph", text="The first case (TS)", words=words)
+        flagged = [s.text.strip() for s in spans_from(rewritten) if s.low_confidence]
+        assert flagged == ["first"], odd

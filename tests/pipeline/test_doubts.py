@@ -77,6 +77,17 @@ def test_chapter_numbered_and_continued_tables_name_no_other_table():
     assert "TABLE_CAPTION_NUMBER" not in _codes(first, second, continued)
 
 
+def test_a_text_layers_spaced_chapter_number_names_the_next_table():
+    """ "Table 7. 5" after "Table 7.4" (ICDAR eu-005) is the next table, not Table 7 again."""
+    first = _table([HEAD, *DATA], caption="Table 7.4: Five Firm National Concentration Ratios")
+    second = _table([HEAD, *DATA], caption="Table 7. 5 Comparisons of C5 from different sources")
+    back = _table([HEAD, *DATA], caption="Table 7. 3 Comparisons of C5 from different sources")
+    assert "TABLE_CAPTION_NUMBER" not in _codes(first, second)
+    assert "TABLE_CAPTION_NUMBER" in _codes(first, back)
+    # A number of another depth does not compare: "Table 7" beside "Table 7.4" is unknown.
+    assert "TABLE_CAPTION_NUMBER" not in _codes(first, _table([HEAD, *DATA], caption="Table 7"))
+
+
 @pytest.mark.parametrize(
     ("text", "what"),
     [
@@ -90,6 +101,15 @@ def test_chapter_numbered_and_continued_tables_name_no_other_table():
         ("3.2 Model Architecture", None),
         ("Materials and Methods", None),
         ("The 2021 Season", None),
+        # Title-case pairs joined by "and", a keyword alone: section titles (issue 31: false
+        # alarms on generated paper3 and ICDAR eu-013).
+        ("Bus Routes and Village Life", None),
+        ("Data Collection and Statistical Analysis", None),
+        ("Universities", None),
+        ("Mary Hollis and Peter Grant, Northern University", "an affiliation or address"),
+        ("Mary Hollis, Peter Grant", "a person's name"),
+        ("Mary Hollis1 and Peter Grant2", "a person's name"),
+        ("jane@example.org", "an affiliation or address"),
     ],
 )
 def test_a_heading_that_reads_as_a_name_an_affiliation_or_a_date(text, what):

@@ -29,6 +29,22 @@ def test_a_first_row_of_figures_is_not_guessed_as_the_header():
     assert not table.has_attr("data-review")
 
 
+def test_a_guessed_header_over_a_column_of_figures_needs_no_review():
+    """No header cells read: the first row is guessed as the header; where one of its labels
+    stands over a column of figures the guess is plain (ICDAR eu-014: "Weight of indicator"
+    over 40, 15, 15, 13), else a person checks (issue 31: false alarms)."""
+    weights = _table([_row("Indicators", "Weight"), _row("Employment", "40"),
+                      _row("Dropping out", "15"), _row("Staff", ""),
+                      _row("Staff development", "6")])  # fmt: skip
+    assert [th.get_text() for th in weights.select("thead th")] == ["Indicators", "Weight"]
+    assert not weights.has_attr("data-review")
+    words = _table([_row("Category", "Details"), _row("RoHS", "TBD"), _row("REACH", "Y"),
+                    _row("TSCA", "Y")])  # fmt: skip
+    assert words["data-review"] == "headers-guessed"
+    few = _table([_row("Day", "Opens"), _row("Monday", "09:00"), _row("Sunday", "closed")])
+    assert few["data-review"] == "headers-guessed"
+
+
 def test_a_table_without_a_printed_caption_gets_none_made_up():
     table = _table([_row("Item", "Cost", header=True), _row("Staff", "812")])
     assert table.find("caption") is None

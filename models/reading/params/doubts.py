@@ -16,6 +16,10 @@ class DoubtParams:
     order_min_words: int = 40  # fewer words in them: too little text to doubt its order
     order_max_discord_share: float = 0.15  # word-weighted block pairs the two orders swap: more
     # is doubtful
+    # A picture's text kept as text: labels standing apart on one line (a diagram's boxes).
+    label_gap_heights: float = 3.0  # a gap wider than this many text heights parts two labels
+    label_line_shift_heights: float = 1.0  # words whose middles are this many heights apart or
+    # less stand on one line (a diagram's boxes sit a little higher or lower)
     # A big initial (drop cap) read as its own block.
     drop_cap_size_ratio: float = 1.8  # a lone letter this many times the body's text size
     # Tables against PyMuPDF's table finder and the words inside the table's box.

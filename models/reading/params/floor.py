@@ -17,6 +17,8 @@ class FloorParams:
     page_figure_share: float = 0.5  # a figure over this share of the page is no figure's text
     twin_overlap_share: float = 0.5  # a layer line drawn again over this share of an equal one
     unreadable_keep_confidence: float = 80  # a handwritten page keeps lines read this surely
+    restored_quote_chars: int = 120  # the restored text quoted in the finding, at most (chars)
+    restored_route_words: int = 3  # restored words that route the page to review (fewer: warn)
 
 
 FLOOR = FloorParams()

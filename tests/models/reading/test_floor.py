@@ -4,6 +4,8 @@ plain reading; a handwritten page keeps only the words read surely."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pymupdf
 
 from models.engine import ReadBlock, Word
@@ -61,6 +63,19 @@ def test_a_line_a_stage_dropped_comes_back_in_place_with_a_finding():
     (finding,) = page.findings
     assert finding["code"] == RESTORED_CODE and finding["level"] == "needs_review"
     assert "Page 3" in finding["message"] and "a line" in finding["message"]
+    assert "CLIENT NO.: L8557.002 account" in finding["message"]  # what to look for
+
+
+def test_a_scrap_restored_is_listed_as_a_warning_not_routed():
+    """One or two words back (a table rule's "0 Tot") are in the text all the same: a warning,
+    not a page to review (issue 31: lots_of_sci_tables p2 scan passed every test, routed)."""
+    plain = [*PLAIN, line("0 Tot", 900, paragraph=3)]
+    kept = [block(PLAIN[:1]), block(PLAIN[1:2]), block(PLAIN[2:3]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), plain, page_number=1,
+                      params=replace(FLOOR, restore_below_recall_share=1.0))  # fmt: skip
+    (finding,) = page.findings
+    assert finding["code"] == RESTORED_CODE and finding["level"] == "warning"
+    assert page.blocks[-1].text == "0 Tot"
 
 
 def test_a_page_that_kept_its_words_is_left_as_it_is():

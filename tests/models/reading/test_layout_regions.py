@@ -466,3 +466,34 @@ def test_a_photo_reaching_into_the_gutter_is_read_in_its_column():
     assert [b.text or b.kind for b in blocks] == [
         "Rivers came back.", "figure", "Then more.", "Markets opened.", "Trade."
     ]  # fmt: skip
+
+
+def _labels(*parts: tuple[str, float, float]) -> ReadBlock:
+    """One block of a picture's labels, each (text, x, y), joined as one line in that order."""
+    words = [w for text, x, y in parts for w in _words(text, x, y)]
+    box = (min(w.bbox[0] for w in words), min(w.bbox[1] for w in words),
+           max(w.bbox[2] for w in words), max(w.bbox[3] for w in words))  # fmt: skip
+    block = ReadBlock(kind="paragraph", text=" ".join(w.text for w in words), bbox=box,
+                      words=words, font_size=40.0)  # fmt: skip
+    block.order = (1, 0)
+    return block
+
+
+def test_a_diagrams_labels_kept_as_text_say_their_order_is_a_guess():
+    """Boxes of a diagram read as one line ("Read this first ... Greek Yogurt", then "Apples
+    and Bananas" at the left, realworld ambiguous.pdf): kept as text, with an order doubt; a
+    picture of a line of prose is kept as text and not doubted (issue 31: silent failure)."""
+    picture = Region("picture", (400, 560, 2000, 720))
+    diagram = _labels(("Read this first", 1100, 580), ("Greek Yogurt", 1750, 594),
+                      ("Apples and Bananas", 460, 652))  # fmt: skip
+    blocks, findings = _run([diagram], [picture])
+    assert [b.text for b in blocks] == ["Read this first Greek Yogurt Apples and Bananas"]
+    assert [f["code"] for f in findings] == ["ORDER_UNCERTAIN"]
+    prose = _labels(("Apples and bananas grow well here in summer", 460, 600))
+    blocks, findings = _run([prose], [picture])
+    assert [b.kind for b in blocks] == ["paragraph"] and findings == []
+    # Each label its own block: read label by label, nothing joined.
+    apart = [_labels(("Read this first", 1100, 580)), _labels(("Greek Yogurt", 1750, 594)),
+             _labels(("Apples and Bananas", 460, 652))]  # fmt: skip
+    _, findings = _run(apart, [picture])
+    assert findings == []
