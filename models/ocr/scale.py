@@ -15,6 +15,13 @@ from models.engine import PageImage, PageReading
 SMALL_TEXT_PX = 12
 SMALL_TEXT_TARGET_PX = 24
 SMALL_TEXT_MAX_SCALE = 4.0
+# A layout line longer than TEXT_LINE_MAX_RATIO times its height is a rule, an underline or a
+# chart's grid line, not text: it says nothing of the text's size. Lines of text run to about 95
+# times their height (small print across a page, on the tune pages of realworld, typewritten-fr,
+# ocrmypdf); rules to hundreds. A 96-DPI chart page's grid lines, 3 to 9 pixels high and 165 to
+# 770 times as long, made the median 9 pixels and the page was read again 2.7 times larger, 6
+# times as long, for the same words; its legend's lines are 31-35 pixels high.
+TEXT_LINE_MAX_RATIO = 150
 # Tesseract refuses an image wider or taller than 32767 pixels (its boxes are 16-bit): a page
 # longer than this is read scaled down (with its DPI), its boxes scaled back (a poster).
 TESSERACT_MAX_SIDE_PX = 30000
@@ -29,13 +36,18 @@ class SmallText(Exception):
 
 
 def check_text_size(boxes) -> None:
-    """Raise SmallText when the layout's lines are too small for Tesseract."""
-    heights = sorted(y1 - y0 for x0, y0, x1, y1 in boxes if x1 - x0 > y1 - y0)
+    """Raise SmallText when the layout's lines of text are too small for Tesseract."""
+    heights = sorted(y1 - y0 for x0, y0, x1, y1 in boxes if _text_like(x1 - x0, y1 - y0))
     if not heights:
         return
     median = heights[len(heights) // 2]
     if 0 < median < SMALL_TEXT_PX:
         raise SmallText(min(SMALL_TEXT_MAX_SCALE, SMALL_TEXT_TARGET_PX / median))
+
+
+def _text_like(width: int, height: int) -> bool:
+    """A horizontal line's box that may hold text: wider than high, not a rule's length."""
+    return height < width <= TEXT_LINE_MAX_RATIO * height
 
 
 def scaled_page(page: PageImage, factor: float) -> PageImage:
