@@ -4,6 +4,8 @@ made on the scaled page is brought back to the page's own pixels."""
 
 from __future__ import annotations
 
+import math
+
 from PIL import Image
 
 from models.engine import PageImage, PageReading
@@ -22,6 +24,11 @@ SMALL_TEXT_MAX_SCALE = 4.0
 # 770 times as long, made the median 9 pixels and the page was read again 2.7 times larger, 6
 # times as long, for the same words; its legend's lines are 31-35 pixels high.
 TEXT_LINE_MAX_RATIO = 150
+# A page read larger is at most this many pixels (the rasterizer's cap on a page, RasterOptions.
+# max_megapixels): Tesseract's time and memory grow with the pixels, 16 times for a page read
+# 4 times larger; a 300-DPI letter-size page with small print is read at most 1.5 times larger
+# (lines of 11 pixels to 17), the 500-pixel-wide scans the rule is for 4 times.
+SMALL_TEXT_MAX_MEGAPIXELS = 20.0
 # Tesseract refuses an image wider or taller than 32767 pixels (its boxes are 16-bit): a page
 # longer than this is read scaled down (with its DPI), its boxes scaled back (a poster).
 TESSERACT_MAX_SIDE_PX = 30000
@@ -48,6 +55,17 @@ def check_text_size(boxes) -> None:
 def _text_like(width: int, height: int) -> bool:
     """A horizontal line's box that may hold text: wider than high, not a rule's length."""
     return height < width <= TEXT_LINE_MAX_RATIO * height
+
+
+def small_text_factor(size: tuple[int, int], wanted: float) -> float:
+    """How many times larger a page of small text (`size` in pixels) is read: `wanted`, at
+    most SMALL_TEXT_MAX_MEGAPIXELS and Tesseract's longest side; 1 when it has no room."""
+    width, height = size
+    room = min(
+        TESSERACT_MAX_SIDE_PX / max(width, height),
+        math.sqrt(SMALL_TEXT_MAX_MEGAPIXELS * 1e6 / (width * height)),
+    )
+    return max(1.0, min(wanted, room))
 
 
 def scaled_page(page: PageImage, factor: float) -> PageImage:

@@ -9,7 +9,7 @@ import tesserocr
 from PIL import Image, ImageDraw, ImageFont
 
 from models.ocr.iterate import line_boxes
-from models.ocr.scale import SmallText, check_text_size
+from models.ocr.scale import SmallText, check_text_size, small_text_factor
 from models.ocr.tessdata import find_tessdata
 from tests.conftest import CORPUS
 
@@ -47,3 +47,11 @@ def test_small_text_is_read_larger():
     with pytest.raises(SmallText) as small:
         check_text_size(layout_boxes(image, 240))
     assert small.value.factor >= 2
+
+
+def test_a_page_is_read_larger_within_the_pixels_a_page_may_have():
+    """A 500-pixel-wide scan is read the 3 times larger its text wants; a 300-DPI letter page
+    of small print at most 20 megapixels (1.54 times), never smaller than it is."""
+    assert small_text_factor((500, 700), 3.0) == 3.0
+    assert small_text_factor((2550, 3300), 2.2) == pytest.approx(1.54, abs=0.01)
+    assert small_text_factor((5000, 5000), 2.0) == 1.0
