@@ -42,6 +42,7 @@ from models.ocr.scale import (
     check_text_size,
     scaled_page,
     scaled_reading,
+    small_text_factor,
 )
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
@@ -159,7 +160,9 @@ class TesseractEngine(PartRereads):
             try:
                 return self._read_or_fall_back(page, sized=True)
             except SmallText as small:
-                factor = min(small.factor, TESSERACT_MAX_SIDE_PX / max(page.image.size))
+                factor = small_text_factor(page.image.size, small.factor)
+                if factor == 1.0:  # no room to read it larger: read as it is
+                    return self._read_or_fall_back(page)
         return scaled_reading(self._read_or_fall_back(scaled_page(page, factor)), 1 / factor)
 
     def _read_or_fall_back(self, page: PageImage, *, sized: bool = False) -> PageReading:

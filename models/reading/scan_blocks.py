@@ -37,17 +37,24 @@ def _word_in(word: Word, figure: ReadBlock) -> bool:
 
 def crossed_by_text(figure: ReadBlock, paragraphs: list[ParaLines]) -> bool:
     """Whether text lines run across the "picture": Tesseract's lines with words inside it and
-    more words outside, figure_crossing_lines of them or more. A drawing's labels stand
-    beside it or inside it, not in the lines of the text (a faded margin or a shadow over the
-    first words of a typescript's lines is taken for a picture). A picture holding text
-    Tesseract cannot read (handwriting) stays one."""
+    more words outside, figure_crossing_lines of them or more, the words inside read as text
+    (not scraps). A drawing's labels stand beside it or inside it, not in the lines of the
+    text (a faded margin or a shadow over the first words of a typescript's lines is taken for
+    a picture). An illustration the text wraps around stays one: the lines beside it begin with
+    its strokes read as scraps ("~— Wer went tip-toeing"). A picture holding text Tesseract
+    cannot read (handwriting) stays one."""
     if figure.illegible_text:
         return False
     crossing = 0
     for line in (line for para in paragraphs for line in para):
-        inside = sum(_word_in(w, figure) for w in line.words)
-        crossing += 0 < inside < len(line.words) - inside
+        inside = [w for w in line.words if _word_in(w, figure)]
+        crossing += 0 < len(inside) < len(line.words) - len(inside) and _read_as_text(inside)
     return crossing >= SCAN.figure_crossing_lines
+
+
+def _read_as_text(words: list[Word]) -> bool:
+    """Words read as text, not as a drawing's strokes: their mean confidence a word's."""
+    return statistics.mean(w.confidence for w in words) >= SCAN.scrap_confidence
 
 
 def outside_figures(paragraphs: list[ParaLines], figures: list[ReadBlock]) -> list[ParaLines]:

@@ -37,3 +37,19 @@ def test_a_drawing_whose_labels_stand_inside_it_stays_a_picture():
     assert [b.kind for b in text.blocks if b.kind == "figure"] == ["figure"]
     words = [w.text for b in text.blocks for w in b.words]
     assert "axis" not in words and words.count("Les") == 4
+
+
+def test_an_illustration_the_text_wraps_around_stays_a_picture():
+    """The lines beside a drawing begin with its strokes read as scraps (c02-22: "~— Wer went
+    tip-toeing", confidences 0-75): the drawing stays a picture and the scraps leave the text."""
+    lines = []
+    for k in range(6):
+        line = line_of("~— Wer " + TYPED, 200 + 50 * k, confidence=90, known=True)
+        for scrap in line.words[:2]:
+            scrap.confidence = 20
+        lines.append(line)
+    drawing = (0, 150, 180, 520)  # over the two scraps of every line
+    text = _read([ParaLines(lines)], drawing)
+    assert [b.kind for b in text.blocks if b.kind == "figure"] == ["figure"]
+    words = [w.text for b in text.blocks for w in b.words]
+    assert "Wer" not in words and words.count("Les") == 6
