@@ -190,8 +190,12 @@ def edge_rows(
         lines = [b for b in row if not _NUMBER_LIKE.match(b.text.strip())]
         if not (rest and apart and near and len(numbers) == 1 and 1 <= len(lines) <= 2):
             continue
-        if any(len(b.text.strip()) > params.running_head_max_chars for b in lines):
-            continue
+        if any(
+            len(b.text.strip()) > params.running_head_max_chars
+            or line_count(b) > params.running_head_max_lines
+            for b in lines
+        ):
+            continue  # text, or a letterhead beside a folio number
         kind = "page_header" if top else "page_footer"
         for b in lines:
             kinds[id(b)] = kind

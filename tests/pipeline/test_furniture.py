@@ -5,6 +5,8 @@ letter whose letterhead the layout model calls a page header: it is text."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from bs4 import BeautifulSoup
 
@@ -103,6 +105,22 @@ def test_a_letterhead_and_the_line_beside_it_are_text_not_running_heads():
     assert kinds[letterhead.text] in ("paragraph", "heading")
     assert kinds[beside.text] in ("paragraph", "heading")
     assert "001" not in kinds  # the page's label, out of the text
+
+
+def test_a_letterhead_read_as_text_beside_a_folio_number_is_no_running_head():
+    """Three lines the layout model calls text, a folio number in the corner on their row: a
+    running head beside its page number is a line or two, this is the letter's heading."""
+    letterhead = replace(_header(LETTERHEAD[:3], 120), kind="paragraph", layout="text")
+    date = _line([("22", 1300), ("décembre", 1400), ("1960.", 1650)], 400)
+    body = [
+        ReadBlock(kind="paragraph", text=BODY, layout="text", bbox=(220, y, 1900, y + 400),
+                  font_size=40.0)
+        for y in (600, 1100, 1600)
+    ]  # fmt: skip
+    blocks = [letterhead, _line([("001", 1900)], 170), date, *body]
+    page = assemble([PageReading(page_number=1, blocks=blocks, width=2100, height=3000)],
+                    AssembleOptions()).pages[0]  # fmt: skip
+    assert _kinds(page)[letterhead.text] in ("paragraph", "heading")
 
 
 def test_a_running_head_beside_a_stamp_up_the_margin_stays_furniture():
