@@ -74,6 +74,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             rotation=reading.rotation,
         )
         blocks = _page_blocks(reading, body_size, body_stroke, params=params)
+        blocks = furniture.headers_in_text(blocks, body_size, repeated, params=params)
         pending_items: list[ReadBlock] = []
         edge_rows = furniture.edge_rows(blocks, reading, body_size=body_size, params=params)
         bold = (

@@ -31,6 +31,8 @@ class AssembleParams:
     edge_rows_min_blocks: int = 3
     # a line beside a running head's page number is at most this long: longer is text
     running_head_max_chars: int = 80
+    # a running head or foot holds at most this many lines: more is a letterhead, the page's text
+    running_head_max_lines: int = 2
     # a page number read in one line with its running head stands this many line heights apart
     running_head_gap_ratio: float = 1.5
     # ... and is set no larger than this many times the body's size (larger is a title)

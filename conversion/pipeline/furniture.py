@@ -1,19 +1,23 @@
 """Page furniture over the whole document: running heads and feet, page numbers, stamps.
 
 Pure functions over `models.engine.PageReading`: which texts recur in the page bands
-(`repeated_furniture`), which row of a page is its running head or foot (`edge_rows`), and what a
-paragraph in a band is (`band_furniture`).
+(`repeated_furniture`), which row of a page is its running head or foot (`edge_rows`), what a
+paragraph in a band is (`band_furniture`), and which page headers of the layout model are the
+page's text (`headers_in_text`: a letterhead).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock
 
 _EDGE_KINDS = ("paragraph", "heading", "page_header", "page_footer")
+_FURNITURE_KINDS = ("page_header", "page_footer", "page_number")
+_TEXT_KINDS = ("paragraph", "heading", "list_item")  # what a running head stands apart from
 # A page number as printed or as an OCR misreads it (S for 5 or 3, l or I for 1, O for 0).
 _NUMBER_LIKE = re.compile(r"^[\[(]?(?=[^\d]*\d)[\dSIlO]{1,4}[\])]?$")
 # Stamps that libraries and publishers print on a page: never part of the text.
@@ -43,6 +47,13 @@ def _furniture_key(text: str) -> str:
     return re.sub(r"\d+", "#", text.strip().lower())
 
 
+def line_count(rb: ReadBlock) -> int:
+    """Lines of a block read in order: a word starting left of the end of the one before
+    opens a line."""
+    boxes = [w.bbox for w in rb.words if w.bbox]
+    return 1 + sum(b[0] < a[2] for a, b in zip(boxes, boxes[1:], strict=False))
+
+
 def _in_band(rb: ReadBlock, reading: PageReading, *, params: AssembleParams) -> str | None:
     if rb.bbox is None or not reading.height:
         return None
@@ -56,13 +67,17 @@ def _in_band(rb: ReadBlock, reading: PageReading, *, params: AssembleParams) -> 
 def repeated_furniture(
     readings: list[PageReading], *, params: AssembleParams = ASSEMBLE
 ) -> set[str]:
-    """Texts in the top or bottom band that recur on several pages: running headers/footers."""
+    """Texts in the top or bottom band, or that the layout model calls page headers or
+    footers (a letterhead reaches below the band), that recur on several pages: running heads
+    and feet."""
     if len(readings) < 2:
         return set()
     counts: Counter[str] = Counter()
     for r in readings:
         seen = {
-            _furniture_key(b.text) for b in r.blocks if b.text and _in_band(b, r, params=params)
+            _furniture_key(b.text)
+            for b in r.blocks
+            if b.text and (b.kind in _FURNITURE_KINDS or _in_band(b, r, params=params))
         }
         counts.update(seen)
     limit = params.repeated_furniture_max_chars
@@ -175,8 +190,12 @@ def edge_rows(
         lines = [b for b in row if not _NUMBER_LIKE.match(b.text.strip())]
         if not (rest and apart and near and len(numbers) == 1 and 1 <= len(lines) <= 2):
             continue
-        if any(len(b.text.strip()) > params.running_head_max_chars for b in lines):
-            continue
+        if any(
+            len(b.text.strip()) > params.running_head_max_chars
+            or line_count(b) > params.running_head_max_lines
+            for b in lines
+        ):
+            continue  # text, or a letterhead beside a folio number
         kind = "page_header" if top else "page_footer"
         for b in lines:
             kinds[id(b)] = kind
@@ -196,3 +215,58 @@ def edge_rows(
         if all(kinds.get(id(o), o.kind) in ("page_header", "page_footer") for o in beyond):
             kinds[id(b)] = "page_number"
     return kinds
+
+
+def _plain_furniture(rb: ReadBlock, repeated: set[str]) -> bool:
+    """Furniture by its text wherever it stands: a page number, a text the bands of other pages
+    repeat, a stamp, a copyright line, a revision label."""
+    text = rb.text.strip()
+    return bool(
+        PAGE_NUMBER.match(text)
+        or _furniture_key(text) in repeated
+        or is_stamp(text)
+        or _REVISION.match(text)
+    )
+
+
+def _masthead(rb: ReadBlock, body_size: float, *, params: AssembleParams) -> bool:
+    """More lines than a running head holds, in print no smaller than the body's: a letter's
+    letterhead, a form's or a memo's heading block (a journal's masthead is small print)."""
+    size = rb.font_size or 0.0
+    small = bool(body_size) and 0 < size <= params.margin_note_size_ratio * body_size
+    # Lines of words set across: a stamp printed up the margin, read with the head, is none.
+    across = [w for w in rb.words if w.bbox and w.bbox[2] - w.bbox[0] >= w.bbox[3] - w.bbox[1]]
+    lines = line_count(replace(rb, words=across))
+    return lines > params.running_head_max_lines and not small
+
+
+def _beside_text(rb: ReadBlock, text: list[ReadBlock]) -> bool:
+    """A block sharing rows with the page's text (its span and one text block's overlap): a
+    running head stands apart, above (or below) all the text."""
+    top, bottom = rb.bbox[1], rb.bbox[3]  # type: ignore[index]
+    return any(o.bbox and o.bbox[1] < bottom and top < o.bbox[3] for o in text)
+
+
+def headers_in_text(
+    blocks: list[ReadBlock],
+    body_size: float,
+    repeated: set[str],
+    *,
+    params: AssembleParams = ASSEMBLE,
+) -> list[ReadBlock]:
+    """The blocks with the page headers the layout model saw that are no running heads made
+    text again: a head is a line or two repeated on the pages, or apart at the page's edge;
+    the block of lines at the top of a letter, a form or a memo (its letterhead) and what
+    shares its rows ("Circulaire n°2" beside it) are the page's text, read once, not
+    furniture. Page numbers, stamps and texts other pages repeat stay furniture."""
+    heads = [b for b in blocks if b.kind == "page_header" and b.bbox and b.text.strip()]
+    heads = [b for b in heads if not _plain_furniture(b, repeated)]
+    text_ids = {id(b) for b in heads if _masthead(b, body_size, params=params)}
+    if not text_ids:
+        return blocks
+    text = [
+        b for b in blocks
+        if b.bbox and (b.kind in _TEXT_KINDS and not is_stamp(b.text) or id(b) in text_ids)
+    ]  # fmt: skip
+    text_ids |= {id(b) for b in heads if _beside_text(b, [t for t in text if t is not b])}
+    return [replace(b, kind="paragraph") if id(b) in text_ids else b for b in blocks]

@@ -10,7 +10,7 @@ from dataclasses import replace
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.captions import numbered_caption
 from conversion.pipeline.document import Block, Page, Span
-from conversion.pipeline.furniture import is_stamp
+from conversion.pipeline.furniture import is_stamp, line_count
 from models.engine import ReadBlock
 from models.reading.kinds import reads_as_byline, reads_as_code, reads_as_prose, real_words
 from models.reading.scan_lines import letter_size
@@ -42,13 +42,6 @@ def bold_scan(
     if not (rb.stroke and body_stroke and body_size):
         return False
     return rb.stroke >= params.bold_stroke_ratio * body_stroke * max(1.0, size / body_size)
-
-
-def _lines(rb: ReadBlock) -> int:
-    """Lines of a block read in order: a word starting left of the end of the one before
-    opens a line."""
-    boxes = [w.bbox for w in rb.words if w.bbox]
-    return 1 + sum(b[0] < a[2] for a, b in zip(boxes, boxes[1:], strict=False))
 
 
 def _beside(a, b) -> bool:
@@ -95,7 +88,7 @@ def bold_titles(
             and rb.bbox[1] >= last.bbox[3] - 0.5 * (last.font_size or body_size)  # type: ignore[index]
         )
         worded = [b for b in run if real_words(b.words, b.text)]  # a form's number says nothing
-        if titled and under and sum(_lines(b) for b in worded) <= params.bold_title_max_lines:
+        if titled and under and sum(line_count(b) for b in worded) <= params.bold_title_max_lines:
             found.update(id(b) for b in titled)
         run = []
     return found

@@ -135,20 +135,20 @@ class Illegibility:
     picture_text: bool
 
     def unreadable(self, pictures: Sequence[BBox] = ()) -> bool:
-        """Unreadable when a picture holds illegible text, or when the illegible lines are a
-        good share of what the page holds and its words are not mostly read surely (typewriting
-        in a language the dictionaries lack reads surely). Illegible lines inside one of
-        `pictures` (the layout model's: a chart's legend and axis labels, their swatches read
-        as symbols) are the picture's, no sign of handwriting."""
+        """Never where the page's words mostly read surely (print: typewriting in a language
+        the dictionaries lack reads surely; a newspaper's advertisements, their ornaments read
+        as letters, are pictures on a printed page). Else unreadable when a picture holds
+        illegible text, or when the illegible lines are a good share of what the page holds.
+        Illegible lines inside one of `pictures` (the layout model's: a chart's legend and
+        axis labels, their swatches read as symbols) are the picture's, no sign of
+        handwriting."""
+        if self.printed:
+            return False
         if self.picture_text:
             return True
         counted = [n for box, n in self.bad if not any(_centre_in(box, p) for p in pictures)]
         many = len(counted) >= SCAN.unreadable_lines
-        return (
-            many
-            and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
-            and not (self.printed)
-        )
+        return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
 
 
 def _centre_in(box: BBox, outer: BBox) -> bool:

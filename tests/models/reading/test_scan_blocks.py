@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from models.engine import Word
 from models.reading.params.scan import SCAN
-from models.reading.scan_blocks import blocks_from_lines, sure_share, without_illegible
+from models.reading.scan_blocks import (
+    Illegibility,
+    blocks_from_lines,
+    sure_share,
+    without_illegible,
+)
 from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
@@ -114,3 +119,12 @@ def test_marks_read_as_a_character_or_two_are_no_writing():
         mark.bbox = (100 + 60 * k, 300, 140 + 60 * k, 330)
     _, judged = without_illegible([ParaLines(labels), ParaLines(marks)], [], printed=False)
     assert not judged.unreadable()
+
+
+def test_a_picture_of_illegible_text_on_a_printed_page_is_no_handwriting():
+    """A newspaper page (realworld newspaper.pdf p1, read surely) whose advertisements'
+    ornaments Tesseract reads as rows of letters ("POSSESSES ESE SSH") in a picture: print,
+    never called handwriting. A picture of such text on a page read doubtfully still is."""
+    printed = Illegibility(chars=20000, bad=(), printed=True, picture_text=True)
+    assert not printed.unreadable()
+    assert Illegibility(chars=2000, bad=(), printed=False, picture_text=True).unreadable()
