@@ -160,6 +160,10 @@ def _without_lonely_columns(
             right_gap = cuts[lonely]
             mine = [p for phrases in phrase_rows for p in phrases
                     if left_gap <= (words_box(p)[0] + words_box(p)[2]) / 2 < right_gap]  # fmt: skip
+            if not mine:
+                # No phrase's middle in it (phrases crossing both cuts): a column of nothing.
+                del cuts[lonely]
+                continue
             a = min(words_box(p)[0] for p in mine)
             b = max(words_box(p)[2] for p in mine)
             del cuts[lonely - 1 if a - left_gap < right_gap - b else lonely]
