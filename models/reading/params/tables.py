@@ -58,12 +58,14 @@ class RuledTableParams:
         20  # runs in adjacent pixel rows whose ends are this close: one rule
     )
     rule_max_thickness_px: int = 12  # a thicker run is a filled box, not a rule
+    rule_gap_px: int = 2  # a rule's run goes on over a gap this wide (a scan's noise)
     h_rule_min_px: int = 80  # a horizontal rule is at least this long...
     h_rule_min_per_width: int = 12  # ... and at least the page's width over this
     v_rule_min_px: int = 40  # a vertical rule is at least this long...
     v_rule_min_per_height: int = 40  # ... and at least the page's height over this
     grid_ends_tolerance_px: int = 30  # a grid's horizontal rules start and end this close together
     grid_min_h_rules: int = 3  # horizontal rules of one grid
+    grid_rule_min_share: float = 0.5  # a grid's rule runs along this share of its longest one
     grid_min_v_rules: int = 3  # vertical rules of one grid (two of them at its edges)
     grid_slack_px: int = 15  # a rule meets a grid's edge, or lies on one of its lines, this close
     v_rule_reach_px: int = 10  # a vertical rule goes at least this far below the grid's top

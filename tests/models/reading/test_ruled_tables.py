@@ -14,7 +14,14 @@ from models.engine import Word
 from models.layout import Region
 from models.ocr import TesseractEngine
 from models.reading.regions import header_tables
-from models.reading.ruled_tables import Grid, Rule, reversed_bars, row_rules, table_block
+from models.reading.ruled_tables import (
+    Grid,
+    Rule,
+    find_grids,
+    reversed_bars,
+    row_rules,
+    table_block,
+)
 from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
@@ -273,3 +280,29 @@ def test_a_reversed_banner_of_one_phrase_makes_no_table():
     bar = (240, 344, 1240, 380)
     heads = [(bar, _bar_read(bar, [(20, "Appendix A RoHS with Exemption")]))]
     assert header_tables(heads, [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []
+
+
+def _grid_image(image: Image.Image, top: int, rows: int, xs: list[int], *, drop: int) -> None:
+    """Rules of a table drawn on `image`: `rows` rows 40 px tall from `top`, columns at `xs`;
+    each rule drops `drop` pixels across the page (a scan a little askew) and is cut by a
+    one-pixel gap of noise every 150 px."""
+    left, right = xs[0], xs[-1]
+    bottom = top + 40 * rows
+    for y in range(top, bottom + 1, 40):
+        for x in range(left, right + 1):
+            if x % 150:
+                dy = drop * (x - left) // (right - left)
+                image.paste(60, (x, y + dy, x + 1, y + dy + 3))
+    for x in xs:
+        image.paste(60, (x, top, x + 3, bottom + drop + 3))
+
+
+def test_a_scanned_grid_askew_and_broken_by_noise_is_one_grid_per_table():
+    """Rules askew by a few pixels and broken by noise are one rule each; two tables of one
+    width, one over the other, are two grids (no rule down their edges joins them)."""
+    image = Image.new("L", (2400, 3000), 250)
+    xs = [300, 900, 1400, 2000]
+    _grid_image(image, 400, 10, xs, drop=4)
+    _grid_image(image, 1200, 6, xs, drop=4)
+    grids = find_grids(image, 300)
+    assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(10, 3), (6, 3)]
