@@ -18,9 +18,12 @@ from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
 from models.reading.markers import BULLET
 from models.reading.params.scan import SCAN
-from models.reading.ruled_tables import reversed_bars
+from models.reading.params.tables import RULED_TABLES
+from models.reading.ruled_tables import Grid, find_grids, reversed_bars, unread_cells
 from models.reading.scan_blocks import outside_figures, without_scraps
 from models.reading.scan_lines import (
+    InkMeter,
+    Line,
     ParaLines,
     area,
     inside_share,
@@ -28,6 +31,7 @@ from models.reading.scan_lines import (
     move_lines,
     unread_rows,
 )
+from models.reading.word_rows import RULE_GLYPHS
 
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 # An image region this share of the page or more is read again as text (see _text_in_images).
@@ -231,3 +235,44 @@ class PartRereads:
                 continue
             move_lines(found, left, top)
             para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])
+
+    def _unread_cells(self, gray: Image.Image, ink: InkMeter, paragraphs: list[ParaLines], *,
+                      lang: str, dpi: int) -> list[Grid]:  # fmt: skip
+        """The page's ruled grids, and their cells that hold ink but no word (a lone "1" or
+        "-" Tesseract's line finder passed over, a row it lost) read again one by one as a
+        line, put on the page as lines of their own (at most RULED_TABLES.cell_max_reads)."""
+        grids = find_grids(gray, dpi)
+        api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
+        reads = RULED_TABLES.cell_max_reads
+        for grid in grids:
+            x0, y0, x1, y1 = grid.bbox
+            mine = [para for para in paragraphs if any(
+                x0 <= (w.bbox[0] + w.bbox[2]) / 2 <= x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1
+                for line in para for w in line.words if w.bbox)]  # fmt: skip
+            if not mine:
+                continue  # a frame with nothing read in it: no table of ours
+            words = [w for para in mine for line in para for w in line.words]
+            for box in unread_cells(grid, words, ink, dpi)[:reads]:
+                reads -= 1
+                left, top = int(box[0]), int(box[1])
+                crop = gray.crop((left, top, int(box[2]), int(box[3])))
+                found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
+                move_lines(found, left, top)
+                kept = [
+                    Word(text, w.confidence, w.bbox, known=w.known)
+                    for para in found for line in para for w in line.words
+                    if w.confidence >= RULED_TABLES.cell_min_confidence
+                    and (text := w.text.strip(RULE_GLYPHS))
+                ]  # fmt: skip
+                if kept:
+                    para = ParaLines([Line(kept, _box_of(kept), ink(_box_of(kept)))])
+                    para.order = mine[0].order
+                    paragraphs.append(para)
+        paragraphs.sort(key=lambda para: para.order)
+        return grids
+
+
+def _box_of(words: list[Word]) -> tuple[int, int, int, int]:
+    boxes = [w.bbox for w in words]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+            max(b[3] for b in boxes))  # fmt: skip

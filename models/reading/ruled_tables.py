@@ -19,6 +19,7 @@ from models.engine import BBox, ReadBlock, Word
 from models.reading.params import at_dpi
 from models.reading.params.tables import RULED_TABLES, RuledTableParams
 from models.reading.scan_lines import Line, ParaLines, keep_lines
+from models.reading.word_rows import RULE_GLYPHS
 from models.reading.word_tables import table_from_words
 
 
@@ -256,7 +257,6 @@ def table_block(
 ) -> ReadBlock:
     """The table's cells (with spans) filled with the words whose centers fall inside them
     (a page image of `dpi`)."""
-    slack, share = at_dpi(params.grid_slack_px, dpi), params.cell_rule_share
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     texts: list[list[list[str]]] = [[[] for _ in range(n_cols)] for _ in range(n_rows)]
     for w in words:
@@ -265,14 +265,33 @@ def table_block(
         cx, cy = (w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2
         r = next((i for i in range(n_rows) if grid.ys[i] <= cy < grid.ys[i + 1]), None)
         c = next((j for j in range(n_cols) if grid.xs[j] <= cx < grid.xs[j + 1]), None)
-        if r is not None and c is not None:
-            texts[r][c].append(w.text)
-    owner: dict[tuple[int, int], tuple[int, int]] = {}
-    rows: list[list[dict]] = []
+        text = w.text.strip(RULE_GLYPHS)  # a rule read as a glyph ("|76.7") is no text
+        if r is not None and c is not None and text:
+            texts[r][c].append(text)
+    rows: list[list[dict]] = [[] for _ in range(n_rows)]
+    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
+        words_in = [t for rr in range(r, r + rowspan) for cc in range(c, c + colspan)
+                    for t in texts[rr][cc]]  # fmt: skip
+        rows[r].append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
+                        "colspan": colspan})  # fmt: skip
+    if rows and _header_row(grid, ink, dpi, params):
+        for cell in rows[0]:
+            cell["header"] = True
+    return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
+
+
+def grid_cells(
+    grid: Grid, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[tuple[int, int, int, int]]:
+    """The grid's cells as (row, column, rowspan, colspan), row by row: a rule missing along
+    most of a cell's side (`cell_rule_share`) joins it to the next."""
+    slack, share = at_dpi(params.grid_slack_px, dpi), params.cell_rule_share
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    owned: set[tuple[int, int]] = set()
+    cells = []
     for r in range(n_rows):
-        row: list[dict] = []
         for c in range(n_cols):
-            if (r, c) in owner:
+            if (r, c) in owned:
                 continue
             colspan = 1
             while c + colspan < n_cols and not _has_v_rule(
@@ -284,18 +303,33 @@ def table_block(
                 grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan], slack, share
             ):
                 rowspan += 1
-            words_in = []
-            for rr in range(r, r + rowspan):
-                for cc in range(c, c + colspan):
-                    owner[(rr, cc)] = (r, c)
-                    words_in.extend(texts[rr][cc])
-            row.append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
-                        "colspan": colspan})  # fmt: skip
-        rows.append(row)
-    if rows and _header_row(grid, ink, dpi, params):
-        for cell in rows[0]:
-            cell["header"] = True
-    return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
+            owned.update((rr, cc) for rr in range(r, r + rowspan) for cc in range(c, c + colspan))
+            cells.append((r, c, rowspan, colspan))
+    return cells
+
+
+def unread_cells(
+    grid: Grid, words: list[Word], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[BBox]:
+    """The boxes of the grid's cells that hold ink (`cell_min_ink_share` of their inside, a
+    rule's width clear of their rules) but no word read: a lone figure or dash Tesseract's
+    line finder passed over, or a whole row it lost."""
+    centres = [((w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2) for w in words if w.bbox]
+    inset = at_dpi(params.cell_inset_px, dpi)
+    out = []
+    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
+        x0, y0 = grid.xs[c], grid.ys[r]
+        x1, y1 = grid.xs[c + colspan], grid.ys[r + rowspan]
+        if any(x0 <= x < x1 and y0 <= y < y1 for x, y in centres):
+            continue
+        inside = (round(x0 + inset), round(y0 + inset), round(x1 - inset), round(y1 - inset))
+        if (
+            inside[2] > inside[0]
+            and inside[3] > inside[1]
+            and ink(inside) >= params.cell_min_ink_share
+        ):
+            out.append((x0, y0, x1, y1))
+    return out
 
 
 def _header_row(grid: Grid, ink, dpi: int, params: RuledTableParams) -> bool:
@@ -414,10 +448,13 @@ def reversed_bars(
 
 
 def ruled_tables(
-    binary, paragraphs: list[ParaLines], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
-) -> tuple[list[ReadBlock], list[ParaLines]]:
-    """Ruled tables become table blocks; their words leave the paragraphs."""
-    grids = find_grids(binary, dpi, params=params) if binary is not None else []
+    binary, paragraphs: list[ParaLines], ink, dpi: int, *, grids: list[Grid] | None = None,
+    params: RuledTableParams = RULED_TABLES,
+) -> tuple[list[ReadBlock], list[ParaLines]]:  # fmt: skip
+    """Ruled tables become table blocks; their words leave the paragraphs. `grids`: the page's
+    grids when they are known (else found on `binary`)."""
+    if grids is None:
+        grids = find_grids(binary, dpi, params=params) if binary is not None else []
     tables: list[ReadBlock] = []
     for grid in grids:
         x0, y0, x1, y1 = grid.bbox

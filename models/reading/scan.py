@@ -18,7 +18,7 @@ from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.scan import SCAN
 from models.reading.regions import formula_regions, header_tables
-from models.reading.ruled_tables import ruled_tables, table_rules
+from models.reading.ruled_tables import Grid, ruled_tables, table_rules
 from models.reading.scan_blocks import (
     UNREADABLE_FINDING,
     Illegibility,
@@ -78,9 +78,12 @@ def scan_text(
     gray: Image.Image,
     ink: InkMeter,
     dpi: float,
+    *,
+    grids: list[Grid] | None = None,
 ) -> ScanText:
     """The engine's paragraphs without the words inside figures, noise and illegible lines;
-    the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
+    the ruled tables found on the page (`grids`: its grids, when the engine found them); the
+    rest cut into blocks (list items, size jumps)."""
     printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
     figures = [f for f in figures if not crossed_by_text(f, paragraphs)]
     paragraphs = outside_figures(paragraphs, figures)
@@ -93,7 +96,7 @@ def scan_text(
     kept = {id(line) for para in paragraphs for line in para}
     formulas = [] if unreadable else formula_regions(read_lines, kept=kept)
     # Our own threshold: Tesseract erases ruling lines from its binarized page.
-    tables, paragraphs = ruled_tables(gray, paragraphs, ink, dpi)
+    tables, paragraphs = ruled_tables(gray, paragraphs, ink, dpi, grids=grids)
     blocks = (
         figures
         + tables

@@ -72,6 +72,10 @@ class RuledTableParams:
     cell_rule_share: float = 0.6  # a rule along this share of a cell's side parts it from the next
     header_rule_ratio: float = 1.6  # the rule under the first row this times the median: a header
     cell_margin_px: int = 4  # a cell's ink is measured this far inside its rules
+    cell_inset_px: int = 10  # ... and an empty cell's this far (clear of a scan's thick rules)
+    cell_min_ink_share: float = 0.004  # a cell with no word and this share of ink: read again
+    cell_max_reads: int = 80  # cells read again on a page, at most
+    cell_min_confidence: float = 30  # a cell's word read again is kept at this confidence
     header_ink_ratio: float = 1.3  # a first row this times darker than the rest: bold, a header
     words_over_grid_ratio: float = 1.5  # words filling this times the grid's cells: words decide
     min_filled_share: float = 0.4  # a grid with fewer filled cells is a frame or a form, no table

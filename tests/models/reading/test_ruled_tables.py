@@ -21,6 +21,7 @@ from models.reading.ruled_tables import (
     reversed_bars,
     row_rules,
     table_block,
+    unread_cells,
 )
 from models.reading.scan_lines import InkMeter, Line, ParaLines
 
@@ -306,3 +307,29 @@ def test_a_scanned_grid_askew_and_broken_by_noise_is_one_grid_per_table():
     _grid_image(image, 1200, 6, xs, drop=4)
     grids = find_grids(image, 300)
     assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(10, 3), (6, 3)]
+
+
+def _three_by_two() -> tuple[Grid, Image.Image]:
+    """A grid of 3 rows and 2 columns (300 x 60 px cells) on a blank page image."""
+    image = Image.new("L", (800, 400), 255)
+    ys, xs = [50, 110, 170, 230], [100, 400, 700]
+    h = [Rule(pos=y, start=100, end=700, thickness=2) for y in ys]
+    v = [Rule(pos=x, start=50, end=230, thickness=2) for x in xs]
+    return Grid(ys=ys, xs=xs, h_rules=h, v_rules=v), image
+
+
+def test_cells_with_ink_but_no_word_are_read_again():
+    """A lone dash Tesseract passed over (ink, no word) is a cell to read again; a cell with a
+    word, or blank, is not."""
+    grid, image = _three_by_two()
+    image.paste(0, (540, 138, 560, 142))  # a dash in row 1, column 1
+    image.paste(0, (150, 130, 250, 150))  # "Lead", read
+    words = [Word("Lead", 90.0, (150, 130, 250, 150))]
+    assert unread_cells(grid, words, InkMeter(image), 300) == [(400, 110, 700, 170)]
+
+
+def test_a_rule_read_as_a_glyph_is_no_cell_text():
+    grid, image = _three_by_two()
+    words = [Word("|76.7", 80.0, (420, 130, 480, 150)), Word("|", 40.0, (120, 190, 125, 210))]
+    table = table_block(grid, words, InkMeter(image), 300)
+    assert [[c["text"] for c in row] for row in table.rows] == [["", ""], ["", "76.7"], ["", ""]]

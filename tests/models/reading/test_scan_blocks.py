@@ -114,3 +114,17 @@ def test_marks_read_as_a_character_or_two_are_no_writing():
         mark.bbox = (100 + 60 * k, 300, 140 + 60 * k, 330)
     _, judged = without_illegible([ParaLines(labels), ParaLines(marks)], [], printed=False)
     assert not judged.unreadable()
+
+
+def test_a_table_row_of_figures_read_doubtfully_is_no_illegible_line():
+    """A scanned table's row ("Germany 45.4 75.2. 41.5." read at 60 % confidence): figures are
+    in no dictionary, yet they are no handwriting; the row stays for the table."""
+    texts = [("Germany", 80.0, True), ("45.4", 60.0, False), ("75.2.", 55.0, False),
+             ("41.5.", 55.0, False), ("56.8", 60.0, False)]  # fmt: skip
+    words = [
+        Word(text, conf, (100 + 200 * i, 100, 180 + 200 * i, 130), known=known)
+        for i, (text, conf, known) in enumerate(texts)
+    ]
+    line = Line(words, (100, 100, 980, 130), 0.1)
+    kept, _ = without_illegible([ParaLines([line])], [], printed=True)
+    assert [ln.text for para in kept for ln in para] == ["Germany 45.4 75.2. 41.5. 56.8"]
