@@ -470,3 +470,23 @@ def test_a_column_no_phrase_is_centred_in_is_dropped_not_a_crash():
     table = table_from_words(words, (940, 340, 1545, 1240))
     assert table is not None
     assert ["627:2", "91"] in [row[:2] for row in _texts(table)]
+
+
+def test_header_lines_going_on_in_lower_case_are_one_header_row():
+    """A header's second line fills every column, but each of its cells goes on from the line
+    above ("retail outlets" under "Number of"): the lines are one header row, not a row each
+    (ICDAR eu-004's retail table)."""
+    words = _cells([
+        [(100, "Number of"), (500, "Inhabitants"), (850, "Retail")],
+        [(100, "retail outlets"), (500, "per outlet"), (850, "sales")],
+        [(100, "415.3"), (500, "196"), (850, "313")],
+        [(100, "343.4"), (500, "169"), (850, "292")],
+        [(100, "289.9"), (500, "202"), (850, "233")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1100, 500))
+    assert _texts(table)[0] == [
+        "Number of retail outlets",
+        "Inhabitants per outlet",
+        "Retail sales",
+    ]
+    assert all(c["header"] for c in table.rows[0])
