@@ -149,7 +149,7 @@ def find_grids(
 ) -> list[Grid]:
     """The grids of rules printed on a page image of `dpi`: at least `grid_min_h_rules`
     horizontal rules of about one extent, joined by vertical rules at both edges."""
-    dark = np.asarray(binary.convert("L")) < params.dark_below_level
+    dark = np.asarray(binary.convert("L")) < params.rule_dark_below_level
     height, width = dark.shape
     h_min = max(at_dpi(params.h_rule_min_px, dpi), width // params.h_rule_min_per_width)
     v_min = max(at_dpi(params.v_rule_min_px, dpi), height // params.v_rule_min_per_height)
@@ -312,9 +312,14 @@ def unread_cells(
     grid: Grid, words: list[Word], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> list[BBox]:
     """The boxes of the grid's cells that hold ink (`cell_min_ink_share` of their inside, a
-    rule's width clear of their rules) but no word read: a lone figure or dash Tesseract's
-    line finder passed over, or a whole row it lost."""
-    centres = [((w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2) for w in words if w.bbox]
+    rule's width clear of their rules) but no word read surely (`cell_sure_confidence`, a
+    letter or digit): a lone figure or dash Tesseract's line finder passed over or read as
+    scraps ("feel" for a "1" on a shaded cell), or a whole row it lost."""
+    centres = [
+        ((w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2)
+        for w in words
+        if w.bbox and w.confidence >= params.cell_sure_confidence and any(map(str.isalnum, w.text))
+    ]
     inset = at_dpi(params.cell_inset_px, dpi)
     out = []
     for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):

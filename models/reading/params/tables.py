@@ -53,7 +53,10 @@ class KeyValueParams:
 class RuledTableParams:
     """Ruled tables: a grid of rules printed on a scan, its rows' rules, reversed header bars."""
 
-    dark_below_level: int = 128  # a pixel darker than this is ink (the grid finder, bars)
+    dark_below_level: int = 128  # a pixel darker than this is ink (bars)
+    # ... and a rule's pixel for the grid finder: a thin rule of a scan read at a lower DPI is
+    # gray (111-141 on ICDAR eu-001's scan at 240 DPI), a cell's shading lighter (205-226).
+    rule_dark_below_level: int = 170
     rule_ends_tolerance_px: int = (
         20  # runs in adjacent pixel rows whose ends are this close: one rule
     )
@@ -73,8 +76,10 @@ class RuledTableParams:
     header_rule_ratio: float = 1.6  # the rule under the first row this times the median: a header
     cell_margin_px: int = 4  # a cell's ink is measured this far inside its rules
     cell_inset_px: int = 10  # ... and an empty cell's this far (clear of a scan's thick rules)
-    cell_min_ink_share: float = 0.004  # a cell with no word and this share of ink: read again
-    cell_max_reads: int = 80  # cells read again on a page, at most
+    cell_min_ink_share: float = 0.001  # a cell with no word and this share of ink: read again
+    cell_sure_confidence: float = 60  # a cell holding no word read this surely: read again
+    cell_max_reads: int = 200  # cells read again on a page, at most (a read: about 3 ms)
+    cell_read_margin_px: int = 15  # ... each its ink alone, on this much paper around it
     cell_min_confidence: float = 30  # a cell's word read again is kept at this confidence
     header_ink_ratio: float = 1.3  # a first row this times darker than the rest: bold, a header
     words_over_grid_ratio: float = 1.5  # words filling this times the grid's cells: words decide
