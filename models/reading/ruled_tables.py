@@ -9,6 +9,7 @@ the rule under it is heavier than the others or its text is bold.
 from __future__ import annotations
 
 import itertools
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -101,7 +102,7 @@ def _rules(dark: np.ndarray, min_len: float, dpi: int, params: RuledTableParams)
     for y, runs in sorted(_long_runs(mask, min_len).items()):
         open_rules = [r for r in open_rules if r[1] == y - 1]  # a row without runs closes them
         for x0, x1 in runs:
-            hits = [r for r in open_rules if min(r[3], x1) > max(r[2], x0)]
+            hits = [r for r in open_rules if _alike(r[2], r[3], x0, x1, params)]
             if not hits:
                 rule = [y, y, x0, x1]
                 found.append(rule)
@@ -121,9 +122,21 @@ def _rules(dark: np.ndarray, min_len: float, dpi: int, params: RuledTableParams)
     out = []
     for first, last, start, end in _collinear_joined(found, askew, dpi, params):
         thickness = max(1, last - first + 1 - 2 * askew)  # the spread taken off again
-        if thickness <= thickest:  # thicker is a filled box
+        if thickness <= thickest:
             out.append(Rule(pos=(first + last) / 2, start=start, end=end, thickness=thickness))
+        else:  # a filled box (a shaded header row between its rules): its edges part rows
+            out += [
+                Rule(pos=y, start=start, end=end, thickness=1)
+                for y in (first + askew, last - askew)
+            ]
     return out
+
+
+def _alike(a0: int, a1: int, b0: int, b1: int, params: RuledTableParams) -> bool:
+    """Two runs of about one extent (overlapping along `rule_overlap_share` of the longer): one
+    rule's; a shaded band's short runs beside a long rule crossing it are not."""
+    longer = max(a1 - a0, b1 - b0)
+    return min(a1, b1) - max(a0, b0) >= params.rule_overlap_share * longer
 
 
 def _collinear_joined(
@@ -175,14 +188,24 @@ def find_grids(
         ]
         if len(same) < params.grid_min_h_rules:
             continue
-        rows = sorted((h_rules[j] for j in same), key=lambda r: r.pos)
+        rows = _apart(sorted((h_rules[j] for j in same), key=lambda r: r.pos), slack)
         edges = (top.start, top.end)
         for run in _joined_runs(rows, v_rules, edges, slack):
             grid = _grid(run, v_rules, edges, dpi, params)
             if len(run) >= params.grid_min_h_rules and grid is not None:
                 grids.append(grid)
-                used.update(j for j in same if h_rules[j] in run)
+                top_y, bottom_y = run[0].pos - slack, run[-1].pos + slack
+                used.update(j for j in same if top_y <= h_rules[j].pos <= bottom_y)
     return grids
+
+
+def _apart(rows: list[Rule], slack: float) -> list[Rule]:
+    """Rules closer than `slack` are one (a shaded row's edge beside the rule it ends at)."""
+    out: list[Rule] = []
+    for rule in rows:
+        if not out or rule.pos - out[-1].pos > slack:
+            out.append(rule)
+    return out
 
 
 def _joined_runs(
@@ -235,6 +258,9 @@ def _grid(
         if inside and all(abs(v.pos - x) > slack for x in merged_xs):
             merged_xs.append(float(v.pos))
     merged_xs.sort()
+    widths = [b - a for a, b in itertools.pairwise(merged_xs)]
+    if statistics.median(widths) < at_dpi(params.grid_min_column_px, dpi):
+        return None  # the gaps between a banner's light letters, no columns
     return Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules)
 
 

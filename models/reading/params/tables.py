@@ -62,6 +62,7 @@ class RuledTableParams:
     )
     rule_max_thickness_px: int = 12  # a thicker run is a filled box, not a rule
     rule_gap_px: int = 2  # a rule's run goes on over a gap this wide (a scan's noise)
+    rule_overlap_share: float = 0.5  # runs in adjacent rows overlapping this share: one rule
     h_rule_min_px: int = 80  # a horizontal rule is at least this long...
     h_rule_min_per_width: int = 12  # ... and at least the page's width over this
     v_rule_min_px: int = 40  # a vertical rule is at least this long...
@@ -70,6 +71,7 @@ class RuledTableParams:
     grid_min_h_rules: int = 3  # horizontal rules of one grid
     grid_rule_min_share: float = 0.5  # a grid's rule runs along this share of its longest one
     grid_min_v_rules: int = 3  # vertical rules of one grid (two of them at its edges)
+    grid_min_column_px: int = 60  # a grid's columns are this wide or more (median)
     grid_slack_px: int = 15  # a rule meets a grid's edge, or lies on one of its lines, this close
     v_rule_reach_px: int = 10  # a vertical rule goes at least this far below the grid's top
     cell_rule_share: float = 0.6  # a rule along this share of a cell's side parts it from the next

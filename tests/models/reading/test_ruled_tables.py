@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 import pytest
 from bs4 import BeautifulSoup
@@ -388,3 +390,20 @@ def test_a_cell_holding_only_scraps_is_read_again():
     image.paste(0, (540, 130, 546, 150))
     words = [Word("feel", 30.0, (530, 130, 560, 150))]
     assert unread_cells(grid, words, InkMeter(image), 300) == [(400, 110, 700, 170)]
+
+
+def test_a_shaded_header_row_between_rules_is_a_row_of_the_grid():
+    """A header row shaded gray between its rules is one thick dark band: its edges part it
+    from the rows around it, it is no filled box lost with its rules."""
+    image = Image.new("L", (2000, 1400), 250)
+    _grid_image(image, 320, 8, [240, 800, 1200, 1600], drop=0)
+    image.paste(150, (240, 320, 1603, 363))  # the first row shaded, from its rule to the next
+    grids = find_grids(image, 240)
+    assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(8, 3)]
+
+
+def test_a_gray_banner_with_light_letters_is_no_grid():
+    """A scanned page's gray banner (ICDAR eu-001) is a thick band whose light letters leave
+    narrow dark stripes between them: no columns, no table."""
+    banner = Path(__file__).parents[2] / "resources" / "corpus" / "icdar-eu-001-banner-240dpi.png"
+    assert find_grids(Image.open(banner), 240) == []
