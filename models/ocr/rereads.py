@@ -17,10 +17,14 @@ from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
 from models.reading.markers import BULLET
+from models.reading.params import at_dpi
 from models.reading.params.scan import SCAN
-from models.reading.ruled_tables import reversed_bars
+from models.reading.params.tables import RULED_TABLES
+from models.reading.ruled_tables import Grid, find_grids, reversed_bars, unread_cells
 from models.reading.scan_blocks import outside_figures, without_scraps
 from models.reading.scan_lines import (
+    InkMeter,
+    Line,
     ParaLines,
     area,
     inside_share,
@@ -28,6 +32,7 @@ from models.reading.scan_lines import (
     move_lines,
     unread_rows,
 )
+from models.reading.word_rows import RULE_GLYPHS
 
 _ADDRESS = re.compile(r"\S*\w[./@:]\w\S*")  # web and mail addresses, file paths, 12.5 %
 # An image region this share of the page or more is read again as text (see _text_in_images).
@@ -44,6 +49,7 @@ ILLEGIBLE_SURE_SHARE = 0.3
 # slanted names read as 42 such words), 5.
 ILLEGIBLE_MIN_LINES = 10
 ILLEGIBLE_LINE_WORDS = 2
+PAPER = 255  # the white a cell's crop is set on
 
 
 def _lettered(word: Word) -> bool:
@@ -231,3 +237,77 @@ class PartRereads:
                 continue
             move_lines(found, left, top)
             para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])
+
+    def _unread_cells(self, gray: Image.Image, ink: InkMeter, paragraphs: list[ParaLines], *,
+                      lang: str, dpi: int) -> list[Grid]:  # fmt: skip
+        """The page's ruled grids, and their cells that hold ink but no word (a lone "1" or
+        "-" Tesseract's line finder passed over, a row it lost) read again one by one as a
+        line, put on the page as lines of their own (at most RULED_TABLES.cell_max_reads)."""
+        grids = find_grids(gray, dpi)
+        api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
+        reads = RULED_TABLES.cell_max_reads
+        inset = round(at_dpi(RULED_TABLES.cell_inset_px, dpi))
+        margin = round(at_dpi(RULED_TABLES.cell_read_margin_px, dpi))
+        for grid in grids:
+            x0, y0, x1, y1 = grid.bbox
+            mine = [para for para in paragraphs if any(
+                x0 <= (w.bbox[0] + w.bbox[2]) / 2 <= x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1
+                for line in para for w in line.words if w.bbox)]  # fmt: skip
+            if not mine:
+                continue  # a frame with nothing read in it: no table of ours
+            words = [w for para in mine for line in para for w in line.words]
+            for box in unread_cells(grid, words, ink, dpi)[:reads]:
+                reads -= 1
+                # The ink inside the cell, clear of its rules, on a margin of paper: in the
+                # whole cell a lone "1" or "-" reads as nothing or as a glyph of its rules.
+                inside = (int(box[0] + inset), int(box[1] + inset), int(box[2] - inset),
+                          int(box[3] - inset))  # fmt: skip
+                ink_box = _ink_box(gray.crop(inside))
+                if ink_box is None:
+                    continue
+                left, top = inside[0] + ink_box[0], inside[1] + ink_box[1]
+                right, bottom = inside[0] + ink_box[2], inside[1] + ink_box[3]
+                crop = ImageOps.expand(gray.crop((left, top, right, bottom)), border=margin,
+                                       fill=PAPER)  # fmt: skip
+                found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
+                move_lines(found, left - margin, top - margin)
+                kept = [
+                    Word(text, w.confidence, w.bbox, known=w.known)
+                    for para in found for line in para for w in line.words
+                    if w.confidence >= RULED_TABLES.cell_min_confidence
+                    and (text := w.text.strip(RULE_GLYPHS))
+                ]  # fmt: skip
+                if kept:
+                    _drop_words_in(box, mine)  # the scraps read there before
+                    para = ParaLines([Line(kept, _box_of(kept), ink(_box_of(kept)))])
+                    para.order = mine[0].order
+                    paragraphs.append(para)
+        paragraphs[:] = keep_lines(paragraphs, lambda line: bool(line.words))
+        paragraphs.sort(key=lambda para: para.order)
+        return grids
+
+
+def _drop_words_in(box, paragraphs: list[ParaLines]) -> None:
+    """The words whose centre lies in the box leave their lines."""
+    x0, y0, x1, y1 = box
+
+    def inside(w: Word) -> bool:
+        return x0 <= (w.bbox[0] + w.bbox[2]) / 2 < x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 < y1
+
+    for para in paragraphs:
+        for line in para:
+            line.words = [w for w in line.words if not inside(w)]
+
+
+def _ink_box(crop: Image.Image) -> tuple[int, int, int, int] | None:
+    """The box of the dark pixels of a crop, or None where it has none."""
+    ys, xs = np.nonzero(np.asarray(crop.convert("L")) < RULED_TABLES.dark_below_level)
+    if not xs.size:
+        return None
+    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+
+
+def _box_of(words: list[Word]) -> tuple[int, int, int, int]:
+    boxes = [w.bbox for w in words]
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes),
+            max(b[3] for b in boxes))  # fmt: skip

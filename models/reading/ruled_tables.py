@@ -8,6 +8,8 @@ the rule under it is heavier than the others or its text is bold.
 
 from __future__ import annotations
 
+import itertools
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,6 +20,7 @@ from models.engine import BBox, ReadBlock, Word
 from models.reading.params import at_dpi
 from models.reading.params.tables import RULED_TABLES, RuledTableParams
 from models.reading.scan_lines import Line, ParaLines, keep_lines
+from models.reading.word_rows import RULE_GLYPHS
 from models.reading.word_tables import table_from_words
 
 
@@ -62,33 +65,96 @@ def _long_runs(dark: np.ndarray, min_len: float) -> dict[int, list[tuple[int, in
     return runs
 
 
+def _near(dark: np.ndarray, rows: int) -> np.ndarray:
+    """The mask with each dark pixel spread `rows` pixel rows up and down: a rule a little
+    askew after deskewing (or broken by a scan's noise) stays one run in some pixel row."""
+    near = dark.copy()
+    for k in range(1, rows + 1):
+        near[k:] |= dark[:-k]
+        near[:-k] |= dark[k:]
+    return near
+
+
+def _bridged(dark: np.ndarray, half: int) -> np.ndarray:
+    """The mask closed along its rows: gaps of up to 2 * `half` pixels between dark pixels
+    filled (a scan's rule cut by noise, or by a pixel of paper where it crosses another)."""
+    if half <= 0:
+        return dark
+    grown = dark.copy()
+    for k in range(1, half + 1):
+        grown[:, k:] |= dark[:, :-k]
+        grown[:, :-k] |= dark[:, k:]
+    closed = grown.copy()
+    for k in range(1, half + 1):
+        closed[:, k:] &= grown[:, :-k]
+        closed[:, :-k] &= grown[:, k:]
+    return closed
+
+
 def _rules(dark: np.ndarray, min_len: float, dpi: int, params: RuledTableParams) -> list[Rule]:
     """Horizontal rules (transpose the mask for vertical ones): long runs in adjacent rows
-    merged into one rule of some thickness."""
-    found: list[Rule] = []
-    open_rules: list[Rule] = []
-    last_row = -2
-    near = at_dpi(params.rule_ends_tolerance_px, dpi)
-    thickest = at_dpi(params.rule_max_thickness_px, dpi)
-    for y, runs in sorted(_long_runs(dark, min_len).items()):
-        if y != last_row + 1:
-            open_rules = []  # a row without runs closes every rule
-        last_row = y
-        still_open = []
+    that overlap merged into one rule of some thickness, its extent theirs together (a scan's
+    rule, askew by a pixel or two and broken by noise, is a run in no single pixel row)."""
+    askew = round(at_dpi(params.rule_askew_px, dpi))
+    found: list[list[int]] = []  # [first row, last row, start, end] of each rule
+    open_rules: list[list[int]] = []
+    mask = _bridged(_near(dark, askew), round(at_dpi(params.rule_gap_px, dpi) / 2))
+    for y, runs in sorted(_long_runs(mask, min_len).items()):
+        open_rules = [r for r in open_rules if r[1] == y - 1]  # a row without runs closes them
         for x0, x1 in runs:
-            match = next(
-                (r for r in open_rules if abs(r.start - x0) < near and abs(r.end - x1) < near), None
-            )
-            if match:
-                match.thickness += 1
-                match.pos = match.pos + 0.5 / match.thickness  # drift to the center
-                still_open.append(match)
-            else:
-                rule = Rule(pos=float(y), start=x0, end=x1, thickness=1)
+            hits = [r for r in open_rules if _alike(r[2], r[3], x0, x1, params)]
+            if not hits:
+                rule = [y, y, x0, x1]
                 found.append(rule)
-                still_open.append(rule)
-        open_rules = still_open
-    return [r for r in found if r.thickness <= thickest]  # thicker is a filled box
+                open_rules.append(rule)
+                continue
+            rule, *others = hits  # runs of one rule in this row join its pieces
+            for other in others:
+                rule[0], rule[2], rule[3] = (
+                    min(rule[0], other[0]),
+                    min(rule[2], other[2]),
+                    max(rule[3], other[3]),
+                )
+                found.remove(other)
+                open_rules.remove(other)
+            rule[1], rule[2], rule[3] = y, min(rule[2], x0), max(rule[3], x1)
+    thickest = at_dpi(params.rule_max_thickness_px, dpi)
+    out = []
+    for first, last, start, end in _collinear_joined(found, askew, dpi, params):
+        thickness = max(1, last - first + 1 - 2 * askew)  # the spread taken off again
+        if thickness <= thickest:
+            out.append(Rule(pos=(first + last) / 2, start=start, end=end, thickness=thickness))
+        else:  # a filled box (a shaded header row between its rules): its edges part rows
+            out += [
+                Rule(pos=y, start=start, end=end, thickness=1)
+                for y in (first + askew, last - askew)
+            ]
+    return out
+
+
+def _alike(a0: int, a1: int, b0: int, b1: int, params: RuledTableParams) -> bool:
+    """Two runs of about one extent (overlapping along `rule_overlap_share` of the longer): one
+    rule's; a shaded band's short runs beside a long rule crossing it are not."""
+    longer = max(a1 - a0, b1 - b0)
+    return min(a1, b1) - max(a0, b0) >= params.rule_overlap_share * longer
+
+
+def _collinear_joined(
+    rules: list[list[int]], askew: int, dpi: int, params: RuledTableParams
+) -> list[list[int]]:
+    """Pieces of one rule on one line, end to end (a crossing rule or the noise cut it): one."""
+    near = at_dpi(params.rule_ends_tolerance_px, dpi)
+    out: list[list[int]] = []
+    for rule in sorted(rules, key=lambda r: (r[2], r[0])):
+        mid = (rule[0] + rule[1]) / 2
+        prev = next((r for r in out if abs((r[0] + r[1]) / 2 - mid) <= 2 * askew + 1
+                     and rule[2] <= r[3] + near), None)  # fmt: skip
+        if prev is None:
+            out.append(list(rule))
+        else:
+            prev[0], prev[1] = min(prev[0], rule[0]), max(prev[1], rule[1])
+            prev[3] = max(prev[3], rule[3])
+    return out
 
 
 def find_grids(
@@ -96,7 +162,7 @@ def find_grids(
 ) -> list[Grid]:
     """The grids of rules printed on a page image of `dpi`: at least `grid_min_h_rules`
     horizontal rules of about one extent, joined by vertical rules at both edges."""
-    dark = np.asarray(binary.convert("L")) < params.dark_below_level
+    dark = np.asarray(binary.convert("L")) < params.rule_dark_below_level
     height, width = dark.shape
     h_min = max(at_dpi(params.h_rule_min_px, dpi), width // params.h_rule_min_per_width)
     v_min = max(at_dpi(params.v_rule_min_px, dpi), height // params.v_rule_min_per_height)
@@ -106,47 +172,96 @@ def find_grids(
     slack = at_dpi(params.grid_slack_px, dpi)
     grids: list[Grid] = []
     used: set[int] = set()
-    for i, top in enumerate(h_rules):
+    # The longest rules first: each with the rules inside its extent along most of it.
+    for i in sorted(range(len(h_rules)), key=lambda k: h_rules[k].start - h_rules[k].end):
         if i in used:
             continue
-        # Horizontal rules with about the same extent, and vertical rules joining them.
+        top = h_rules[i]
+        along = params.grid_rule_min_share * (top.end - top.start)
         same = [
             j
             for j, r in enumerate(h_rules)
-            if j not in used and abs(r.start - top.start) < ends and abs(r.end - top.end) < ends
+            if j not in used
+            and r.start > top.start - ends
+            and r.end < top.end + ends
+            and r.end - r.start >= along
         ]
         if len(same) < params.grid_min_h_rules:
             continue
-        rows = sorted((h_rules[j] for j in same), key=lambda r: r.pos)
-        y0, y1 = rows[0].pos, rows[-1].pos
-        verticals = [
-            v for v in v_rules
-            if top.start - slack <= v.pos <= top.end + slack and v.start <= y0 + slack
-            and v.end >= y0 + at_dpi(params.v_rule_reach_px, dpi)
-        ]  # fmt: skip
-        edges = [
-            v for v in verticals if abs(v.pos - top.start) < slack or abs(v.pos - top.end) < slack
-        ]
-        if len(verticals) < params.grid_min_v_rules or len(edges) < 2:
-            continue
-        xs = sorted({round(v.pos) for v in verticals})
-        merged_xs: list[float] = []
-        for x in xs:
-            if not merged_xs or x - merged_xs[-1] > slack:
-                merged_xs.append(float(x))
-        # Interior verticals that start lower (spanning header cells) count too.
-        for v in v_rules:
-            inside = (
-                top.start + slack < v.pos < top.end - slack
-                and y0 - slack <= v.start
-                and v.end <= y1 + slack
-            )
-            if inside and all(abs(v.pos - x) > slack for x in merged_xs):
-                merged_xs.append(float(v.pos))
-        merged_xs.sort()
-        used.update(same)
-        grids.append(Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules))
+        rows = _apart(sorted((h_rules[j] for j in same), key=lambda r: r.pos), slack)
+        edges = (top.start, top.end)
+        for run in _joined_runs(rows, v_rules, edges, slack):
+            grid = _grid(run, v_rules, edges, dpi, params)
+            if len(run) >= params.grid_min_h_rules and grid is not None:
+                grids.append(grid)
+                top_y, bottom_y = run[0].pos - slack, run[-1].pos + slack
+                used.update(j for j in same if top_y <= h_rules[j].pos <= bottom_y)
     return grids
+
+
+def _apart(rows: list[Rule], slack: float) -> list[Rule]:
+    """Rules closer than `slack` are one (a shaded row's edge beside the rule it ends at)."""
+    out: list[Rule] = []
+    for rule in rows:
+        if not out or rule.pos - out[-1].pos > slack:
+            out.append(rule)
+    return out
+
+
+def _joined_runs(
+    rows: list[Rule], v_rules: list[Rule], edges: tuple[int, int], slack: float
+) -> list[list[Rule]]:
+    """Rules of one extent cut where no rule down an edge joins one to the next: two tables of
+    one width, one above the other, are two grids."""
+    runs: list[list[Rule]] = [rows[:1]]
+    for upper, lower in itertools.pairwise(rows):
+        joined = any(
+            any(abs(v.pos - edge) < slack for edge in edges)
+            and v.start <= upper.pos + slack
+            and v.end >= lower.pos - slack
+            for v in v_rules
+        )
+        if joined:
+            runs[-1].append(lower)
+        else:
+            runs.append([lower])
+    return runs
+
+
+def _grid(
+    rows: list[Rule], v_rules: list[Rule], edges: tuple[int, int], dpi: int,
+    params: RuledTableParams,
+) -> Grid | None:  # fmt: skip
+    """The grid of these horizontal rules with the vertical rules crossing them; None without
+    `grid_min_v_rules`, two at its edges."""
+    slack = at_dpi(params.grid_slack_px, dpi)
+    left, right = edges
+    y0, y1 = rows[0].pos, rows[-1].pos
+    verticals = [
+        v for v in v_rules
+        if left - slack <= v.pos <= right + slack and v.start <= y0 + slack
+        and v.end >= y0 + at_dpi(params.v_rule_reach_px, dpi)
+    ]  # fmt: skip
+    sides = [v for v in verticals if abs(v.pos - left) < slack or abs(v.pos - right) < slack]
+    if len(verticals) < params.grid_min_v_rules or len(sides) < 2:
+        return None
+    xs = sorted({round(v.pos) for v in verticals})
+    merged_xs: list[float] = []
+    for x in xs:
+        if not merged_xs or x - merged_xs[-1] > slack:
+            merged_xs.append(float(x))
+    # Interior verticals that start lower (spanning header cells) count too.
+    for v in v_rules:
+        inside = (
+            left + slack < v.pos < right - slack and y0 - slack <= v.start and v.end <= y1 + slack
+        )
+        if inside and all(abs(v.pos - x) > slack for x in merged_xs):
+            merged_xs.append(float(v.pos))
+    merged_xs.sort()
+    widths = [b - a for a, b in itertools.pairwise(merged_xs)]
+    if statistics.median(widths) < at_dpi(params.grid_min_column_px, dpi):
+        return None  # the gaps between a banner's light letters, no columns
+    return Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules)
 
 
 def _has_v_rule(grid: Grid, x: float, y0: float, y1: float, slack: float, share: float) -> bool:
@@ -168,7 +283,6 @@ def table_block(
 ) -> ReadBlock:
     """The table's cells (with spans) filled with the words whose centers fall inside them
     (a page image of `dpi`)."""
-    slack, share = at_dpi(params.grid_slack_px, dpi), params.cell_rule_share
     n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
     texts: list[list[list[str]]] = [[[] for _ in range(n_cols)] for _ in range(n_rows)]
     for w in words:
@@ -177,14 +291,33 @@ def table_block(
         cx, cy = (w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2
         r = next((i for i in range(n_rows) if grid.ys[i] <= cy < grid.ys[i + 1]), None)
         c = next((j for j in range(n_cols) if grid.xs[j] <= cx < grid.xs[j + 1]), None)
-        if r is not None and c is not None:
-            texts[r][c].append(w.text)
-    owner: dict[tuple[int, int], tuple[int, int]] = {}
-    rows: list[list[dict]] = []
+        text = w.text.strip(RULE_GLYPHS)  # a rule read as a glyph ("|76.7") is no text
+        if r is not None and c is not None and text:
+            texts[r][c].append(text)
+    rows: list[list[dict]] = [[] for _ in range(n_rows)]
+    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
+        words_in = [t for rr in range(r, r + rowspan) for cc in range(c, c + colspan)
+                    for t in texts[rr][cc]]  # fmt: skip
+        rows[r].append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
+                        "colspan": colspan})  # fmt: skip
+    if rows and _header_row(grid, ink, dpi, params):
+        for cell in rows[0]:
+            cell["header"] = True
+    return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
+
+
+def grid_cells(
+    grid: Grid, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[tuple[int, int, int, int]]:
+    """The grid's cells as (row, column, rowspan, colspan), row by row: a rule missing along
+    most of a cell's side (`cell_rule_share`) joins it to the next."""
+    slack, share = at_dpi(params.grid_slack_px, dpi), params.cell_rule_share
+    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
+    owned: set[tuple[int, int]] = set()
+    cells = []
     for r in range(n_rows):
-        row: list[dict] = []
         for c in range(n_cols):
-            if (r, c) in owner:
+            if (r, c) in owned:
                 continue
             colspan = 1
             while c + colspan < n_cols and not _has_v_rule(
@@ -196,18 +329,38 @@ def table_block(
                 grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan], slack, share
             ):
                 rowspan += 1
-            words_in = []
-            for rr in range(r, r + rowspan):
-                for cc in range(c, c + colspan):
-                    owner[(rr, cc)] = (r, c)
-                    words_in.extend(texts[rr][cc])
-            row.append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
-                        "colspan": colspan})  # fmt: skip
-        rows.append(row)
-    if rows and _header_row(grid, ink, dpi, params):
-        for cell in rows[0]:
-            cell["header"] = True
-    return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
+            owned.update((rr, cc) for rr in range(r, r + rowspan) for cc in range(c, c + colspan))
+            cells.append((r, c, rowspan, colspan))
+    return cells
+
+
+def unread_cells(
+    grid: Grid, words: list[Word], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
+) -> list[BBox]:
+    """The boxes of the grid's cells that hold ink (`cell_min_ink_share` of their inside, a
+    rule's width clear of their rules) but no word read surely (`cell_sure_confidence`, a
+    letter or digit): a lone figure or dash Tesseract's line finder passed over or read as
+    scraps ("feel" for a "1" on a shaded cell), or a whole row it lost."""
+    centres = [
+        ((w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2)
+        for w in words
+        if w.bbox and w.confidence >= params.cell_sure_confidence and any(map(str.isalnum, w.text))
+    ]
+    inset = at_dpi(params.cell_inset_px, dpi)
+    out = []
+    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
+        x0, y0 = grid.xs[c], grid.ys[r]
+        x1, y1 = grid.xs[c + colspan], grid.ys[r + rowspan]
+        if any(x0 <= x < x1 and y0 <= y < y1 for x, y in centres):
+            continue
+        inside = (round(x0 + inset), round(y0 + inset), round(x1 - inset), round(y1 - inset))
+        if (
+            inside[2] > inside[0]
+            and inside[3] > inside[1]
+            and ink(inside) >= params.cell_min_ink_share
+        ):
+            out.append((x0, y0, x1, y1))
+    return out
 
 
 def _header_row(grid: Grid, ink, dpi: int, params: RuledTableParams) -> bool:
@@ -326,10 +479,13 @@ def reversed_bars(
 
 
 def ruled_tables(
-    binary, paragraphs: list[ParaLines], ink, dpi: int, *, params: RuledTableParams = RULED_TABLES
-) -> tuple[list[ReadBlock], list[ParaLines]]:
-    """Ruled tables become table blocks; their words leave the paragraphs."""
-    grids = find_grids(binary, dpi, params=params) if binary is not None else []
+    binary, paragraphs: list[ParaLines], ink, dpi: int, *, grids: list[Grid] | None = None,
+    params: RuledTableParams = RULED_TABLES,
+) -> tuple[list[ReadBlock], list[ParaLines]]:  # fmt: skip
+    """Ruled tables become table blocks; their words leave the paragraphs. `grids`: the page's
+    grids when they are known (else found on `binary`)."""
+    if grids is None:
+        grids = find_grids(binary, dpi, params=params) if binary is not None else []
     tables: list[ReadBlock] = []
     for grid in grids:
         x0, y0, x1, y1 = grid.bbox

@@ -18,7 +18,7 @@ from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.scan import SCAN
 from models.reading.regions import formula_regions, header_tables
-from models.reading.ruled_tables import ruled_tables, table_rules
+from models.reading.ruled_tables import Grid, ruled_tables, table_rules
 from models.reading.scan_blocks import (
     UNREADABLE_FINDING,
     Illegibility,
@@ -78,22 +78,32 @@ def scan_text(
     gray: Image.Image,
     ink: InkMeter,
     dpi: float,
+    *,
+    grids: list[Grid] | None = None,
 ) -> ScanText:
     """The engine's paragraphs without the words inside figures, noise and illegible lines;
-    the ruled tables found on the page; the rest cut into blocks (list items, size jumps)."""
+    the ruled tables found on the page (`grids`: its grids, when the engine found them); the
+    rest cut into blocks (list items, size jumps)."""
     printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
     figures = [f for f in figures if not crossed_by_text(f, paragraphs)]
     paragraphs = outside_figures(paragraphs, figures)
-    read_lines = [line for para in paragraphs for line in para]
-    paragraphs = without_noise(paragraphs)
-    paragraphs, illegibility = without_illegible(paragraphs, figures, printed=printed)
+    legible, illegibility = without_illegible(without_noise(paragraphs), figures, printed=printed)
     unreadable = illegibility.unreadable()
+    tables: list[ReadBlock] = []
+    if not unreadable:
+        # A ruled grid's words are its cells before the noise and illegibility filters: a row
+        # of figures and dashes ("Chlorpyrifos - 1 1") reads like scraps. (Tesseract erases
+        # ruling lines from its binarized page: the grids are our own.)
+        tables, paragraphs = ruled_tables(gray, paragraphs, ink, dpi, grids=grids)
+        legible, _ = without_illegible(without_noise(paragraphs), figures, printed=printed)
+    read_lines = [line for para in paragraphs for line in para]
+    paragraphs = legible
     # Display formulas Tesseract cannot read fall out as noise or illegible lines: where
     # they stood, the formula is kept as an image with a finding, not lost without a word.
     kept = {id(line) for para in paragraphs for line in para}
     formulas = [] if unreadable else formula_regions(read_lines, kept=kept)
-    # Our own threshold: Tesseract erases ruling lines from its binarized page.
-    tables, paragraphs = ruled_tables(gray, paragraphs, ink, dpi)
+    if unreadable:  # a page of handwriting: a grid holds only what was read legibly
+        tables, paragraphs = ruled_tables(gray, paragraphs, ink, dpi, grids=grids)
     blocks = (
         figures
         + tables

@@ -92,13 +92,19 @@ def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
     return keep_lines(paragraphs, real)
 
 
+def _figure(text: str) -> bool:
+    """Digits and signs, no letter ("45.4", "1 000", "-73.5"): a figure, in no dictionary."""
+    return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text)
+
+
 def is_illegible(line: Line) -> bool:
     """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
-    are mostly not in its dictionary."""
+    are mostly not in its dictionary (a figure counts as known: a table's row of figures is
+    no handwriting)."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
-    known = sum(bool(w.known) for w in longer) / max(len(longer), 1)
+    known = sum(bool(w.known) or _figure(w.text) for w in longer) / max(len(longer), 1)
     doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share
     return confidence < SCAN.illegible_confidence or doubtful
 

@@ -160,6 +160,10 @@ def _without_lonely_columns(
             right_gap = cuts[lonely]
             mine = [p for phrases in phrase_rows for p in phrases
                     if left_gap <= (words_box(p)[0] + words_box(p)[2]) / 2 < right_gap]  # fmt: skip
+            if not mine:
+                # No phrase's middle in it (phrases crossing both cuts): a column of nothing.
+                del cuts[lonely]
+                continue
             a = min(words_box(p)[0] for p in mine)
             b = max(words_box(p)[2] for p in mine)
             del cuts[lonely - 1 if a - left_gap < right_gap - b else lonely]
@@ -468,9 +472,14 @@ def _joined_header_lines(
     if not 2 <= len(lines) <= params.header_max_lines or spanning:
         return grid
     # Lines of stacked header cells leave some of the header's columns empty; a line that
-    # fills every one is a row of its own ("Lowest | $9,594 or less | ..." under the years).
+    # fills every one is a row of its own ("Lowest | $9,594 or less | ..." under the years),
+    # unless each of its cells goes on from the line above ("retail outlets | per outlet").
     used = {c for row in lines for c, cell in enumerate(row) if cell is not None}
-    if any({c for c, cell in enumerate(row) if cell is not None} >= used for row in lines[1:]):
+    if any(
+        {c for c, cell in enumerate(row) if cell is not None} >= used
+        and not all(_continues(cell["text"]) for cell in row if cell is not None)
+        for row in lines[1:]
+    ):
         return grid
     merged: list[dict | None] = []
     for c in range(len(grid[0])):
@@ -481,6 +490,12 @@ def _joined_header_lines(
         text = " ".join(cell["text"] for cell in cells)  # type: ignore[index]
         merged.append({"text": text, "header": False, "rowspan": 1, "colspan": 1})
     return [merged, *grid[len(lines) :]]
+
+
+def _continues(text: str) -> bool:
+    """A header cell's line that goes on from the line above: it starts in lower case
+    ("per outlet") or with a unit in brackets ("(000)", "(%)")."""
+    return text[:1].islower() or text[:1] in "(["
 
 
 def _mark_headers(

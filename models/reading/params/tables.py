@@ -53,23 +53,36 @@ class KeyValueParams:
 class RuledTableParams:
     """Ruled tables: a grid of rules printed on a scan, its rows' rules, reversed header bars."""
 
-    dark_below_level: int = 128  # a pixel darker than this is ink (the grid finder, bars)
+    dark_below_level: int = 128  # a pixel darker than this is ink (bars)
+    # ... and a rule's pixel for the grid finder: a thin rule of a scan read at a lower DPI is
+    # gray (111-141 on ICDAR eu-001's scan at 240 DPI), a cell's shading lighter (205-226).
+    rule_dark_below_level: int = 170
     rule_ends_tolerance_px: int = (
         20  # runs in adjacent pixel rows whose ends are this close: one rule
     )
     rule_max_thickness_px: int = 12  # a thicker run is a filled box, not a rule
+    rule_gap_px: int = 2  # a rule's run goes on over a gap this wide (a scan's noise)
+    rule_overlap_share: float = 0.5  # runs in adjacent rows overlapping this share: one rule
     h_rule_min_px: int = 80  # a horizontal rule is at least this long...
     h_rule_min_per_width: int = 12  # ... and at least the page's width over this
     v_rule_min_px: int = 40  # a vertical rule is at least this long...
     v_rule_min_per_height: int = 40  # ... and at least the page's height over this
     grid_ends_tolerance_px: int = 30  # a grid's horizontal rules start and end this close together
     grid_min_h_rules: int = 3  # horizontal rules of one grid
+    grid_rule_min_share: float = 0.5  # a grid's rule runs along this share of its longest one
     grid_min_v_rules: int = 3  # vertical rules of one grid (two of them at its edges)
+    grid_min_column_px: int = 60  # a grid's columns are this wide or more (median)
     grid_slack_px: int = 15  # a rule meets a grid's edge, or lies on one of its lines, this close
     v_rule_reach_px: int = 10  # a vertical rule goes at least this far below the grid's top
     cell_rule_share: float = 0.6  # a rule along this share of a cell's side parts it from the next
     header_rule_ratio: float = 1.6  # the rule under the first row this times the median: a header
     cell_margin_px: int = 4  # a cell's ink is measured this far inside its rules
+    cell_inset_px: int = 10  # ... and an empty cell's this far (clear of a scan's thick rules)
+    cell_min_ink_share: float = 0.001  # a cell with no word and this share of ink: read again
+    cell_sure_confidence: float = 60  # a cell holding no word read this surely: read again
+    cell_max_reads: int = 200  # cells read again on a page, at most (a read: about 3 ms)
+    cell_read_margin_px: int = 15  # ... each its ink alone, on this much paper around it
+    cell_min_confidence: float = 30  # a cell's word read again is kept at this confidence
     header_ink_ratio: float = 1.3  # a first row this times darker than the rest: bold, a header
     words_over_grid_ratio: float = 1.5  # words filling this times the grid's cells: words decide
     min_filled_share: float = 0.4  # a grid with fewer filled cells is a frame or a form, no table

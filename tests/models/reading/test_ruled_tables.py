@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 import pytest
 from bs4 import BeautifulSoup
@@ -14,7 +16,15 @@ from models.engine import Word
 from models.layout import Region
 from models.ocr import TesseractEngine
 from models.reading.regions import header_tables
-from models.reading.ruled_tables import Grid, Rule, reversed_bars, row_rules, table_block
+from models.reading.ruled_tables import (
+    Grid,
+    Rule,
+    find_grids,
+    reversed_bars,
+    row_rules,
+    table_block,
+    unread_cells,
+)
 from models.reading.scan_lines import InkMeter, Line, ParaLines
 
 
@@ -273,3 +283,127 @@ def test_a_reversed_banner_of_one_phrase_makes_no_table():
     bar = (240, 344, 1240, 380)
     heads = [(bar, _bar_read(bar, [(20, "Appendix A RoHS with Exemption")]))]
     assert header_tables(heads, [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []
+
+
+def _grid_image(
+    image: Image.Image, top: int, rows: int, xs: list[int], *, drop: int, gray: int = 60
+) -> None:
+    """Rules of a table drawn on `image`: `rows` rows 40 px tall from `top`, columns at `xs`;
+    each rule drops `drop` pixels across the page (a scan a little askew) and is cut by a
+    one-pixel gap of noise every 150 px."""
+    left, right = xs[0], xs[-1]
+    bottom = top + 40 * rows
+    for y in range(top, bottom + 1, 40):
+        for x in range(left, right + 1):
+            if x % 150:
+                dy = drop * (x - left) // (right - left)
+                image.paste(gray, (x, y + dy, x + 1, y + dy + 3))
+    for x in xs:
+        image.paste(gray, (x, top, x + 3, bottom + drop + 3))
+
+
+def test_a_scanned_grid_askew_and_broken_by_noise_is_one_grid_per_table():
+    """Rules askew by a few pixels and broken by noise are one rule each; two tables of one
+    width, one over the other, are two grids (no rule down their edges joins them)."""
+    image = Image.new("L", (2400, 3000), 250)
+    xs = [300, 900, 1400, 2000]
+    _grid_image(image, 400, 10, xs, drop=4)
+    _grid_image(image, 1200, 6, xs, drop=4)
+    grids = find_grids(image, 300)
+    assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(10, 3), (6, 3)]
+
+
+def _three_by_two() -> tuple[Grid, Image.Image]:
+    """A grid of 3 rows and 2 columns (300 x 60 px cells) on a blank page image."""
+    image = Image.new("L", (800, 400), 255)
+    ys, xs = [50, 110, 170, 230], [100, 400, 700]
+    h = [Rule(pos=y, start=100, end=700, thickness=2) for y in ys]
+    v = [Rule(pos=x, start=50, end=230, thickness=2) for x in xs]
+    return Grid(ys=ys, xs=xs, h_rules=h, v_rules=v), image
+
+
+def test_cells_with_ink_but_no_word_are_read_again():
+    """A lone dash Tesseract passed over (ink, no word) is a cell to read again; a cell with a
+    word, or blank, is not."""
+    grid, image = _three_by_two()
+    image.paste(0, (540, 138, 560, 142))  # a dash in row 1, column 1
+    image.paste(0, (150, 130, 250, 150))  # "Lead", read
+    words = [Word("Lead", 90.0, (150, 130, 250, 150))]
+    assert unread_cells(grid, words, InkMeter(image), 300) == [(400, 110, 700, 170)]
+
+
+def test_a_rule_read_as_a_glyph_is_no_cell_text():
+    grid, image = _three_by_two()
+    words = [Word("|76.7", 80.0, (420, 130, 480, 150)), Word("|", 40.0, (120, 190, 125, 210))]
+    table = table_block(grid, words, InkMeter(image), 300)
+    assert [[c["text"] for c in row] for row in table.rows] == [["", ""], ["", "76.7"], ["", ""]]
+
+
+def test_a_thin_rule_gone_gray_in_a_scan_read_at_a_lower_dpi_is_still_a_rule():
+    """A scan's thin rules read at 240 DPI are gray (about 110-140), a cell's shading lighter:
+    the rules make the grid, the shading does not."""
+    image = Image.new("L", (2000, 1400), 250)
+    image.paste(212, (240, 320, 800, 720))  # a shaded first column
+    _grid_image(image, 320, 10, [240, 800, 1200, 1600], drop=2, gray=140)
+    grids = find_grids(image, 240)
+    assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(10, 3)]
+
+
+def _scan_of_thresholds_table(path):
+    """A ruled table of substances (ICDAR eu-001's kind, made again): a shaded first column of
+    names, thresholds of a lone "1" or "-" in each other cell; a 300 DPI scan."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Pesticides", fontsize=14, fontname="hebo")
+    names = ["Alachlor", "Aldrin", "Atrazine", "Chlordane", "Chlordecone", "Chlorpyrifos",
+             "Diuron", "Endosulphan", "Endrin", "Heptachlor", "Isodrin", "Lindane"]  # fmt: skip
+    values = ["-11", "111", "-11", "111", "111", "-11", "-11", "-11", "111", "111", "-1-", "111"]
+    xs, top, pitch = [72, 260, 340, 420, 500], 100, 14
+    page.draw_rect(pymupdf.Rect(xs[0], top, xs[1], top + pitch * len(names)), color=None,
+                   fill=(0.85, 0.85, 0.85))  # fmt: skip
+    for r, (name, row) in enumerate(zip(names, values, strict=True)):
+        y = top + r * pitch
+        page.insert_text((xs[0] + 3, y + 10.5), name, fontsize=8, fontname="hebo")
+        for c, value in enumerate(row):
+            page.insert_text(((xs[c + 1] + xs[c + 2]) / 2 - 2, y + 10.5), value, fontsize=8)
+    bottom = top + pitch * len(names)
+    for r in range(len(names) + 1):
+        page.draw_line((xs[0], top + r * pitch), (xs[-1], top + r * pitch), width=0.5)
+    for x in xs:
+        page.draw_line((x, top), (x, bottom), width=0.5)
+    return _saved_as_scan(page, path), names, values
+
+
+def test_lone_figures_and_dashes_of_a_ruled_table_are_read(engine, tmp_path):
+    """Tesseract passes over a lone "1" or "-" in a cell, or reads it as scraps; each empty
+    cell of the grid is read again alone: every threshold is in its cell."""
+    path, names, values = _scan_of_thresholds_table(tmp_path / "p.pdf")
+    table = _table(engine, path)
+    rows = [[c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    expected = [[name, *value] for name, value in zip(names, values, strict=True)]
+    assert sum(row in rows for row in expected) >= len(expected) - 1, rows
+
+
+def test_a_cell_holding_only_scraps_is_read_again():
+    """A "1" on a shaded cell read as "feel" at 30 % is no reading of the cell."""
+    grid, image = _three_by_two()
+    image.paste(0, (540, 130, 546, 150))
+    words = [Word("feel", 30.0, (530, 130, 560, 150))]
+    assert unread_cells(grid, words, InkMeter(image), 300) == [(400, 110, 700, 170)]
+
+
+def test_a_shaded_header_row_between_rules_is_a_row_of_the_grid():
+    """A header row shaded gray between its rules is one thick dark band: its edges part it
+    from the rows around it, it is no filled box lost with its rules."""
+    image = Image.new("L", (2000, 1400), 250)
+    _grid_image(image, 320, 8, [240, 800, 1200, 1600], drop=0)
+    image.paste(150, (240, 320, 1603, 363))  # the first row shaded, from its rule to the next
+    grids = find_grids(image, 240)
+    assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(8, 3)]
+
+
+def test_a_gray_banner_with_light_letters_is_no_grid():
+    """A scanned page's gray banner (ICDAR eu-001) is a thick band whose light letters leave
+    narrow dark stripes between them: no columns, no table."""
+    banner = Path(__file__).parents[2] / "resources" / "corpus" / "icdar-eu-001-banner-240dpi.png"
+    assert find_grids(Image.open(banner), 240) == []

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from PIL import Image
 
-from models.engine import ReadBlock
+from models.engine import ReadBlock, Word
 from models.reading.scan import scan_text
-from models.reading.scan_lines import InkMeter, ParaLines
+from models.reading.scan_lines import InkMeter, Line, ParaLines
 from tests.models.reading.test_scan_blocks import line_of
 
 TYPED = "Les uns disent qu'il faut lancer fort la jambe et les autres la raidir"
@@ -53,3 +53,23 @@ def test_an_illustration_the_text_wraps_around_stays_a_picture():
     assert [b.kind for b in text.blocks if b.kind == "figure"] == ["figure"]
     words = [w.text for b in text.blocks for w in b.words]
     assert "Wer" not in words and words.count("Les") == 6
+
+
+def test_a_row_of_dashes_and_figures_in_a_ruled_grid_stays_in_its_cells():
+    """Scraps outside a table are noise, but in a ruled grid "- 1 -" read doubtfully is a row of
+    thresholds: the grid takes its words before the noise filter drops the line."""
+    gray = Image.new("L", (1200, 700), 250)
+    for y in (100, 160, 220, 280):
+        gray.paste(40, (100, y, 1100, y + 3))
+    for x in (100, 400, 600, 800, 1100):
+        gray.paste(40, (x, 100, x + 3, 283))
+    names = [line_of(name, 115 + 60 * k, confidence=92, known=True)
+             for k, name in enumerate(["Aldrin", "Isodrin", "Lindane"])]  # fmt: skip
+    rows = []
+    for k, cells in enumerate(["1 1 1", "- 1 -", "1 1 1"]):
+        words = [Word(t, 40.0, (480 + 200 * c, 115 + 60 * k, 500 + 200 * c, 145 + 60 * k))
+                 for c, t in enumerate(cells.split())]  # fmt: skip
+        rows.append(Line(words, (480, 115 + 60 * k, 900, 145 + 60 * k), ink=0.1))
+    text = scan_text([ParaLines(names), ParaLines(rows)], [], gray, InkMeter(gray), 300)
+    table = next(b for b in text.blocks if b.kind == "table")
+    assert [c["text"] for c in table.rows[1]] == ["Isodrin", "-", "1", "-"]

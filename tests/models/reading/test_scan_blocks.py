@@ -128,3 +128,17 @@ def test_a_picture_of_illegible_text_on_a_printed_page_is_no_handwriting():
     printed = Illegibility(chars=20000, bad=(), printed=True, picture_text=True)
     assert not printed.unreadable()
     assert Illegibility(chars=2000, bad=(), printed=False, picture_text=True).unreadable()
+
+
+def test_a_table_row_of_figures_read_doubtfully_is_no_illegible_line():
+    """A scanned table's row ("Germany 45.4 75.2. 41.5." read at 60 % confidence): figures are
+    in no dictionary, yet they are no handwriting; the row stays for the table."""
+    texts = [("Germany", 80.0, True), ("45.4", 60.0, False), ("75.2.", 55.0, False),
+             ("41.5.", 55.0, False), ("56.8", 60.0, False)]  # fmt: skip
+    words = [
+        Word(text, conf, (100 + 200 * i, 100, 180 + 200 * i, 130), known=known)
+        for i, (text, conf, known) in enumerate(texts)
+    ]
+    line = Line(words, (100, 100, 980, 130), 0.1)
+    kept, _ = without_illegible([ParaLines([line])], [], printed=True)
+    assert [ln.text for para in kept for ln in para] == ["Germany 45.4 75.2. 41.5. 56.8"]

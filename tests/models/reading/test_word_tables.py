@@ -389,3 +389,104 @@ def test_two_items_sharing_figures_set_between_them_stay_two_rows():
     texts = _texts(table)
     assert texts[2][0] == "Cadmium" and texts[3] == ["Mercury"]
     assert table.rows[2][1]["rowspan"] == 2
+
+
+# Words Tesseract read in a scanned ruled table (ICDAR 2013 eu-004, page 2, rasterized by
+# bench/structure_corpus.scan): (text, x0, y0, x1, y1) per row, the table below it taken in
+# (rows left out that the crash did not need).
+SCANNED_RETAIL = [
+    [
+        ("Number", 965, 351, 1081, 374),
+        ("of", 1090, 350, 1119, 374),
+        ("inhabitants", 1175, 350, 1334, 374),
+        ("Retail", 1410, 346, 1496, 384),
+    ],
+    [
+        ("retail", 953, 389, 1026, 413),
+        ("outlets", 1036, 389, 1130, 413),
+        ("per", 1187, 396, 1233, 419),
+        ("outlet", 1243, 389, 1323, 413),
+        ("sales", 1422, 389, 1488, 412),
+    ],
+    [("627:2", 1001, 607, 1081, 633), ("91", 1238, 607, 1268, 633), ("311", 1429, 607, 1478, 632)],
+    [("440.2", 1000, 653, 1081, 678), ("89", 1239, 653, 1272, 678), ("89", 1439, 652, 1472, 678)],
+    [("123.3", 1005, 698, 1080, 724), ("125", 1233, 698, 1280, 724), ("61", 1438, 698, 1469, 723)],
+    [("110", 1019, 744, 1068, 770), ("92", 1238, 744, 1272, 769), ("33", 1439, 743, 1471, 769)],
+    [("170.7", 1006, 790, 1081, 815), ("61", 1238, 789, 1268, 815), ("25", 1439, 789, 1471, 815)],
+    [("130.4", 1005, 835, 1082, 861), ("76", 1238, 835, 1273, 860), ("26", 1439, 835, 1473, 860)],
+    [("52.8", 1011, 881, 1071, 906), ("167", 1233, 881, 1281, 906), ("29", 1438, 880, 1472, 906)],
+    [("371", 1011, 926, 1072, 952), ("214", 1229, 926, 1282, 951), ("31", 1439, 926, 1469, 952)],
+    [("40.9", 1010, 972, 1073, 998), ("128", 1233, 972, 1281, 997), ("28", 1438, 971, 1472, 997)],
+    [
+        ("Say:", 1011, 1018, 1072, 1043),
+        ("162", 1233, 1017, 1282, 1043),
+        ("22", 1439, 1017, 1473, 1042),
+    ],
+    [
+        ("35.9", 1011, 1063, 1073, 1089),
+        ("101", 1233, 1063, 1278, 1088),
+        ("12", 1443, 1063, 1473, 1088),
+    ],
+    [
+        ("3236.5", 993, 1109, 1090, 1135),
+        ("115", 1234, 1109, 1281, 1134),
+        ("1565", 1424, 1108, 1490, 1134),
+    ],
+    [
+        ("Retail", 901, 1412, 992, 1438),
+        ("Food", 1024, 1412, 1080, 1438),
+        ("Outlets", 1091, 1411, 1202, 1438),
+        ("across", 1213, 1419, 1308, 1437),
+        ("the", 1319, 1411, 1366, 1437),
+        ("member", 1377, 1411, 1506, 1437),
+    ],
+    [
+        ("inhabitants", 1008, 1496, 1182, 1537),
+        ("number", 1249, 1500, 1372, 1525),
+        ("of", 1381, 1499, 1413, 1525),
+        ("food", 1422, 1499, 1489, 1525),
+    ],
+    [
+        ("per", 1021, 1550, 1072, 1576),
+        ("outlet", 1082, 1543, 1170, 1569),
+        ("outlets", 1263, 1543, 1364, 1568),
+        ("1992/3", 1377, 1542, 1475, 1568),
+    ],
+    [("1996/7", 1047, 1585, 1145, 1611), ("(000)**", 1313, 1585, 1426, 1616)],
+    [("476", 1068, 1813, 1122, 1838), ("177", 1348, 1813, 1396, 1838)],
+    [("2500", 1060, 1858, 1132, 1884), ("21", 1353, 1858, 1384, 1883)],
+    [("769", 1069, 1904, 1122, 1930), ("37", 1353, 1904, 1386, 1929)],
+    [("588", 1069, 1949, 1121, 1975), ("54", 1353, 1949, 1388, 1975)],
+    [("344", 1070, 1995, 1122, 2021), ("53", 1353, 1995, 1386, 2020)],
+    [("1428", 1065, 2041, 1130, 2066), ("14", 1357, 2040, 1387, 2065)],
+    [("1111", 1065, 2087, 1128, 2111), ("Ali", 1358, 2081, 1382, 2122)],
+]
+
+
+def test_a_column_no_phrase_is_centred_in_is_dropped_not_a_crash():
+    """Phrases crossing two column cuts leave a column with no phrase's middle in it (the
+    second table's wider header under the first's figures): it goes, the table is read."""
+    words = [Word(t, 95.0, (a, b, c, d)) for row in SCANNED_RETAIL for t, a, b, c, d in row]
+    table = table_from_words(words, (940, 340, 1545, 1240))
+    assert table is not None
+    assert ["627:2", "91"] in [row[:2] for row in _texts(table)]
+
+
+def test_header_lines_going_on_in_lower_case_are_one_header_row():
+    """A header's second line fills every column, but each of its cells goes on from the line
+    above ("retail outlets" under "Number of"): the lines are one header row, not a row each
+    (ICDAR eu-004's retail table)."""
+    words = _cells([
+        [(100, "Number of"), (500, "Inhabitants"), (850, "Retail")],
+        [(100, "retail outlets"), (500, "per outlet"), (850, "sales")],
+        [(100, "415.3"), (500, "196"), (850, "313")],
+        [(100, "343.4"), (500, "169"), (850, "292")],
+        [(100, "289.9"), (500, "202"), (850, "233")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1100, 500))
+    assert _texts(table)[0] == [
+        "Number of retail outlets",
+        "Inhabitants per outlet",
+        "Retail sales",
+    ]
+    assert all(c["header"] for c in table.rows[0])
