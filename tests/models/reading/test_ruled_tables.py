@@ -418,4 +418,3 @@ def test_a_reversed_header_row_whose_words_a_ruled_grid_took_is_no_crash():
         for line in para:
             line.words = []
     assert header_tables([(bar, read)], [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []
-
