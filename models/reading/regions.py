@@ -77,7 +77,9 @@ def header_tables(heads, regions: list[Region], *, params: RegionParams = REGION
     out = []
     for bar, lines in heads:
         x0, y0, x1, y1 = bar
-        words = [line.words for para in lines for line in para]
+        words = [line.words for para in lines for line in para if line.words]
+        if not words:
+            continue  # its words went to the ruled grid around it: that grid is the table
         height = statistics.median(w.bbox[3] - w.bbox[1] for line in words for w in line)
         apart = any(
             b.bbox[0] - a.bbox[2] >= 2 * height

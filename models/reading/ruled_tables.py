@@ -259,7 +259,7 @@ def _grid(
             merged_xs.append(float(v.pos))
     merged_xs.sort()
     widths = [b - a for a, b in itertools.pairwise(merged_xs)]
-    if statistics.median(widths) < at_dpi(params.grid_min_column_px, dpi):
+    if not widths or statistics.median(widths) < at_dpi(params.grid_min_column_px, dpi):
         return None  # the gaps between a banner's light letters, no columns
     return Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules)
 

@@ -407,3 +407,14 @@ def test_a_gray_banner_with_light_letters_is_no_grid():
     narrow dark stripes between them: no columns, no table."""
     banner = Path(__file__).parents[2] / "resources" / "corpus" / "icdar-eu-001-banner-240dpi.png"
     assert find_grids(Image.open(banner), 240) == []
+
+
+def test_a_reversed_header_row_whose_words_a_ruled_grid_took_is_no_crash():
+    """The header bar's words went to the ruled grid around it (the grid is the table): the bar
+    makes no table of its own, and the page is read (us-039 scanned fell back to plain)."""
+    bar = (240, 344, 1240, 380)
+    read = _bar_read(bar, [(20, "Region"), (600, "Sales")])
+    for para in read:
+        for line in para:
+            line.words = []
+    assert header_tables([(bar, read)], [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []
