@@ -81,6 +81,12 @@ class AssembleParams:
     same_size_exact_share: float = 0.05
     # a heading's second line lies less than this many times its size under the first
     joined_heading_gap_ratio: float = 1.6
+    # a division's label ("Chapter 3") joins the heading under it up to this many of its sizes
+    # apart (a class leaves a wide gap between them)
+    label_gap_ratio: float = 3.0
+    # the blocks under a first heading that may show a paper's front matter (names, an
+    # affiliation, a date, the abstract) and so make it the title
+    front_matter_blocks: int = 3
     # heading sizes within this ratio of each other are one level
     heading_size_step_ratio: float = 1.1
     # a contents line's page number stands this many line heights right of its title

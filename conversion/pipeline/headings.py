@@ -12,17 +12,34 @@ from conversion.pipeline.captions import numbered_caption
 from conversion.pipeline.document import Block, Page, Span
 from conversion.pipeline.furniture import is_stamp
 from models.engine import ReadBlock
-from models.reading.kinds import reads_as_byline, reads_as_code, reads_as_prose, real_words
+from models.reading.kinds import (
+    reads_as_affiliation,
+    reads_as_byline,
+    reads_as_code,
+    reads_as_name,
+    reads_as_prose,
+    real_words,
+)
 from models.reading.scan_lines import letter_size
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
 # A section's number and its depth: "2", "2.1.", "A.1", "IV." (a lone letter is no number).
 _NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{1,4}\.)\s+[^\W_]")
+# A lettered head: "B. Datasets" (a letter, a full stop, a capitalised word).
+_LETTERED = re.compile(r"^[A-Z]\.\s+[A-Z][a-z]")
+# A Roman section number beyond "I.": "II. Method", "IV. RESULTS".
+_ROMAN_SECTION = re.compile(r"^(?:I{2,3}|IV|VI{0,3}|IX|XI{0,3})\.\s+[^\W_]")
 # A later section number inside a heading's line, opening a capitalised word.
 _LATER_NUMBER = re.compile(r"\s((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?)\s+[A-Z]")
 # A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),
 # not a volume's ("Vol. 113").
 _PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
+# A division's label alone on its line: "Chapter 3", "CHAPTER III", "Appendix B", "Part 2".
+_DIVISION_LABEL = re.compile(
+    r"^(?:chapter|appendix|part|lecture|book)\s+(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\.?$", re.IGNORECASE
+)
+# An abstract's name, as its heading or run in ("Abstract. We study ...").
+_ABSTRACT = re.compile(r"^(?:abstract|summary)\b", re.IGNORECASE)
 # Section names that open many documents: never the document's title.
 _GENERIC = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?"
@@ -211,14 +228,31 @@ def no_bylines(blocks: list[Block]) -> list[Block]:
     of source code a manual prints ("\\newthought{...}"), nor a sentence (a dedication set
     large). Done before headings are joined, so a title is not run into the names and the
     date under it."""
+    names = {id(b) for b in _names(blocks)}
     for block in blocks:
         text = block.text
-        if block.kind == "heading" and (
-            reads_as_byline(text) or reads_as_code(text) or reads_as_prose(text)
-        ):
+        front = reads_as_byline(text) or id(block) in names
+        if block.kind == "heading" and (front or reads_as_code(text) or reads_as_prose(text)):
             block.kind = "paragraph"
             block.level = None
     return blocks
+
+
+def _names(blocks: list[Block]) -> list[Block]:
+    """Headings that are an author's name: a run of headings that each read as one name
+    ("Kenji Chen", set large under a paper's title), the block right after the run an
+    affiliation, an e-mail address or a date (`reads_as_affiliation`). Two capitalised words
+    alone are no name ("Related Work"); what a paper prints under a name tells."""
+    out: list[Block] = []
+    run: list[Block] = []
+    for block in blocks:
+        if block.kind == "heading" and reads_as_name(block.text.strip()):
+            run.append(block)
+            continue
+        if run and reads_as_affiliation(block.text):
+            out.extend(run)
+        run = []
+    return out
 
 
 def contents_entry(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> bool:
@@ -313,6 +347,12 @@ def joined_headings(
         if block.kind == "heading" and numbered_caption(block.text):
             block.kind = "paragraph"
         prev = out[-1] if out else None
+        if prev is not None and _labels(prev, block, params=params):
+            block.spans = prev.spans + [Span(text=" ")] + block.spans
+            block.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],  # type: ignore[index]
+                          max(prev.bbox[2], block.bbox[2]), block.bbox[3])  # type: ignore[index]  # fmt: skip
+            out[-1] = block
+            continue
         if (
             prev is not None
             and prev.kind == block.kind == "heading"
@@ -333,13 +373,41 @@ def joined_headings(
     return out
 
 
-def section_depth(text: str) -> int:
+def _labels(label: Block, block: Block, *, params: AssembleParams) -> bool:
+    """`label` is a heading that only names a division and its number ("Chapter 3",
+    "APPENDIX B", "Part II"; a class sets it on a line of its own, in another size) and
+    `block` the heading right under it (within `label_gap_ratio` of its size): the
+    division's title, one heading with its label."""
+    return (
+        label.kind == block.kind == "heading"
+        and _DIVISION_LABEL.match(label.text.strip()) is not None
+        and label.bbox is not None
+        and block.bbox is not None
+        and 0 <= block.bbox[1] - label.bbox[3] <= params.label_gap_ratio * (block.font_key or 0)
+    )
+
+
+def section_depth(text: str, *, roman: bool = False) -> int:
     """How deep a heading's printed number goes: "2 Method" and "IV. Results" 1, "2.1 Data"
-    and "A.1 Proofs" 2; 0 for none (a lone letter, "A Tufte-Style Book", is no number)."""
-    match = _NUMBERING.match(text.strip())
-    if not match:
-        return 0
-    return match.group(1).rstrip(".").count(".") + 1
+    and "A.1 Proofs" 2; 0 for none (a lone letter, "A Tufte-Style Book", is no number). In a
+    document whose sections are numbered in Roman (`roman`: IEEE's and APS's classes), a
+    lettered head ("B. Datasets") is a subsection, 2, and one numbered in Arabic under it
+    ("1. Sampling") a subsubsection, 3; elsewhere "B. Proofs" is an appendix's section, 1."""
+    text = text.strip()
+    match = _NUMBERING.match(text)
+    if match:
+        depth = match.group(1).rstrip(".").count(".") + 1
+        arabic = match.group(1)[:1].isdigit()
+        return depth + 2 if roman and arabic else depth
+    if _LETTERED.match(text):
+        return 2 if roman else 1
+    return 0
+
+
+def _roman_sections(texts: list[str]) -> bool:
+    """Sections numbered in Roman: a heading numbered "II." or beyond ("I." alone may be an
+    initial)."""
+    return any(_ROMAN_SECTION.match(t.strip()) for t in texts)
 
 
 def _size_ranks(
@@ -391,9 +459,10 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
     """Numbering outranks size where both speak: all headings of one numbering depth take one
     rank (the one most of them have by size), each depth below the one above it, so "2.1"
     comes under "2" even when both are set in one size (a paper's 12 and 11 pt heads)."""
+    roman = _roman_sections([b.text for b in blocks])
     by_depth: dict[int, list[float]] = {}
     for b in blocks:
-        depth = section_depth(b.text)
+        depth = section_depth(b.text, roman=roman)
         if depth:
             by_depth.setdefault(depth, []).append(ranks[id(b)])
     depth_rank: dict[int, float] = {}
@@ -405,7 +474,7 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
             rank = above + 0.5  # deeper than its parents, whatever its size says
         depth_rank[depth] = above = rank
     for b in blocks:
-        depth = section_depth(b.text)
+        depth = section_depth(b.text, roman=roman)
         if depth:
             ranks[id(b)] = depth_rank[depth]
 
@@ -462,9 +531,26 @@ def _opening_title(
         return []
     same = _said(first.text)
     others = (b for b in headings if b is not first and _said(b.text) != same)
-    if any(_one_size(first, b, exact=exact, params=params) for b in others):
+    if any(_one_size(first, b, exact=exact, params=params) for b in others) and not _bylined(
+        pages[0].blocks, first, params=params
+    ):
         return []
     return [first]
+
+
+def _bylined(blocks: list[Block], first: Block, *, params: AssembleParams) -> bool:
+    """Front matter under the first heading, before any other, in the `front_matter_blocks`
+    blocks after it: authors, affiliations or a date (`reads_as_byline`), or the abstract. A
+    title then, whatever its size (AMS classes set a paper's title in the body's size, as
+    its sections)."""
+    at = next(i for i, b in enumerate(blocks) if b is first)
+    for block in blocks[at + 1 : at + 1 + params.front_matter_blocks]:
+        text = block.text.strip()
+        if _ABSTRACT.match(text) or (block.kind != "heading" and reads_as_byline(text)):
+            return True
+        if block.kind == "heading":
+            return False
+    return False
 
 
 def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:
