@@ -121,9 +121,12 @@ def reads_as_byline(text: str) -> bool:
 
 
 def reads_as_affiliation(text: str) -> bool:
-    """An institution, an e-mail address or a date: what a paper prints under an author's
-    name ("Department of Physics, Kyoto University", "chen@example.org")."""
+    """An institution, an e-mail address or a date, in a short line (`affiliation_max_words`):
+    what a paper prints under an author's name ("Department of Physics, Kyoto University",
+    "chen@example.org")."""
     text = " ".join(text.split())
+    if len(text.split()) > KINDS.affiliation_max_words:
+        return False  # a paragraph that names an address or a university in passing
     return bool(_INSTITUTION.search(text) or _EMAIL.search(text) or _DATE.match(text))
 
 
