@@ -129,6 +129,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         page.blocks = headings.no_bylines(page.blocks)
         page.blocks = headings.joined_headings(page.blocks, exact_sizes=exact, params=params)
         page.blocks = headings.split_numbered(page.blocks)
+    headings.numbered_sequels(pages, params=params)
     title_page(pages, body_size, params=params)
     headings.assign_heading_levels(pages, params=params)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")

@@ -87,6 +87,8 @@ class AssembleParams:
     # the blocks under a first heading that may show a paper's front matter (names, an
     # affiliation, a date, the abstract) and so make it the title
     front_matter_blocks: int = 3
+    # a line of text numbered as the next section is a heading up to this many words long
+    sequel_max_words: int = 10
     # heading sizes within this ratio of each other are one level
     heading_size_step_ratio: float = 1.1
     # a contents line's page number stands this many line heights right of its title

@@ -313,6 +313,58 @@ def split_numbered(blocks: list[Block]) -> list[Block]:
     return out
 
 
+def numbered_sequels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:
+    """A short line read as text that carries the next number of the document's sections is a
+    heading the reader did not see (a scan's subsubsection head in bold at the body's size, an
+    AMS section in small capitals): one line of at most `sequel_max_words` words, opening
+    with a section number that comes next after the last numbered heading before it (its
+    next sibling, its first subsection or the next section of a level above: "2.2.2" or "2.3"
+    or "3" after "2.2.1"), then a capitalised word, and not ending as a sentence does. No
+    text numbered at that depth lies between them (a numbered list keeps its own count)."""
+    last: tuple[str, ...] | None = None
+    counted: set[int] = set()  # depths a list or a paragraph numbered since the last heading
+    for block in (b for p in pages for b in p.blocks):
+        match = _NUMBERING.match(block.text.strip())
+        number = _numbers(match) if match else None
+        if block.kind == "heading":
+            if number:
+                last, counted = number, set()
+            continue
+        if number is None or last is None:
+            continue
+        if len(number) not in counted and _sequel(block, last, number, params=params):
+            block.kind = "heading"
+            last, counted = number, set()
+            continue
+        counted.add(len(number))
+
+
+def _sequel(block: Block, last: tuple[str, ...], number: tuple[str, ...], *,
+            params: AssembleParams) -> bool:  # fmt: skip
+    text = block.text.strip()
+    match = _NUMBERING.match(text)
+    one_line = block.bbox is None or (block.bbox[3] - block.bbox[1]) < (
+        params.one_line_height_ratio * max(block.font_key or 0.0, 1.0)
+    )
+    return (
+        block.kind == "paragraph"
+        and match is not None
+        and one_line
+        and len(text.split()) <= params.sequel_max_words
+        and not text.endswith((".", ",", ";", ":"))
+        and text[match.end(1) :].strip()[:1].isupper()
+        and number in _next_numbers(last)
+    )
+
+
+def _next_numbers(last: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The numbers that can come after section `last`: its first subsection, its next
+    sibling, the next section of each level above it."""
+    out = [(*last, "1")]
+    out += [(*last[:k], str(int(last[k]) + 1)) for k in range(len(last)) if last[k].isdigit()]
+    return out
+
+
 def _next_number_at(text: str) -> int | None:
     first = _NUMBERING.match(text)
     if not first:
