@@ -53,12 +53,19 @@ SEEDS = range(24)  # members paper-000 .. paper-023; bench/splits.py draws valid
 LEVELS = {"title": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4}
 
 # Heading styles of classes this texlive lacks, as \@startsection definitions.
-_IEEE = r"""
+# Sections in Roman, subsections lettered, subsubsections in Arabic, each number with a stop.
+_ROMAN = r"""
 \makeatletter
 \renewcommand\thesection{\Roman{section}}
 \renewcommand\thesubsection{\Alph{subsection}}
 \renewcommand\thesubsubsection{\arabic{subsubsection}}
 \renewcommand\@seccntformat[1]{\csname the#1\endcsname.\quad}
+\makeatother
+"""
+_IEEE = (
+    _ROMAN
+    + r"""
+\makeatletter
 \renewcommand\section{\@startsection{section}{1}{\z@}{-3ex plus -1ex}{1.5ex}%
   {\centering\normalfont\scshape}}
 \renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2.5ex plus -1ex}{1ex}%
@@ -67,6 +74,7 @@ _IEEE = r"""
   {\normalfont\itshape}}
 \makeatother
 """
+)
 _LNCS = r"""
 \makeatletter
 \renewcommand\section{\@startsection{section}{1}{\z@}{-18pt plus -4pt}{12pt}%
@@ -90,12 +98,10 @@ _ACM = r"""
   {\normalfont\sffamily\itshape}}
 \makeatother
 """
-_REVTEX = r"""
+_REVTEX = (
+    _ROMAN
+    + r"""
 \makeatletter
-\renewcommand\thesection{\Roman{section}}
-\renewcommand\thesubsection{\Alph{subsection}}
-\renewcommand\thesubsubsection{\arabic{subsubsection}}
-\renewcommand\@seccntformat[1]{\csname the#1\endcsname.\quad}
 \renewcommand\section{\@startsection{section}{1}{\z@}{-3ex plus -1ex}{1.5ex}%
   {\centering\normalfont\small\bfseries\MakeUppercase}}
 \renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2.5ex plus -1ex}{1ex}%
@@ -104,6 +110,7 @@ _REVTEX = r"""
   {\centering\normalfont\small\itshape}}
 \makeatother
 """
+)
 _PARA = ("paragraph",)  # run-in heads: set at the start of their paragraph
 _SUB = ("subsubsection", "paragraph")
 # name: (class, options, extra preamble, chapters, run-in commands, columns choice)
@@ -330,8 +337,20 @@ def document(seed: int, held_out: bool = False) -> tuple[str, dict]:
 
 
 # -- the outline located on the pages -------------------------------------------------------------
-def _norm(text: str) -> str:
+def norm(text: str) -> str:
+    """A heading's words for comparison: lower case, punctuation as spaces."""
     return " ".join(re.sub(r"[^\w]+", " ", text.replace("’", "'").lower()).split())
+
+
+def page_lines(page: pymupdf.Page) -> list[tuple[str, float]]:
+    """(normalised text, largest size) of each line of the page's text layer."""
+    out = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            text = norm("".join(span["text"] for span in line["spans"]))
+            if text:
+                out.append((text, max(span["size"] for span in line["spans"])))
+    return out
 
 
 _LABEL = re.compile(r"^(?:(?:chapter|appendix)\s+)?(?:(?:[ivx]+|[a-z]|\d+)(?:\s\d+)*)?\s*")
@@ -350,18 +369,10 @@ def locate(pdf: Path, outline: dict) -> list[dict]:
     the largest such (a contents line is smaller than the heading): its page and printed
     text (number included where it shares the line)."""
     with pymupdf.open(pdf) as doc:
-        pages = []
-        for page in doc:
-            lines = []
-            for block in page.get_text("dict")["blocks"]:
-                for line in block.get("lines", []):
-                    text = _norm("".join(span["text"] for span in line["spans"]))
-                    if text:
-                        lines.append((text, max(span["size"] for span in line["spans"])))
-            pages.append(lines)
+        pages = [page_lines(page) for page in doc]
     out, cursor = [], 0
     for head in outline["headings"]:
-        title = _norm(head["title"])
+        title = norm(head["title"])
         found = [(size, -pno, pno, text) for pno in range(cursor, len(pages))
                  for text, size in pages[pno] if _reads_as(text, title)]  # fmt: skip
         if not found:
