@@ -81,8 +81,8 @@ class AssembleParams:
     same_size_exact_share: float = 0.05
     # a heading's second line lies less than this many times its size under the first
     joined_heading_gap_ratio: float = 1.6
-    # a division's label ("Chapter 3") joins the heading under it up to this many of its sizes
-    # apart (a class leaves a wide gap between them)
+    # a division's label ("Chapter 3") is no heading over a heading up to this many of its
+    # sizes under it (a class leaves a wide gap between them)
     label_gap_ratio: float = 3.0
     # the blocks under a first heading that may show a paper's front matter (names, an
     # affiliation, a date, the abstract) and so make it the title

@@ -400,11 +400,8 @@ def joined_headings(
             block.kind = "paragraph"
         prev = out[-1] if out else None
         if prev is not None and _labels(prev, block, params=params):
-            block.spans = prev.spans + [Span(text=" ")] + block.spans
-            block.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],  # type: ignore[index]
-                          max(prev.bbox[2], block.bbox[2]), block.bbox[3])  # type: ignore[index]  # fmt: skip
-            out[-1] = block
-            continue
+            prev.kind, prev.level = "paragraph", None  # the label, read before its title
+            prev = None
         if (
             prev is not None
             and prev.kind == block.kind == "heading"
@@ -429,7 +426,9 @@ def _labels(label: Block, block: Block, *, params: AssembleParams) -> bool:
     """`label` is a heading that only names a division and its number ("Chapter 3",
     "APPENDIX B", "Part II"; a class sets it on a line of its own, in another size) and
     `block` the heading right under it (within `label_gap_ratio` of its size): the
-    division's title, one heading with its label."""
+    division's title is the heading, the label a line read before it (as two headings the
+    label took a level of its own over its title, and a heading "Chapter 3 Introduction"
+    is not the title "Introduction" a reader searches for)."""
     return (
         label.kind == block.kind == "heading"
         and _DIVISION_LABEL.match(label.text.strip()) is not None

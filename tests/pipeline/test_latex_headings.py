@@ -59,14 +59,15 @@ def test_a_title_in_the_sections_size_over_the_authors_is_the_h1_once(tmp_path):
     assert _level(heads, "1. Introduction") == 2
 
 
-def test_a_chapter_label_joins_its_title_and_a_draft_date_is_no_heading(tmp_path):
-    """report: "Chapter 1" on a line of its own over "Introduction" is one heading, level
-    with the next chapter and over its sections; "Draft of September 2015" and the author
-    over his affiliation are no headings."""
+def test_a_chapter_label_is_no_heading_over_its_title_and_a_draft_date_is_none(tmp_path):
+    """report: "Chapter 1" on a line of its own over "Introduction" is read before the
+    heading, not a heading of its own; the chapter's title is level with the next chapter's
+    and over its sections; "Draft of September 2015" and the author over his affiliation
+    are no headings."""
     heads = _headings("report", tmp_path)
     texts = [text for _, text in heads]
-    assert "Chapter 1 Introduction" in texts and "Chapter 1" not in texts
-    chapter = _level(heads, "Chapter 1 Introduction")
-    assert _level(heads, "Chapter 2 Related Work") == chapter
+    assert "Chapter 1" not in texts and "Chapter 2" not in texts
+    chapter = _level(heads, "Introduction")
+    assert _level(heads, "Related Work") == chapter
     assert _level(heads, "1.1 Problem Statement") == chapter + 1
     assert not any("Draft" in text or "Kenji" in text for text in texts)
