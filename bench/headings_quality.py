@@ -53,6 +53,7 @@ import pymupdf  # noqa: E402
 from bs4 import BeautifulSoup  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
+from bench.latex_papers import norm, page_lines  # noqa: E402
 from bench.splits import latex_pages, split_of  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import run_ours, structure_of  # noqa: E402
@@ -82,18 +83,8 @@ SOURCE_CALLS = (
 SYSTEMS = ("ours", "pymupdf4llm")
 
 
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.replace("’", "'").lower()).split())
-
-
-def _lines(page: pymupdf.Page) -> list[tuple[str, float]]:
-    out = []
-    for block in page.get_text("dict")["blocks"]:
-        for line in block.get("lines", []):
-            text = _norm("".join(span["text"] for span in line["spans"]))
-            if text:
-                out.append((text, max(span["size"] for span in line["spans"])))
-    return out
+_norm = norm
+_lines = page_lines
 
 
 def _reads_as(line: str, title: str) -> bool:

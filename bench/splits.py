@@ -19,7 +19,8 @@ Units: a document's file name (ocrmypdf, tesseract, structure, realworld, pdfjs)
 document's id (tables-icdar2013: "eu-001", its .pdf and its -str.xml / -reg.xml together), a
 page image (typewritten-fr: "<volume>__<page>.jpg"), a page of the one LaTeX book (latex:
 "tufte-sample-book.pdf#p7"), a generated document's name (generated: bench/structure_corpus.py's
-DOCUMENTS; its born-digital PDF and its scan split together).
+DOCUMENTS; its born-digital PDF and its scan split together), a generated LaTeX paper
+(latex-papers: bench/latex_papers.py's "paper-007.pdf", split there by this rule).
 """
 
 from __future__ import annotations

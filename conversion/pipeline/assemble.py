@@ -14,7 +14,14 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from conversion.pipeline import captions, furniture, headings, paragraphs, references
+from conversion.pipeline import (
+    captions,
+    furniture,
+    heading_numbers,
+    headings,
+    paragraphs,
+    references,
+)
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.document import (
     Block,
@@ -130,7 +137,8 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         exact = page.source == "text_layer"
         page.blocks = headings.no_bylines(page.blocks)
         page.blocks = headings.joined_headings(page.blocks, exact_sizes=exact, params=params)
-        page.blocks = headings.split_numbered(page.blocks)
+        page.blocks = heading_numbers.split_numbered(page.blocks)
+    heading_numbers.numbered_sequels(pages, params=params)
     title_page(pages, body_size, params=params)
     headings.assign_heading_levels(pages, params=params)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")

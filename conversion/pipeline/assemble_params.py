@@ -83,6 +83,14 @@ class AssembleParams:
     same_size_exact_share: float = 0.05
     # a heading's second line lies less than this many times its size under the first
     joined_heading_gap_ratio: float = 1.6
+    # a division's label ("Chapter 3") is no heading over a heading up to this many of its
+    # sizes under it (a class leaves a wide gap between them)
+    label_gap_ratio: float = 3.0
+    # the blocks under a first heading that may show a paper's front matter (names, an
+    # affiliation, a date, the abstract) and so make it the title
+    front_matter_blocks: int = 3
+    # a line of text numbered as the next section is a heading up to this many words long
+    sequel_max_words: int = 10
     # heading sizes within this ratio of each other are one level
     heading_size_step_ratio: float = 1.1
     # a contents line's page number stands this many line heights right of its title

@@ -5,24 +5,36 @@ display type), headings set on two lines joined, levels on one scale, and the do
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.captions import numbered_caption
 from conversion.pipeline.document import Block, Page, Span
 from conversion.pipeline.furniture import is_stamp, line_count
+from conversion.pipeline.heading_numbers import (
+    roman_sections,
+    section_depth,
+)
 from models.engine import ReadBlock
-from models.reading.kinds import reads_as_byline, reads_as_code, reads_as_prose, real_words
+from models.reading.kinds import (
+    reads_as_affiliation,
+    reads_as_byline,
+    reads_as_code,
+    reads_as_name,
+    reads_as_prose,
+    real_words,
+)
 from models.reading.scan_lines import letter_size
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
-# A section's number and its depth: "2", "2.1.", "A.1", "IV." (a lone letter is no number).
-_NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{1,4}\.)\s+[^\W_]")
-# A later section number inside a heading's line, opening a capitalised word.
-_LATER_NUMBER = re.compile(r"\s((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?)\s+[A-Z]")
 # A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),
 # not a volume's ("Vol. 113").
 _PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
+# A division's label alone on its line: "Chapter 3", "CHAPTER III", "Appendix B", "Part 2".
+_DIVISION_LABEL = re.compile(
+    r"^(?:chapter|appendix|part|lecture|book)\s+(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\.?$", re.IGNORECASE
+)
+# An abstract's name, as its heading or run in ("Abstract. We study ...").
+_ABSTRACT = re.compile(r"^(?:abstract|summary)\b", re.IGNORECASE)
 # Section names that open many documents: never the document's title.
 _GENERIC = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?\s+|[ivx]+\.\s+)?"
@@ -204,14 +216,31 @@ def no_bylines(blocks: list[Block]) -> list[Block]:
     of source code a manual prints ("\\newthought{...}"), nor a sentence (a dedication set
     large). Done before headings are joined, so a title is not run into the names and the
     date under it."""
+    names = {id(b) for b in _names(blocks)}
     for block in blocks:
         text = block.text
-        if block.kind == "heading" and (
-            reads_as_byline(text) or reads_as_code(text) or reads_as_prose(text)
-        ):
+        front = reads_as_byline(text) or id(block) in names
+        if block.kind == "heading" and (front or reads_as_code(text) or reads_as_prose(text)):
             block.kind = "paragraph"
             block.level = None
     return blocks
+
+
+def _names(blocks: list[Block]) -> list[Block]:
+    """Headings that are an author's name: a run of headings that each read as one name
+    ("Kenji Chen", set large under a paper's title), the block right after the run an
+    affiliation, an e-mail address or a date (`reads_as_affiliation`). Two capitalised words
+    alone are no name ("Related Work"); what a paper prints under a name tells."""
+    out: list[Block] = []
+    run: list[Block] = []
+    for block in blocks:
+        if block.kind == "heading" and reads_as_name(block.text.strip()):
+            run.append(block)
+            continue
+        if run and reads_as_affiliation(block.text):
+            out.extend(run)
+        run = []
+    return out
 
 
 def contents_entry(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> bool:
@@ -225,61 +254,6 @@ def contents_entry(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> bool:
     height = max(last[3] - last[1], before[3] - before[1])  # type: ignore[index]
     one_line = max(w.bbox[1] for w in words) < min(w.bbox[3] for w in words)  # type: ignore[index]
     return one_line and last[0] - before[2] >= params.contents_gap_ratio * height  # type: ignore[index]
-
-
-def _numbers(match: re.Match) -> tuple[str, ...]:
-    return tuple(match.group(1).rstrip(".").split("."))
-
-
-def _follows(first: tuple[str, ...], later: tuple[str, ...]) -> bool:
-    """`later` numbers a section after `first`: its next sibling ("A.1" -> "A.2", "2" -> "3")
-    or its first subsection ("2" -> "2.1")."""
-    if later[:-1] == first[:-1] and later[-1].isdigit() and first[-1].isdigit():
-        return int(later[-1]) == int(first[-1]) + 1
-    return later == (*first, "1")
-
-
-def _split_spans(spans: list[Span], at: int) -> tuple[list[Span], list[Span]]:
-    head: list[Span] = []
-    tail: list[Span] = []
-    seen = 0
-    for span in spans:
-        cut = max(0, min(len(span.text), at - seen))
-        if cut:
-            head.append(replace(span, text=span.text[:cut]))
-        if cut < len(span.text):
-            tail.append(replace(span, text=span.text[cut:]))
-        seen += len(span.text)
-    return head, tail
-
-
-def split_numbered(blocks: list[Block]) -> list[Block]:
-    """Two numbered headings the reader put on one line ("A.1 Proofs A.2 Data", a side by
-    side pair of short appendix heads) are two headings: a heading that opens with a section
-    number is cut before the next number that follows it ("A.2" after "A.1", "2.1" after "2")
-    where that number opens a capitalised word."""
-    out: list[Block] = []
-    for block in blocks:
-        while block.kind == "heading" and (cut := _next_number_at(block.text)):
-            head, tail = _split_spans(block.spans, cut)
-            out.append(replace(block, spans=head))
-            block = replace(block, spans=tail)
-        out.append(block)
-    for block in out:
-        if block.kind == "heading" and block.spans:
-            block.spans[-1].text = block.spans[-1].text.rstrip()
-            block.spans[0].text = block.spans[0].text.lstrip()
-    return out
-
-
-def _next_number_at(text: str) -> int | None:
-    first = _NUMBERING.match(text)
-    if not first:
-        return None
-    for later in _LATER_NUMBER.finditer(text, first.end()):
-        if _follows(_numbers(first), tuple(later.group(1).rstrip(".").split("."))):
-            return later.start(1)
-    return None
 
 
 def _one_size(a: Block, b: Block, *, exact: bool, params: AssembleParams) -> bool:
@@ -306,6 +280,9 @@ def joined_headings(
         if block.kind == "heading" and numbered_caption(block.text):
             block.kind = "paragraph"
         prev = out[-1] if out else None
+        if prev is not None and _labels(prev, block, params=params):
+            prev.kind, prev.level = "paragraph", None  # the label, read before its title
+            prev = None
         if (
             prev is not None
             and prev.kind == block.kind == "heading"
@@ -326,13 +303,20 @@ def joined_headings(
     return out
 
 
-def section_depth(text: str) -> int:
-    """How deep a heading's printed number goes: "2 Method" and "IV. Results" 1, "2.1 Data"
-    and "A.1 Proofs" 2; 0 for none (a lone letter, "A Tufte-Style Book", is no number)."""
-    match = _NUMBERING.match(text.strip())
-    if not match:
-        return 0
-    return match.group(1).rstrip(".").count(".") + 1
+def _labels(label: Block, block: Block, *, params: AssembleParams) -> bool:
+    """`label` is a heading that only names a division and its number ("Chapter 3",
+    "APPENDIX B", "Part II"; a class sets it on a line of its own, in another size) and
+    `block` the heading right under it (within `label_gap_ratio` of its size): the
+    division's title is the heading, the label a line read before it (as two headings the
+    label took a level of its own over its title, and a heading "Chapter 3 Introduction"
+    is not the title "Introduction" a reader searches for)."""
+    return (
+        label.kind == block.kind == "heading"
+        and _DIVISION_LABEL.match(label.text.strip()) is not None
+        and label.bbox is not None
+        and block.bbox is not None
+        and 0 <= block.bbox[1] - label.bbox[3] <= params.label_gap_ratio * (block.font_key or 0)
+    )
 
 
 def _size_ranks(
@@ -384,9 +368,10 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
     """Numbering outranks size where both speak: all headings of one numbering depth take one
     rank (the one most of them have by size), each depth below the one above it, so "2.1"
     comes under "2" even when both are set in one size (a paper's 12 and 11 pt heads)."""
+    roman = roman_sections([b.text for b in blocks])
     by_depth: dict[int, list[float]] = {}
     for b in blocks:
-        depth = section_depth(b.text)
+        depth = section_depth(b.text, roman=roman)
         if depth:
             by_depth.setdefault(depth, []).append(ranks[id(b)])
     depth_rank: dict[int, float] = {}
@@ -398,7 +383,7 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
             rank = above + 0.5  # deeper than its parents, whatever its size says
         depth_rank[depth] = above = rank
     for b in blocks:
-        depth = section_depth(b.text)
+        depth = section_depth(b.text, roman=roman)
         if depth:
             ranks[id(b)] = depth_rank[depth]
 
@@ -455,9 +440,26 @@ def _opening_title(
         return []
     same = _said(first.text)
     others = (b for b in headings if b is not first and _said(b.text) != same)
-    if any(_one_size(first, b, exact=exact, params=params) for b in others):
+    if any(_one_size(first, b, exact=exact, params=params) for b in others) and not _bylined(
+        pages[0].blocks, first, params=params
+    ):
         return []
     return [first]
+
+
+def _bylined(blocks: list[Block], first: Block, *, params: AssembleParams) -> bool:
+    """Front matter under the first heading, before any other, in the `front_matter_blocks`
+    blocks after it: authors, affiliations or a date (`reads_as_byline`), or the abstract. A
+    title then, whatever its size (AMS classes set a paper's title in the body's size, as
+    its sections)."""
+    at = next(i for i, b in enumerate(blocks) if b is first)
+    for block in blocks[at + 1 : at + 1 + params.front_matter_blocks]:
+        text = block.text.strip()
+        if _ABSTRACT.match(text) or (block.kind != "heading" and reads_as_byline(text)):
+            return True
+        if block.kind == "heading":
+            return False
+    return False
 
 
 def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:

@@ -85,22 +85,25 @@ _MONTH = (
 )
 # A line that is a date and nothing else: "March 3, 2024", "3 March 2024", "2024-03-03".
 _DATE = re.compile(
-    r"^(?:(?:date|dated|received|accepted|published|revised|version)\W*(?:on\s+)?)?"
+    r"^(?:(?:date|dated|received|accepted|published|revised|version|draft|preprint|submitted"
+    r"|updated|compiled|this\s+version|last\s+(?:revised|updated|modified))\W*(?:on\s+|of\s+)?)?"
     r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?"
     rf"(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH},?\s+\d{{4}}"
     rf"|{_MONTH},?\s+\d{{4}}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}})\W*$",
     re.IGNORECASE,
 )
-# One word of a person's name: a capitalised word, an initial ("O.", "J.-P."), a particle,
-# with the marks that point to an affiliation ("Chen1", "Diaz*", "Odeku†").
+# One word of a person's name: a capitalised word (or one in capitals: "SOFIA TANAKA", as a
+# class sets the authors), an initial ("O.", "J.-P."), a particle, with the marks that point
+# to an affiliation ("Chen1", "Diaz*", "Odeku†").
 _NAME_WORD = re.compile(
-    r"(?:[A-Z][a-z'’-]+[\d*†‡§¶]*|[A-Z]\.(?:-?[A-Z]\.)?|van|von|de|der|da|di|le|la),?"
+    r"(?:[A-Z][a-z'’-]+[\d*†‡§¶]*|[A-Z][A-Z'’-]+[\d*†‡§¶]*|[A-Z]\.(?:-?[A-Z]\.)?"
+    r"|van|von|de|der|da|di|le|la),?"
 )
 _INITIAL = re.compile(r"[A-Z]\.(?:-?[A-Z]\.)?,?")
 _NAME_MARK = re.compile(r"[a-z][\d*†‡§¶]+,?$")
 # Words that name a division of a document, before its number or letter: no first names.
 _DIVISION = re.compile(r"(?:appendix|annex|part|chapter|section|book|volume|table|figure),?", re.I)
-_NAME_SEPARATORS = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b|\bet\b)\s*")
+_NAME_SEPARATORS = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b|\bet\b)\s*", re.IGNORECASE)
 
 
 def reads_as_byline(text: str) -> bool:
@@ -115,6 +118,24 @@ def reads_as_byline(text: str) -> bool:
     if _INSTITUTION.search(text) or _EMAIL.search(text) or _DATE.match(text):
         return True
     return _names(text)
+
+
+def reads_as_affiliation(text: str) -> bool:
+    """An institution, an e-mail address or a date, in a short line (`affiliation_max_words`):
+    what a paper prints under an author's name ("Department of Physics, Kyoto University",
+    "chen@example.org")."""
+    text = " ".join(text.split())
+    if len(text.split()) > KINDS.affiliation_max_words:
+        return False  # a paragraph that names an address or a university in passing
+    return bool(_INSTITUTION.search(text) or _EMAIL.search(text) or _DATE.match(text))
+
+
+def reads_as_name(text: str) -> bool:
+    """One person's name and nothing else ("Kenji Chen", "Kola O. Odeku"): two to
+    `name_max_words` name words. Alone no evidence (two capitalised words are "Related Work"
+    too): see `conversion.pipeline.headings.no_bylines`, which asks what follows it."""
+    words = text.split()
+    return 2 <= len(words) <= KINDS.name_max_words and all(_NAME_WORD.fullmatch(w) for w in words)
 
 
 def _names(text: str) -> bool:

@@ -538,9 +538,9 @@ def test_a_papers_bold_authors_row_after_row_are_no_headings():
     blocks = [title, *rows, place, body]
     blocks[3].stroke, blocks[3].font_size = 5.5, 46.0  # larger: heavy, if not bold for its size
     assert _headings(blocks) == ["Accelerating the Science of Language Models"]
-    # The last two names alone are as short as a title and its subtitle.
-    assert _headings([blocks[0], *blocks[4:]]) == [
-        "Accelerating the Science of Language Models", "Shane Arora Kyle Lo"]  # fmt: skip
+    # The last two names alone are as short as a title and its subtitle, but each reads as a
+    # name and the affiliation under them says they are names (no_bylines).
+    assert _headings([blocks[0], *blocks[4:]]) == ["Accelerating the Science of Language Models"]
 
 
 def test_one_uncertain_word_in_a_mended_paragraph_flags_that_word_only():

@@ -256,3 +256,33 @@ def test_scanned_heads_of_one_style_are_one_level_whatever_their_letters():
     ])  # fmt: skip
     assert _levels(doc) == [("The Design of Books", 1), ("Page Layout", 2), ("Sidenotes", 2),
                             ("References", 2), ("Document Class Options", 2)]  # fmt: skip
+
+
+def _line(kind: str, text: str, y: float, size: float = 40.0) -> ReadBlock:
+    return ReadBlock(kind=kind, text=text, bbox=(200, y, 1800, y + (size if kind != "paragraph"
+                     or len(text) < 60 else 6 * size)), font_size=size, layout="text")  # fmt: skip
+
+
+def _assembled_lines(blocks: list[ReadBlock]) -> list[tuple[str, str, int | None]]:
+    doc = assemble([PageReading(page_number=1, blocks=blocks, width=2000, height=3000)],
+                   AssembleOptions())  # fmt: skip
+    return [(b.kind, b.text, b.level) for b in doc.pages[0].blocks]
+
+
+def test_a_line_numbered_as_the_next_section_is_a_heading_but_a_numbered_list_is_not():
+    """A scan's subsubsection head in bold at the body's size, read as text: "2.2.2
+    Preprocessing" after the heading "2.2.1 Large Corpora" carries the next number, so it is
+    a heading, level with it. "2. Evaluate the model" after "1. Train the model" under "1
+    Introduction" counts a list: no heading."""
+    body = BODY * 3
+    blocks = _assembled_lines([
+        _line("heading", "1 Introduction", 100, 56), _line("paragraph", body, 160),
+        _line("paragraph", "1. Train the model", 420),
+        _line("paragraph", "2. Evaluate the model", 470),
+        _line("heading", "2 Method", 600, 56), _line("paragraph", body, 660),
+        _line("heading", "2.2.1 Large Corpora", 920, 40), _line("paragraph", body, 980),
+        _line("paragraph", "2.2.2 Preprocessing", 1240), _line("paragraph", body, 1300),
+    ])  # fmt: skip
+    kinds = {text: (kind, level) for kind, text, level in blocks}
+    assert kinds["2.2.2 Preprocessing"] == ("heading", kinds["2.2.1 Large Corpora"][1])
+    assert kinds["2. Evaluate the model"][0] == "paragraph"

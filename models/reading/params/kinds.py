@@ -20,6 +20,7 @@ class KindParams:
     term_part_letters: int = 4  # a compound read surely has a part of this many letters
     math_sign_share: float = 0.12  # mathematics: signs at least this share of the characters
     byline_max_words: int = 30  # a line of authors, affiliations or a date is at most this long
+    affiliation_max_words: int = 16  # an affiliation, e-mail or date line under a name, at most
     name_max_words: int = 4  # one person's name: at most this many words ("Kola O. Odeku")
     names_listed: int = 3  # this many names in a row are a list of names, initials or not
 

@@ -1,0 +1,28 @@
+"""What a line of front matter reads as (models/reading/kinds.py): names, affiliations, dates."""
+
+from __future__ import annotations
+
+from models.reading.kinds import reads_as_affiliation, reads_as_byline, reads_as_name
+
+
+def test_a_draft_or_version_date_is_a_byline():
+    assert reads_as_byline("Draft of September 2015")
+    assert reads_as_byline("This version: March 3, 2024")
+    assert not reads_as_byline("Results of the Survey")
+
+
+def test_authors_in_capitals_joined_by_and_are_a_byline():
+    """The AMS classes set the authors in capitals: "A, B, C, AND D"."""
+    assert reads_as_byline("SOFIA TANAKA, ELENA OKAFOR, OMAR CHEN, AND OMAR SCHMIDT")
+    assert not reads_as_byline("MATERIALS AND METHODS")
+
+
+def test_a_name_alone_reads_as_one_but_only_a_short_line_as_an_affiliation():
+    assert reads_as_name("Kenji Chen") and reads_as_name("Kola O. Odeku")
+    assert not reads_as_name("Kenji") and not reads_as_name("On the Stability of Models")
+    assert reads_as_affiliation("Department of Physics, Kyoto University")
+    assert reads_as_affiliation("chen@example.org")
+    prose = ("Questions about the class may be sent to the mailing list at users@example.org, "
+             "where the authors and many users of the package answer them, usually within a "
+             "day or two.")  # fmt: skip
+    assert not reads_as_affiliation(prose)
