@@ -167,7 +167,9 @@ def find_grids(
     h_min = max(at_dpi(params.h_rule_min_px, dpi), width // params.h_rule_min_per_width)
     v_min = max(at_dpi(params.v_rule_min_px, dpi), height // params.v_rule_min_per_height)
     h_rules = _rules(dark, h_min, dpi, params)
-    v_rules = _rules(dark.T, v_min, dpi, params)
+    # The columns as rows laid out in memory: the mask's shifts (_near, _bridged) then run over
+    # contiguous rows, not strided ones (find_grids on a 300-DPI page: 0.14 -> 0.065 s).
+    v_rules = _rules(np.ascontiguousarray(dark.T), v_min, dpi, params)
     ends = at_dpi(params.grid_ends_tolerance_px, dpi)
     slack = at_dpi(params.grid_slack_px, dpi)
     grids: list[Grid] = []
