@@ -21,7 +21,6 @@ Writes bench/results/headings_papers-<split>.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -41,8 +40,8 @@ import django  # noqa: E402
 django.setup()
 
 from bench.headings_quality import (  # noqa: E402
-    SYSTEMS,
     _fmt,
+    headings_arguments,
     ours_headings,
     pymupdf4llm_headings,
     scores,
@@ -100,12 +99,8 @@ def score_paper(meta: dict, got: list[tuple[int, str]]) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("tune", "validation", "all"), default="tune")
-    parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
-    parser.add_argument("--variants", nargs="*", default=["digital", "scan"])
+    parser = headings_arguments(__doc__)
     parser.add_argument("--only", nargs="*", help="paper stems (paper-001 ...)")
-    parser.add_argument("--verbose", action="store_true", help="print missed and extra headings")
     parser.add_argument("--name", default="headings_papers")
     args = parser.parse_args()
     chosen = [(pdf, meta) for pdf, meta in papers(args.split)

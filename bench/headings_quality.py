@@ -177,13 +177,18 @@ def scores(truth: list[tuple[int, str]], got: list[tuple[int, str]]) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def headings_arguments(doc: str) -> argparse.ArgumentParser:
+    """The options every headings bench takes (this one and bench/headings_papers.py)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--split", choices=("tune", "validation", "all"), default="tune")
     parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
     parser.add_argument("--variants", nargs="*", default=["digital", "scan"])
     parser.add_argument("--verbose", action="store_true", help="print missed and extra headings")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = headings_arguments(__doc__).parse_args()
     members = latex_pages(BOOK)
     chosen = [n for n, m in enumerate(members, 1)
               if args.split == "all" or split_of("latex", m, members) == args.split]  # fmt: skip
