@@ -47,6 +47,7 @@ from bench.headings_quality import (  # noqa: E402
     scores,
 )
 from bench.latex_papers import DEFAULT_OUT, generate  # noqa: E402
+from bench.report import write_result  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import run_ours  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -140,10 +141,9 @@ def main() -> None:
                       f"recall={_fmt(total['recall'])}  precision={_fmt(total['precision'])}  "
                       f"level_order={_fmt(total['level_order'])}  "
                       f"({total['found']} found, {total['truth']} true)", flush=True)  # fmt: skip
-    out = ROOT / "bench" / "results" / f"{args.name}-{args.split}.json"
-    out.write_text(json.dumps({"split": args.split, "papers": [p.stem for p, _ in chosen],
-                               "rows": rows}, indent=1))  # fmt: skip
-    print(f"wrote {out.relative_to(ROOT)}")
+    stems = [p.stem for p, _ in chosen]
+    write_result(f"{args.name}-{args.split}",
+                 {"split": args.split, "papers": stems, "rows": rows})  # fmt: skip
 
 
 if __name__ == "__main__":

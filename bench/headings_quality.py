@@ -54,6 +54,7 @@ from bs4 import BeautifulSoup  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 from bench.latex_papers import norm, page_lines  # noqa: E402
+from bench.report import write_result  # noqa: E402
 from bench.splits import latex_pages, split_of  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import run_ours, structure_of  # noqa: E402
@@ -225,9 +226,8 @@ def main() -> None:
                 if args.verbose:
                     print(f"    missed: {row['missed']}\n    extra: {row['extra']}")
                     print(f"    got: {got}")
-    out = ROOT / "bench" / "results" / f"headings_quality-{args.split}.json"
-    out.write_text(json.dumps({"split": args.split, "pages": chosen, "rows": rows}, indent=2))
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_result(f"headings_quality-{args.split}",
+                 {"split": args.split, "pages": chosen, "rows": rows})  # fmt: skip
 
 
 def _fmt(value) -> str:
