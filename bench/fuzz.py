@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.report import dated, write_result
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "resources" / "corpus"
 # Keep cases fast: small renders, few pages (the limits are what is under test, not the DPI).
@@ -202,10 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             "pages_per_case": FUZZ_PAGES,
         },  # fmt: skip
     }
-    out = args.out or ROOT / "bench" / "results" / f"fuzz-{dt.date.today().isoformat()}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "corpus"}, indent=2))
-    print(f"wrote {out}")
+    write_result(dated("fuzz"), result, args.out)
     return 1 if failures else 0
 
 

@@ -21,7 +21,6 @@ Writes bench/results/headings_papers-<split>.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -41,13 +40,14 @@ import django  # noqa: E402
 django.setup()
 
 from bench.headings_quality import (  # noqa: E402
-    SYSTEMS,
     _fmt,
+    headings_arguments,
     ours_headings,
     pymupdf4llm_headings,
     scores,
 )
 from bench.latex_papers import DEFAULT_OUT, generate  # noqa: E402
+from bench.report import write_result  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import run_ours  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -100,12 +100,8 @@ def score_paper(meta: dict, got: list[tuple[int, str]]) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("tune", "validation", "all"), default="tune")
-    parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
-    parser.add_argument("--variants", nargs="*", default=["digital", "scan"])
+    parser = headings_arguments(__doc__)
     parser.add_argument("--only", nargs="*", help="paper stems (paper-001 ...)")
-    parser.add_argument("--verbose", action="store_true", help="print missed and extra headings")
     parser.add_argument("--name", default="headings_papers")
     args = parser.parse_args()
     chosen = [(pdf, meta) for pdf, meta in papers(args.split)
@@ -145,10 +141,9 @@ def main() -> None:
                       f"recall={_fmt(total['recall'])}  precision={_fmt(total['precision'])}  "
                       f"level_order={_fmt(total['level_order'])}  "
                       f"({total['found']} found, {total['truth']} true)", flush=True)  # fmt: skip
-    out = ROOT / "bench" / "results" / f"{args.name}-{args.split}.json"
-    out.write_text(json.dumps({"split": args.split, "papers": [p.stem for p, _ in chosen],
-                               "rows": rows}, indent=1))  # fmt: skip
-    print(f"wrote {out.relative_to(ROOT)}")
+    stems = [p.stem for p, _ in chosen]
+    write_result(f"{args.name}-{args.split}",
+                 {"split": args.split, "papers": stems, "rows": rows})  # fmt: skip
 
 
 if __name__ == "__main__":

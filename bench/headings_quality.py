@@ -54,6 +54,7 @@ from bs4 import BeautifulSoup  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 from bench.latex_papers import norm, page_lines  # noqa: E402
+from bench.report import write_result  # noqa: E402
 from bench.splits import latex_pages, split_of  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import run_ours, structure_of  # noqa: E402
@@ -177,13 +178,18 @@ def scores(truth: list[tuple[int, str]], got: list[tuple[int, str]]) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def headings_arguments(doc: str) -> argparse.ArgumentParser:
+    """The options every headings bench takes (this one and bench/headings_papers.py)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--split", choices=("tune", "validation", "all"), default="tune")
     parser.add_argument("--systems", nargs="*", default=list(SYSTEMS))
     parser.add_argument("--variants", nargs="*", default=["digital", "scan"])
     parser.add_argument("--verbose", action="store_true", help="print missed and extra headings")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = headings_arguments(__doc__).parse_args()
     members = latex_pages(BOOK)
     chosen = [n for n, m in enumerate(members, 1)
               if args.split == "all" or split_of("latex", m, members) == args.split]  # fmt: skip
@@ -220,9 +226,8 @@ def main() -> None:
                 if args.verbose:
                     print(f"    missed: {row['missed']}\n    extra: {row['extra']}")
                     print(f"    got: {got}")
-    out = ROOT / "bench" / "results" / f"headings_quality-{args.split}.json"
-    out.write_text(json.dumps({"split": args.split, "pages": chosen, "rows": rows}, indent=2))
-    print(f"wrote {out.relative_to(ROOT)}")
+    write_result(f"headings_quality-{args.split}",
+                 {"split": args.split, "pages": chosen, "rows": rows})  # fmt: skip
 
 
 def _fmt(value) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import random
 import sys
@@ -34,6 +33,7 @@ import django  # noqa: E402
 django.setup()
 
 from bench.do_no_harm import icdar_tables  # noqa: E402
+from bench.report import dated, write_result  # noqa: E402
 from bench.splits import SHARED_CORPUS, members, validation_members  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from bench.structure_quality import (  # noqa: E402
@@ -98,9 +98,8 @@ def main() -> None:
                 }
     print("\n" + "\n".join(f"{k:28} {v}" for k, v in summary.items()))
     tag = args.split + ("-scanned" if args.scanned else "")
-    out = ROOT / "bench" / "results" / f"icdar_tables-{tag}-{dt.date.today()}.json"
-    out.write_text(json.dumps({"date": str(dt.date.today()), "rows": rows, "summary": summary},
-                              indent=1))  # fmt: skip
+    write_result(dated(f"icdar_tables-{tag}"),
+                 {"date": str(dt.date.today()), "rows": rows, "summary": summary})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import multiprocessing
 import os
 import pickle
@@ -23,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.report import dated, write_result
 from conversion.pipeline.isolate import run_isolated
 from conversion.pipeline.rasterize import RasterOptions, render_page_file
 from conversion.pipeline.validate import Limits, validate_pdf
@@ -104,9 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "rows": [{"call": c, "start": h, **row} for (c, h), row in rows.items()],
     }
-    out = args.out or ROOT / "bench" / "results" / f"isolation-{dt.date.today().isoformat()}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_result(dated("isolation"), result, args.out)
     return 0
 
 

@@ -24,7 +24,6 @@ Measures, per document and system (truth: NAME.truth.json beside each PDF):
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import re
 import sys
@@ -38,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from bs4 import BeautifulSoup  # noqa: E402
 
 from bench.latex_math import DEFAULT_OUT, PARTS, generate  # noqa: E402
+from bench.report import dated, write_result  # noqa: E402
 from bench.structure_quality import run_ours, run_pymupdf4llm, run_tesseract  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 
@@ -205,10 +205,8 @@ def main() -> None:
     for key, s in summary.items():
         print(f"{key:20} {_fmt(s['mathml'])} {_fmt(s['in_place'])} {_fmt(s['sentence'])}"
               f" {_fmt(s['inline'])} {s['empty_figures']}")  # fmt: skip
-    out = ROOT / "bench" / "results" / f"{args.name}-{dt.date.today().isoformat()}.json"
-    out.write_text(json.dumps({"args": vars(args) | {"extra": [str(p) for p in args.extra]},
-                               "summary": summary, "rows": rows}, indent=1), "utf-8")  # fmt: skip
-    print(f"wrote {out}")
+    write_result(dated(args.name), {"args": vars(args) | {"extra": [str(p) for p in args.extra]},
+                                    "summary": summary, "rows": rows})  # fmt: skip
 
 
 def _run(system: str, pdf: Path, work: Path, engine) -> str:

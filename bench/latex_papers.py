@@ -62,55 +62,42 @@ _ROMAN = r"""
 \renewcommand\@seccntformat[1]{\csname the#1\endcsname.\quad}
 \makeatother
 """
-_IEEE = (
-    _ROMAN
-    + r"""
-\makeatletter
-\renewcommand\section{\@startsection{section}{1}{\z@}{-3ex plus -1ex}{1.5ex}%
-  {\centering\normalfont\scshape}}
-\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2.5ex plus -1ex}{1ex}%
-  {\normalfont\itshape}}
-\renewcommand\subsubsection{\@startsection{subsubsection}{3}{\parindent}{1ex}{-1em}%
-  {\normalfont\itshape}}
-\makeatother
-"""
+
+
+def _heading_styles(*levels: tuple[str, int, str, str, str, str]) -> str:
+    r"""\@startsection definitions, one per (command, level, indent, space before, space after,
+    font) of a publisher's style."""
+    lines = [
+        rf"\renewcommand\{name}{{\@startsection{{{name}}}{{{level}}}{{{indent}}}{{{before}}}"
+        rf"{{{after}}}%" + "\n" + rf"  {{{font}}}}}"
+        for name, level, indent, before, after, font in levels
+    ]
+    return "\n\\makeatletter\n" + "\n".join(lines) + "\n\\makeatother\n"
+
+
+_IEEE = _ROMAN + _heading_styles(
+    ("section", 1, r"\z@", "-3ex plus -1ex", "1.5ex", r"\centering\normalfont\scshape"),
+    ("subsection", 2, r"\z@", "-2.5ex plus -1ex", "1ex", r"\normalfont\itshape"),
+    ("subsubsection", 3, r"\parindent", "1ex", "-1em", r"\normalfont\itshape"),
 )
-_LNCS = r"""
-\makeatletter
-\renewcommand\section{\@startsection{section}{1}{\z@}{-18pt plus -4pt}{12pt}%
-  {\normalfont\large\bfseries}}
-\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-18pt plus -4pt}{8pt}%
-  {\normalfont\normalsize\bfseries}}
-\renewcommand\subsubsection{\@startsection{subsubsection}{3}{\z@}{-18pt plus -4pt}{-0.5em}%
-  {\normalfont\normalsize\bfseries}}
-\renewcommand\paragraph{\@startsection{paragraph}{4}{\z@}{-12pt plus -4pt}{-0.5em}%
-  {\normalfont\normalsize\itshape}}
-\makeatother
-"""
-_ACM = r"""
-\usepackage[scaled=0.92]{helvet}
-\makeatletter
-\renewcommand\section{\@startsection{section}{1}{\z@}{-12pt plus -2pt}{4pt}%
-  {\normalfont\sffamily\bfseries\large\MakeUppercase}}
-\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-10pt plus -2pt}{2pt}%
-  {\normalfont\sffamily\bfseries}}
-\renewcommand\subsubsection{\@startsection{subsubsection}{3}{\z@}{-8pt}{2pt}%
-  {\normalfont\sffamily\itshape}}
-\makeatother
-"""
-_REVTEX = (
-    _ROMAN
-    + r"""
-\makeatletter
-\renewcommand\section{\@startsection{section}{1}{\z@}{-3ex plus -1ex}{1.5ex}%
-  {\centering\normalfont\small\bfseries\MakeUppercase}}
-\renewcommand\subsection{\@startsection{subsection}{2}{\z@}{-2.5ex plus -1ex}{1ex}%
-  {\centering\normalfont\small\bfseries}}
-\renewcommand\subsubsection{\@startsection{subsubsection}{3}{\z@}{-2ex plus -1ex}{1ex}%
-  {\centering\normalfont\small\itshape}}
-\makeatother
-"""
+_LNCS = _heading_styles(
+    ("section", 1, r"\z@", "-18pt plus -4pt", "12pt", r"\normalfont\large\bfseries"),
+    ("subsection", 2, r"\z@", "-18pt plus -4pt", "8pt", r"\normalfont\normalsize\bfseries"),
+    ("subsubsection", 3, r"\z@", "-18pt plus -4pt", "-0.5em", r"\normalfont\normalsize\bfseries"),
+    ("paragraph", 4, r"\z@", "-12pt plus -4pt", "-0.5em", r"\normalfont\normalsize\itshape"),
 )
+_ACM = "\n" + r"\usepackage[scaled=0.92]{helvet}" + _heading_styles(
+    ("section", 1, r"\z@", "-12pt plus -2pt", "4pt",
+     r"\normalfont\sffamily\bfseries\large\MakeUppercase"),
+    ("subsection", 2, r"\z@", "-10pt plus -2pt", "2pt", r"\normalfont\sffamily\bfseries"),
+    ("subsubsection", 3, r"\z@", "-8pt", "2pt", r"\normalfont\sffamily\itshape"),
+)  # fmt: skip
+_REVTEX = _ROMAN + _heading_styles(
+    ("section", 1, r"\z@", "-3ex plus -1ex", "1.5ex",
+     r"\centering\normalfont\small\bfseries\MakeUppercase"),
+    ("subsection", 2, r"\z@", "-2.5ex plus -1ex", "1ex", r"\centering\normalfont\small\bfseries"),
+    ("subsubsection", 3, r"\z@", "-2ex plus -1ex", "1ex", r"\centering\normalfont\small\itshape"),
+)  # fmt: skip
 _PARA = ("paragraph",)  # run-in heads: set at the start of their paragraph
 _SUB = ("subsubsection", "paragraph")
 # name: (class, options, extra preamble, chapters, run-in commands, columns choice)

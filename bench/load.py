@@ -47,6 +47,7 @@ from pathlib import Path
 import psutil
 
 from bench.processes import free_port, multipart_body, rss_mb, wait_port
+from bench.report import dated, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -341,10 +342,8 @@ def main(argv: list[str] | None = None) -> int:
         "rss_samples": samples[:: max(1, len(samples) // 60)],
     }
     kind = "load-inline" if args.inline else "load"
-    out = args.out or ROOT / "bench" / "results" / f"{kind}-{dt.date.today().isoformat()}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k != "rss_samples"}, indent=2))
-    print(f"wrote {out}")
+    write_result(dated(kind), result, args.out)
     ok = not errors and len(finished) == args.jobs and len(ids) == len(set(ids)) == args.jobs
     ok = ok and not error_codes and not result["isolate_timeouts"]
     if ok:

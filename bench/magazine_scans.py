@@ -17,7 +17,6 @@ bench/structure_quality.order_score. Writes bench/results/magazine_scans-<date>.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import random
 import sys
@@ -37,6 +36,7 @@ django.setup()
 import pymupdf  # noqa: E402
 from rapidfuzz.distance import Levenshtein  # noqa: E402
 
+from bench.report import dated, write_result  # noqa: E402
 from bench.splits import validation_members  # noqa: E402
 from bench.structure_corpus import _Deck, _html, print_pdf, scan  # noqa: E402
 from bench.structure_layouts import _photo  # noqa: E402
@@ -199,9 +199,8 @@ def main() -> None:
                     "mean_order": round(sum(r["order"] for r in part) / len(part), 3),
                 }
     print("\n" + "\n".join(f"{k:24} {v}" for k, v in summary.items()))
-    out = ROOT / "bench" / "results" / f"magazine_scans-{dt.date.today()}.json"
-    out.write_text(json.dumps({"date": str(dt.date.today()), "rows": rows, "summary": summary},
-                              indent=1))  # fmt: skip
+    write_result(dated("magazine_scans"),
+                 {"date": str(dt.date.today()), "rows": rows, "summary": summary})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ if __name__ == "__main__":  # not again in each isolated PDF reader, which impor
 
 from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
 from bench.quality import cer, iter_main_text, run_test  # noqa: E402
+from bench.report import dated, write_result  # noqa: E402
 from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -115,9 +116,7 @@ def main() -> None:
         "tests": outcomes,
         "passed": {"ours": ours, "plain": plain, "total": total},
     }
-    path = ROOT / "bench" / "results" / f"ocr_quality-{out['date']}.json"
-    path.write_text(json.dumps(out, indent=2))
-    print(f"wrote {path.relative_to(ROOT)}")
+    write_result(dated("ocr_quality"), out)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ Writes bench/results/rotation-<date>.json.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import pymupdf  # noqa: E402
 
 from bench.common import DOCS, RESOURCES, as_pdf, warm_up  # noqa: E402
 from bench.quality import cer, iter_main_text  # noqa: E402
+from bench.report import dated, write_result  # noqa: E402
 from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -74,9 +74,7 @@ def main() -> None:
                 print(f"{name:<15}{angle:>4}  CER {r['cer'] * 100:6.2f}%  "
                       f"{r['total_s_per_page']:5.2f} s/page", flush=True)  # fmt: skip
     out = {"date": dt.date.today().isoformat(), "cpus": os.cpu_count(), "rows": rows}
-    path = ROOT / "bench" / "results" / f"rotation-{out['date']}.json"
-    path.write_text(json.dumps(out, indent=2))
-    print(f"wrote {path.relative_to(ROOT)}")
+    write_result(dated("rotation"), out)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ from bench.processes import (
     stop_process,
     wait_port,
 )
+from bench.report import write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -348,9 +349,7 @@ def main(argv: list[str] | None = None) -> int:
                 "hard_time_limits", "pool_processes_lost", "worker_rss_mb_first_third",
                 "worker_rss_mb_last_third"):  # fmt: skip
         print(f"{key:32} {result[key]}")
-    out = args.out or ROOT / "bench" / "results" / f"soak-{result['date']}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written: {out}")
+    write_result(f"soak-{result['date']}", result, args.out)
     shutil.rmtree(tmp, ignore_errors=True)
     ok = beating and not stuck and not frozen_seen and not result["replaced_by_watchdog"]
     return 0 if ok else 1

@@ -15,6 +15,7 @@ from conversion.pipeline.heading_numbers import (
     section_depth,
 )
 from models.engine import ReadBlock
+from models.reading.boxes import union
 from models.reading.kinds import (
     reads_as_affiliation,
     reads_as_byline,
@@ -296,8 +297,7 @@ def joined_headings(
             and not _SECTION_NUMBER.match(block.text)
         ):
             prev.spans = prev.spans + [Span(text=" ")] + block.spans
-            prev.bbox = (min(prev.bbox[0], block.bbox[0]), prev.bbox[1],
-                         max(prev.bbox[2], block.bbox[2]), block.bbox[3])  # fmt: skip
+            prev.bbox = union((prev.bbox, block.bbox))
             continue
         out.append(block)
     return out

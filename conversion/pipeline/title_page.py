@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.document import Block, Page, Span
+from models.reading.boxes import union
 from models.reading.kinds import real_words
 
 
@@ -72,8 +73,7 @@ def title_page(pages: list[Page], body_size: float, *, params: AssembleParams = 
     title, rest = pieces[0], pieces[1:]
     for piece in rest:
         title.spans = [*title.spans, Span(text=" "), *piece.spans]
-        title.bbox = (min(title.bbox[0], piece.bbox[0]), min(title.bbox[1], piece.bbox[1]),  # type: ignore[index]
-                      max(title.bbox[2], piece.bbox[2]), max(title.bbox[3], piece.bbox[3]))  # type: ignore[index]  # fmt: skip
+        title.bbox = union((title.bbox, piece.bbox))
     title.kind, title.is_title = "heading", True
     first.blocks = [b for b in first.blocks if all(b is not r for r in rest)]
     for block in first.blocks:

@@ -16,6 +16,7 @@ from PIL import Image, ImageOps
 from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
+from models.reading.boxes import area, inside_share
 from models.reading.markers import BULLET
 from models.reading.params import at_dpi
 from models.reading.params.scan import SCAN
@@ -26,8 +27,6 @@ from models.reading.scan_lines import (
     InkMeter,
     Line,
     ParaLines,
-    area,
-    inside_share,
     keep_lines,
     move_lines,
     unread_rows,

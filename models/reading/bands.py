@@ -6,8 +6,9 @@ from __future__ import annotations
 import bisect
 import statistics
 
+from models.reading.boxes import area, inside_share
 from models.reading.params.bands import BANDS, BandParams
-from models.reading.scan_lines import Line, ParaLines, area, inside_share
+from models.reading.scan_lines import Line, ParaLines
 
 
 def band_cut(boxes, *, params: BandParams = BANDS) -> int | None:

@@ -11,6 +11,7 @@ import re
 import statistics
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.boxes import union
 from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
 _TEXT = ("paragraph", "heading", "list_item")
@@ -69,12 +70,6 @@ def _after_text(cap: Word, blocks: list[ReadBlock], line: float, params) -> bool
     )
 
 
-def _union(a: BBox | None, b: BBox | None) -> BBox | None:
-    if a is None or b is None:
-        return a or b
-    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-
-
 def join_drop_caps(
     blocks: list[ReadBlock], params: ReadingOrderParams = READING_ORDER
 ) -> list[ReadBlock]:
@@ -130,11 +125,11 @@ def _join(cap: Word, holder: ReadBlock, host: ReadBlock) -> None:
     # before a word the engine's dictionary knows ("A" + "new").
     glue = " " if cap.text in _WORD_LETTERS and first.known else ""
     letter = cap.text if cap.text.isalpha() else ""  # a misread initial is lost, not a sign
-    host.words[0] = Word(text=f"{letter}{glue}{first.text}", bbox=_union(cap.bbox, first.bbox),
+    host.words[0] = Word(text=f"{letter}{glue}{first.text}", bbox=union((cap.bbox, first.bbox)),
                          confidence=min(cap.confidence, first.confidence), lang=first.lang,
                          known=first.known)  # fmt: skip
     host.text = f"{letter}{glue}{host.text}"
-    host.bbox = _union(host.bbox, cap.bbox)
+    host.bbox = union((host.bbox, cap.bbox))
 
 
 def _under(lower: ReadBlock, upper: ReadBlock, line: float, params: ReadingOrderParams) -> bool:
@@ -182,4 +177,4 @@ def _append(host: ReadBlock, rest: ReadBlock) -> None:
         host.order = min(host.order, rest.order)
     host.words = host.words + rest.words
     host.text = f"{host.text} {rest.text}"
-    host.bbox = _union(host.bbox, rest.bbox)
+    host.bbox = union((host.bbox, rest.bbox))

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.boxes import inside_share, union
 from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR, FloorParams
 from models.reading.params.text_layer import PERCENT
-from models.reading.scan_lines import inside_share
 
 _TOKEN = re.compile(r"\w+")
 RESTORED_CODE = "TEXT_RESTORED"
@@ -80,7 +80,7 @@ def layer_plain_lines(page_words, to_pixels, params: FloorParams = FLOOR) -> lis
         grouped.setdefault((block_no, line_no), []).append(word)
     lines: list[PlainLine] = []
     for (block_no, _), words in grouped.items():
-        line = PlainLine(tuple(words), _union([w.bbox for w in words if w.bbox]), block_no)
+        line = PlainLine(tuple(words), union([w.bbox for w in words if w.bbox]), block_no)
         if not any(_twins(line, other, params) for other in lines):
             lines.append(line)
     return lines
@@ -91,11 +91,6 @@ def _twins(line: PlainLine, other: PlainLine, params: FloorParams) -> bool:
         tokens(line.text) == tokens(other.text)
         and inside_share(line.bbox, other.bbox) >= params.twin_overlap_share
     )
-
-
-def _union(boxes) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
 
 
 def block_tokens(block: ReadBlock) -> Counter:
@@ -167,7 +162,7 @@ def paragraph_of(lines: list[PlainLine]) -> ReadBlock:
             text = f"{text} {joined}" if text else joined
     words = [w for line in lines for w in line.words]
     # No text size: a line read without its structure is no heading by its size.
-    bbox = _union([line.bbox for line in lines])
+    bbox = union([line.bbox for line in lines])
     return ReadBlock(kind="paragraph", text=text, bbox=bbox, words=words)
 
 
@@ -284,7 +279,7 @@ def _covering(page: ReadingPage, params: FloorParams) -> list[ReadBlock]:
 def _sure(line: PlainLine, *, least: float) -> PlainLine:
     words = tuple(w for w in line.words if w.confidence >= least)
     boxes = [w.bbox for w in words if w.bbox]
-    return replace(line, words=words, bbox=_union(boxes) if boxes else line.bbox)
+    return replace(line, words=words, bbox=union(boxes) if boxes else line.bbox)
 
 
 def with_floor(page: ReadingPage, plain: list[PlainLine], *, page_number: int,

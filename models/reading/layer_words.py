@@ -12,6 +12,7 @@ import unicodedata
 import pymupdf
 
 from models.engine import ReadBlock, Word
+from models.reading.boxes import union
 from models.reading.markers import BULLET
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
 
@@ -321,8 +322,7 @@ def joined_lines(
                 last.words = last.words + block.words[1:]
             else:
                 last.words = last.words + block.words
-            last.bbox = (min(last.bbox[0], block.bbox[0]), last.bbox[1],
-                         max(last.bbox[2], block.bbox[2]), block.bbox[3])  # fmt: skip
+            last.bbox = union((last.bbox, block.bbox))
             last.bold = last.bold and block.bold
             continue
         out.append(block)

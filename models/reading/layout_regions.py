@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.boxes import inside_share
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
 from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
@@ -126,7 +127,7 @@ def _without_nested_text(regions: list[Region]) -> list[Region]:
             other is not region
             and other.kind in _TEXT_CLASSES
             and other.area > region.area
-            and _covered(region.bbox, other.bbox) >= LAYOUT.nested_text_share
+            and inside_share(region.bbox, other.bbox) >= LAYOUT.nested_text_share
             for other in regions
         )
         if not nested:
@@ -250,7 +251,7 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]
-        share = _covered(region.bbox, grids[0].bbox) if len(grids) == 1 else 0.0  # type: ignore[arg-type]
+        share = inside_share(region.bbox, grids[0].bbox) if len(grids) == 1 else 0.0  # type: ignore[arg-type]
         if share >= LAYOUT.grid_table_share:
             taken_regions.append(region)  # the printed grid is the table: keep it
             continue
@@ -295,14 +296,6 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
             out.remove(figure)
     out.sort(key=lambda b: b.order)
     return replace(page, blocks=out, findings=findings)
-
-
-def _covered(inner: BBox, outer: BBox) -> float:
-    """Share of `inner`'s area inside `outer`."""
-    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
-    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
-    area = (inner[2] - inner[0]) * (inner[3] - inner[1])
-    return w * h / area if area > 0 else 0.0
 
 
 def _one_column(blocks: list[ReadBlock]) -> bool:

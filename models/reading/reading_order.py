@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from models.engine import BBox
+from models.reading.boxes import inside_share
 from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
 Item = tuple[int, BBox]
@@ -86,19 +87,12 @@ def _top_down(items: list[Item], params: ReadingOrderParams) -> list[Item]:
     def key(item: Item) -> tuple:
         box = item[1]
         holders = [
-            o[1] for o in items if o is not item and _inside_share(box, o[1]) >= params.nested_share
+            o[1] for o in items if o is not item and inside_share(box, o[1]) >= params.nested_share
         ]
         top = min((h[1] for h in holders), default=box[1])
         return (min(top, box[1]), not holders, box[0], box[1])
 
     return sorted(items, key=key)
-
-
-def _inside_share(inner: BBox, outer: BBox) -> float:
-    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
-    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
-    area = (inner[2] - inner[0]) * (inner[3] - inner[1])
-    return w * h / area if area > 0 else 0.0
 
 
 def _bands(items: list[Item], cutters: list[Item], params: ReadingOrderParams) -> list[list[Item]]:

@@ -7,9 +7,10 @@ import re
 import statistics
 
 from models.layout import Region
+from models.reading.boxes import inside_share
 from models.reading.kinds import MATH_SIGNS, math_signs
 from models.reading.params.regions import REGIONS, RegionParams
-from models.reading.scan_lines import Line, inside_share
+from models.reading.scan_lines import Line
 
 
 def _math_like(line: Line) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.boxes import union
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
@@ -278,12 +279,7 @@ def join_list_continuations(blocks: list[ReadBlock]) -> list[ReadBlock]:
         ):
             prev.text = prev.text + " " + block.text
             prev.words.extend(block.words)
-            prev.bbox = (
-                min(prev.bbox[0], block.bbox[0]),
-                prev.bbox[1],
-                max(prev.bbox[2], block.bbox[2]),
-                block.bbox[3],
-            )
+            prev.bbox = union((prev.bbox, block.bbox))
             continue
         out.append(block)
     return out

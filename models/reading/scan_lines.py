@@ -64,17 +64,6 @@ class InkMeter:
         return float(strokes.mean()) if strokes.size else 0.0
 
 
-def area(bbox) -> float:
-    return max(0.0, bbox[2] - bbox[0]) * max(0.0, bbox[3] - bbox[1])
-
-
-def inside_share(inner, outer) -> float:
-    """Share of `inner`'s area that lies inside `outer`."""
-    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
-    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
-    return w * h / (area(inner) or 1.0)
-
-
 def keep_lines(paragraphs: list[ParaLines], keep) -> list[ParaLines]:
     """The paragraphs with only the lines `keep` accepts (it may trim a line's words first);
     emptied paragraphs go, the others keep their place in the reading order."""

@@ -107,9 +107,8 @@ def joined_row_lines(rows: list[list[dict]]) -> list[list[dict]]:
     wrapping onto a second line beside figures set once across both (centred on them, or
     ruled as one cell; ICDAR us-023: "Between-state income inequality (Gini / index)"). Its
     cells join the cells above them."""
-    r = 0
+    r, starts = 0, _starts(rows)
     while r + 1 < len(rows):
-        starts = _starts(rows)
         above, below = starts[r], starts[r + 1]
         spanning = {c: cell for c, cell in above.items() if cell["rowspan"] >= 2}
         width = sum(cell["colspan"] for cell in spanning.values())
@@ -126,6 +125,7 @@ def joined_row_lines(rows: list[list[dict]]) -> list[list[dict]]:
             for cell in spanning.values():
                 cell["rowspan"] -= 1
             del rows[r + 1]
+            starts = _starts(rows)  # a join moves the spans: only then is the grid read again
             continue
         r += 1
     return rows

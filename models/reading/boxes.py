@@ -1,0 +1,28 @@
+"""Boxes on a page, (x0, y0, x1, y1) in the page's units: the measures every reading stage
+takes of them, in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from models.engine import BBox
+
+
+def area(bbox: BBox) -> float:
+    return max(0.0, bbox[2] - bbox[0]) * max(0.0, bbox[3] - bbox[1])
+
+
+def inside_share(inner: BBox, outer: BBox) -> float:
+    """Share of `inner`'s area that lies inside `outer` (0 for a box without area)."""
+    w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))
+    h = max(0.0, min(inner[3], outer[3]) - max(inner[1], outer[1]))
+    return w * h / (area(inner) or 1.0)
+
+
+def union(boxes: Iterable[BBox | None]) -> BBox | None:
+    """The smallest box holding every box given (None where none is)."""
+    given = [b for b in boxes if b is not None]
+    if not given:
+        return None
+    return (min(b[0] for b in given), min(b[1] for b in given),
+            max(b[2] for b in given), max(b[3] for b in given))  # fmt: skip
