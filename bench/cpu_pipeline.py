@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import platform
 import resource
@@ -36,6 +35,7 @@ if __name__ == "__main__":  # not again in each isolated PDF reader, which impor
 
 from bench.common import DOCS, RESOURCES, as_pdf, plain_tesseract_pages, warm_up  # noqa: E402
 from bench.quality import cer, iter_main_text  # noqa: E402
+from bench.report import dated, write_result  # noqa: E402
 from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.flow import ConvertOptions  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
@@ -158,12 +158,7 @@ def main() -> None:
         "cpu_s_per_page_all": cpu_all,
         "peak_rss_mb": {"pipeline": peak_self_mb, "plain_tesseract": peak_children_mb},
     }
-    results = ROOT / "bench" / "results"
-    results.mkdir(parents=True, exist_ok=True)
-    tag = f"-{args.tag}" if args.tag else ""
-    path = results / f"cpu_pipeline-{out['date']}{tag}.json"
-    path.write_text(json.dumps(out, indent=2))
-    print(f"wrote {path.relative_to(ROOT)}")
+    write_result(dated("cpu_pipeline") + (f"-{args.tag}" if args.tag else ""), out)
 
 
 if __name__ == "__main__":
