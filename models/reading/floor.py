@@ -302,8 +302,7 @@ def _outside(plain: list[PlainLine], covering: list[ReadBlock]) -> list[PlainLin
         if words == line.words:
             out.append(line)
         elif words:
-            boxes = [w.bbox for w in words if w.bbox]
-            out.append(replace(line, words=words, bbox=_union(boxes) if boxes else line.bbox))
+            out.append(_keeping(line, words))
     return out
 
 
@@ -315,7 +314,11 @@ def _covered(word: Word, covering: list[ReadBlock]) -> bool:
 
 
 def _sure(line: PlainLine, *, least: float) -> PlainLine:
-    words = tuple(w for w in line.words if w.confidence >= least)
+    return _keeping(line, tuple(w for w in line.words if w.confidence >= least))
+
+
+def _keeping(line: PlainLine, words: tuple[Word, ...]) -> PlainLine:
+    """The line with only `words`, its box theirs."""
     boxes = [w.bbox for w in words if w.bbox]
     return replace(line, words=words, bbox=_union(boxes) if boxes else line.bbox)
 
