@@ -42,13 +42,14 @@ MAIN_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figca
 
 
 def iter_main_text(html: str, *, blocks: tuple[str, ...] = MAIN_BLOCKS) -> list[str]:
-    """The reading text of an output document, block by block: <main>, furniture and markers
+    """The reading text of an output document, block by block: <main>, furniture, markers and
+    a figure's labels (the figure's text, not the reading text; a transcript holds none)
     excluded."""
     soup = BeautifulSoup(html, "html.parser")
     main = soup.find("main")
     if main is None:
         return []
-    for el in main.select(".furniture"):
+    for el in main.select(".furniture, .figure-labels"):
         el.decompose()
     out = []
     for el in main.find_all(list(blocks)):

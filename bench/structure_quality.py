@@ -123,7 +123,8 @@ def structure_of(html: str, *, truth: bool = False) -> Structure:
         return out
     if truth and root.get("data-furniture"):
         out.furniture = json.loads(root["data-furniture"])
-    for el in root.select(".furniture, nav, .docling-meta, details"):
+    # A figure's labels (Text in the figure: ...) are the figure's, not the reading text.
+    for el in root.select(".furniture, .figure-labels, nav, .docling-meta, details"):
         el.decompose()
     for math in root.find_all("math"):
         content = math.find("semantics")

@@ -328,7 +328,9 @@ def _block(rb: ReadBlock, kind: str, body_size: float, *, params: AssembleParams
         ]
         return Block(kind="table", rows=rows, caption=rb.text or None, bbox=rb.bbox)
     if kind == "figure":
-        return Block(kind="figure", alt=rb.alt, caption=rb.text or None, bbox=rb.bbox)
+        labels = " ".join(w.text for w in rb.words) or None
+        return Block(kind="figure", alt=rb.alt, caption=rb.text or None, bbox=rb.bbox,
+                     labels=labels)  # fmt: skip
     if kind == "formula":
         return Block(kind="formula", latex=rb.latex or rb.text, bbox=rb.bbox)
     if kind == "caption":

@@ -100,6 +100,7 @@ class Block:
     caption: str | None = None  # tables and figures
     image: str | None = None  # figures: file name relative to the document's _files folder
     alt: str | None = None  # figures
+    labels: str | None = None  # figures: the text printed inside (a chart's labels), as read
     latex: str | None = None  # formulas
     lang: str | None = None  # a passage in another language than the document
     bbox: tuple[float, float, float, float] | None = None

@@ -267,15 +267,21 @@ def _figure_html(block: Block, page_no: int, figure_no: int, opts: RenderOptions
         alt = f"Figure {figure_no} on page {page_no}, not yet described"
         review = ' data-review="alt-missing"'
     caption = f"<figcaption>{esc(block.caption)}</figcaption>" if block.caption else ""
+    # The text printed in the figure is read out with it, never lost (docs/structure.md).
+    labels = (
+        f'<p class="figure-labels">Text in the figure: {esc(block.labels)}</p>'
+        if block.labels
+        else ""
+    )
     if not block.image:
         # The region could not be cropped: keep what was said about it, flagged for review.
         return (
             f'<figure id="figure-{figure_no}" data-review="image-missing">'
-            f'<p class="figure-text">{esc(alt)}</p>{caption}</figure>'
+            f'<p class="figure-text">{esc(alt)}</p>{labels}{caption}</figure>'
         )
     src = f"{opts.files_dir}/{block.image}" if opts.files_dir else block.image
     img = f'<img src="{esc(src)}" alt="{esc(alt)}">'
-    return f'<figure id="figure-{figure_no}"{review}>{img}{caption}</figure>'
+    return f'<figure id="figure-{figure_no}"{review}>{img}{labels}{caption}</figure>'
 
 
 def _page_scan_html(block: Block, page: Page, figure_no: int, opts: RenderOptions) -> str:

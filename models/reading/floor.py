@@ -276,8 +276,44 @@ def _covering(page: ReadingPage, params: FloorParams) -> list[ReadBlock]:
     ]  # fmt: skip
 
 
+def _without_page_figure_text(page: ReadingPage, covering: list[ReadBlock]) -> ReadingPage:
+    """A "figure" over most of the page holds no figure's text: its words are the page's, and
+    come back as its text where the page lost them (a handwritten letter's printed letterhead
+    inside the picture Tesseract made of the page)."""
+    held = {id(b) for b in covering}
+    big = [b for b in page.blocks if b.kind == "figure" and b.words and id(b) not in held]
+    if not big:
+        return page
+    blocks = [replace(b, words=[]) if any(b is f for f in big) else b for b in page.blocks]
+    return replace(page, blocks=blocks)
+
+
+def _outside(plain: list[PlainLine], covering: list[ReadBlock]) -> list[PlainLine]:
+    """The plain lines without their words inside a covering block, word by word: a line that
+    runs from a drawing's strokes into the text beside it ("Saas) , says,") keeps its text."""
+    out = []
+    for line in plain:
+        words = tuple(w for w in line.words if not _covered(w, covering))
+        if words == line.words:
+            out.append(line)
+        elif words:
+            out.append(_keeping(line, words))
+    return out
+
+
+def _covered(word: Word, covering: list[ReadBlock]) -> bool:
+    if word.bbox is None:
+        return False
+    cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
+    return any(b.bbox[0] <= cx <= b.bbox[2] and b.bbox[1] <= cy <= b.bbox[3] for b in covering)
+
+
 def _sure(line: PlainLine, *, least: float) -> PlainLine:
-    words = tuple(w for w in line.words if w.confidence >= least)
+    return _keeping(line, tuple(w for w in line.words if w.confidence >= least))
+
+
+def _keeping(line: PlainLine, words: tuple[Word, ...]) -> PlainLine:
+    """The line with only `words`, its box theirs."""
     boxes = [w.bbox for w in words if w.bbox]
     return replace(line, words=words, bbox=union(boxes) if boxes else line.bbox)
 
@@ -290,7 +326,9 @@ def with_floor(page: ReadingPage, plain: list[PlainLine], *, page_number: int,
     `min_confidence` (a handwritten page's doubtful lines), stay out."""
     if min_confidence is not None:  # a handwritten page: only the words read surely count
         plain = [line for line in map(partial(_sure, least=min_confidence), plain) if line.words]
-    plain = [line for line in plain if _holder(_covering(page, params), line) is None]
+    covering = _covering(page, params)
+    page = _without_page_figure_text(page, covering)
+    plain = _outside(plain, covering)
     if not plain or word_recall(page.blocks, plain) >= params.restore_below_recall_share:
         return page
     lost = lost_lines(page.blocks, plain, params)

@@ -236,3 +236,13 @@ def math_signs(text: str) -> bool:
     chars = [c for c in text if not c.isspace()]
     signs = sum(c in MATH_SIGNS for c in chars)
     return ("=" in text or signs >= 2) and signs >= KINDS.math_sign_share * len(chars)
+
+
+def figure_text(words: list[Word]) -> list[Word]:
+    """The words printed inside a figure (a chart's axes and legend, a diagram's labels, an
+    advertisement's lines) that read as text: read surely, with a letter or a digit. They stay
+    the figure's, never lost: a screen reader reads them with it."""
+    return [
+        w for w in words
+        if w.confidence >= KINDS.figure_text_confidence and any(c.isalnum() for c in w.text)
+    ]  # fmt: skip

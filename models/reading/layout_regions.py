@@ -17,7 +17,14 @@ from models.layout import Region
 from models.reading.boxes import inside_share
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
-from models.reading.kinds import CAPTION_LABEL, PROSE_WORD, math_signs, reads_as_prose, real_words
+from models.reading.kinds import (
+    CAPTION_LABEL,
+    PROSE_WORD,
+    figure_text,
+    math_signs,
+    reads_as_prose,
+    real_words,
+)
 from models.reading.kv_tables import key_value_tables
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER
 from models.reading.page import PageImageAccess, ReadingPage
@@ -440,8 +447,9 @@ def _picture(
             findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
         return blocks
     order = _order_before(region.bbox, blocks)
-    _, orders, kept = _take(region, blocks)
-    figure = ReadBlock(kind="figure", bbox=region.bbox)
+    taken, orders, kept = _take(region, blocks)
+    # A formula's glyphs are its TeX or its alternative text, no labels.
+    figure = ReadBlock(kind="figure", bbox=region.bbox, words=[] if formula else figure_text(taken))
     tex = image.transcribe(region.bbox) if formula else None
     if tex:
         figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import union
+from models.reading.kinds import figure_text
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
@@ -59,12 +60,17 @@ def _read_as_text(words: list[Word]) -> bool:
 
 
 def outside_figures(paragraphs: list[ParaLines], figures: list[ReadBlock]) -> list[ParaLines]:
-    """Drop "words" read inside an illustration: strokes of a drawing, not text."""
+    """The words read inside an illustration leave the text: those read as text (kinds.
+    figure_text: an advertisement's lines, a chart's labels) become the figure's words, the
+    rest are strokes of a drawing."""
     if not figures:
         return paragraphs
 
     def inside(word: Word) -> bool:
-        return any(_word_in(word, f) for f in figures)
+        holder = next((f for f in figures if _word_in(word, f)), None)
+        if holder is not None:
+            holder.words += figure_text([word])
+        return holder is not None
 
     def trim(line: Line) -> bool:
         words = [w for w in line.words if not inside(w)]

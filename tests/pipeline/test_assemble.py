@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bs4 import BeautifulSoup
+
 from conversion.pipeline.assemble import AssembleOptions, assemble, spans_from
 from conversion.pipeline.assemble_params import ASSEMBLE
+from conversion.pipeline.render import RenderOptions, render_document
 from models.engine import PageReading, ReadBlock, Word
 
 
@@ -30,6 +33,20 @@ def test_caption_under_a_figure_becomes_its_figcaption():
     kinds = [b.kind for b in doc.pages[0].blocks]
     assert kinds == ["figure", "paragraph"]
     assert doc.pages[0].blocks[0].caption == "THEY TIP-TOED ALONG."
+
+
+def test_a_figures_labels_are_read_out_inside_it_after_its_image():
+    """The text printed in a figure (a chart's labels) stays in the HTML inside its <figure>,
+    where a screen reader reads it with the figure; it is no caption."""
+    labels = [Word("Support", 95.0, (200, 400, 300, 440)), Word("2019", 95.0, (200, 500, 280, 540))]
+    figure = ReadBlock(kind="figure", bbox=(100, 300, 900, 1500), words=labels)
+    doc = _doc([figure])
+    block = doc.pages[0].blocks[0]
+    assert block.labels == "Support 2019" and block.caption is None
+    block.image = "figure-1-p1.png"
+    html = BeautifulSoup(render_document(doc, RenderOptions()), "html.parser")
+    inside = html.select_one("figure > img + p.figure-labels")
+    assert inside is not None and inside.get_text() == "Text in the figure: Support 2019"
 
 
 def test_a_figures_caption_is_the_text_right_under_it_not_a_sentence_that_names_it():

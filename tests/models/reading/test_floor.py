@@ -108,6 +108,31 @@ def test_scraps_stay_out():
     assert page.blocks == kept and not page.findings
 
 
+def test_a_line_running_out_of_a_figure_keeps_its_words_beside_it():
+    """A drawing's strokes read into the line of text beside it ("Saas) , says," with its
+    centre in the figure, ocrmypdf c02-22.pdf): its words inside the figure are the figure's,
+    those outside are text the page lost, and come back."""
+    run = line("Saaaaaaaaaaas) ,~~~~~~~~~~~~~~ says, and then he went home", 900, paragraph=4)
+    # The figure holds "Saas) , says," and the line's centre.
+    figure = ReadBlock(kind="figure", bbox=(0.0, 850.0, run.words[3].bbox[0] - 5, 1000.0))
+    centre = (run.bbox[0] + run.bbox[2]) / 2
+    assert figure.bbox[2] >= centre
+    kept = [block(PLAIN[:2]), block(PLAIN[2:3]), block(PLAIN[3:]), figure]
+    page = with_floor(page_of(kept), [*PLAIN, run], page_number=1)
+    assert "and then he went home" in [b.text for b in page.blocks]
+
+
+def test_a_figure_over_most_of_the_page_gives_its_words_back_as_text():
+    """A handwritten letter Tesseract took for one picture, its printed letterhead read
+    surely inside (realworld handwriting_bad_ocr.pdf p1): no figure's labels, the page's text."""
+    letterhead = line("Miami Beach Florida", 200, paragraph=0, confidence=95)
+    page_picture = ReadBlock(kind="figure", bbox=(0.0, 0.0, 2500.0, 3000.0),
+                             words=list(letterhead.words))  # fmt: skip
+    page = with_floor(page_of([page_picture]), [letterhead], page_number=1, min_confidence=80)
+    assert [b.text for b in page.blocks if b.kind == "paragraph"] == ["Miami Beach Florida"]
+    assert [b.words for b in page.blocks if b.kind == "figure"] == [[]]  # said once, as text
+
+
 def test_a_handwritten_page_keeps_only_the_words_read_surely():
     sure = FLOOR.unreadable_keep_confidence
     letterhead = line("Miami Beach Florida", 200, paragraph=0, confidence=sure + 20)

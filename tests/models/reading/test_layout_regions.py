@@ -161,6 +161,19 @@ def test_specks_are_no_figures_and_real_pictures_are():
     assert figure_worthy((0, 0, 1000, 800), _page(), _Image())
 
 
+def test_a_charts_labels_stay_with_its_figure_and_strokes_leave():
+    """A chart's labels (issue 31: the words the scan plainly holds are never dropped) are the
+    figure's words, in order; its strokes read doubtfully as letters are not."""
+    labels = _block("Support Oppose 2019", 600, 700, 1)
+    strokes = _block("Saas) ~", 600, 800, 2, confidence=30)
+    body = _block("Text after the chart.", 100, 1900, 3)
+    chart = Region("picture", (590, 690, 1500, 1500))
+    blocks, _ = _run([labels, strokes, body], [chart])
+    assert [b.kind for b in blocks] == ["figure", "paragraph"]
+    assert [w.text for w in blocks[0].words] == ["Support", "Oppose", "2019"]
+    assert blocks[0].text == ""  # no caption: its labels are no caption
+
+
 def test_a_formula_not_transcribed_is_an_image_with_a_finding():
     scraps = _block("λg = ∑ s∈S", 600, 700, 1)
     body = _block("Text after the formula.", 100, 900, 2)

@@ -4,11 +4,14 @@ dictionaries lack reads surely with words no dictionary knows; handwriting does 
 
 from __future__ import annotations
 
-from models.engine import Word
+from dataclasses import replace
+
+from models.engine import ReadBlock, Word
 from models.reading.params.scan import SCAN
 from models.reading.scan_blocks import (
     Illegibility,
     blocks_from_lines,
+    outside_figures,
     sure_share,
     without_illegible,
 )
@@ -66,6 +69,20 @@ def test_a_page_of_doubtful_words_is_still_unreadable():
     kept, judged = without_illegible(scrawl, [], printed=printed)
     assert not printed and judged.unreadable()
     assert [ln.text for para in kept for ln in para] == SURE
+
+
+def test_words_read_as_text_inside_an_illustration_become_its_words():
+    """A newspaper's advertisement Tesseract took for an image (realworld newspaper.pdf:
+    "PROFESSIONAL CARDS", "Notary Public" read at 90 and more): its words leave the text and
+    stay the figure's; strokes read as letters at low confidence are dropped."""
+    sign = line_of("Notary Public", 200, confidence=92, known=True)
+    strokes = line_of("SSH ESE", 260, confidence=20, known=False)
+    body = line_of("The text beside it", 200, confidence=95, known=True)
+    body.words = [replace(w, bbox=(w.bbox[0] + 1000, *w.bbox[1:])) for w in body.words]
+    advert = ReadBlock(kind="figure", bbox=(90, 190, 600, 300))
+    kept = outside_figures([ParaLines([sign, strokes]), ParaLines([body])], [advert])
+    assert [ln.text for para in kept for ln in para] == ["The text beside it"]
+    assert [w.text for w in advert.words] == ["Notary", "Public"]
 
 
 def test_a_marker_several_lines_tall_is_a_misread_drop_cap_not_a_bullet():
