@@ -230,6 +230,15 @@ class TesseractEngine(PartRereads):
             self._extra[key] = self._new_api(langs, psm)
         return self._extra[key]
 
+    def _spare(self, purpose: str):
+        """A recognizer of the configured languages for one kind of second read of the whole
+        page (built once and kept): its results stay apart from the read it is weighed
+        against, which the page keeps when the second read loses."""
+        key = (purpose, int(self._tesserocr.PSM.AUTO))
+        if key not in self._extra:
+            self._extra[key] = self._new_api(self.languages, self._tesserocr.PSM.AUTO)
+        return self._extra[key]
+
     @staticmethod
     def _recognize(api, image: Image.Image, dpi: int):
         api.SetImage(image)
@@ -302,11 +311,18 @@ class TesseractEngine(PartRereads):
         return [line for para in paragraphs for line in para]
 
     def _color_read(self, page: PageImage, rotation: int, skew: float):
-        """The colour page, turned as the grey one was, and what Tesseract reads on it."""
+        """The colour page, turned as the grey one was, what Tesseract reads on it, and the
+        recognizer that read it."""
         color = upright_color(page.image, rotation, skew)
-        api = self._recognize(self._api_for(self.primary, psm=self._tesserocr.PSM.AUTO),
-                              color, page.dpi)  # fmt: skip
-        return color, read_paragraphs(self._tesserocr, api, page.dpi)
+        api = self._recognize(self._spare("colour"), color, page.dpi)
+        return color, read_paragraphs(self._tesserocr, api, page.dpi), api
+
+    def _straight_read(self, original: Image.Image, rotation: int, dpi: int):
+        """The page turned upright but not deskewed, what Tesseract reads on it, and the
+        recognizer that read it."""
+        straight = original.rotate(rotation, expand=True) if rotation else original
+        api = self._recognize(self._spare("straight"), straight, dpi)
+        return straight, read_paragraphs(self._tesserocr, api, dpi), api
 
     def _read_page(
         self, page: PageImage, scans: list, plain: _Plain, *, sized: bool = False
@@ -377,12 +393,18 @@ class TesseractEngine(PartRereads):
                     cut = None
             else:
                 prepare_s += time.perf_counter() - started_osd
+        if skew and not reads_well(paragraphs):
+            # Our deskew can turn a curved or unevenly skewed page (a bound book's) by an angle
+            # that suits no line, and Tesseract's line finder then runs across lines, where
+            # it copes with the page as scanned: the page is read as scanned too.
+            straight, as_scanned, straight_api = self._straight_read(original, rotation, page.dpi)
+            if reads_well(as_scanned) and read_score(as_scanned) > read_score(paragraphs):
+                gray, skew, api, paragraphs, cut = straight, 0.0, straight_api, as_scanned, None
         read_image = gray  # what Tesseract reads the whole page from (grey, or the colour page)
         if page.image.mode == "RGB" and not reads_well(paragraphs):
-            color, color_paragraphs = self._color_read(page, rotation, skew)
+            color, color_paragraphs, color_api = self._color_read(page, rotation, skew)
             if read_score(color_paragraphs) > COLOR_MARGIN * read_score(paragraphs):
-                read_image, paragraphs, cut = color, color_paragraphs, None
-                api = self._api_for(self.primary, psm=tess.PSM.AUTO)
+                read_image, paragraphs, cut, api = color, color_paragraphs, None, color_api
         language = self.primary
         page_lang = detect_language(
             " ".join(line.text for para in paragraphs for line in para), default=None

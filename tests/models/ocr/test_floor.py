@@ -4,14 +4,16 @@ read scaled down, its boxes in its own pixels."""
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont
 
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage
 from models.ocr import TesseractEngine
 from models.ocr import engine as ocr_engine
 from models.reading.floor import FALLBACK_CODE
-from tests.conftest import CORPUS, page_with_text
+from tests.conftest import CORPUS, image_to_pdf, page_with_text
 
 LINES = [
     "The committee met on Tuesday morning",
@@ -90,6 +92,19 @@ def test_faint_typing_on_a_colour_page_is_read_as_tesseract_reads_colour(engine)
     faint = ImageEnhance.Contrast(image.filter(ImageFilter.GaussianBlur(1.2))).enhance(0.45)
     reading = read(engine, faint, dpi=240)
     assert "JARDIN" in {w.text for b in reading.blocks for w in b.words}
+
+
+def test_a_curved_page_that_reads_badly_deskewed_is_read_as_scanned(engine, tmp_path):
+    """A bound typescript's page scanned at 150 DPI, its lines curved towards the fold,
+    rendered at 300 DPI as the flow renders it: deskewed by a degree, Tesseract's line finder
+    runs across its lines and the page does not read well; read as scanned, it reads whole."""
+    pdf = image_to_pdf(CORPUS / "typewritten-fr-curved-150dpi.jpg", tmp_path / "page.pdf")
+    with pymupdf.open(pdf) as doc:
+        page = rasterize_page(doc, 0, RasterOptions())
+    (reading,) = engine.predict_batch([page])
+    text = " ".join(b.text for b in reading.blocks)
+    assert "des organes génitaux et des doigts de pied" in text
+    assert "assiettes qui se trouvaient sur la table" in text
 
 
 def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):
