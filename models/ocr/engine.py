@@ -266,8 +266,10 @@ class TesseractEngine(PartRereads):
 
     def _sideways_turn(self, gray: Image.Image, boxes, dpi: int) -> int | None:
         """90 or 270: the turn that makes a page lying on its side upright, from its longest
-        lines read both ways (text read upside down scores far lower); None when unclear."""
-        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_LINE)
+        lines read both ways (text read upside down scores far lower); None when unclear. Each
+        crop is read as a block: a curved or tilted line's strip holds bits of its neighbours,
+        and read as one line it reads nothing either way."""
+        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK)
         strips = [b for b in boxes if is_upright_strip(b) and b[2] - b[0] >= 4]
         if not strips:
             return None
@@ -346,9 +348,10 @@ class TesseractEngine(PartRereads):
         # is read once, turned, instead of first being read sideways.
         layout = api.AnalyseLayout()
         boxes = line_boxes(tess, layout)
+        sideways = self.detect_rotation and runs_sideways(boxes)
         if sized:
-            check_text_size(boxes)
-        if self.detect_rotation and runs_sideways(boxes):
+            check_text_size(boxes, sideways=sideways)
+        if sideways:
             started_osd = time.perf_counter()
             # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
             # on their side, e.g. small dense print); OSD decides when they do not.

@@ -107,6 +107,17 @@ def test_a_curved_page_that_reads_badly_deskewed_is_read_as_scanned(engine, tmp_
     assert "assiettes qui se trouvaient sur la table" in text
 
 
+def test_a_curved_page_lying_on_its_side_is_turned_the_right_way_up(engine):
+    """The lower half of that page, lying on its side, at 240 DPI: each probe strip of a
+    curved line holds bits of its neighbours; read as a block, not as one line (which read
+    nothing either way, and orientation detection then turned the page upside down), the
+    probes tell the turn and the page reads."""
+    image = Image.open(CORPUS / "typewritten-fr-sideways-240dpi.jpg").convert("RGB")
+    reading = read(engine, image, dpi=240)
+    text = " ".join(b.text for b in reading.blocks)
+    assert "Nous n'allons pas rester" in text
+
+
 def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):
     """A low-resolution scan (a letter 500 pixels wide): its lines 8 pixels high, which
     Tesseract reads nothing of; read scaled up, words are there, in the page's pixels."""
