@@ -34,7 +34,7 @@ from models.ocr.iterate import (
     read_paragraphs,
     runs_sideways,
 )
-from models.ocr.prepare import deskew
+from models.ocr.prepare import deskew, upright_color
 from models.ocr.rereads import PartRereads
 from models.ocr.scale import (
     TESSERACT_MAX_SIDE_PX,
@@ -76,6 +76,11 @@ log = logging.getLogger(__name__)
 # score PROBE_MARGIN times the other to decide.
 PROBE_LINES = 3
 PROBE_MARGIN = 2.0
+# A colour page that read badly in grey is read again in colour, as plain Tesseract reads it
+# (each channel thresholded on its own: faint violet or blue typing on yellowed paper, which
+# the grey conversion flattens, stays ink); the colour read is kept when it scores this many
+# times the grey one (read_score: confident characters).
+COLOR_MARGIN = 1.5
 
 
 @dataclass
@@ -225,6 +230,15 @@ class TesseractEngine(PartRereads):
             self._extra[key] = self._new_api(langs, psm)
         return self._extra[key]
 
+    def _spare(self, purpose: str):
+        """A recognizer of the configured languages for one kind of second read of the whole
+        page (built once and kept): its results stay apart from the read it is weighed
+        against, which the page keeps when the second read loses."""
+        key = (purpose, int(self._tesserocr.PSM.AUTO))
+        if key not in self._extra:
+            self._extra[key] = self._new_api(self.languages, self._tesserocr.PSM.AUTO)
+        return self._extra[key]
+
     @staticmethod
     def _recognize(api, image: Image.Image, dpi: int):
         api.SetImage(image)
@@ -252,8 +266,10 @@ class TesseractEngine(PartRereads):
 
     def _sideways_turn(self, gray: Image.Image, boxes, dpi: int) -> int | None:
         """90 or 270: the turn that makes a page lying on its side upright, from its longest
-        lines read both ways (text read upside down scores far lower); None when unclear."""
-        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_LINE)
+        lines read both ways (text read upside down scores far lower); None when unclear. Each
+        crop is read as a block: a curved or tilted line's strip holds bits of its neighbours,
+        and read as one line it reads nothing either way."""
+        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK)
         strips = [b for b in boxes if is_upright_strip(b) and b[2] - b[0] >= 4]
         if not strips:
             return None
@@ -296,6 +312,20 @@ class TesseractEngine(PartRereads):
         move_lines(paragraphs, 0, top)
         return [line for para in paragraphs for line in para]
 
+    def _color_read(self, page: PageImage, rotation: int, skew: float):
+        """The colour page, turned as the grey one was, what Tesseract reads on it, and the
+        recognizer that read it."""
+        color = upright_color(page.image, rotation, skew)
+        api = self._recognize(self._spare("colour"), color, page.dpi)
+        return color, read_paragraphs(self._tesserocr, api, page.dpi), api
+
+    def _straight_read(self, original: Image.Image, rotation: int, dpi: int):
+        """The page turned upright but not deskewed, what Tesseract reads on it, and the
+        recognizer that read it."""
+        straight = original.rotate(rotation, expand=True) if rotation else original
+        api = self._recognize(self._spare("straight"), straight, dpi)
+        return straight, read_paragraphs(self._tesserocr, api, dpi), api
+
     def _read_page(
         self, page: PageImage, scans: list, plain: _Plain, *, sized: bool = False
     ) -> PageReading:
@@ -318,9 +348,10 @@ class TesseractEngine(PartRereads):
         # is read once, turned, instead of first being read sideways.
         layout = api.AnalyseLayout()
         boxes = line_boxes(tess, layout)
+        sideways = self.detect_rotation and runs_sideways(boxes)
         if sized:
-            check_text_size(boxes)
-        if self.detect_rotation and runs_sideways(boxes):
+            check_text_size(boxes, sideways=sideways)
+        if sideways:
             started_osd = time.perf_counter()
             # Which way up: a few lines read both ways tell it (OSD misjudges some pages lying
             # on their side, e.g. small dense print); OSD decides when they do not.
@@ -365,19 +396,31 @@ class TesseractEngine(PartRereads):
                     cut = None
             else:
                 prepare_s += time.perf_counter() - started_osd
+        if skew and not reads_well(paragraphs):
+            # Our deskew can turn a curved or unevenly skewed page (a bound book's) by an angle
+            # that suits no line, and Tesseract's line finder then runs across lines, where
+            # it copes with the page as scanned: the page is read as scanned too.
+            straight, as_scanned, straight_api = self._straight_read(original, rotation, page.dpi)
+            if reads_well(as_scanned) and read_score(as_scanned) > read_score(paragraphs):
+                gray, skew, api, paragraphs, cut = straight, 0.0, straight_api, as_scanned, None
+        read_image = gray  # what Tesseract reads the whole page from (grey, or the colour page)
+        if page.image.mode == "RGB" and not reads_well(paragraphs):
+            color, color_paragraphs, color_api = self._color_read(page, rotation, skew)
+            if read_score(color_paragraphs) > COLOR_MARGIN * read_score(paragraphs):
+                read_image, paragraphs, cut, api = color, color_paragraphs, None, color_api
         language = self.primary
         page_lang = detect_language(
             " ".join(line.text for para in paragraphs for line in para), default=None
         )
         if page_lang and page_lang != self.primary and self._available(page_lang):
             # The whole page is in another language: read it again with that language first.
-            api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), gray, page.dpi)
+            api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), read_image, page.dpi)
             paragraphs = read_paragraphs(tess, api, page.dpi)
             language = page_lang
             cut = None
         if columns_cut(paragraphs):  # words cut by columns the text runs across: one column
             api_col = self._api_for(language, psm=tess.PSM.SINGLE_COLUMN)
-            column = read_paragraphs(tess, self._recognize(api_col, gray, page.dpi), page.dpi)
+            column = read_paragraphs(tess, self._recognize(api_col, read_image, page.dpi), page.dpi)
             if cut_lines(column) < cut_lines(paragraphs):
                 api, paragraphs, cut = api_col, column, None
         # The plain reading, before our steps trim and drop lines: the page's floor.

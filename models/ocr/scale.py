@@ -42,8 +42,12 @@ class SmallText(Exception):
         self.factor = factor
 
 
-def check_text_size(boxes) -> None:
-    """Raise SmallText when the layout's lines of text are too small for Tesseract."""
+def check_text_size(boxes, *, sideways: bool = False) -> None:
+    """Raise SmallText when the layout's lines of text are too small for Tesseract. On a page
+    lying on its side (`sideways`) the lines are upright strips: their width is the text's
+    size (their few horizontal boxes, bits of letters, would say the text is tiny)."""
+    if sideways:
+        boxes = [(y0, x0, y1, x1) for x0, y0, x1, y1 in boxes]
     heights = sorted(y1 - y0 for x0, y0, x1, y1 in boxes if _text_like(x1 - x0, y1 - y0))
     if not heights:
         return

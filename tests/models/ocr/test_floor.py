@@ -4,14 +4,16 @@ read scaled down, its boxes in its own pixels."""
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont
 
+from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage
 from models.ocr import TesseractEngine
 from models.ocr import engine as ocr_engine
 from models.reading.floor import FALLBACK_CODE
-from tests.conftest import CORPUS, page_with_text
+from tests.conftest import CORPUS, image_to_pdf, page_with_text
 
 LINES = [
     "The committee met on Tuesday morning",
@@ -78,6 +80,42 @@ def test_a_typewritten_title_page_is_not_called_handwriting(engine):
     reading = read(engine, image)
     assert "UNREADABLE" not in [f["code"] for f in reading.findings]
     assert "LE" in [w.text for b in reading.blocks for w in b.words]
+
+
+def test_faint_typing_on_a_colour_page_is_read_as_tesseract_reads_colour(engine):
+    """The typewritten title page as a faint carbon would show it (blurred, its contrast
+    halved), at 240 DPI: its grey conversion flattens the typing into the yellowed paper and
+    Tesseract reads no word of it; read in colour (each channel thresholded), as plain
+    Tesseract reads the scan, its title is there."""
+    image = Image.open(CORPUS / "typewritten-fr-title.jpg").convert("RGB")
+    image = image.resize((2088, 2652), Image.Resampling.LANCZOS)
+    faint = ImageEnhance.Contrast(image.filter(ImageFilter.GaussianBlur(1.2))).enhance(0.45)
+    reading = read(engine, faint, dpi=240)
+    assert "JARDIN" in {w.text for b in reading.blocks for w in b.words}
+
+
+def test_a_curved_page_that_reads_badly_deskewed_is_read_as_scanned(engine, tmp_path):
+    """A bound typescript's page scanned at 150 DPI, its lines curved towards the fold,
+    rendered at 300 DPI as the flow renders it: deskewed by a degree, Tesseract's line finder
+    runs across its lines and the page does not read well; read as scanned, it reads whole."""
+    pdf = image_to_pdf(CORPUS / "typewritten-fr-curved-150dpi.jpg", tmp_path / "page.pdf")
+    with pymupdf.open(pdf) as doc:
+        page = rasterize_page(doc, 0, RasterOptions())
+    (reading,) = engine.predict_batch([page])
+    text = " ".join(b.text for b in reading.blocks)
+    assert "des organes génitaux et des doigts de pied" in text
+    assert "assiettes qui se trouvaient sur la table" in text
+
+
+def test_a_curved_page_lying_on_its_side_is_turned_the_right_way_up(engine):
+    """The lower half of that page, lying on its side, at 240 DPI: each probe strip of a
+    curved line holds bits of its neighbours; read as a block, not as one line (which read
+    nothing either way, and orientation detection then turned the page upside down), the
+    probes tell the turn and the page reads."""
+    image = Image.open(CORPUS / "typewritten-fr-sideways-240dpi.jpg").convert("RGB")
+    reading = read(engine, image, dpi=240)
+    text = " ".join(b.text for b in reading.blocks)
+    assert "Nous n'allons pas rester" in text
 
 
 def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):

@@ -34,6 +34,18 @@ def test_a_charts_grid_lines_are_not_small_text():
     check_text_size(boxes)
 
 
+def test_a_page_lying_on_its_side_is_sized_by_its_upright_lines():
+    """A page on its side: its lines are upright strips 60 pixels wide, and a few horizontal
+    boxes are bits of letters 8 pixels high. The text's size is the strips' width: the page is
+    not read again larger (it was, three times, 16 s instead of 5 for a typescript's page);
+    the same boxes on an upright page are small text."""
+    strips = [(100 + 80 * k, 50, 160 + 80 * k, 1650) for k in range(20)]
+    bits = [(300, 700 + 30 * k, 330, 708 + 30 * k) for k in range(25)]
+    check_text_size(strips + bits, sideways=True)
+    with pytest.raises(SmallText):
+        check_text_size(strips + bits)
+
+
 def test_small_text_is_read_larger():
     """Lines of text 8 pixels high (a letter scanned at low resolution): read twice or more
     larger."""
