@@ -34,7 +34,7 @@ from models.ocr.iterate import (
     read_paragraphs,
     runs_sideways,
 )
-from models.ocr.prepare import deskew, upright_color
+from models.ocr.prepare import deskew
 from models.ocr.rereads import PartRereads
 from models.ocr.scale import (
     TESSERACT_MAX_SIDE_PX,
@@ -76,11 +76,6 @@ log = logging.getLogger(__name__)
 # score PROBE_MARGIN times the other to decide.
 PROBE_LINES = 3
 PROBE_MARGIN = 2.0
-# A colour page that read badly in grey is read again in colour, as plain Tesseract reads it
-# (each channel thresholded on its own: faint violet or blue typing on yellowed paper, which
-# the grey conversion flattens, stays ink); the colour read is kept when it scores this many
-# times the grey one (read_score: confident characters).
-COLOR_MARGIN = 1.5
 
 
 @dataclass
@@ -312,13 +307,6 @@ class TesseractEngine(PartRereads):
         move_lines(paragraphs, 0, top)
         return [line for para in paragraphs for line in para]
 
-    def _color_read(self, page: PageImage, rotation: int, skew: float):
-        """The colour page, turned as the grey one was, what Tesseract reads on it, and the
-        recognizer that read it."""
-        color = upright_color(page.image, rotation, skew)
-        api = self._recognize(self._spare("colour"), color, page.dpi)
-        return color, read_paragraphs(self._tesserocr, api, page.dpi), api
-
     def _straight_read(self, original: Image.Image, rotation: int, dpi: int):
         """The page turned upright but not deskewed, what Tesseract reads on it, and the
         recognizer that read it."""
@@ -403,24 +391,19 @@ class TesseractEngine(PartRereads):
             straight, as_scanned, straight_api = self._straight_read(original, rotation, page.dpi)
             if reads_well(as_scanned) and read_score(as_scanned) > read_score(paragraphs):
                 gray, skew, api, paragraphs, cut = straight, 0.0, straight_api, as_scanned, None
-        read_image = gray  # what Tesseract reads the whole page from (grey, or the colour page)
-        if page.image.mode == "RGB" and not reads_well(paragraphs):
-            color, color_paragraphs, color_api = self._color_read(page, rotation, skew)
-            if read_score(color_paragraphs) > COLOR_MARGIN * read_score(paragraphs):
-                read_image, paragraphs, cut, api = color, color_paragraphs, None, color_api
         language = self.primary
         page_lang = detect_language(
             " ".join(line.text for para in paragraphs for line in para), default=None
         )
         if page_lang and page_lang != self.primary and self._available(page_lang):
             # The whole page is in another language: read it again with that language first.
-            api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), read_image, page.dpi)
+            api = self._recognize(self._api_for(page_lang, psm=tess.PSM.AUTO), gray, page.dpi)
             paragraphs = read_paragraphs(tess, api, page.dpi)
             language = page_lang
             cut = None
         if columns_cut(paragraphs):  # words cut by columns the text runs across: one column
             api_col = self._api_for(language, psm=tess.PSM.SINGLE_COLUMN)
-            column = read_paragraphs(tess, self._recognize(api_col, read_image, page.dpi), page.dpi)
+            column = read_paragraphs(tess, self._recognize(api_col, gray, page.dpi), page.dpi)
             if cut_lines(column) < cut_lines(paragraphs):
                 api, paragraphs, cut = api_col, column, None
         # The plain reading, before our steps trim and drop lines: the page's floor.

@@ -93,14 +93,3 @@ def _rotated_band(gray: Image.Image, width: int, matrix: list[float], y0: int, y
     m[2] += m[1] * y0
     m[5] += m[4] * y0
     return gray.transform((width, y1 - y0), Image.AFFINE, m, Image.BICUBIC, fillcolor=255)
-
-
-def upright_color(image: Image.Image, rotation: int, skew: float) -> Image.Image:
-    """The page's colour image turned as its grey one was (`rotation`, then `skew`, as the
-    engine turns and deskews the grey page): the same pixels' places, in colour."""
-    color = image.convert("RGB")
-    if rotation:
-        color = color.rotate(rotation, expand=True)
-    if skew:
-        color = color.rotate(skew, resample=Image.BICUBIC, expand=True, fillcolor=(255, 255, 255))
-    return color

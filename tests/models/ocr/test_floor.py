@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage
@@ -80,18 +80,6 @@ def test_a_typewritten_title_page_is_not_called_handwriting(engine):
     reading = read(engine, image)
     assert "UNREADABLE" not in [f["code"] for f in reading.findings]
     assert "LE" in [w.text for b in reading.blocks for w in b.words]
-
-
-def test_faint_typing_on_a_colour_page_is_read_as_tesseract_reads_colour(engine):
-    """The typewritten title page as a faint carbon would show it (blurred, its contrast
-    halved), at 240 DPI: its grey conversion flattens the typing into the yellowed paper and
-    Tesseract reads no word of it; read in colour (each channel thresholded), as plain
-    Tesseract reads the scan, its title is there."""
-    image = Image.open(CORPUS / "typewritten-fr-title.jpg").convert("RGB")
-    image = image.resize((2088, 2652), Image.Resampling.LANCZOS)
-    faint = ImageEnhance.Contrast(image.filter(ImageFilter.GaussianBlur(1.2))).enhance(0.45)
-    reading = read(engine, faint, dpi=240)
-    assert "JARDIN" in {w.text for b in reading.blocks for w in b.words}
 
 
 def test_a_curved_page_that_reads_badly_deskewed_is_read_as_scanned(engine, tmp_path):
