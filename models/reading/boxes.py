@@ -19,6 +19,12 @@ def inside_share(inner: BBox, outer: BBox) -> float:
     return w * h / (area(inner) or 1.0)
 
 
+def centre_in(box: BBox, outer: BBox) -> bool:
+    """Whether `box`'s centre lies in `outer` (edges included): the box is `outer`'s."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
+
+
 def union(boxes: Iterable[BBox | None]) -> BBox | None:
     """The smallest box holding every box given (None where none is)."""
     given = [b for b in boxes if b is not None]

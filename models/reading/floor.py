@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from models.engine import BBox, ReadBlock, Word
-from models.reading.boxes import inside_share, union
+from models.reading.boxes import area, centre_in, inside_share, union
 from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR, FloorParams
 from models.reading.params.text_layer import PERCENT
@@ -184,16 +184,8 @@ def plain_blocks(plain: list[PlainLine]) -> list[ReadBlock]:
 
 def _holder(blocks: list[ReadBlock], line: PlainLine) -> int | None:
     """The smallest block whose box holds the centre of the line."""
-    cx, cy = (line.bbox[0] + line.bbox[2]) / 2, (line.bbox[1] + line.bbox[3]) / 2
-    holding = [
-        k for k, b in enumerate(blocks)
-        if b.bbox and b.bbox[0] <= cx <= b.bbox[2] and b.bbox[1] <= cy <= b.bbox[3]
-    ]  # fmt: skip
-    return min(holding, key=lambda k: _area(blocks[k].bbox), default=None)
-
-
-def _area(bbox) -> float:
-    return (bbox[2] - bbox[0]) * (bbox[3] - bbox[1])
+    holding = [k for k, b in enumerate(blocks) if b.bbox and centre_in(line.bbox, b.bbox)]
+    return min(holding, key=lambda k: area(blocks[k].bbox), default=None)
 
 
 def _placed(
@@ -272,7 +264,7 @@ def _covering(page: ReadingPage, params: FloorParams) -> list[ReadBlock]:
     most = params.page_figure_share * page.width * page.height
     return [
         b for b in page.blocks
-        if b.bbox and (b.kind == "formula" or b.kind == "figure" and _area(b.bbox) < most)
+        if b.bbox and (b.kind == "formula" or b.kind == "figure" and area(b.bbox) < most)
     ]  # fmt: skip
 
 
@@ -302,10 +294,7 @@ def _outside(plain: list[PlainLine], covering: list[ReadBlock]) -> list[PlainLin
 
 
 def _covered(word: Word, covering: list[ReadBlock]) -> bool:
-    if word.bbox is None:
-        return False
-    cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
-    return any(b.bbox[0] <= cx <= b.bbox[2] and b.bbox[1] <= cy <= b.bbox[3] for b in covering)
+    return word.bbox is not None and any(centre_in(word.bbox, b.bbox) for b in covering)
 
 
 def _sure(line: PlainLine, *, least: float) -> PlainLine:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
-from models.reading.boxes import union
+from models.reading.boxes import centre_in, union
 from models.reading.kinds import figure_text
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
@@ -34,7 +34,7 @@ def without_scraps(line: Line) -> bool:
 
 
 def _word_in(word: Word, figure: ReadBlock) -> bool:
-    return word.bbox is not None and figure.bbox is not None and _centre_in(word.bbox, figure.bbox)
+    return word.bbox is not None and figure.bbox is not None and centre_in(word.bbox, figure.bbox)
 
 
 def crossed_by_text(figure: ReadBlock, paragraphs: list[ParaLines]) -> bool:
@@ -159,14 +159,9 @@ class Illegibility:
             return False
         if self.picture_text:
             return True
-        counted = [n for box, n in self.bad if not any(_centre_in(box, p) for p in pictures)]
+        counted = [n for box, n in self.bad if not any(centre_in(box, p) for p in pictures)]
         many = len(counted) >= SCAN.unreadable_lines
         return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
-
-
-def _centre_in(box: BBox, outer: BBox) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
 
 
 def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, printed: bool):
