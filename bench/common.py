@@ -31,6 +31,9 @@ DOCS: dict[str, str | None] = {
 }
 
 
+PLAIN_DPI = 300  # the plain reading's page, as a person scans for Tesseract
+
+
 def as_pdf(name: str, workdir: Path) -> Path:
     """The corpus file as an upload: scans in TIF/PNG are wrapped into a one-page PDF."""
     src = CORPUS_DIR / name if (CORPUS_DIR / name).exists() else CORPUS_DIR / "bad" / name
@@ -45,13 +48,19 @@ def warm_up(engine) -> None:
                     ConvertOptions())  # fmt: skip
 
 
+def plain_page_png(doc: pymupdf.Document, index: int, workdir: Path) -> Path:
+    """One page (0-based) rendered at PLAIN_DPI for plain Tesseract, saved as a PNG."""
+    image = rasterize_page(doc, index, RasterOptions(dpi=PLAIN_DPI, max_dpi=PLAIN_DPI)).image
+    png = workdir / f"plain-p{index}.png"
+    image.save(png)
+    return png
+
+
 def plain_tesseract_page(doc: pymupdf.Document, index: int, workdir: Path,
                          lang: str = "eng") -> tuple[str, float]:  # fmt: skip
     """One page (0-based) as plain Tesseract reads it: rendered at 300 DPI, `tesseract page.png -
     --psm 3 -l LANG`; its text and the seconds tesseract itself took."""
-    image = rasterize_page(doc, index, RasterOptions(dpi=300, max_dpi=300)).image
-    png = workdir / f"plain-p{index}.png"
-    image.save(png)
+    png = plain_page_png(doc, index, workdir)
     started = time.perf_counter()
     out = subprocess.run(
         ["tesseract", str(png), "-", "--psm", "3", "-l", lang],

@@ -30,16 +30,15 @@ from pathlib import Path
 
 import pymupdf
 
+from bench.common import plain_page_png
 from bench.quality import normalize_text
-from conversion.pipeline.rasterize import RasterOptions, rasterize_page
+from models.ocr.tessdata import find_tessdata
 from models.reading.layer_trust import is_ocr_layer, looks_like_language
 
 PLAIN_MIN_WORDS = 20  # a text layer of fewer words is no reading of the page: Tesseract reads it
 JUNK_CONFIDENCE = 50  # Tesseract's word confidence (0-100) below which a non-word is junk
 KNOWN_MIN_LETTERS = 4  # a dictionary word this long or longer is a word whatever its confidence
-PLAIN_DPI = 300
 TSV_WORD_LEVEL = "5"  # the TSV's rows of single words
-TESSDATA = Path(os.environ.get("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata"))
 
 
 def words(text: str) -> Counter:
@@ -52,7 +51,8 @@ def dictionary(lang: str) -> frozenset[str]:
     """Tesseract's own word list for `lang` (its traineddata's word DAWG), case folded."""
     with tempfile.TemporaryDirectory() as tmp:
         prefix = f"{tmp}/{lang}."
-        subprocess.run(["combine_tessdata", "-u", str(TESSDATA / f"{lang}.traineddata"), prefix],
+        model = Path(find_tessdata(), f"{lang}.traineddata")
+        subprocess.run(["combine_tessdata", "-u", str(model), prefix],
                        capture_output=True, check=True)  # fmt: skip
         listed = Path(tmp) / "words"
         subprocess.run(["dawg2wordlist", f"{prefix}lstm-unicharset", f"{prefix}lstm-word-dawg",
@@ -78,9 +78,7 @@ def junk_words(tsv: str, lang: str) -> Counter:
 def tesseract_reading(doc: pymupdf.Document, index: int, workdir: Path,
                       lang: str) -> tuple[str, Counter]:  # fmt: skip
     """(text, junk words) of one page (0-based) as plain Tesseract reads it."""
-    image = rasterize_page(doc, index, RasterOptions(dpi=PLAIN_DPI, max_dpi=PLAIN_DPI)).image
-    png = workdir / f"plain-p{index}.png"
-    image.save(png)
+    png = plain_page_png(doc, index, workdir)
     base = workdir / f"plain-p{index}"
     subprocess.run(["tesseract", str(png), str(base), "--psm", "3", "-l", lang, "txt", "tsv"],
                    capture_output=True, env={**os.environ, "OMP_THREAD_LIMIT": "1"},
