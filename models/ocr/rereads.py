@@ -27,6 +27,7 @@ from models.reading.scan_lines import (
     InkMeter,
     Line,
     ParaLines,
+    fill_in,
     keep_lines,
     move_lines,
     unread_rows,
@@ -164,6 +165,9 @@ class PartRereads:
                 kept.append(figure)
                 continue
             move_lines(found, x0, y0)
+            # The "image" may span lines the page's read holds (a scan's dark edge beside
+            # them): those stay as read, the image's read adds only what they lack.
+            found = fill_in(paragraphs, found)
             for k, para in enumerate(found):
                 para.order = (figure.order[0], k)
                 paragraphs.append(para)

@@ -238,7 +238,7 @@ def _grid(
     `grid_min_v_rules`, two at its edges."""
     slack = at_dpi(params.grid_slack_px, dpi)
     left, right = edges
-    y0, y1 = rows[0].pos, rows[-1].pos
+    y0 = rows[0].pos
     verticals = [
         v for v in v_rules
         if left - slack <= v.pos <= right + slack and v.start <= y0 + slack
@@ -252,11 +252,20 @@ def _grid(
     for x in xs:
         if not merged_xs or x - merged_xs[-1] > slack:
             merged_xs.append(float(x))
-    # Interior verticals that start lower (spanning header cells) count too.
+    # Interior verticals that start lower (spanning header cells) count too, when they join
+    # two of the grid's rules: a stamp's or a letter's stroke inside a scan's border frame,
+    # ending mid-row, parts no columns (typewritten-fr: a page's border and a library stamp
+    # made a "table" of a typescript's lines cut in two).
+    ys = [r.pos for r in rows]
+
+    def on_rule(y: float) -> bool:
+        return any(abs(y - row_y) <= slack for row_y in ys)
+
     for v in v_rules:
         inside = (
-            left + slack < v.pos < right - slack and y0 - slack <= v.start and v.end <= y1 + slack
-        )
+            left + slack < v.pos < right - slack and on_rule(v.start) and on_rule(v.end)
+            and v.end - v.start > slack
+        )  # fmt: skip
         if inside and all(abs(v.pos - x) > slack for x in merged_xs):
             merged_xs.append(float(v.pos))
     merged_xs.sort()

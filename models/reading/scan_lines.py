@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import Word
+from models.reading.boxes import inside_share, union
 from models.reading.params.scan import SCAN
 
 
@@ -90,6 +91,45 @@ def move_lines(paragraphs: list[ParaLines], x0: float, y0: float) -> None:
 def has_words(line: Line) -> bool:
     """A line that holds words (and a box): what a read keeps of a page's lines."""
     return bool(line.words and line.bbox)
+
+
+def fill_in(paragraphs: list[ParaLines], found: list[ParaLines]) -> list[ParaLines]:
+    """A second read of a region (`found`, in page coordinates) over the page's own lines: its
+    words that a line already holds go, those on a line's row join it in place, and the rest
+    are returned as lines of their own. The page's read stays as it is: a second read only adds
+    what it lacked (an "image" whose box spans lines read already reads them again)."""
+    held = [line for para in paragraphs for line in para if line.bbox]
+    boxes = [w.bbox for line in held for w in line.words if w.bbox]
+    share = SCAN.fill_overlap_share
+
+    def read_already(box) -> bool:
+        return any(inside_share(box, b) >= share or inside_share(b, box) >= share for b in boxes)
+
+    for para in found:
+        for line in para:
+            rest = []
+            for word in line.words:
+                if word.bbox is None or read_already(word.bbox):
+                    continue
+                home = next((ln for ln in held if _beside(word.bbox, ln.bbox)), None)
+                if home is None:
+                    rest.append(word)
+                    continue
+                home.words = sorted([*home.words, word], key=lambda w: w.bbox[0] if w.bbox else 0)
+                home.bbox = union([home.bbox, word.bbox])
+            line.words = rest
+            line.bbox = union(w.bbox for w in rest)
+    return keep_lines(found, has_words)
+
+
+def _beside(box, line) -> bool:
+    """A word on a line's row (most of the lower one's height shared) and near its ends."""
+    shared = min(box[3], line[3]) - max(box[1], line[1])
+    height = line[3] - line[1]
+    if shared < SCAN.fill_row_share * min(box[3] - box[1], height):
+        return False
+    gap = max(box[0] - line[2], line[0] - box[2], 0)
+    return gap <= SCAN.fill_join_heights * height
 
 
 _DESCENDERS = set("gjpqy,;()[]{}|/$@")

@@ -56,6 +56,13 @@ class ScanParams:
     missed_confidence: float = 70  # ...is a line when read with this mean confidence or more
     missed_min_words: int = 2  # ...in at least this many words of letters
     missed_max_reads: int = 6  # runs read again on a page, at most (a picture read as text)
+    # A region read again (an "image" read as text) fills in what the page's read lacks: its word
+    # over one read already (this share of either's box) is dropped...
+    fill_overlap_share: float = 0.5
+    # ...and one on a read line's row (this share of the lower's height shared) joins that line
+    # when it stands no more than this many of the line's heights beyond it.
+    fill_row_share: float = 0.5
+    fill_join_heights: float = 3.0
 
 
 SCAN = ScanParams()

@@ -418,3 +418,32 @@ def test_a_reversed_header_row_whose_words_a_ruled_grid_took_is_no_crash():
         for line in para:
             line.words = []
     assert header_tables([(bar, read)], [Region(kind="text", bbox=(263, 397, 1176, 594))]) == []
+
+
+def test_a_scan_border_with_a_stamp_inside_is_no_table():
+    """A typescript's scan framed by the page's dark edges (rules at its top and bottom, down
+    both sides) with a library stamp inside: the stamp's strokes end mid-row and join no two
+    rules, so they part no columns: a typescript's lines are not cut in two (typewritten-fr)."""
+    image = Image.new("L", (2400, 3200), 250)
+    image.paste(20, (20, 30, 2380, 34))  # the page's top edge
+    for y in (3120, 3140, 3160):  # its bottom edge, in three dark strips
+        image.paste(20, (20, y, 2380, y + 4))
+    for x in (20, 40, 2376):  # its sides
+        image.paste(20, (x, 30, x + 4, 3164))
+    for x in (700, 880, 1020):  # a round stamp's upright strokes, 90 px each
+        image.paste(20, (x, 650, x + 4, 740))
+    columns = [x for grid in find_grids(image, 300) for x in grid.xs]
+    assert columns and not [x for x in columns if 600 < x < 1100]
+
+
+def test_a_column_rule_joining_two_inner_rules_still_parts_columns():
+    """A vertical rule from the second rule to the bottom (a table under a spanning header
+    cell) is one of the grid's columns."""
+    image = Image.new("L", (2000, 1200), 250)
+    for y in (200, 260, 320, 380, 440):
+        image.paste(20, (200, y, 1800, y + 3))
+    for x in (200, 600, 1797):
+        image.paste(20, (x, 200, x + 3, 443))
+    image.paste(20, (1200, 260, 1203, 443))  # starts at the second rule: under the header
+    (grid,) = find_grids(image, 300)
+    assert len(grid.xs) == 4

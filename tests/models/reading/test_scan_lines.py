@@ -15,6 +15,7 @@ from models.reading.scan_lines import (
     ParaLines,
     columns_cut,
     cut_lines,
+    fill_in,
     letter_sizes,
     unread_rows,
     words_size,
@@ -139,3 +140,30 @@ def test_an_underline_or_a_blank_gap_is_no_line():
     assert unread_rows(page_of((100, 130), (190, 193), (220, 250)), para) == []  # a rule
     close = paragraph(line_at("d'amour", 100, 100), line_at("et les jeunes", 100, 140))
     assert unread_rows(page_of((100, 130), (131, 139), (140, 170)), close) == []
+
+
+def _line(*words: tuple[str, float, float]) -> Line:
+    """A line of words at y 1000-1040, each (text, x0, x1)."""
+    ws = [Word(text, 90.0, (x0, 1000, x1, 1040)) for text, x0, x1 in words]
+    return Line(ws, (ws[0].bbox[0], 1000, ws[-1].bbox[2], 1040), 0.1)
+
+
+def test_a_second_read_adds_only_what_the_page_read_lacks():
+    """An "image" whose box spans lines the page read already (a scan's dark edge beside a
+    typescript) is read again: the words read twice stay once, the line's end the page's read
+    had lost joins its line in place, and a line of its own stays one (typewritten-fr)."""
+    page = ParaLines([_line(("Tandis", 400, 560), ("que", 580, 660), ("le", 680, 730))])
+    again = ParaLines(
+        [
+            _line(("Tandis", 402, 558), ("que", 581, 661), ("le", 679, 731), ("bois,", 750, 880)),
+        ]
+    )
+    below = _line(("Une", 400, 480), ("chambre.", 500, 700))
+    below.bbox = (400, 1200, 700, 1240)
+    for w in below.words:
+        w.bbox = (w.bbox[0], 1200, w.bbox[2], 1240)
+    again.append(below)
+    rest = fill_in([page], [again])
+    assert page[0].text == "Tandis que le bois,"
+    assert page[0].bbox == (400, 1000, 880, 1040)
+    assert [line.text for para in rest for line in para] == ["Une chambre."]
