@@ -530,6 +530,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--split", choices=(TUNE, VALIDATION, "all"), default="all")
     parser.add_argument("--pages", type=int, default=None, help="at most N pages per corpus")
     parser.add_argument("--tag", default="", help="suffix of the results file's name")
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="only the documents whose label holds one of these")  # fmt: skip
     return parser.parse_args()
 
 
@@ -548,6 +550,9 @@ def main() -> None:
             samples = corpus_samples(corpus)
             for split in splits:
                 for sample, side in chosen(list(samples), split, args.pages):
+                    label = sample.label or sample.member
+                    if args.only and not any(part in label for part in args.only):
+                        continue
                     shutil.rmtree(workdir / "ours", ignore_errors=True)
                     doc = run_sample(sample, side, engine, opts, workdir)
                     docs.append(doc)

@@ -41,9 +41,21 @@ KNOWN_MIN_LETTERS = 4  # a dictionary word this long or longer is a word whateve
 TSV_WORD_LEVEL = "5"  # the TSV's rows of single words
 
 
+# A word hyphenated at a line's end ("pub-" / "lic"): plain Tesseract's text keeps the halves,
+# our pages mend them (models.reading.scan_blocks.join_lines) as a reader reads them.
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
+
+
+def mend_hyphens(text: str) -> str:
+    """Words hyphenated at a line's end made whole again, where the line goes on in lower case
+    (the rule the engine's join_lines follows): "pub-\\nlic" is the word "public"."""
+    return _LINE_END_HYPHEN.sub(lambda m: "" if text[m.end()].islower() else m.group(0), text)
+
+
 def words(text: str) -> Counter:
-    """A text's words as a multiset: normalized, case folded, `\\w+` tokens."""
-    return Counter(re.findall(r"\w+", normalize_text(text).casefold()))
+    """A text's words as a multiset: hyphenated line ends mended, normalized, case folded,
+    `\\w+` tokens."""
+    return Counter(re.findall(r"\w+", normalize_text(mend_hyphens(text)).casefold()))
 
 
 @functools.cache

@@ -252,19 +252,21 @@ def _grid(
     for x in xs:
         if not merged_xs or x - merged_xs[-1] > slack:
             merged_xs.append(float(x))
-    # Interior verticals that start lower (spanning header cells) count too, when they join
-    # two of the grid's rules: a stamp's or a letter's stroke inside a scan's border frame,
-    # ending mid-row, parts no columns (typewritten-fr: a page's border and a library stamp
-    # made a "table" of a typescript's lines cut in two).
-    ys = [r.pos for r in rows]
+    # Interior verticals that start lower (spanning header cells) count too, when they run
+    # along most of a row: a stamp's or a letter's stroke inside a scan's border frame, a
+    # sliver of a row that is the whole page, parts no columns (typewritten-fr: a page's border
+    # and a library stamp made a "table" of a typescript's lines cut in two).
+    spans = list(itertools.pairwise(r.pos for r in rows))
 
-    def on_rule(y: float) -> bool:
-        return any(abs(y - row_y) <= slack for row_y in ys)
+    def along_a_row(v: Rule) -> bool:
+        return any(
+            min(v.end, b) - max(v.start, a) >= params.v_rule_row_share * (b - a) for a, b in spans
+        )
 
     for v in v_rules:
         inside = (
-            left + slack < v.pos < right - slack and on_rule(v.start) and on_rule(v.end)
-            and v.end - v.start > slack
+            left + slack < v.pos < right - slack and y0 - slack <= v.start
+            and v.end <= rows[-1].pos + slack and along_a_row(v)
         )  # fmt: skip
         if inside and all(abs(v.pos - x) > slack for x in merged_xs):
             merged_xs.append(float(v.pos))
