@@ -60,9 +60,10 @@ class ScanParams:
     # over one read already (this share of either's box) is dropped...
     fill_overlap_share: float = 0.5
     # ...and one on a read line's row (this share of the lower's height shared) joins that line
-    # when it stands no more than this many of the line's heights beyond it.
+    # when it stands no more than this many of the line's heights beyond it: a word space, not
+    # a column's gutter.
     fill_row_share: float = 0.5
-    fill_join_heights: float = 3.0
+    fill_join_heights: float = 1.0
 
 
 SCAN = ScanParams()
