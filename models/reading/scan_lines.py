@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import Word
-from models.reading.boxes import inside_share, union
+from models.reading.boxes import union
 from models.reading.params.scan import SCAN
 
 
@@ -99,11 +99,18 @@ def fill_in(paragraphs: list[ParaLines], found: list[ParaLines]) -> list[ParaLin
     are returned as lines of their own. The page's read stays as it is: a second read only adds
     what it lacked (an "image" whose box spans lines read already reads them again)."""
     held = [line for para in paragraphs for line in para if line.bbox]
-    boxes = [w.bbox for line in held for w in line.words if w.bbox]
+    boxes = np.array([w.bbox for line in held for w in line.words if w.bbox], dtype=float)
+    boxes = boxes.reshape(-1, 4)
+    areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1.0)
     share = SCAN.fill_overlap_share
 
     def read_already(box) -> bool:
-        return any(inside_share(box, b) >= share or inside_share(b, box) >= share for b in boxes)
+        """Half of the word's box or more inside a word read, or of that word's inside it."""
+        w = np.clip(np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0]), 0, None)
+        h = np.clip(np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1]), 0, None)
+        common = w * h
+        own = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
+        return bool(((common >= share * own) | (common >= share * areas)).any())
 
     for para in found:
         for line in para:
@@ -111,10 +118,12 @@ def fill_in(paragraphs: list[ParaLines], found: list[ParaLines]) -> list[ParaLin
             for word in line.words:
                 if word.bbox is None or read_already(word.bbox):
                     continue
-                home = next((ln for ln in held if _beside(word.bbox, ln.bbox)), None)
-                if home is None:
+                gaps = [(gap, k) for k, ln in enumerate(held)
+                        if (gap := _gap_beside(word.bbox, ln.bbox)) is not None]  # fmt: skip
+                if not gaps:
                     rest.append(word)
                     continue
+                home = held[min(gaps)[1]]  # the nearest line on the word's row
                 home.words = sorted([*home.words, word], key=lambda w: w.bbox[0] if w.bbox else 0)
                 home.bbox = union([home.bbox, word.bbox])
             line.words = rest
@@ -122,14 +131,15 @@ def fill_in(paragraphs: list[ParaLines], found: list[ParaLines]) -> list[ParaLin
     return keep_lines(found, has_words)
 
 
-def _beside(box, line) -> bool:
-    """A word on a line's row (most of the lower one's height shared) and near its ends."""
+def _gap_beside(box, line) -> float | None:
+    """How far a word stands from a line's ends when it is on the line's row (most of the lower
+    one's height shared) and near them; None when it is not."""
     shared = min(box[3], line[3]) - max(box[1], line[1])
     height = line[3] - line[1]
     if shared < SCAN.fill_row_share * min(box[3] - box[1], height):
-        return False
+        return None
     gap = max(box[0] - line[2], line[0] - box[2], 0)
-    return gap <= SCAN.fill_join_heights * height
+    return gap if gap <= SCAN.fill_join_heights * height else None
 
 
 _DESCENDERS = set("gjpqy,;()[]{}|/$@")

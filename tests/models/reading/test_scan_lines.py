@@ -167,3 +167,13 @@ def test_a_second_read_adds_only_what_the_page_read_lacks():
     assert page[0].text == "Tandis que le bois,"
     assert page[0].bbox == (400, 1000, 880, 1040)
     assert [line.text for para in rest for line in para] == ["Une chambre."]
+
+
+def test_a_filled_in_word_joins_the_nearest_line_on_its_row():
+    """Two lines on one row a narrow gutter apart: a word the second read adds in the gutter
+    joins the line it stands nearer to, not the first line found."""
+    left = _line(("Plus", 100, 200), ("blancs", 220, 480))
+    right = _line(("tentes", 560, 700))
+    again = ParaLines([_line(("les", 505, 548))])
+    assert fill_in([ParaLines([left]), ParaLines([right])], [again]) == []
+    assert (left.text, right.text) == ("Plus blancs", "les tentes")
