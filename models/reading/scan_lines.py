@@ -100,7 +100,7 @@ def fill_in(paragraphs: list[ParaLines], found: list[ParaLines]) -> list[ParaLin
     what it lacked (an "image" whose box spans lines read already reads them again)."""
     held = [line for para in paragraphs for line in para if line.bbox]
     boxes = np.array([w.bbox for line in held for w in line.words if w.bbox], dtype=float)
-    boxes = boxes.reshape(-1, 4)
+    boxes = boxes.reshape(-1, 4)  # x0, y0, x1, y1 (a page with no word read: none)
     areas = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1.0)
     share = SCAN.fill_overlap_share
 
