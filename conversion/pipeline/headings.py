@@ -15,7 +15,7 @@ from conversion.pipeline.heading_numbers import (
     section_depth,
 )
 from models.engine import ReadBlock
-from models.reading.boxes import union
+from models.reading.boxes import share_a_row, union
 from models.reading.kinds import (
     reads_as_affiliation,
     reads_as_byline,
@@ -59,8 +59,7 @@ def bold_scan(
 
 def _beside(a, b) -> bool:
     """Side by side on one row: half the lower box's height or more in common, and apart."""
-    common = min(a[3], b[3]) - max(a[1], b[1])
-    return common >= 0.5 * min(a[3] - a[1], b[3] - b[1]) and (a[2] <= b[0] or b[2] <= a[0])
+    return share_a_row(a, b, 0.5) and (a[2] <= b[0] or b[2] <= a[0])
 
 
 def bold_titles(

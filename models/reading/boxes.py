@@ -25,6 +25,12 @@ def centre_in(box: BBox, outer: BBox) -> bool:
     return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
 
 
+def share_a_row(a: BBox, b: BBox, share: float) -> bool:
+    """On one row: `share` of the lower box's height or more in common."""
+    common = min(a[3], b[3]) - max(a[1], b[1])
+    return common >= share * min(a[3] - a[1], b[3] - b[1])
+
+
 def union(boxes: Iterable[BBox | None]) -> BBox | None:
     """The smallest box holding every box given (None where none is)."""
     given = [b for b in boxes if b is not None]

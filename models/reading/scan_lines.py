@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import Word
-from models.reading.boxes import union
+from models.reading.boxes import share_a_row, union
 from models.reading.params.scan import SCAN
 
 
@@ -134,12 +134,10 @@ def fill_in(paragraphs: list[ParaLines], found: list[ParaLines]) -> list[ParaLin
 def _gap_beside(box, line) -> float | None:
     """How far a word stands from a line's ends when it is on the line's row (most of the lower
     one's height shared) and near them; None when it is not."""
-    shared = min(box[3], line[3]) - max(box[1], line[1])
-    height = line[3] - line[1]
-    if shared < SCAN.fill_row_share * min(box[3] - box[1], height):
+    if not share_a_row(box, line, SCAN.fill_row_share):
         return None
     gap = max(box[0] - line[2], line[0] - box[2], 0)
-    return gap if gap <= SCAN.fill_join_heights * height else None
+    return gap if gap <= SCAN.fill_join_heights * (line[3] - line[1]) else None
 
 
 _DESCENDERS = set("gjpqy,;()[]{}|/$@")
