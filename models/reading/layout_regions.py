@@ -231,7 +231,19 @@ def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool
     if w * h < LAYOUT.figure_min_area_share * width * height:
         return False
     dark = image.ink(bbox)
-    return LAYOUT.figure_min_ink_share <= dark <= LAYOUT.figure_max_ink_share
+    if not LAYOUT.figure_min_ink_share <= dark <= LAYOUT.figure_max_ink_share:
+        return False
+    inner = off_page_edges(bbox, page)
+    return inner is not None and image.ink(inner) >= LAYOUT.figure_min_ink_share
+
+
+def off_page_edges(bbox: BBox, page: ReadingPage) -> BBox | None:
+    """The box without the band along each page border it reaches (LAYOUT.figure_page_edge_in,
+    at the page's DPI): where a scan's dark edge lies. None when nothing is left."""
+    band = LAYOUT.figure_page_edge_in * page.dpi
+    x0, y0 = max(bbox[0], band), max(bbox[1], band)
+    x1, y1 = min(bbox[2], page.width - band), min(bbox[3], page.height - band)
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 
 def _order_before(bbox: BBox, blocks: list[ReadBlock]) -> tuple:

@@ -12,6 +12,10 @@ class LayoutParams:
     figure_min_area_share: float = 0.006  # a figure's area of the page's, at least: no speck
     figure_min_ink_share: float = 0.01  # dark pixels a figure holds at least (no blank box)
     figure_max_ink_share: float = 0.97  # and at most (no solid black bar)
+    # A figure's ink is counted this far in from a page border it reaches (inches): a scan's
+    # own edge (the book's next leaf, the scanner's lid, a dark margin) is no illustration. A
+    # typescript's top 0.2 in of edge held its "figure"'s ink (4 %); past it, 0.02 %.
+    figure_page_edge_in: float = 0.25
     nested_text_share: float = 0.8  # a text region this much inside a bigger one is part of it
     grid_table_share: float = 0.7  # a table region this much inside one printed grid is that grid
     column_gap_share: float = 0.01  # the narrowest gutter between columns, of the page's width

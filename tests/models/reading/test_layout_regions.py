@@ -161,6 +161,36 @@ def test_specks_are_no_figures_and_real_pictures_are():
     assert figure_worthy((0, 0, 1000, 800), _page(), _Image())
 
 
+class _EdgeInk(PageImageAccess):
+    """A scan whose only ink is solid boxes (`dark`): a box's ink is the share of it they cover."""
+
+    def __init__(self, *dark) -> None:
+        self._dark = dark
+
+    def ink(self, bbox) -> float:
+        x0, y0, x1, y1 = bbox
+        covered = sum(
+            max(0, min(x1, d[2]) - max(x0, d[0])) * max(0, min(y1, d[3]) - max(y0, d[1]))
+            for d in self._dark
+        )
+        return covered / ((x1 - x0) * (y1 - y0))
+
+
+def test_a_scans_dark_edge_is_no_figure_and_a_photo_to_the_edge_is():
+    # A typescript's top: the book's dark edge along the page's top and left border (40 px at
+    # 300 DPI) and blank paper under it: Tesseract's "image" reaching both borders.
+    edge = _EdgeInk((0, 0, WIDTH, 40), (0, 0, 40, 900))
+    assert edge.ink((0, 0, WIDTH, 900)) > 0.02  # ink enough for a figure, counted whole
+    assert not figure_worthy((0, 0, WIDTH, 900), _page(), edge)
+    # A photo printed to the page's edge (a magazine's bleed) holds ink past the band.
+    photo = _EdgeInk((0, 0, 1200, 450))  # its dark half
+    assert figure_worthy((0, 0, 1200, 900), _page(), photo)
+    # A picture in the page's body is measured whole, as before.
+    assert figure_worthy((300, 300, 1200, 900), _page(), _EdgeInk((300, 300, 1200, 600)))
+    # A strip along the border holds nothing once its edge is set aside.
+    assert not figure_worthy((0, 0, WIDTH, 70), _page(), _EdgeInk((0, 0, WIDTH, 70)))
+
+
 def test_a_charts_labels_stay_with_its_figure_and_strokes_leave():
     """A chart's labels (issue 31: the words the scan plainly holds are never dropped) are the
     figure's words, in order; its strokes read doubtfully as letters are not."""
