@@ -133,6 +133,10 @@ class AssembleParams:
     broken_indent_share: float = 0.1
     # ... and their sizes differ by less than this share of the first one's
     broken_size_share: float = 0.25
+    # a block whose first line starts this many of its words' heights right of its other
+    # lines opens a paragraph (its first-line indent: 1.2 em set, five typewriter spaces,
+    # about 1.5 to 3 word heights); the rest of a cut paragraph starts at its column's edge
+    opening_indent_heights: float = 0.8
     # two paragraphs of one weight: their ink shares differ by at most this share
     same_ink_share: float = 0.3
     # the least ink share the comparison divides by (a blank block's ink is zero)

@@ -74,14 +74,37 @@ def _first_line(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -> bo
     return rb.text[:1].islower() and prev.bbox[3] - prev.bbox[1] < one_line  # type: ignore[index]
 
 
+def _opens_indented(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -> bool:
+    """rb's first line is indented from its other lines (from prev's left edge when rb is one
+    line) by `opening_indent_heights` of its words' median height or more: it opens a
+    paragraph. Needs the words' boxes."""
+    boxed = [w.bbox for w in rb.words if w.bbox]
+    if not boxed or not prev.bbox:
+        return False
+    first = boxed[0]
+    on_first = [b for b in boxed if b[1] < first[3] and b[3] > first[1]]
+    below = [b for b in boxed if b[1] >= first[3]]  # the words of the lines under the first
+    edge = min(b[0] for b in below) if below else prev.bbox[0]
+    heights = sorted(b[3] - b[1] for b in boxed)
+    indent = min(b[0] for b in on_first) - edge
+    return indent >= params.opening_indent_heights * heights[len(heights) // 2]
+
+
 def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams) -> bool:
     """rb goes on with the paragraph prev: same column and size (or prev its first line), no
-    sentence end between."""
+    sentence end between; a block in capitals whose first line is indented opens its own (a
+    misread full stop, "amour ," over an indented "Lorsque", ends no sentence)."""
     return bool(
         prev is not None
         and prev.kind == rb.kind == "paragraph"
         and prev.text
-        and (rb.text[:1].islower() or _same_body_text(prev, rb, params=params))
+        and (
+            rb.text[:1].islower()
+            or (
+                _same_body_text(prev, rb, params=params)
+                and not _opens_indented(prev, rb, params=params)
+            )
+        )
         and not _SENTENCE_END.search(prev.text.strip())
         and prev.bbox
         and rb.bbox

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conversion.pipeline.assemble import AssembleOptions, assemble
-from models.engine import PageReading, ReadBlock
+from models.engine import PageReading, ReadBlock, Word
 
 REST = ("attendance than in the previous year. Recycling rates rose after collections moved "
         "to the same day each week. The library extended its opening hours.")  # fmt: skip
@@ -34,3 +34,36 @@ def test_a_heading_over_a_sentence_that_opens_in_capitals_stays():
     blocks = [_text("Several schools reported higher", (172, 1563, 954, 1609), 62.5),
               _text("A" + REST[1:], (169, 1617, 952, 1852), 40.3)]  # fmt: skip
     assert [kind for kind, _ in _kinds(blocks)] == ["heading", "paragraph"]
+
+
+def _lines(lines, x, y, size=40.0):
+    """A paragraph of lines (text, indent in px), each line's words boxed where they stand."""
+    words, top = [], y
+    for text, indent in lines:
+        left = x + indent
+        for part in text.split():
+            words.append(Word(part, 95.0, (left, top, left + 25 * len(part), top + size)))
+            left += 25 * (len(part) + 1)
+        top += size * 1.5
+    right = max(w.bbox[2] for w in words)
+    text = " ".join(w.text for w in words)
+    return ReadBlock(kind="paragraph", text=text, bbox=(x, y, right, top), words=words,
+                     font_size=size, layout="text")  # fmt: skip
+
+
+def test_a_typescripts_indented_paragraph_is_not_run_into_the_one_before():
+    """A typescript's full stop read as a comma ("amour ,") ends no sentence; the next block,
+    same size and weight, opens with an indented first line: a paragraph of its own. The
+    same block without the indent is the rest of a cut paragraph, joined as before."""
+    first = _lines([("Plus blancs et plus gonfles de tresors que les", 150),
+                    ("tentes d'un emir , tes seins , sont les tentes", 0),
+                    ("de mon amour ,", 0)], 300, 400)  # fmt: skip
+    second = [("Lorsque je cache , a midi , mon visage dans ta", 150),
+              ("chevelure et que je cherche ton regard .", 0)]  # fmt: skip
+    indented = _kinds([first, _lines(second, 300, 700)])
+    assert [text for _, text in indented] == ["Plus blancs et plus gonfles de ",
+                                              "Lorsque je cache , a midi , mon"]  # fmt: skip
+    flush = [(text, 0) for text, _ in second]
+    assert len(_kinds([first, _lines(flush, 300, 700)])) == 1
+    # One indented line under the paragraph (Tesseract's block of a new paragraph's first line).
+    assert len(_kinds([first, _lines(second[:1], 300, 700)])) == 2
