@@ -518,9 +518,12 @@ def ruled_tables(
         cells = [c for row in table.rows or [] for c in row]
         filled = sum(bool(c["text"].strip()) for c in cells)
         by_words = table_from_words(words, grid.bbox)
-        if by_words is not None and sum(
-            bool(c["text"].strip()) for row in by_words.rows or [] for c in row
-        ) > params.words_over_grid_ratio * max(filled, 1):
+        if (
+            by_words is not None
+            and sum(bool(c["text"].strip()) for row in by_words.rows or [] for c in row)
+            > params.words_over_grid_ratio * max(filled, 1)
+            and len(by_words.rows or []) >= params.words_rows_per_grid_row * len(table.rows or [])
+        ):
             # Rules that frame a block of figures without separating them: the words decide.
             table = by_words
         elif filled < params.min_filled_share * len(cells):

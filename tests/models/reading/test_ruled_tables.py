@@ -447,3 +447,38 @@ def test_a_column_rule_joining_two_inner_rules_still_parts_columns():
     image.paste(20, (1200, 260, 1203, 443))  # starts at the second rule: under the header
     (grid,) = find_grids(image, 300)
     assert len(grid.xs) == 4
+
+
+def _scan_of_form(path):
+    """A form's boxes: each ruled cell holds a small printed label over the typed answer (the
+    hidden forms' "CLIENT NO." fields); a 300 DPI scan."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Client intake form", fontsize=16, fontname="hebo")
+    fields = [[("FULL NAME", "MARGARET OKONKWO"), ("DATE OF BIRTH", "03/11/1962")],
+              [("STREET ADDRESS", "27 BRIAR LANE"), ("POSTAL CODE", "PM4 7RD")],
+              [("EMPLOYER", "NORTHGATE BAKERY"), ("TELEPHONE", "555 014 2297")]]  # fmt: skip
+    xs, ys = [72, 330, 520], [120, 160, 200, 240]
+    for y in ys:
+        page.draw_line((xs[0], y), (xs[-1], y), width=1)
+    for x in xs:
+        page.draw_line((x, ys[0]), (x, ys[-1]), width=1)
+    for r, row in enumerate(fields):
+        for c, (label, answer) in enumerate(row):
+            page.insert_text((xs[c] + 5, ys[r] + 10), label, fontsize=6.5)
+            page.insert_text((xs[c] + 5, ys[r] + 32), answer, fontsize=12, fontname="cour")
+    note = "Please print clearly in capital letters and sign at the foot of the page. " * 3
+    page.insert_textbox(pymupdf.Rect(72, 280, 520, 400), note, fontsize=11)
+    return _saved_as_scan(page, path)
+
+
+def test_a_forms_box_keeps_its_label_with_its_answer(engine, tmp_path):
+    """Each ruled box is one cell, its label over its answer: the words' own rows (label
+    lines and answer lines) made twice the rows, every label a row apart from its answer, and a
+    screen reader read "MARGARET OKONKWO" under the column head "FULL NAME" of a row of labels."""
+    table = _table(engine, _scan_of_form(tmp_path / "form.pdf"))
+    assert table is not None
+    rows = [[c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    assert len(rows) == 3
+    assert fuzz.ratio(rows[0][0], "FULL NAME MARGARET OKONKWO") >= 90
+    assert fuzz.ratio(rows[2][1], "TELEPHONE 555 014 2297") >= 90
