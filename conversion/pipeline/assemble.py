@@ -88,7 +88,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             headings.bold_titles(blocks, body_size, body_stroke, params=params)
             if reading.source == "ocr"
             else set()
-        )
+        ) | headings.centred_titles(blocks, params=params)
         for rb in blocks:
             if rb.kind == "list_item":
                 pending_items.append(rb)

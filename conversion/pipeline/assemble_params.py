@@ -77,6 +77,17 @@ class AssembleParams:
     bold_title_max_words: int = 14
     # ... on this many lines
     bold_title_max_lines: int = 3
+    # a line in capitals centred over the body text ("LETTER XXVII.", "CHAPTER THE FIRST": an
+    # old book's or a typescript's titles, at the body's size and weight): capitals this share
+    # of its letters, at least ...
+    centred_capitals_share: float = 0.9
+    # ... this many letters ...
+    centred_min_letters: int = 5
+    # ... each side's margin inside the text's width at least this share of that width ...
+    centred_min_margin_share: float = 0.1
+    # ... and the two margins differ by at most this share of it (a typist centres by eye, and
+    # a ragged right edge widens the text: 9 % and 14 % on a typescript; a book 1 %)
+    centred_balance_share: float = 0.15
     # two heading lines of one size, sizes measured from a scan's pixels (share of the larger)
     same_size_measured_share: float = 0.07
     # ... sizes given by a text layer

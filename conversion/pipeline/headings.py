@@ -34,6 +34,8 @@ _PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
 _DIVISION_LABEL = re.compile(
     r"^(?:chapter|appendix|part|lecture|book)\s+(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\.?$", re.IGNORECASE
 )
+# A division's number, Roman or Arabic ("XXVII.", "12."): no dictionary word, no misreading.
+_NUMERAL = re.compile(r"[IVXLCDM]+\.?|\d+\.?")
 # An abstract's name, as its heading or run in ("Abstract. We study ...").
 _ABSTRACT = re.compile(r"^(?:abstract|summary)\b", re.IGNORECASE)
 # Section names that open many documents: never the document's title.
@@ -103,6 +105,47 @@ def bold_titles(
         if titled and under and sum(line_count(b) for b in worded) <= params.bold_title_max_lines:
             found.update(id(b) for b in titled)
         run = []
+    return found
+
+
+def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE) -> set[int]:
+    """Titles set in capitals at the body's size, centred over the text (an old book's
+    "LETTER XXVII.", a typescript's "ET LA CHEVELURE"): one line of real words in capitals
+    between paragraphs several lines long, centred within their width (each margin at least
+    `centred_min_margin_share` of it, the two within `centred_balance_share`), with a
+    paragraph right under it. A line beside another on its row is a table's cell or a form's
+    label, at the foot a signature. Ids."""
+    body = [b for b in blocks if b.kind == "paragraph" and b.bbox and line_count(b) > 1]
+    found: set[int] = set()
+    for i, rb in enumerate(blocks):
+        if rb.kind != "paragraph" or not rb.bbox or line_count(rb) != 1:
+            continue
+        text = rb.text.strip()
+        letters = [c for c in text if c.isalpha()]
+        if (
+            len(letters) < params.centred_min_letters
+            or sum(c.isupper() for c in letters) < params.centred_capitals_share * len(letters)
+            or len(text.split()) > params.bold_title_max_words
+            or not real_words([w for w in rb.words if not _NUMERAL.fullmatch(w.text)], text)
+            or numbered_caption(text)
+        ):
+            continue
+        after = blocks[i + 1] if i + 1 < len(blocks) else None
+        if not (after and after.kind == "paragraph" and after.bbox and after.bbox[1] >= rb.bbox[3]):
+            continue
+        around = [b for b in body if b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]
+        if not around or any(o is not rb and o.bbox and _beside(o.bbox, rb.bbox) for o in blocks):
+            continue
+        left = min(b.bbox[0] for b in around)  # type: ignore[index]
+        right = max(b.bbox[2] for b in around)  # type: ignore[index]
+        width = right - left
+        margins = (rb.bbox[0] - left, right - rb.bbox[2])
+        if (
+            width > 0
+            and min(margins) >= params.centred_min_margin_share * width
+            and abs(margins[0] - margins[1]) <= params.centred_balance_share * width
+        ):
+            found.add(id(rb))
     return found
 
 

@@ -286,3 +286,41 @@ def test_a_line_numbered_as_the_next_section_is_a_heading_but_a_numbered_list_is
     kinds = {text: (kind, level) for kind, text, level in blocks}
     assert kinds["2.2.2 Preprocessing"] == ("heading", kinds["2.2.1 Large Corpora"][1])
     assert kinds["2. Evaluate the model"][0] == "paragraph"
+
+
+def _set(text: str, x: float, y: float, lines: int = 1, width: float = 1000) -> ReadBlock:
+    """A block the layout model calls text, at the body's size (40 px), its words boxed line
+    by line from x (`lines` lines of `text` over `width`, or one line as long as its words)."""
+    words = []
+    for k in range(lines):
+        left, parts = x, text.split()
+        step = width / len(parts) if lines > 1 else None
+        for part in parts:
+            right = left + 24 * len(part)
+            words.append(Word(part, 95.0, (left, y + 60 * k, right, y + 60 * k + 40), known=True))
+            left = left + step if step else right + 24
+    box = (min(w.bbox[0] for w in words), y, max(w.bbox[2] for w in words), words[-1].bbox[3])
+    return ReadBlock(kind="paragraph", text=" ".join(w.text for w in words), bbox=box,
+                     words=words, font_size=40.0, layout="text")  # fmt: skip
+
+
+def test_a_title_in_capitals_centred_over_the_text_is_a_heading():
+    """An old book's "LETTER XXVII.", a typescript's title: the body's size and weight, set
+    apart only by its capitals and its place, centred over the text, a paragraph under it.
+    The same line flush left, in lower case, or with nothing under it is no title."""
+    body = "the swallows were seen skimming over the pond in great numbers and the martins"
+
+    def headings(line: ReadBlock, *, after: bool = True) -> list[str]:
+        blocks = [_set(body, 200, 100, lines=4), line] + (
+            [_set(body, 200, 500, lines=4)] if after else []
+        )
+        doc = assemble([PageReading(page_number=1, blocks=blocks, width=1400, height=2000)],
+                       AssembleOptions())  # fmt: skip
+        return [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+
+    title = "LETTER XXVII."
+    centred = 200 + (1000 - 24 * 11 - 24) / 2  # the line's width: 11 letters and a space
+    assert headings(_set(title, centred, 400)) == [title]
+    assert headings(_set(title, 200, 400)) == []  # flush left
+    assert headings(_set("Letter the next.", centred, 400)) == []  # no capitals
+    assert headings(_set(title, centred, 400), after=False) == []  # a signature at the foot
