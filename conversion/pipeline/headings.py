@@ -34,6 +34,8 @@ _PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
 _DIVISION_LABEL = re.compile(
     r"^(?:chapter|appendix|part|lecture|book)\s+(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\.?$", re.IGNORECASE
 )
+# What a reader reads as text (a figure and a running head are set apart from it).
+_TEXT_KINDS = ("paragraph", "heading", "list_item", "table", "caption")
 # A division's number, Roman or Arabic ("XXVII.", "12."): no dictionary word, no misreading.
 _NUMERAL = re.compile(r"[IVXLCDM]+\.?|\d+\.?")
 # An abstract's name, as its heading or run in ("Abstract. We study ...").
@@ -113,8 +115,9 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
     "LETTER XXVII.", a typescript's "ET LA CHEVELURE"): one line of real words in capitals
     between paragraphs several lines long, centred within their width (each margin at least
     `centred_min_margin_share` of it, the two within `centred_balance_share`), with a
-    paragraph right under it. A line beside another on its row is a table's cell or a form's
-    label, at the foot a signature. Ids."""
+    paragraph right under it and none but a paragraph of several lines (or nothing) before it.
+    A line beside another on its row is a table's cell or a form's label; at the foot, a
+    signature; under a title or another line, front matter (an AMS paper's authors). Ids."""
     body = [b for b in blocks if b.kind == "paragraph" and b.bbox and line_count(b) > 1]
     found: set[int] = set()
     for i, rb in enumerate(blocks):
@@ -133,6 +136,9 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
         after = blocks[i + 1] if i + 1 < len(blocks) else None
         if not (after and after.kind == "paragraph" and after.bbox and after.bbox[1] >= rb.bbox[3]):
             continue
+        before = next((b for b in reversed(blocks[:i]) if b.kind in _TEXT_KINDS), None)
+        if before is not None and (before.kind != "paragraph" or line_count(before) == 1):
+            continue  # under a title or a line of its own: front matter (the authors' names)
         around = [b for b in body if b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]
         if not around or any(o is not rb and o.bbox and _beside(o.bbox, rb.bbox) for o in blocks):
             continue
