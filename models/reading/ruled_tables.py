@@ -319,6 +319,31 @@ def table_block(
     return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
 
 
+def _labelled_boxes(grid: Grid, words: list[Word], dpi: int, params: RuledTableParams) -> bool:
+    """A form's boxes: in most cells holding two lines or more (`labelled_box_share`), the
+    first line's words are small print (`label_height_ratio` of the rest's height or less), a
+    label over its answer. Their lines are no rows of their own."""
+    boxed = [w for w in words if w.bbox]
+    multi = labelled = 0
+    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
+        x0, y0 = grid.xs[c], grid.ys[r]
+        x1, y1 = grid.xs[c + colspan], grid.ys[r + rowspan]
+        inside = [w.bbox for w in boxed if x0 <= (w.bbox[0] + w.bbox[2]) / 2 < x1  # type: ignore[index]
+                  and y0 <= (w.bbox[1] + w.bbox[3]) / 2 < y1]  # type: ignore[index]  # fmt: skip
+        if not inside:
+            continue
+        first_bottom = min(inside, key=lambda b: b[1])[3]  # the topmost word's foot
+        first = [b for b in inside if b[1] < first_bottom]  # the words of the cell's first line
+        rest = [b for b in inside if b[1] >= first_bottom]
+        if not rest:
+            continue
+        multi += 1
+        first_h = statistics.median(b[3] - b[1] for b in first)
+        rest_h = statistics.median(b[3] - b[1] for b in rest)
+        labelled += first_h <= params.label_height_ratio * rest_h
+    return labelled >= 2 and labelled >= params.labelled_box_share * multi
+
+
 def grid_cells(
     grid: Grid, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> list[tuple[int, int, int, int]]:
@@ -522,7 +547,7 @@ def ruled_tables(
             by_words is not None
             and sum(bool(c["text"].strip()) for row in by_words.rows or [] for c in row)
             > params.words_over_grid_ratio * max(filled, 1)
-            and len(by_words.rows or []) >= params.words_rows_per_grid_row * len(table.rows or [])
+            and not _labelled_boxes(grid, words, dpi, params)
         ):
             # Rules that frame a block of figures without separating them: the words decide.
             table = by_words

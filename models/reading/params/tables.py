@@ -86,9 +86,11 @@ class RuledTableParams:
     cell_min_confidence: float = 30  # a cell's word read again is kept at this confidence
     header_ink_ratio: float = 1.3  # a first row this times darker than the rest: bold, a header
     words_over_grid_ratio: float = 1.5  # words filling this times the grid's cells: words decide
-    # ... when their rows are this many a ruled row or more (a block of figures stacked in one
-    # ruled row); a form's box holds its label over its answer: two lines, one ruled row
-    words_rows_per_grid_row: float = 3.0
+    # ... but not over a form's boxes: a label in small print over the answer in each box, the
+    # label's words at most this share of the answer's height (6.5 over 12 pt: 0.55) ...
+    label_height_ratio: float = 0.8
+    # ... in at least this share of the boxes holding two lines or more, two boxes at least
+    labelled_box_share: float = 0.5
     min_filled_share: float = 0.4  # a grid with fewer filled cells is a frame or a form, no table
     row_rules_min_width_px: int = 20  # a narrower table region has no row rules to look for
     row_rules_min_height_px: int = 3  # nor a shorter one
