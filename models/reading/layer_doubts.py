@@ -12,6 +12,7 @@ from collections import Counter
 import pymupdf
 
 from models.engine import ReadBlock
+from models.reading.layer_words import page_words
 from models.reading.params.doubts import DOUBTS, DoubtParams
 
 
@@ -95,7 +96,7 @@ def layer_table_doubts(
     if not tables:
         return []
     found = found_tables(page)
-    words = page.get_text("words", sort=False)
+    words = page_words(page)
     out = []
     for number, table in enumerate(tables, 1):
         box = pymupdf.Rect(table.bbox) / scale

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pymupdf
 
 from models.engine import Word
+from models.reading.layer_words import page_words
 from models.reading.markers import BULLET_GLYPHS
 from models.reading.params.tables import WORD_TABLES
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
@@ -198,7 +199,7 @@ def _ruled_table(
     xs = _lines_at([b[0] for b in boxes] + [max(b[2] for b in boxes)], params.grid_line_pt)
     ys = _lines_at([b[1] for b in boxes] + [max(b[3] for b in boxes)], params.grid_line_pt)
     # Cell text from the page's words (extract() joins glyphs placed without space characters).
-    words = page.get_text("words", clip=pymupdf.Rect(table.bbox))
+    words = page_words(page, clip=pymupdf.Rect(table.bbox))
 
     def text_in(box) -> str:
         inside = _words_in(box, words)
@@ -297,7 +298,7 @@ def ruled_table_finder(
                 found = page.find_tables(strategy=strategy, use_layout=use_layout).tables
                 ruled.append([t for t in found if t.row_count >= 2 and t.col_count >= 2])
         region = pymupdf.Rect(box) / scale
-        words = Counter(w[4] for w in page.get_text("words", clip=region))
+        words = Counter(w[4] for w in page_words(page, clip=region))
         grids = [_ruled_table(tables, region, page, params) for tables in ruled]
         return _best_grid(grids, words)
 

@@ -99,6 +99,36 @@ def _word_glyphs(inside: list, text: str) -> list[tuple[dict, float, str | None]
 _Key = tuple[int, int, int]  # a word's text block, line and number on the page
 
 
+def _right_to_left(text: str) -> bool:
+    """Written right to left: Arabic or Hebrew letters (their presentation forms too)."""
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+
+
+def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
+    """The page's words (`get_text("words", sort=False)`, kwargs as a clip), a right-to-left
+    word whole: MuPDF cuts Arabic words where their joined letters meet ("ا ﻧﻮ اع" for
+    "اﻧﻮاع", its line's text whole). Pieces on one line whose boxes touch (the next one's
+    right edge within `rtl_touch_share` of the line's height of the previous one's left) are one
+    word, read in MuPDF's order (right to left)."""
+    out: list[tuple] = []
+    for word in page.get_text("words", sort=False, **kwargs):
+        x0, y0, x1, y1, text, block, line, _ = word
+        if out:
+            px0, py0, px1, py1, ptext, pblock, pline, pno = out[-1]
+            touch = TEXT_LAYER.rtl_touch_share * (y1 - y0)
+            if (
+                (block, line) == (pblock, pline)
+                and _right_to_left(text)
+                and _right_to_left(ptext)
+                and abs(px0 - x1) <= touch
+            ):
+                out[-1] = (min(x0, px0), min(y0, py0), max(x1, px1), max(y1, py1), ptext + text,
+                           pblock, pline, pno)  # fmt: skip
+                continue
+        out.append(word)
+    return out
+
+
 def word_styles(
     page: pymupdf.Page, words: list[tuple] | None = None, *, params: TextLayerParams = TEXT_LAYER
 ) -> tuple[dict[_Key, list], dict[_Key, float], dict[_Key, str]]:
@@ -125,7 +155,7 @@ def word_styles(
                     drawn += 1
                     buckets.setdefault(band, []).append((drawn, cx, cy, char, size, mark))
     if words is None:
-        words = page.get_text("words", sort=False)
+        words = page_words(page)
     band, reach = params.glyph_bucket_pt, params.glyph_in_word_pt
     for x0, y0, x1, y1, text, k, i, n in words:
         inside = [

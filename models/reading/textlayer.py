@@ -39,6 +39,7 @@ from models.reading.layer_words import (
     expanded,
     join_text,
     joined_lines,
+    page_words,
     word_styles,
 )
 from models.reading.layout_regions import apply_layout
@@ -189,7 +190,7 @@ def _trusted_layer(
 def _plain_layer_reading(page: pymupdf.Page, *, page_number: int, dpi: int) -> PageReading:
     """The layer's lines as paragraphs, in its order, on the page as shown."""
     to_pixels = _to_pixels(page.rotation_matrix * (dpi / POINTS_PER_INCH))
-    plain = layer_plain_lines(page.get_text("words", sort=False), to_pixels)
+    plain = layer_plain_lines(page_words(page), to_pixels)
     rect = page.rect * (dpi / POINTS_PER_INCH)
     return PageReading(page_number=page_number, blocks=plain_blocks(plain), width=int(rect.width),
                        height=int(rect.height), source="text_layer",
@@ -261,16 +262,16 @@ def _layer_reading(
         if is_junk_line(line_text(line), params=params)
     }  # fmt: skip
     junk_rects = [pymupdf.Rect(text_blocks[k]["lines"][i]["bbox"]) for k, i in junk]
-    page_words = page.get_text("words", sort=False)  # once: word_styles reads the same words
+    words_on_page = page_words(page)  # once: word_styles reads the same words
     # The plain reading under the structured one: the layer's lines, but its specks (above).
     plain = layer_plain_lines(
-        [w for w in page_words if not any(_centre(w) in r for r in junk_rects)],
+        [w for w in words_on_page if not any(_centre(w) in r for r in junk_rects)],
         _to_pixels(rot * scale),
     )
-    scripts, word_size, word_text = word_styles(page, page_words, params=params)
+    scripts, word_size, word_text = word_styles(page, words_on_page, params=params)
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
-    for x0, y0, x1, y1, text, block_no, line_no, word_no in page_words:
+    for x0, y0, x1, y1, text, block_no, line_no, word_no in words_on_page:
         k = _owner(rects, (x0, y0, x1, y1), block_no, params)
         centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
         if k is None or any(centre in rect for rect in junk_rects):

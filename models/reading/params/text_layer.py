@@ -51,6 +51,9 @@ class TextLayerParams:
     script_shift_ratio: float = 0.15  # and its baseline moved by this share of the line's size
     glyph_bucket_pt: int = 8  # glyphs bucketed by the height of their centre, in bands this tall
     glyph_in_word_pt: float = 0.5  # a glyph's centre this far outside a word's box is in it
+    # right-to-left pieces of one word touch: the next one's edge within this share of the
+    # line's height (MuPDF's Arabic pieces meet exactly; a space is about a quarter)
+    rtl_touch_share: float = 0.05
     owner_margin_pt: int = 1  # a word's centre this far outside a block's box is in it
     bold_share: float = 0.6  # a block is bold when more of its characters are
     drawn_twice_min_chars: int = 12  # text this long drawn twice, overlapping, is read once

@@ -7,7 +7,9 @@ from pathlib import Path
 import pymupdf
 
 from models.engine import Word
-from models.reading.layer_words import block_words, expanded, word_styles
+from models.reading.layer_words import block_words, expanded, page_words, word_styles
+from models.reading.textlayer import text_layer_reading
+from tests.conftest import CORPUS
 
 
 def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path):
@@ -107,3 +109,17 @@ def test_dot_leaders_go_and_the_entry_stays():
         "on",
         "...",
     ]
+
+
+def test_an_arabic_word_is_one_word_not_the_pieces_its_joined_letters_make():
+    """MuPDF cuts "اﻧﻮاع" into "ا", "ﻧﻮ", "اع" (pieces whose boxes touch, right to left): a
+    screen reader spelt out pieces of words. The page's words are its lines' words, and the
+    reading's text is the layer's text."""
+    with pymupdf.open(CORPUS / "pdfjs" / "ArabicCIDTrueType.pdf") as doc:
+        page = doc[0]
+        lines = [line.split() for line in page.get_text("text").splitlines() if line.strip()]
+        assert [w[4] for w in page_words(page)] == [word for line in lines for word in line]
+        assert len(page.get_text("words")) > len(page_words(page))  # MuPDF's own: pieces
+        reading = text_layer_reading(page, page_number=1, dpi=150)
+    text = " ".join(b.text for b in reading.blocks)
+    assert text.split() == [word for line in lines for word in line]
