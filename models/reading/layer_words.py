@@ -108,10 +108,19 @@ def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
     """The page's words (`get_text("words", sort=False)`, kwargs as a clip), a right-to-left
     word whole: MuPDF cuts Arabic words where their joined letters meet ("ا ﻧﻮ اع" for
     "اﻧﻮاع", its line's text whole). Pieces on one line whose boxes touch (the next one's
-    right edge within `rtl_touch_share` of the line's height of the previous one's left) are one
-    word, read in MuPDF's order (right to left)."""
+    right edge within `rtl_touch_share` of the line's height of the previous one's left) and
+    that the line's text holds with no space between them are one word, in MuPDF's order."""
+    words = page.get_text("words", sort=False, **kwargs)
+    if not any(_right_to_left(w[4]) for w in words):
+        return words
+    blocks = [b for b in page.get_text("dict", sort=False, **kwargs)["blocks"] if b["type"] == 0]
+    line_text = {
+        (k, i): "".join(span["text"] for span in line["spans"])
+        for k, block in enumerate(blocks)
+        for i, line in enumerate(block["lines"])
+    }
     out: list[tuple] = []
-    for word in page.get_text("words", sort=False, **kwargs):
+    for word in words:
         x0, y0, x1, y1, text, block, line, _ = word
         if out:
             px0, py0, px1, py1, ptext, pblock, pline, pno = out[-1]
@@ -121,6 +130,7 @@ def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
                 and _right_to_left(text)
                 and _right_to_left(ptext)
                 and abs(px0 - x1) <= touch
+                and ptext + text in line_text.get((block, line), "")
             ):
                 out[-1] = (min(x0, px0), min(y0, py0), max(x1, px1), max(y1, py1), ptext + text,
                            pblock, pline, pno)  # fmt: skip

@@ -238,11 +238,14 @@ def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool
 
 
 def off_page_edges(bbox: BBox, page: ReadingPage) -> BBox | None:
-    """The box without the band along each page border it reaches (LAYOUT.figure_page_edge_in,
-    at the page's DPI): where a scan's dark edge lies. None when nothing is left."""
+    """The box without the band along each page border it reaches (LAYOUT.figure_page_edge_in
+    at the page's DPI, at most figure_page_edge_max_share of that side): where a scan's dark
+    edge lies. None when nothing is left."""
     band = LAYOUT.figure_page_edge_in * page.dpi
-    x0, y0 = max(bbox[0], band), max(bbox[1], band)
-    x1, y1 = min(bbox[2], page.width - band), min(bbox[3], page.height - band)
+    across = min(band, LAYOUT.figure_page_edge_max_share * page.width)
+    down = min(band, LAYOUT.figure_page_edge_max_share * page.height)
+    x0, y0 = max(bbox[0], across), max(bbox[1], down)
+    x1, y1 = min(bbox[2], page.width - across), min(bbox[3], page.height - down)
     return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 

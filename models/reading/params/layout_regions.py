@@ -16,6 +16,9 @@ class LayoutParams:
     # own edge (the book's next leaf, the scanner's lid, a dark margin) is no illustration. A
     # typescript's top 0.2 in of edge held its "figure"'s ink (4 %); past it, 0.02 %.
     figure_page_edge_in: float = 0.25
+    # ... at most this share of the page's side (a label or a card a few inches across: a
+    # 120 x 30 pt page had no inside left at all)
+    figure_page_edge_max_share: float = 0.05
     nested_text_share: float = 0.8  # a text region this much inside a bigger one is part of it
     grid_table_share: float = 0.7  # a table region this much inside one printed grid is that grid
     column_gap_share: float = 0.01  # the narrowest gutter between columns, of the page's width

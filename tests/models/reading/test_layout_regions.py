@@ -189,6 +189,9 @@ def test_a_scans_dark_edge_is_no_figure_and_a_photo_to_the_edge_is():
     assert figure_worthy((300, 300, 1200, 900), _page(), _EdgeInk((300, 300, 1200, 600)))
     # A strip along the border holds nothing once its edge is set aside.
     assert not figure_worthy((0, 0, WIDTH, 70), _page(), _EdgeInk((0, 0, WIDTH, 70)))
+    # A page a few tenths of an inch tall (a label) sets aside 5 % of its side, not 0.25 in.
+    label = ReadingPage(blocks=[], regions=[], width=500, height=125, dpi=300, source="ocr")
+    assert figure_worthy((0, 0, 500, 125), label, _EdgeInk((0, 0, 500, 60)))
 
 
 def test_a_charts_labels_stay_with_its_figure_and_strokes_leave():
