@@ -66,6 +66,11 @@ def _beside(a, b) -> bool:
     return share_a_row(a, b, 0.5) and (a[2] <= b[0] or b[2] <= a[0])
 
 
+def _alone_on_its_row(rb: ReadBlock, others: list[ReadBlock]) -> bool:
+    """No other block beside rb on its row (a table's cell, a form's label, a name in a row)."""
+    return not any(o is not rb and o.bbox and _beside(o.bbox, rb.bbox) for o in others)
+
+
 def bold_titles(
     blocks: list[ReadBlock],
     body_size: float,
@@ -140,7 +145,7 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
         if before is not None and (before.kind != "paragraph" or line_count(before) == 1):
             continue  # under a title or a line of its own: front matter (the authors' names)
         around = [b for b in body if b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]
-        if not around or any(o is not rb and o.bbox and _beside(o.bbox, rb.bbox) for o in blocks):
+        if not around or not _alone_on_its_row(rb, blocks):
             continue
         left = min(b.bbox[0] for b in around)  # type: ignore[index]
         right = max(b.bbox[2] for b in around)  # type: ignore[index]
@@ -164,7 +169,7 @@ def _title_line(rb: ReadBlock, rows: list[ReadBlock], *, params: AssembleParams)
         and (text[:1].isupper() or text[:1].isdigit())
         and not text.endswith((".", ",", ";", ":"))
         and real_words(rb.words, text)
-        and not any(o is not rb and _beside(o.bbox, rb.bbox) for o in rows)
+        and _alone_on_its_row(rb, rows)
     )
 
 

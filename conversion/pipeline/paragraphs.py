@@ -92,8 +92,9 @@ def _opens_indented(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -
 
 def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams) -> bool:
     """rb goes on with the paragraph prev: same column and size (or prev its first line), no
-    sentence end between; a block in capitals whose first line is indented opens its own (a
-    misread full stop, "amour ," over an indented "Lorsque", ends no sentence)."""
+    sentence end between; a block opening in a capital whose first line is indented opens
+    its own paragraph (a misread full stop, "amour ," over an indented "Lorsque", ends no
+    sentence)."""
     return bool(
         prev is not None
         and prev.kind == rb.kind == "paragraph"

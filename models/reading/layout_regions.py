@@ -233,11 +233,11 @@ def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool
     dark = image.ink(bbox)
     if not LAYOUT.figure_min_ink_share <= dark <= LAYOUT.figure_max_ink_share:
         return False
-    inner = off_page_edges(bbox, page)
+    inner = _off_page_edges(bbox, page)
     return inner is not None and image.ink(inner) >= LAYOUT.figure_min_ink_share
 
 
-def off_page_edges(bbox: BBox, page: ReadingPage) -> BBox | None:
+def _off_page_edges(bbox: BBox, page: ReadingPage) -> BBox | None:
     """The box without the band along each page border it reaches (LAYOUT.figure_page_edge_in
     at the page's DPI, at most figure_page_edge_max_share of that side): where a scan's dark
     edge lies. None when nothing is left."""
