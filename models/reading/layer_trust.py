@@ -23,14 +23,18 @@ from models.reading.params.text_layer import (
 
 _OCR_FONTS = ("GlyphLessFont", "GlyphLess")
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
+# Where Windows puts a symbol font's glyphs (Symbol, Wingdings: Word's bullets U+F0B7, its
+# equation symbols): signs a page holds beside its words, not a font whose text is encoded away.
+_SYMBOL_FONT_CODES = re.compile("[\uf020-\uf0ff]")
 _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
 def looks_like_language(text: str, *, params: TextLayerParams = TEXT_LAYER) -> bool:
-    """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs,
-    mostly letters, words of two letters or more, and letters in the proportions of a
-    language (a shifted font encoding, "Opnbddchmfr ne sgd", has few vowels and none of the
-    short common words)."""
+    """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs
+    (a symbol font's signs aside), mostly letters, words of two letters or more, and letters
+    in the proportions of a language (a shifted font encoding, "Opnbddchmfr ne sgd", has few
+    vowels and none of the short common words)."""
+    text = _SYMBOL_FONT_CODES.sub(" ", text)
     visible = sum(not c.isspace() for c in text) or 1
     # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
     # the rest of a good layer good; more, and the font's text is not to be trusted.

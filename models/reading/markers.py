@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
-# Bullets as printed (and as a text layer holds them).
-BULLET_GLYPHS = "•·●▪■◦‣⁃∙"
+# Bullets as printed (and as a text layer holds them), and Word's bullets in a symbol font as
+# its text layers hold them: Symbol's bullet, Wingdings' square, arrowhead, tick, black square
+# and box, at U+F000 + their code.
+BULLET_GLYPHS = "•·●▪■◦‣⁃∙\uf0b7\uf0a7\uf0d8\uf0fc\uf06e\uf071"
 # 1. 2) (3) a. b) (c) iv.
 _ORDINAL = r"\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|\([a-z]\)|[ivx]{1,4}[.)]"
 

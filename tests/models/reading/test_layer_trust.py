@@ -35,6 +35,13 @@ def test_text_layer_judged_by_its_letters():
     assert not looks_like_language(BODY + " (cid:12)" * 10)
 
 
+def test_a_symbol_fonts_signs_leave_the_words_around_them_language():
+    # Word's bullets (Symbol's U+F0B7) and equation signs beside the words: language; a text
+    # set wholly in a symbol font's codes is not.
+    assert looks_like_language("\uf0b7 Bring the signed form to the desk " * 6)
+    assert not looks_like_language("".join(chr(0xF000 + ord(c)) for c in BODY * 3))
+
+
 def test_lines_of_specks_are_junk_and_text_is_not():
     for junk in ("a. t>.", "RO", ";", '."5/0-', "|"):
         assert is_junk_line(junk), junk

@@ -85,6 +85,48 @@ def test_shifted_encoding_is_read_again(tmp_path):
     assert result.report["page_sources"] == {"1": "ocr"}
 
 
+def _word_bullets(path):
+    """A list as Word writes it: each bullet a glyph of a symbol font, whose code c the text
+    layer gives as U+F000 + c (Symbol's bullet: U+F0B7)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "What to bring", fontname="hebo", fontsize=16)
+    for i, item in enumerate(WORD_ITEMS):
+        page.insert_text((72, 120 + 18 * i), "\u00b7", fontname="cour", fontsize=11)
+        page.insert_text((90, 120 + 18 * i), item, fontname="helv", fontsize=11)
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Sym def "
+        "1 begincodespacerange <00> <FF> endcodespacerange "
+        "1 beginbfrange <20> <FF> <F020> endbfrange endcmap "
+        "CMapName currentdict /CMap defineresource pop end end"
+    )
+    courier = next(f[0] for f in page.get_fonts() if f[3] == "Courier")
+    to_unicode = doc.get_new_xref()
+    doc.update_object(to_unicode, "<<>>")
+    doc.update_stream(to_unicode, cmap.encode())
+    doc.xref_set_key(courier, "ToUnicode", f"{to_unicode} 0 R")
+    doc.save(path)
+    return path
+
+
+WORD_ITEMS = [
+    "Bring the signed form to the front desk",
+    "Keep a copy of the receipt for your records",
+    "Ask for a large-print version if you need one",
+    "Return the library books before June",
+]
+
+
+def test_word_bullets_in_a_symbol_font_make_a_list_of_the_text_layer(tmp_path):
+    pdf = _word_bullets(tmp_path / "bullets.pdf")
+    assert "\uf0b7" in pymupdf.open(pdf)[0].get_text()  # the layer holds Word's code
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
+    items = BeautifulSoup(result.html_path.read_text(), "html.parser").select("main ul > li")
+    assert [li.get_text(" ", strip=True) for li in items] == WORD_ITEMS
+
+
 def test_text_under_a_page_image_is_an_ocr_layer(tmp_path):
     """Visible text hidden under a full-page scan: an earlier OCR run, read again."""
     doc = pymupdf.open()
