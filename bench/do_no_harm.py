@@ -33,7 +33,9 @@ Per page:
   kept: it is in the HTML, only marked; so does an image's alt text (a screen reader reads it).
 - emptied: ours holds < EMPTIED_SHARE of plain's words while plain has >= EMPTIED_MIN_WORDS.
 - flagged: an UNREADABLE finding (the engine's "Handwriting or illegible text") on the page;
-  a flag is false unless the page is handwritten (realworld's pages with a `flag` test).
+  a flag is false unless the page is handwritten (realworld's pages with a `flag` test). One
+  that names the script the page is printed in (print our languages do not read) calls
+  nothing handwriting: `unread_script` holds it.
 - routed: a finding of an open level (conversion.pipeline.document.OPEN_LEVELS: error,
   needs_review) on the page or on no page (the doubts of models/reading/doubts.py and
   conversion/pipeline/doubts.py among them); figure_only: every such finding a figure's
@@ -356,7 +358,8 @@ def page_row(number: int, ours: str, plain: str, kind: str, junk: Counter, findi
     text_n = sum(text_words.values())
     _, text_matched, text_lost = kept_words(ours_words, text_words)
     open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
-    flagged = any(f["code"] == UNREADABLE for f in findings)
+    unread = [f for f in findings if f["code"] == UNREADABLE]
+    flagged = any(not f.get("script") for f in unread)
     return {
         "page": number,
         "plain": kind,
@@ -370,6 +373,7 @@ def page_row(number: int, ours: str, plain: str, kind: str, junk: Counter, findi
         "recall_text": text_matched / text_n if text_n else None,
         "emptied": plain_n >= EMPTIED_MIN_WORDS and ours_n < EMPTIED_SHARE * plain_n,
         "flagged": flagged,
+        "unread_script": next((f["script"] for f in unread if f.get("script")), None),
         "handwritten": number in sample.handwritten,
         "routed": bool(open_codes),
         "figure_only": bool(open_codes) and set(open_codes) <= set(FIGURE_CODES),

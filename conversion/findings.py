@@ -29,7 +29,7 @@ GROUP_TITLES = {
     "EMPTY_BLOCK": "Empty blocks",
     "READING_ORDER": "Reading order to check",
     "TEXT_AS_IMAGE": "Text inside images",
-    "UNREADABLE": "Handwritten or illegible pages, not transcribed",
+    "UNREADABLE": "Handwriting, illegible text or a script not read: pages not transcribed",
     "FORMULA_NOT_TRANSCRIBED": "Formulas not transcribed",
 }
 _BLOCK_NAMES = {

@@ -24,7 +24,7 @@ _UNCERTAIN = "LOW_CONFIDENCE"  # words rendered in <mark class="uncertain">
 
 def open_items(findings: list[dict]) -> list[str]:
     """What was not checked, one phrase per kind, most items first: "Uncertain text (12)",
-    "Handwritten or illegible pages (pages 2, 5)"."""
+    "Handwriting, illegible text or a script not read: pages not transcribed (pages 2, 5)"."""
     open_ = [f for f in findings if f.get("level") in OPEN_LEVELS]
     counts = Counter(f.get("code") or "" for f in open_)
     phrases = []

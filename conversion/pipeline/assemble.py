@@ -120,6 +120,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                     level=f.get("level", "warning"),
                     message=f.get("message", ""),
                     page=reading.page_number,
+                    script=f.get("script"),
                 )
             )
         if not page.blocks:

@@ -290,7 +290,16 @@ def _page_scan_html(block: Block, page: Page, figure_no: int, opts: RenderOption
     number = page.number
     read = [b for b in page.blocks if not b.page_scan and b.kind not in _FURNITURE]
     partly = any(b.text.strip() or b.rows or b.items for b in read)
-    if partly:
+    script = block.unread_script
+    if script:  # print, never called handwriting
+        unread = f"printed in the {script} script, which this server's OCR does not read,"
+        says = (
+            f"Parts of page {number} are {unread} and were not transcribed. The image of the "
+            "whole page follows the note."
+            if partly
+            else f"Page {number} is {unread} and was not transcribed. Its image follows."
+        )
+    elif partly:
         says = (
             f"Parts of page {number} are handwritten or illegible and were not transcribed."
             " The image of the whole page follows the note."

@@ -76,6 +76,19 @@ log = logging.getLogger(__name__)
 # score PROBE_MARGIN times the other to decide.
 PROBE_LINES = 3
 PROBE_MARGIN = 2.0
+# An unreadable page is print in a script the languages do not read when Tesseract's script
+# detection names another script and finds the page's orientation with at least this score
+# (its own unit): print's regular lines score 9-28 (Thai, Greek, Korean, Chinese, Japanese
+# pages), handwriting 3.6-3.9. The script's own score tells neither (0.4-5 for print, 0.2-0.6
+# for handwriting called "Japanese").
+PRINT_ORIENTATION_SCORE = 8.0
+# The scripts of Tesseract's languages that are not Latin (Tesseract's script names).
+_SCRIPTS = {
+    "ara": "Arabic", "fas": "Arabic", "urd": "Arabic", "bul": "Cyrillic", "rus": "Cyrillic",
+    "srp": "Cyrillic", "ukr": "Cyrillic", "ell": "Greek", "heb": "Hebrew", "hin": "Devanagari",
+    "mar": "Devanagari", "ben": "Bengali", "tha": "Thai", "chi_sim": "Han", "chi_tra": "Han",
+    "jpn": "Japanese", "kor": "Korean",
+}  # fmt: skip
 
 
 @dataclass
@@ -242,22 +255,38 @@ class TesseractEngine(PartRereads):
         return api
 
     # -- one page ------------------------------------------------------------------------------
-    def _orientation(self, gray: Image.Image) -> int:
-        """Degrees (counter-clockwise, as PIL rotates) that make the page upright."""
+    def _detect_orientation_script(self, gray: Image.Image) -> dict:
+        """Tesseract's orientation and script detection on the page ({} when it cannot
+        tell: too little text, or no OSD data)."""
         if self._osd is None:
-            return 0
+            return {}
         small = gray
         if max(gray.size) > 1200:
             scale = 1200 / max(gray.size)
             small = gray.resize((int(gray.width * scale), int(gray.height * scale)))
         self._osd.SetImage(small)
         try:
-            result = self._osd.DetectOrientationScript()
+            return self._osd.DetectOrientationScript() or {}
         except RuntimeError:
+            return {}
+
+    def _orientation(self, gray: Image.Image) -> int:
+        """Degrees (counter-clockwise, as PIL rotates) that make the page upright."""
+        result = self._detect_orientation_script(gray)
+        if result.get("orient_conf", 0) < 2.0:
             return 0  # too little text to tell: keep the page as it is
-        if not result or result.get("orient_conf", 0) < 2.0:
-            return 0
         return int(result["orient_deg"]) % 360
+
+    def _foreign_script(self, gray: Image.Image) -> str | None:
+        """The script an unreadable page is printed in when it is surely none of the
+        languages' (Thai print read with English is as illegible as handwriting)."""
+        result = self._detect_orientation_script(gray)
+        script = result.get("script_name")
+        ours = {"Latin"} | {_SCRIPTS.get(code, "Latin") for code in self.languages.split("+")}
+        printed = result.get("orient_conf", 0) >= PRINT_ORIENTATION_SCORE
+        if script and script not in ours and printed:
+            return script
+        return None
 
     def _sideways_turn(self, gray: Image.Image, boxes, dpi: int) -> int | None:
         """90 or 270: the turn that makes a page lying on its side upright, from its longest
@@ -432,7 +461,8 @@ class TesseractEngine(PartRereads):
         unreadable = text.illegibility.unreadable(
             [r.bbox for r in regions if r.kind in PICTURE_CLASSES]
         )
-        read = scan_structure(read, image, heads=heads, unreadable=unreadable)
+        script = self._foreign_script(gray) if unreadable else None
+        read = scan_structure(read, image, heads=heads, unreadable=unreadable, script=script)
         # A page judged handwritten keeps only the lines read surely.
         surely = FLOOR.unreadable_keep_confidence if unreadable else None
         read = with_floor(read, plain.lines, page_number=page.page_number, min_confidence=surely)

@@ -20,13 +20,13 @@ from models.reading.params.scan import SCAN
 from models.reading.regions import formula_regions, header_tables
 from models.reading.ruled_tables import Grid, ruled_tables, table_rules
 from models.reading.scan_blocks import (
-    UNREADABLE_FINDING,
     Illegibility,
     blocks_from_lines,
     crossed_by_text,
     join_list_continuations,
     outside_figures,
     sure_share,
+    unreadable_finding,
     without_illegible,
     without_noise,
 )
@@ -113,15 +113,21 @@ def scan_text(
 
 
 def scan_structure(
-    page: ReadingPage, image: PageImageAccess, *, heads: list, unreadable: bool
+    page: ReadingPage,
+    image: PageImageAccess,
+    *,
+    heads: list,
+    unreadable: bool,
+    script: str | None = None,
 ) -> ReadingPage:
     """The page's blocks given their kinds, tables, figures and order by its layout regions
     (the model's and the formulas'), with a table under each reversed header row of column
     heads (`heads`: each bar with the lines read in it); list items joined with the short
-    paragraphs that continue them; the finding of an unreadable page."""
+    paragraphs that continue them; the finding of an unreadable page (`script`: the script it
+    is printed in, when that is why it could not be read)."""
     page = replace(page, regions=page.regions + header_tables(heads, page.regions))
     ranks = engine_ranks(page.blocks)  # Tesseract's own order, a second opinion on ours
     page = apply_layout(page, image)
-    findings = page.findings + ([dict(UNREADABLE_FINDING)] if unreadable else [])
+    findings = page.findings + ([unreadable_finding(script)] if unreadable else [])
     page = replace(page, blocks=join_list_continuations(page.blocks), findings=findings)
     return with_doubts(page, ranks)

@@ -126,6 +126,20 @@ UNREADABLE_FINDING = {
 }
 
 
+def unreadable_finding(script: str | None = None) -> dict:
+    """The finding of a page not transcribed: handwriting or illegible text, or print in a
+    `script` the OCR's languages do not read (print is never called handwriting)."""
+    if script is None:
+        return dict(UNREADABLE_FINDING)
+    return {
+        **UNREADABLE_FINDING,
+        "script": script,
+        "message": f"Printed text in the {script} script, which this server's OCR languages do "
+        f"not read: not transcribed. Ask for a review to have it transcribed, or have "
+        f"Tesseract's {script} language installed and convert it again.",
+    }
+
+
 def sure_share(lines: list[Line]) -> float:
     """The share of a page's words (of a few letters) Tesseract read surely, whether its
     dictionary knows them or not: print in any language reads so, handwriting does not."""

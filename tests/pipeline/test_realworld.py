@@ -4,6 +4,7 @@ trusted."""
 
 from __future__ import annotations
 
+import pymupdf
 import pytest
 from bs4 import BeautifulSoup
 
@@ -27,10 +28,42 @@ def test_handwriting_is_flagged_per_page_and_invents_no_structure(engine, tmp_pa
     unreadable = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
     assert sorted(f["page"] for f in unreadable) == [1, 2]
     assert all(f["level"] == "needs_review" for f in unreadable)
+    # Handwriting is no print in a script we do not read (its lines are not print's).
+    assert not any(f.get("script") for f in unreadable)
     # A finding to review routes the job to review (conversion.pipeline.document.open_findings).
     assert open_findings(result.report["summary"]) >= 2
     main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
     assert main.find(["h1", "h2", "h3", "h4", "h5", "h6"]) is None  # no nonsense headings
+
+
+def _printed_greek(path):
+    """A page of Greek print as a 300-DPI scan (PyMuPDF's own CJK font holds Greek)."""
+    text = (
+        "Η βιβλιοθήκη του πανεπιστημίου είναι ανοιχτή για όλους τους αναγνώστες από Δευτέρα "
+        "έως Παρασκευή. Για να δανειστείτε ένα βιβλίο, συμπληρώστε την αίτηση στο γκισέ. "
+    )
+    typed = pymupdf.open()
+    page = typed.new_page()
+    page.insert_font(fontname="F0", fontbuffer=pymupdf.Font("cjk").buffer)
+    page.insert_textbox(pymupdf.Rect(60, 60, 540, 780), text * 8, fontname="F0", fontsize=12)
+    scan = pymupdf.open()
+    scan.new_page(width=page.rect.width, height=page.rect.height).insert_image(
+        page.rect, pixmap=page.get_pixmap(dpi=300, colorspace="gray")
+    )
+    scan.save(path)
+    return path
+
+
+@pytest.mark.slow
+def test_print_in_a_script_the_languages_do_not_read_is_not_called_handwriting(engine, tmp_path):
+    result = convert_pdf(_printed_greek(tmp_path / "greek.pdf"), tmp_path, engine,
+                         ConvertOptions())  # fmt: skip
+    unreadable = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
+    assert [f.get("script") for f in unreadable] == ["Greek"]
+    assert "andwrit" not in unreadable[0]["message"]
+    note = BeautifulSoup(result.html_path.read_text(), "html.parser").select_one('[role="note"]')
+    assert "printed in the Greek script" in note.get_text(" ", strip=True)
+    assert "andwrit" not in note.get_text()
 
 
 @pytest.mark.slow
