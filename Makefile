@@ -17,7 +17,7 @@ demo: setup
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py collectstatic --noinput -v0
 	$(PY) manage.py convert $(SAMPLE) --out out/
-	$(PY) manage.py create_local_user --keep-password --reviewer
+	$(PY) manage.py create_local_user --keep-password --reviewer --site http://$(HOST):$(PORT)
 	@echo "Sample converted: out/linn.html. Site: http://$(HOST):$(PORT)/  (sign in: see above)"
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
 

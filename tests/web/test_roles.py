@@ -19,8 +19,11 @@ def _user(name: str):
 
 @pytest.mark.django_db
 def test_create_local_user_makes_an_ordinary_user_by_default(client, capsys):
-    call_command("create_local_user", "olga", "--password", "pw-olga-12345")
-    assert "(created; ordinary user)" in capsys.readouterr().out
+    call_command("create_local_user", "olga", "--password", "pw-olga-12345",
+                 "--site", "http://127.0.0.1:18999")  # fmt: skip
+    out = capsys.readouterr().out
+    assert "(created; ordinary user)" in out
+    assert "Sign in:   http://127.0.0.1:18999/accounts/login/" in out  # make demo PORT=18999
     olga = _user("olga")
     assert not (olga.is_staff or olga.is_superuser or can_review(olga))
     client.force_login(olga)

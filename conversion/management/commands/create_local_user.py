@@ -29,9 +29,12 @@ class Command(BaseCommand):
                             help="In the Reviewers group: sees and reviews every job.")  # fmt: skip
         parser.add_argument("--staff", action="store_true", help="May use the admin site.")
         parser.add_argument("--superuser", action="store_true", help="Every permission.")
+        parser.add_argument("--site", default="http://localhost:8000",
+                            help="The site's address, for the sign-in link printed.")  # fmt: skip
 
     def handle(self, *args, username: str, password: str | None, keep_password: bool,
-               reviewer: bool, staff: bool, superuser: bool, **options) -> None:  # fmt: skip
+               reviewer: bool, staff: bool, superuser: bool, site: str,
+               **options) -> None:  # fmt: skip
         user_model = get_user_model()
         user, created = user_model.objects.get_or_create(**{user_model.USERNAME_FIELD: username})
         shown = None
@@ -45,5 +48,5 @@ class Command(BaseCommand):
         self.stdout.write(f"User:      {username} ({state}; {', '.join(roles)})")
         if shown:
             self.stdout.write(f"Password:  {shown}")
-        self.stdout.write("Sign in:   http://localhost:8000/accounts/login/")
+        self.stdout.write(f"Sign in:   {site.rstrip('/')}/accounts/login/")
         self.stdout.write(f"API token: {token.key}")
