@@ -296,22 +296,11 @@ def table_block(
 ) -> ReadBlock:
     """The table's cells (with spans) filled with the words whose centers fall inside them
     (a page image of `dpi`)."""
-    n_rows, n_cols = len(grid.ys) - 1, len(grid.xs) - 1
-    texts: list[list[list[str]]] = [[[] for _ in range(n_cols)] for _ in range(n_rows)]
-    for w in words:
-        if w.bbox is None:
-            continue
-        cx, cy = (w.bbox[0] + w.bbox[2]) / 2, (w.bbox[1] + w.bbox[3]) / 2
-        r = next((i for i in range(n_rows) if grid.ys[i] <= cy < grid.ys[i + 1]), None)
-        c = next((j for j in range(n_cols) if grid.xs[j] <= cx < grid.xs[j + 1]), None)
-        text = w.text.strip(RULE_GLYPHS)  # a rule read as a glyph ("|76.7") is no text
-        if r is not None and c is not None and text:
-            texts[r][c].append(text)
-    rows: list[list[dict]] = [[] for _ in range(n_rows)]
-    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
-        words_in = [t for rr in range(r, r + rowspan) for cc in range(c, c + colspan)
-                    for t in texts[rr][cc]]  # fmt: skip
-        rows[r].append({"text": " ".join(words_in), "header": False, "rowspan": rowspan,
+    rows: list[list[dict]] = [[] for _ in range(len(grid.ys) - 1)]
+    for (r, _, rowspan, colspan), inside in _words_by_cell(grid, words, dpi, params):
+        # A rule read as a glyph ("|76.7") is no text.
+        texts = [t for t in (w.text.strip(RULE_GLYPHS) for w in inside) if t]
+        rows[r].append({"text": " ".join(texts), "header": False, "rowspan": rowspan,
                         "colspan": colspan})  # fmt: skip
     if rows and _header_row(grid, ink, dpi, params):
         for cell in rows[0]:
@@ -319,17 +308,32 @@ def table_block(
     return ReadBlock(kind="table", bbox=grid.bbox, rows=rows, text="")
 
 
+def _words_by_cell(
+    grid: Grid, words: list[Word], dpi: int, params: RuledTableParams
+) -> list[tuple[tuple[int, int, int, int], list[Word]]]:
+    """Each of the grid's cells (row, column, rowspan, colspan) with the words whose centres
+    fall inside it, in the words' order (a cell's lines one after the other)."""
+    out = []
+    for cell in grid_cells(grid, dpi, params=params):
+        r, c, rowspan, colspan = cell
+        x0, y0 = grid.xs[c], grid.ys[r]
+        x1, y1 = grid.xs[c + colspan], grid.ys[r + rowspan]
+        inside = [
+            w for w in words
+            if w.bbox is not None
+            and x0 <= (w.bbox[0] + w.bbox[2]) / 2 < x1 and y0 <= (w.bbox[1] + w.bbox[3]) / 2 < y1
+        ]  # fmt: skip
+        out.append((cell, inside))
+    return out
+
+
 def _labelled_boxes(grid: Grid, words: list[Word], dpi: int, params: RuledTableParams) -> bool:
     """A form's boxes: in most cells holding two lines or more (`labelled_box_share`), the
     first line's words are small print (`label_height_ratio` of the rest's height or less), a
     label over its answer. Their lines are no rows of their own."""
-    boxed = [w for w in words if w.bbox]
     multi = labelled = 0
-    for r, c, rowspan, colspan in grid_cells(grid, dpi, params=params):
-        x0, y0 = grid.xs[c], grid.ys[r]
-        x1, y1 = grid.xs[c + colspan], grid.ys[r + rowspan]
-        inside = [w.bbox for w in boxed if x0 <= (w.bbox[0] + w.bbox[2]) / 2 < x1  # type: ignore[index]
-                  and y0 <= (w.bbox[1] + w.bbox[3]) / 2 < y1]  # type: ignore[index]  # fmt: skip
+    for _, in_cell in _words_by_cell(grid, words, dpi, params):
+        inside = [w.bbox for w in in_cell if w.bbox]
         if not inside:
             continue
         first_bottom = min(inside, key=lambda b: b[1])[3]  # the topmost word's foot
