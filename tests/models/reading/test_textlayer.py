@@ -18,6 +18,7 @@ from models.engine import PageReading
 from models.ocr import TesseractEngine
 from models.reading import textlayer
 from models.reading.floor import FALLBACK_CODE, RESTORED_CODE
+from models.reading.layer_trust import is_ocr_layer
 from models.reading.layout_regions import apply_layout
 from models.reading.textlayer import text_layer_reading
 from tests.conftest import ROOT
@@ -239,7 +240,8 @@ def test_words_belong_to_their_block_when_an_image_comes_first(tmp_path):
 def _spaces_drawn_apart(path):
     """Lines of visible text whose spaces the PDF draws again, as invisible text of their own
     (a form generator does so): MuPDF makes each run of spaces a line, whose box lies over the
-    short words between them. With that much invisible text the page counts as an OCR layer."""
+    short words between them. Invisible spaces alone make no OCR layer (white space counts
+    for nothing in the share of visible text)."""
     doc = pymupdf.open()
     page = doc.new_page()
     lines = [
@@ -250,6 +252,7 @@ def _spaces_drawn_apart(path):
     ]
     for y, line in zip((120, 170, 220, 270), lines, strict=True):
         page.insert_text((72, y), line, fontsize=11, fontname="helv")
+        page.insert_text((480, y), "no", fontsize=11, fontname="hebo")  # a form's answer
     writer = pymupdf.TextWriter(page.rect)
     for x0, _, _, y1, word, *_ in page.get_text("words"):
         if len(word) <= 2:  # a run of spaces over each short word, drawn after its line
@@ -266,9 +269,25 @@ def test_words_under_a_line_of_invisible_spaces_are_kept(tmp_path):
     path, lines = _spaces_drawn_apart(tmp_path / "spaces.pdf")
     reading = _layer_reading(path)
     assert reading is not None and reading.source == "text_layer"
-    text = " ".join(b.text for b in reading.blocks if b.text)
+    text = " ".join(_texts(reading))
     for line in lines:
         assert line in text, text
+
+
+def _texts(reading):
+    """The reading's texts: its blocks' and its tables' cells'."""
+    for block in reading.blocks:
+        yield block.text
+        yield from (cell["text"] for row in block.rows or () for cell in row)
+
+
+def test_invisible_spaces_make_no_ocr_layer_and_short_answers_stay(tmp_path):
+    """A form that sets its spaces as invisible text (pdfjs issue9972-2: 10 % of its
+    characters) was taken for an OCR layer, whose lines of two letters or fewer are specks:
+    its answers "yes" / "no" went."""
+    path, _ = _spaces_drawn_apart(tmp_path / "spaces.pdf")
+    assert not is_ocr_layer(pymupdf.open(path)[0])
+    assert list(_texts(_layer_reading(path))).count("no") == 4  # (a table of question | answer)
 
 
 def _exercise(path):
