@@ -450,6 +450,18 @@ def _first_data_row(grid: list[list[dict | None]], params: WordTableParams) -> i
     return next((r for r, row in enumerate(grid) if is_data_row(_texts(row), params=params)), None)
 
 
+def _repeated_below(grid: list[list[dict | None]], params: WordTableParams) -> bool:
+    """A top cell's text recurs down its column (a questionnaire's "yes" on every row): the
+    top row is a row like the others, not the header."""
+    body = grid[1:]
+    for c, top in enumerate(grid[0]):
+        text = top["text"].strip() if top else ""
+        same = sum(1 for row in body if row[c] is not None and row[c]["text"].strip() == text)  # type: ignore[index]
+        if text and len(body) >= 2 and same >= params.header_repeat_share * len(body):
+            return True
+    return False
+
+
 def _joined_header_lines(
     grid: list[list[dict | None]], params: WordTableParams
 ) -> list[list[dict | None]]:
@@ -508,7 +520,7 @@ def _mark_headers(
     grid = _joined_header_lines(grid, params)
     first_data = _first_data_row(grid, params)
     n_cols = len(grid[0])
-    head = 0 if first_data == 0 else 1
+    head = 0 if first_data == 0 or _repeated_below(grid, params) else 1
     if head and len(grid) > 2 and first_data != 1:
         # A group label over several columns of the row below (printed left-aligned): it spans
         # the empty slots after it that the row below fills.

@@ -32,6 +32,9 @@ class WordTableParams:
     data_row_number_share: float = 0.5  # a row whose filled cells are this share numbers is data
     header_max_lines: int = 4  # a header's cells stack at most this many lines (then: body rows)
     caption_word_gap_share: float = 2.0  # a "Table N" first row with a wider gap is a header row
+    # A top cell whose text recurs in this share of its column's rows below ("yes" on every
+    # line of a questionnaire) is data, and its row no header (a label names its column once).
+    header_repeat_share: float = 0.5
 
 
 @dataclass(frozen=True)

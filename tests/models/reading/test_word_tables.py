@@ -47,6 +47,18 @@ def test_unruled_table_rows_columns_and_header_row():
     assert not any(c["header"] for row in table.rows[1:] for c in row[1:])
 
 
+def test_a_first_row_whose_answers_recur_below_is_no_header():
+    """A questionnaire's rows (question, "yes", "no"): its first row is a row like the rest,
+    not the header of the columns (pdfjs issue9972-2 had "Did you eat anything before going
+    to bed?" over every question)."""
+    questions = ["Did you eat before bed?", "Did you drink coffee?", "Did you read a book?",
+                 "Did you watch television?"]  # fmt: skip
+    words = _cells([[(100, q), (700, "yes"), (800, "no")] for q in questions])
+    table = table_from_words(words, (90, 90, 900, 400))
+    assert table is not None and _texts(table)[0] == [questions[0], "yes", "no"]
+    assert not any(c["header"] for row in table.rows for c in row)
+
+
 def test_a_table_reader_runs_with_other_thresholds():
     """The thresholds are an argument: a table of four rows is none where five are needed."""
     words = _cells(BUDGET)
