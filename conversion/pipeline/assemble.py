@@ -9,6 +9,7 @@ are `assemble_params.AssembleParams`, carried by `AssembleOptions.params`.
 
 from __future__ import annotations
 
+import re
 import statistics
 import unicodedata
 from collections import Counter
@@ -290,6 +291,20 @@ def _changed_text_spans(rb: ReadBlock, params: AssembleParams) -> list[Span]:
     return spans or [Span(text=rb.text, lang=rb.lang)]
 
 
+# Chinese and Japanese (ideographs, kana, their punctuation) are written without spaces between
+# words: two such words were two lines of one sentence (MuPDF and Tesseract part words at
+# spaces and line ends), and join with no space. Full-width digits and letters ("１．１ 絶縁",
+# "ａ ねじ") keep their space; Korean spaces its words and Thai its phrases: they keep theirs.
+_UNSPACED = re.compile(
+    "[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]"
+)
+
+
+def _unspaced(before: str, after: str) -> bool:
+    return bool(before and after and _UNSPACED.match(before[-1]) and _UNSPACED.match(after[0]))
+
+
 def spans_from(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> list[Span]:
     """Text as spans; runs of low-confidence words become their own flagged spans, exponents
     and indices their own `sup`/`sub` spans."""
@@ -301,8 +316,9 @@ def spans_from(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> list[Span
     for i, word in enumerate(rb.words):
         low = word.confidence < params.low_confidence_percent
         lang = word.lang or rb.lang
+        cjk = i and _unspaced(rb.words[i - 1].text, word.text)
         for j, (text, script) in enumerate(_pieces(word)):
-            sep = " " if i and not j else ""
+            sep = " " if i and not j and not cjk else ""
             last = spans[-1] if spans else None
             if last and (last.low_confidence, last.lang, last.script) == (low, lang, script):
                 last.text += sep + text

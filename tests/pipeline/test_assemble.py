@@ -585,3 +585,20 @@ def test_an_uncertain_word_the_text_changed_flags_where_it_stood():
         rewritten = ReadBlock(kind="paragraph", text="The first case (TS)", words=words)
         flagged = [s.text.strip() for s in spans_from(rewritten) if s.low_confidence]
         assert flagged == ["first"], odd
+
+
+def test_lines_of_chinese_or_japanese_join_with_no_space():
+    """Two lines of one Japanese sentence (pdfjs issue16063: "ことがで" / "きる") join with no
+    space; a full-width number keeps the space before its title, Korean its word spaces."""
+
+    def text(*words: str) -> str:
+        block = ReadBlock(kind="paragraph", text=" ".join(words),
+                          words=[Word(w, 100.0) for w in words])  # fmt: skip
+        return "".join(s.text for s in spans_from(block))
+
+    assert text("工具を用いずに電線の接続を行うことがで", "きる速結端子") == (
+        "工具を用いずに電線の接続を行うことができる速結端子"
+    )
+    assert text("１．１", "絶縁電線関係") == "１．１ 絶縁電線関係"
+    assert text("대학", "도서관은") == "대학 도서관은"
+    assert text("the", "library") == "the library"
