@@ -10,6 +10,7 @@ image with a finding; pictures must be big enough and hold an image, not a speck
 from __future__ import annotations
 
 import statistics
+import unicodedata
 from dataclasses import replace
 
 from models.engine import BBox, ReadBlock, Word
@@ -461,11 +462,13 @@ def _picture(
         if joined and PICTURE_TEXT_FINDING not in findings:
             findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
         return blocks
+    tex = image.transcribe(region.bbox) if formula else None
+    if formula and not tex and _passage(text):
+        return blocks  # a question set around its few signs: words, kept as text
     order = _order_before(region.bbox, blocks)
     taken, orders, kept = _take(region, blocks)
     # A formula's glyphs are its TeX or its alternative text, no labels.
     figure = ReadBlock(kind="figure", bbox=region.bbox, words=[] if formula else figure_text(taken))
-    tex = image.transcribe(region.bbox) if formula else None
     if tex:
         figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
     elif formula:
@@ -482,6 +485,20 @@ def formula_alt(text: str) -> str:
     alternative: "see the image" was a dead end for a reader who cannot see it."""
     read = " ".join(text.split())
     return f"Formula, not transcribed; as read: {read}" if read else "Formula, not transcribed"
+
+
+def _passage(text: str) -> bool:
+    """Words of a language rather than mathematics: enough letters (with their combining
+    marks, in any script), half the characters or more, and with the digits nearly all of
+    them (a question and its numbered answers around a sign or two)."""
+    chars = [c for c in text if not c.isspace()]
+    letters = sum(unicodedata.category(c)[0] in "LM" for c in chars)
+    digits = sum(c.isdigit() for c in chars)
+    return (
+        letters >= LAYOUT.formula_words_min_letters
+        and letters >= LAYOUT.formula_words_letter_share * len(chars)
+        and letters + digits >= LAYOUT.formula_words_alnum_share * len(chars)
+    )
 
 
 def _prose(words: list[Word]) -> bool:

@@ -25,6 +25,11 @@ class LayoutParams:
     order_slack_px: float = 5  # a block this far above a picture's top still follows it (unscaled)
     readable_picture_words: int = 8  # a "picture" of this many real words or more is text
     prose_long_words: int = 20  # running text: this many words of four letters or more
+    # A "formula" region the glyphs do not transcribe is a passage of words when this share of
+    # its characters are letters (their marks with them: Thai, Devanagari) ...
+    formula_words_letter_share: float = 0.5
+    formula_words_alnum_share: float = 0.75  # ... this share letters and digits ...
+    formula_words_min_letters: int = 40  # ... and it holds this many letters at least
     full_confidence: float = 100.0  # a section number's confidence when no word gives one
 
 

@@ -217,6 +217,14 @@ def test_a_formula_not_transcribed_is_an_image_with_a_finding():
     assert findings == [FORMULA_FINDING]
 
 
+def test_a_formula_region_holding_a_question_in_words_is_text():
+    """The model boxes an exercise (a question around a sign or two, its numbered answers) as a
+    formula (pdfjs issue13211, Thai): it is words, kept as text, not an image to describe."""
+    question = _block("เส้นรอบรูปสี่เหลี่ยมทั้งหมด เท่ากับข้อใดต่อไปนี้ 1. 49 นิ้ว", 100, 700, 1)
+    blocks, findings = _run([question], [Region("formula", (90, 690, 1990, 760))])
+    assert [b.kind for b in blocks] == ["paragraph"] and findings == []
+
+
 def test_a_transcribed_formula_is_a_formula_block():
     scraps = _block("E = mc2", 600, 700, 1)
     blocks, findings = _run([scraps], [Region("formula", (590, 690, 1200, 760))],
