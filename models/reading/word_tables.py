@@ -264,6 +264,9 @@ def table_from_words(
     grid = _join_wrapped_rows(_lift_middle_rows(_ruled_rows(grid, rows, rules)))
     if len(grid) < params.min_rows:
         return None
+    filled = sum(sum(cell is not None for cell in row) >= 2 for row in grid)
+    if filled < params.min_several_rows_share * len(grid):
+        return None  # rows of one cell each: lines of text, whatever box was drawn round them
     grid = _mark_headers(grid, params)
     rows_out = []
     for r, slots in enumerate(grid):

@@ -31,6 +31,9 @@ class WordTableParams:
     lonely_column_min_rows: int = 4  # tables shorter than this keep a column of one cell
     data_row_number_share: float = 0.5  # a row whose filled cells are this share numbers is data
     header_max_lines: int = 4  # a header's cells stack at most this many lines (then: body rows)
+    # A region where fewer rows than this share hold two cells or more (wrapped lines joined) is
+    # no table: a form's title, sentences and check-box lines boxed with a few labelled boxes.
+    min_several_rows_share: float = 0.3
     caption_word_gap_share: float = 2.0  # a "Table N" first row with a wider gap is a header row
     # A top cell whose text recurs in this share of its column's rows below ("yes" on every
     # line of a questionnaire) is data, and its row no header (a label names its column once).

@@ -59,6 +59,17 @@ def test_a_first_row_whose_answers_recur_below_is_no_header():
     assert not any(c["header"] for row in table.rows for c in row)
 
 
+def test_a_region_of_lines_of_one_phrase_each_is_no_table():
+    """The model boxed a whole form as a table (pdfjs bug1669099: its title, sentences and
+    check-box lines, a few labelled boxes among them): the lines stay text."""
+    lines = [[(100, "Application for membership")], [(100, "I wish to join the club.")],
+             [(140, "Full membership for 42 a month.")], [(140, "Reduced membership for 23.")],
+             [(100, "First name"), (700, "Last name")], [(100, "Street and number")],
+             [(100, "Please pay the fee by bank transfer to the account below.")],
+             [(100, "Date"), (700, "Signature")], [(100, "Remarks:")]]  # fmt: skip
+    assert table_from_words(_cells(lines), (90, 90, 1500, 700)) is None
+
+
 def test_a_table_reader_runs_with_other_thresholds():
     """The thresholds are an argument: a table of four rows is none where five are needed."""
     words = _cells(BUDGET)
