@@ -135,8 +135,9 @@ def unreadable_finding(script: str | None = None) -> dict:
         **UNREADABLE_FINDING,
         "script": script,
         "message": f"Printed text in the {script} script, which this server's OCR languages do "
-        f"not read: not transcribed. Ask for a review to have it transcribed, or have "
-        f"Tesseract's {script} language installed and convert it again.",
+        f"not read: not transcribed. Ask for a review to have it transcribed, or have an "
+        f"administrator install Tesseract's language for it and add it to AXIYA_OCR_LANGUAGES, "
+        f"then convert it again.",
     }
 
 
