@@ -14,6 +14,7 @@ import logging
 import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import pymupdf
 from PIL import Image
@@ -51,6 +52,7 @@ from models.reading.params.text_layer import (
     TEXT_LAYER,
     TextLayerParams,
 )
+from models.reading.scan_blocks import join_list_continuations
 
 log = logging.getLogger(__name__)
 
@@ -329,7 +331,11 @@ def _layer_reading(
         layered = ReadingPage(blocks=blocks, regions=regions, width=rect.width,
                               height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
         ranks = engine_ranks(blocks)  # the layer's own order, a second opinion on ours
-        layered = with_doubts(apply_layout(layered, answers), ranks)
+        layered = apply_layout(layered, answers)
+        # A numbered note's lines after its first are its own, as on a scan (the layout
+        # model's list-item region holds them all; its marker opens only the first).
+        layered = replace(layered, blocks=join_list_continuations(layered.blocks))
+        layered = with_doubts(layered, ranks)
         blocks, findings = layered.blocks, layered.findings
         findings += layer_table_doubts(page, blocks, scale=scale)
     floored = with_floor(

@@ -599,3 +599,18 @@ def test_a_text_layer_step_that_fails_leaves_the_layers_plain_text(tmp_path):
     text = " ".join(b.text for b in reading.blocks)
     for line in ("Annual Report", BODY, "Payments are due", "Questions go to the treasurer."):
         assert line in text
+
+
+def test_a_numbered_notes_wrapped_lines_stay_with_it():
+    """A form's numbered notes with hanging indents (pdfjs 160F-2019): MuPDF's blocks run
+    each note's last line into the next note; the layout model's list-item regions hold a
+    note each, its marker opens only its first line. Each note is one list item, whole."""
+    doc = pymupdf.open(ROOT / "tests" / "resources" / "corpus" / "pdfjs" / "160F-2019.pdf")
+    image = rasterize_page(doc, 0, RasterOptions())
+    reading = text_layer_reading(doc[0], page_number=1, dpi=image.dpi, image=image.image)
+    items = [b.text for b in reading.blocks if b.kind == "list_item"]
+    notes = [t for t in items if t.startswith(("le certificat", "Indiquer", "Part de", "Cocher"))]
+    assert len(notes) == 5, items  # notes 1-4 and 6 (5 opens "Déduction")
+    assert notes[0].endswith("cette transmission ne peut se faire que par voie électronique")
+    assert "P = pension." in notes[2]
+    assert not any(b.text.startswith("P = pension") for b in reading.blocks)
