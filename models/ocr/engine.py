@@ -270,20 +270,22 @@ class TesseractEngine(PartRereads):
         except RuntimeError:
             return {}
 
-    def _orientation(self, gray: Image.Image) -> int:
-        """Degrees (counter-clockwise, as PIL rotates) that make the page upright."""
-        result = self._detect_orientation_script(gray)
-        if result.get("orient_conf", 0) < 2.0:
+    @staticmethod
+    def _orientation(osd: dict) -> int:
+        """Degrees (counter-clockwise, as PIL rotates) that make the page upright, from the
+        page's OSD result."""
+        if osd.get("orient_conf", 0) < 2.0:
             return 0  # too little text to tell: keep the page as it is
-        return int(result["orient_deg"]) % 360
+        return int(osd["orient_deg"]) % 360
 
-    def _foreign_script(self, gray: Image.Image) -> str | None:
+    def _foreign_script(self, osd: dict) -> str | None:
         """The script an unreadable page is printed in when it is surely none of the
-        languages' (Thai print read with English is as illegible as handwriting)."""
-        result = self._detect_orientation_script(gray)
-        script = result.get("script_name")
+        languages' (Thai print read with English is as illegible as handwriting), from the
+        page's OSD result (the script and the orientation's score are the same whichever way
+        up the page was when OSD ran)."""
+        script = osd.get("script_name")
         ours = {"Latin"} | {_SCRIPTS.get(code, "Latin") for code in self.languages.split("+")}
-        printed = result.get("orient_conf", 0) >= PRINT_ORIENTATION_SCORE
+        printed = osd.get("orient_conf", 0) >= PRINT_ORIENTATION_SCORE
         if script and script not in ours and printed:
             return script
         return None
@@ -360,6 +362,7 @@ class TesseractEngine(PartRereads):
         api.SetImage(gray)
         api.SetSourceResolution(page.dpi)
         rotation, guess = 0, None  # guess: the turn OSD (or the line probe) gave
+        osd = None  # OSD's result on the page as scanned, once a step has needed it
         # The page's layout (which Recognize then reuses, at no extra cost) shows a page lying on
         # its side: its text lines run up or down. Which way up is decided at once and the page
         # is read once, turned, instead of first being read sideways.
@@ -374,7 +377,8 @@ class TesseractEngine(PartRereads):
             # on their side, e.g. small dense print); OSD decides when they do not.
             guess = self._sideways_turn(gray, boxes, page.dpi)
             if guess is None:
-                guess = self._orientation(original)
+                osd = self._detect_orientation_script(original)
+                guess = self._orientation(osd)
             if guess:
                 rotation = guess
                 gray, skew = deskew(original.rotate(rotation, expand=True), beside=self._beside)
@@ -394,7 +398,8 @@ class TesseractEngine(PartRereads):
             # orientation taken above read badly: then the upright page is read too).
             started_osd = time.perf_counter()
             if guess is None:
-                guess = self._orientation(original)
+                osd = self._detect_orientation_script(original)
+                guess = self._orientation(osd)
             other = guess if guess != rotation else (0 if rotation else None)
             if other is not None:
                 alt_gray, alt_skew = (
@@ -461,7 +466,9 @@ class TesseractEngine(PartRereads):
         unreadable = text.illegibility.unreadable(
             [r.bbox for r in regions if r.kind in PICTURE_CLASSES]
         )
-        script = self._foreign_script(gray) if unreadable else None
+        if unreadable and osd is None:
+            osd = self._detect_orientation_script(gray)
+        script = self._foreign_script(osd) if unreadable else None
         read = scan_structure(read, image, heads=heads, unreadable=unreadable, script=script)
         # A page judged handwritten keeps only the lines read surely.
         surely = FLOOR.unreadable_keep_confidence if unreadable else None
