@@ -488,14 +488,16 @@ def _joined_header_lines(
         return grid
     # Lines of stacked header cells leave some of the header's columns empty; a line that
     # fills every one is a row of its own ("Lowest | $9,594 or less | ..." under the years),
-    # unless each of its cells goes on from the line above ("retail outlets | per outlet").
+    # unless each of its cells goes on from the line above ("retail outlets | per outlet") or
+    # it is the bottom line of cells set bottom-aligned.
     used = {c for row in lines for c, cell in enumerate(row) if cell is not None}
-    if any(
-        {c for c, cell in enumerate(row) if cell is not None} >= used
-        and not all(_continues(cell["text"]) for cell in row if cell is not None)
-        for row in lines[1:]
-    ):
-        return grid
+    for r, row in enumerate(lines[1:], start=1):
+        filled = {c for c, cell in enumerate(row) if cell is not None}
+        own_row = filled >= used and not all(
+            _continues(cell["text"]) for cell in row if cell is not None
+        )
+        if own_row and not _bottom_of_stacks(lines[:r], row, params):
+            return grid
     merged: list[dict | None] = []
     for c in range(len(grid[0])):
         cells = [row[c] for row in lines if row[c] is not None]
@@ -505,6 +507,25 @@ def _joined_header_lines(
         text = " ".join(cell["text"] for cell in cells)  # type: ignore[index]
         merged.append({"text": text, "header": False, "rowspan": 1, "colspan": 1})
     return [merged, *grid[len(lines) :]]
+
+
+def _bottom_of_stacks(
+    above: list[list[dict | None]], line: list[dict | None], params: WordTableParams
+) -> bool:
+    """A header line filling every column is the last line of header cells set bottom-aligned
+    ("Number / of items" beside "Item Format"), not a row of its own ("Lowest | $9,594 or less"
+    under the years, or "Female | Male | Total" under a country's name over three of them):
+    it holds no figure, and the lines above fill most of its columns beside the first."""
+    if any(_holds_figure(cell["text"]) for cell in line if cell is not None):
+        return False
+    columns = [c for c, cell in enumerate(line) if cell is not None and c > 0]
+    stacked = [c for c in columns if any(row[c] is not None for row in above)]
+    return bool(columns) and len(stacked) >= params.stacked_header_share * len(columns)
+
+
+def _holds_figure(text: str) -> bool:
+    """A digit outside brackets: a figure or a year, not a note's mark ("Programs (3)")."""
+    return any(ch.isdigit() for ch in re.sub(r"[(\[][^)\]]*[)\]]", "", text))
 
 
 def _continues(text: str) -> bool:

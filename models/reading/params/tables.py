@@ -31,6 +31,10 @@ class WordTableParams:
     lonely_column_min_rows: int = 4  # tables shorter than this keep a column of one cell
     data_row_number_share: float = 0.5  # a row whose filled cells are this share numbers is data
     header_max_lines: int = 4  # a header's cells stack at most this many lines (then: body rows)
+    # A header line that fills every column is the last line of cells set bottom-aligned when
+    # the lines above it fill at least this share of its columns (the first aside: the stub's
+    # head), and it holds no figure: group labels over a few of its columns fill fewer.
+    stacked_header_share: float = 0.66
     # A region where fewer rows than this share hold two cells or more (wrapped lines joined) is
     # no table: a form's title, sentences and check-box lines boxed with a few labelled boxes.
     min_several_rows_share: float = 0.3

@@ -329,6 +329,44 @@ def test_a_full_row_under_the_header_is_a_row_of_its_own_not_a_header_line():
     assert [c["header"] for c in table.rows[0]] == [False, True, True]
 
 
+def test_header_cells_set_bottom_aligned_are_one_cell_each():
+    """ "Number / of items" and "Percent / of items" set on the stub head's line ("Item
+    Format"): the bottom line fills every column, yet it is the last line of the stacked
+    header cells (ICDAR us-021), not a row of its own."""
+    words = _cells([
+        [(700, "Number"), (1000, "Percent")],
+        [(100, "Item Format"), (700, "of items"), (1000, "of items")],
+        [(100, "Total"), (700, "135"), (1000, "100")],
+        [(100, "Multiple choice"), (700, "74"), (1000, "55")],
+        [(100, "Constructed response"), (700, "61"), (1000, "45")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1300, 400))
+    assert table is not None
+    assert _texts(table)[:2] == [
+        ["Item Format", "Number of items", "Percent of items"],
+        ["Total", "135", "100"],
+    ]
+    assert all(c["header"] for c in table.rows[0])
+
+
+def test_group_labels_over_a_full_line_of_heads_stay_a_row_of_their_own():
+    """A country over each group of three columns ("Finland" over "Female | Male | Total")
+    fills few of the columns the line below fills: two header rows, not stacked cells."""
+    words = _cells([
+        [(600, "Finland"), (1300, "Sweden")],
+        [(100, "Year"), (400, "Female"), (600, "Male"), (800, "Total"),
+         (1100, "Female"), (1300, "Male"), (1500, "Total")],
+        [(100, "1995"), (400, "59.0"), (600, "64.2"), (800, "61.6"),
+         (1100, "49.7"), (1300, "70.5"), (1500, "60.1")],
+        [(100, "2000"), (400, "64.2"), (600, "70.1"), (800, "67.2"),
+         (1100, "70.9"), (1300, "74.8"), (1500, "72.9")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1700, 400))
+    assert table is not None
+    assert _texts(table)[1] == ["Year", "Female", "Male", "Total", "Female", "Male", "Total"]
+    assert "Finland" in _texts(table)[0]
+
+
 def test_columns_numbered_in_order_are_a_header_row():
     words = _cells([
         [(100, "Lead"), (400, "1"), (600, "2"), (800, "3"), (1000, "4")],
