@@ -100,6 +100,25 @@ def _rows_not_ruled(rows: list, words: list[tuple], params: TextLayerParams) -> 
     return False
 
 
+def _cuts_phrases(table, words: list[tuple], params: TextLayerParams) -> bool:
+    """Two words of one line set a word space apart in two cells of the grid ("of | items"):
+    a finder that inferred its grid from the text's layout (ICDAR us-021's booktabs table,
+    ruled across only) put a cell's edge there; no printed table parts a phrase. (A cell
+    spanning columns holds its line whole.)"""
+    cell_of = {}
+    for n, box in enumerate(c for c in table.cells if c):
+        for w in _words_in(box, words):
+            cell_of.setdefault(w[5:8], n)
+    ordered = sorted(words, key=lambda w: (w[5], w[6], w[7]))  # block, line, word number
+    for a, b in itertools.pairwise(ordered):
+        cells = cell_of.get(a[5:8]), cell_of.get(b[5:8])
+        if (a[5], a[6]) != (b[5], b[6]) or None in cells or cells[0] == cells[1]:
+            continue
+        if 0 <= b[0] - a[2] < params.phrase_cut_gap_share * (a[3] - a[1]):
+            return True
+    return False
+
+
 def _cell_holds_figures(rows: list, words: list[tuple]) -> bool:
     """A ruled cell whose words make a table of figures of their own (rows of figures in
     columns: "344 75.2 12196 17.4%" over "53 11.6 23518 22.5%"), as a statistics package rules
@@ -207,6 +226,8 @@ def _ruled_table(
 
     if _rows_not_ruled(table.rows, words, params) or _cell_holds_figures(table.rows, words):
         return None  # the words decide
+    if _cuts_phrases(table, words, params):
+        return None  # a grid inferred from the page's layout, not drawn: the words decide
     # A column the rules do not part is parted at its gap; a cell whose words cross the gap (a
     # header over both) spans both.
     splits = _unruled_column_gaps(table.rows, words, xs, params)

@@ -383,6 +383,20 @@ def test_tables_on_a_page_turned_by_rotate_are_found(tmp_path):
     assert ["Export Helpdesk", "169"] in rows
 
 
+def test_a_grid_that_parts_a_phrase_is_no_printed_grid(tmp_path):
+    """A table ruled across only (tests/resources/corpus/icdar2013/us-021-p2.pdf): a finder
+    that infers a grid from the page's layout put a column edge between "of" and "items" and
+    made two columns of three; the words decide, and the heads set bottom-aligned on the stub
+    head's line are one cell each."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "icdar2013" / "us-021-p2.pdf"
+    result = convert_pdf(pdf, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    rows = [[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])]
+            for tr in main.find_all("table")[-1].find_all("tr")]  # fmt: skip
+    assert rows[0] == ["Item Format", "Number of items", "Percent of items"]
+    assert ["Multiple choice", "74", "55"] in rows
+
+
 def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_path):
     """A certificate's table ruled between its rows and before its last column, with no rule
     between the category and its description (tests/resources/corpus/realworld/
