@@ -261,7 +261,9 @@ def table_from_words(
                 if cell is not None:
                     cell["between"] = True
         grid.append(slots)
-    grid = _join_wrapped_rows(_lift_middle_rows(_ruled_rows(grid, rows, rules)))
+    grid = _join_wrapped_labels(
+        _join_wrapped_rows(_lift_middle_rows(_ruled_rows(grid, rows, rules)))
+    )
     if len(grid) < params.min_rows:
         return None
     filled = sum(sum(cell is not None for cell in row) >= 2 for row in grid)
@@ -441,6 +443,37 @@ def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]
                 else:
                     above["text"] += " " + cell["text"]
             continue
+        out.append(slots)
+    return out
+
+
+def _join_wrapped_labels(grid: list[list[dict | None]]) -> list[list[dict | None]]:
+    """A first-column label wrapped over several lines beside its row's figures, which sit on
+    any one of its lines (top, middle or bottom): a line that goes on from the one above (that
+    one ends with a comma or a hyphen, or this one starts in lower case) joins it, as long as
+    only one of the two holds cells beyond the label. ("Other specific policies including
+    Competition, External / trade, Enlargement, ... | 4.330 / ... and Environment": ICDAR
+    eu-015.) A group's name over its rows ("Purposes of reading" over "Literary experience |
+    72") goes on from nothing and stays a row."""
+    out: list[list[dict | None]] = []
+    for slots in grid:
+        above = out[-1] if out else None
+        if above is not None and above[0] is not None and slots[0] is not None:
+            rest_above = any(cell is not None for cell in above[1:])
+            rest_here = any(cell is not None for cell in slots[1:])
+            label, line = above[0]["text"].rstrip(), slots[0]["text"].lstrip()
+            goes_on = label[-1:] in (",", "-") or line[:1].islower()
+            if goes_on and not (rest_above and rest_here):
+                for cell in above:
+                    if cell is not None and cell["rowspan"] > 1:
+                        cell["rowspan"] -= 1  # it spanned the line that now joins it
+                above[0]["text"] = label + " " + line
+                # A long line reaches past the column gap; the label's column is its narrowest.
+                above[0]["colspan"] = min(above[0]["colspan"], slots[0]["colspan"])
+                for c, cell in enumerate(slots[1:], start=1):
+                    if cell is not None:
+                        above[c] = cell
+                continue
         out.append(slots)
     return out
 

@@ -367,6 +367,30 @@ def test_group_labels_over_a_full_line_of_heads_stay_a_row_of_their_own():
     assert "Finland" in _texts(table)[0]
 
 
+def test_a_label_wrapped_round_its_figure_is_one_cell():
+    """A topic wrapped over three lines with its count set on the middle one (ICDAR eu-015):
+    each line goes on from the one above (a comma at its end, or lower case at the start), so
+    the three are one label beside one figure; a group's name over its rows stays a row."""
+    words = _cells([
+        [(100, "Topic"), (1000, "Enquiries")],
+        [(100, "Purposes of reading")],
+        [(100, "Literary experience"), (1000, "72")],
+        [(100, "Other policies including Competition,")],
+        [(100, "Regional policy, Culture and"), (1000, "4.330")],
+        [(100, "maritime affairs")],
+        [(100, "Export Helpdesk"), (1000, "169")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1200, 520))
+    assert table is not None
+    assert _texts(table)[1:] == [
+        ["Purposes of reading", ""],
+        ["Literary experience", "72"],
+        ["Other policies including Competition, Regional policy, Culture and maritime affairs",
+         "4.330"],
+        ["Export Helpdesk", "169"],
+    ]  # fmt: skip
+
+
 def test_columns_numbered_in_order_are_a_header_row():
     words = _cells([
         [(100, "Lead"), (400, "1"), (600, "2"), (800, "3"), (1000, "4")],
