@@ -18,12 +18,12 @@ class LayerImage(PageImageAccess):
         *,
         ink: Callable[[BBox], float],
         transcribe: Callable[[BBox], str | None],
-        ruled_table: Callable[[BBox], list[list[dict]] | None],
+        ruled_tables: Callable[[BBox], list[tuple[BBox, list[list[dict]]]]],
         text_size: Callable[[list[Word]], float | None],
     ) -> None:
         self._ink = ink
         self._transcribe = transcribe
-        self._ruled_table = ruled_table
+        self._ruled_tables = ruled_tables
         self._text_size = text_size
 
     def ink(self, bbox: BBox) -> float:
@@ -32,8 +32,8 @@ class LayerImage(PageImageAccess):
     def transcribe(self, bbox: BBox) -> str | None:
         return self._transcribe(bbox)
 
-    def ruled_table(self, bbox: BBox) -> list[list[dict]] | None:
-        return self._ruled_table(bbox)
+    def ruled_tables(self, bbox: BBox) -> list[tuple[BBox, list[list[dict]]]]:
+        return self._ruled_tables(bbox)
 
     def text_size(self, words: list[Word]) -> float | None:
         return self._text_size(words)

@@ -301,17 +301,37 @@ def _best_grid(
     return max(found, key=lambda rows: (_words_kept(rows, region_words), -_empty_share(rows)))
 
 
-def ruled_table_finder(
+def _tables_inside(
+    tables: list, region: pymupdf.Rect, page: pymupdf.Page, params: TextLayerParams
+) -> list[tuple[pymupdf.Rect, list[list[dict]]]]:
+    """Several ruled tables that one region took in whole, one under the other (two tables
+    set close together: ICDAR eu-015's "Topic | Enquiries" tables), each read on its own;
+    [] unless every one reads and together they fill most of the region."""
+    rects = [(t, pymupdf.Rect(t.bbox)) for t in tables]
+    inside = [t for t, rect in rects if abs(rect & region) >= params.table_inside_share * abs(rect)]
+    filled = sum(abs(pymupdf.Rect(t.bbox)) for t in inside)
+    if len(inside) < 2 or filled < params.ruled_region_share * (abs(region) or 1.0):
+        return []
+    found = []
+    for table in sorted(inside, key=lambda t: (t.bbox[1], t.bbox[0])):
+        rows = _ruled_table([table], pymupdf.Rect(table.bbox), page, params)
+        if not rows:
+            return []
+        found.append((pymupdf.Rect(table.bbox), rows))
+    return found
+
+
+def ruled_tables_finder(
     page: pymupdf.Page, *, scale: float, params: TextLayerParams = TEXT_LAYER
-) -> Callable[[tuple], list[list[dict]] | None]:
-    """For `apply_layout`: a table region's box (in pixels at `scale` per point) -> the rows of
-    the ruled table under it, or None (then the words decide). The page's ruled tables (two
-    rows and two columns or more) are found once per way of finding them, and only if a
-    region asks (`params.table_finders`); per region the grid that agrees best with the words
-    is kept."""
+) -> Callable[[tuple], list[tuple[tuple, list[list[dict]]]]]:
+    """For `apply_layout`: a table region's box (in pixels at `scale` per point) -> the ruled
+    tables under it (models.reading.page.PageImageAccess.ruled_tables). The page's ruled
+    tables (two rows and two columns or more) are found once per way of finding them, and only
+    if a region asks (`params.table_finders`); per region the grid that agrees best with the
+    words is kept; where no one grid holds the region, the several it took in whole."""
     ruled: list[list] | None = None
 
-    def ruled_table(box) -> list[list[dict]] | None:
+    def ruled_tables(box) -> list[tuple[tuple, list[list[dict]]]]:
         nonlocal ruled
         if ruled is None:
             ruled = []
@@ -321,6 +341,13 @@ def ruled_table_finder(
         region = pymupdf.Rect(box) / scale
         words = Counter(w[4] for w in page_words(page, clip=region))
         grids = [_ruled_table(tables, region, page, params) for tables in ruled]
-        return _best_grid(grids, words)
+        best = _best_grid(grids, words)
+        if best:
+            return [(tuple(box), best)]
+        for tables in ruled:
+            several = _tables_inside(tables, region, page, params)
+            if several:
+                return [(tuple(rect * scale), rows) for rect, rows in several]
+        return []
 
-    return ruled_table
+    return ruled_tables

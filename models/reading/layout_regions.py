@@ -418,19 +418,37 @@ def _keep_only(block: ReadBlock, rest: list[Word]) -> bool:
 
 
 def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> list[ReadBlock]:
-    inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
-    sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
-    rows = image.ruled_table(region.bbox)
-    if rows:
-        table = ReadBlock(kind="table", bbox=region.bbox, rows=rows, text="")
+    ruled = image.ruled_tables(region.bbox)
+    if len(ruled) > 1:  # the region took in several ruled tables, one under the other
+        for bbox, rows in ruled:
+            part = Region(kind=region.kind, bbox=bbox)
+            blocks = _table_block(
+                part, blocks, image, ReadBlock(kind="table", bbox=bbox, rows=rows, text="")
+            )
+        return blocks
+    if ruled:
+        table = ReadBlock(kind="table", bbox=region.bbox, rows=ruled[0][1], text="")
     else:
-        rules = image.row_rules(region.bbox)
-        table = table_from_words(inside, region.bbox, rules=rules)
+        inside = [
+            w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)
+        ]
+        table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox))
     if table is None:
         return blocks  # no grid in the words: they stay text
+    return _table_block(region, blocks, image, table)
+
+
+def _table_block(
+    region: Region, blocks: list[ReadBlock], image: PageImageAccess, table: ReadBlock
+) -> list[ReadBlock]:
+    """`table` in the page's blocks in place of the text blocks' words inside `region`."""
+    inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
+    sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
     # The size of the table's text counts towards the document's body size.
     table.font_size = image.text_size(inside) or (statistics.median(sizes) if sizes else None)
     _, orders, kept = _take(region, blocks)
+    if not orders:
+        return blocks  # rules round no text
     table.order = min(orders)
     table.layout = "table"
     return kept + [table]

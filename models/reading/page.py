@@ -48,9 +48,11 @@ class PageImageAccess:
         """The formula printed in the box, as TeX."""
         return None
 
-    def ruled_table(self, bbox: BBox) -> list[list[dict]] | None:
-        """The rows of a table ruled in the box, its cells read."""
-        return None
+    def ruled_tables(self, bbox: BBox) -> list[tuple[BBox, list[list[dict]]]]:
+        """The tables ruled in the box, each its box and its rows, cells read: one for a table
+        region, or each of several ruled tables the region took in whole; [] when the rules
+        tell nothing (then the words decide)."""
+        return []
 
     def row_rules(self, bbox: BBox) -> list[float]:
         """The heights of the horizontal rules printed across the box (a table's rows)."""

@@ -26,7 +26,7 @@ from models.reading.floor import fallback_finding, layer_plain_lines, plain_bloc
 from models.reading.layer_doubts import layer_table_doubts
 from models.reading.layer_drawings import formula_transcriber, with_drawings
 from models.reading.layer_image import LayerImage
-from models.reading.layer_tables import ruled_table_finder
+from models.reading.layer_tables import ruled_tables_finder
 from models.reading.layer_trust import (
     is_junk_line,
     is_ocr_layer,
@@ -318,7 +318,7 @@ def _layer_reading(
         layout = page_regions(page, scale=scale)
         regions = with_drawings(page, layout, text_blocks, scale=scale, params=params)
         transcribe = formula_transcriber(page, scale=scale, params=params)
-        ruled_table = ruled_table_finder(page, scale=scale, params=params)
+        ruled_tables = ruled_tables_finder(page, scale=scale, params=params)
 
         def text_size(words: list[Word]) -> float | None:
             """A part of a block cut by the layout (a heading MuPDF ran into its paragraph)
@@ -327,7 +327,7 @@ def _layer_reading(
             return statistics.median(known) if known else None
 
         answers = LayerImage(ink=_ink_meter(image), transcribe=transcribe,
-                             ruled_table=ruled_table, text_size=text_size)  # fmt: skip
+                             ruled_tables=ruled_tables, text_size=text_size)  # fmt: skip
         layered = ReadingPage(blocks=blocks, regions=regions, width=rect.width,
                               height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
         ranks = engine_ranks(blocks)  # the layer's own order, a second opinion on ours

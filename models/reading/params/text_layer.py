@@ -77,6 +77,7 @@ class TextLayerParams:
     gap_cell_min_words: int = 2  # a cell of this many words or more shows a column's gap
     gap_min_cells: int = 3  # a gap that this many body cells or more leave free parts columns
     filled_cells_share: float = 0.7  # rules of fewer cells with text do not part the text
+    table_inside_share: float = 0.9  # a ruled table this share inside a region: taken in whole
     # A grid's column edge between two words of a line closer than this share of their height
     # (a word space) cuts a phrase: the grid is no printed one (the words decide).
     phrase_cut_gap_share: float = 0.35

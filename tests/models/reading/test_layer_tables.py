@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from models.reading.layer_tables import ruled_table_finder
+from models.reading.layer_tables import ruled_tables_finder
 
 COLUMNS = [72, 200, 300, 400, 500]  # the rules' x
 ROWS = [
@@ -14,6 +14,13 @@ ROWS = [
     ["Belgium", "0", "100.0", "3,973"],
     ["Cyprus", "81.0", "3.8", "158"],
 ]
+
+
+def _rows(page, box) -> list[list[dict]] | None:
+    """The rows of the one ruled table the finder reads under a table region's box."""
+    found = ruled_tables_finder(page, scale=1.0)(box)
+    assert len(found) <= 1  # one table under each of these regions, or none
+    return found[0][1] if found else None
 
 
 def _ruled_across(tmp_path, *, head_verticals: bool = True, rows=ROWS) -> pymupdf.Page:
@@ -41,7 +48,7 @@ def _texts(rows) -> list[list[str]]:
 
 
 def test_a_body_row_of_figures_across_the_grid_is_a_cell_per_column(tmp_path):
-    rows = ruled_table_finder(_ruled_across(tmp_path), scale=1.0)((60, 90, 510, 190))
+    rows = _rows(_ruled_across(tmp_path), (60, 90, 510, 190))
     assert rows is not None
     assert _texts(rows) == ROWS
     assert all(c["colspan"] == 1 for row in rows for c in row)
@@ -50,7 +57,7 @@ def test_a_body_row_of_figures_across_the_grid_is_a_cell_per_column(tmp_path):
 
 def test_a_first_row_of_figures_in_a_ruled_table_is_no_header(tmp_path):
     page = _ruled_across(tmp_path, rows=ROWS[1:])
-    rows = ruled_table_finder(page, scale=1.0)((60, 90, 510, 170))
+    rows = _rows(page, (60, 90, 510, 170))
     assert rows is not None
     assert not any(c["header"] for row in rows for c in row)
 
@@ -73,7 +80,7 @@ def test_figures_ruled_only_beside_their_labels_are_read_from_the_words(tmp_path
         page.draw_rect((230, top, 480, bottom), width=0.4)
     doc.save(tmp_path / "stata.pdf")
     page = pymupdf.open(tmp_path / "stata.pdf")[0]
-    assert ruled_table_finder(page, scale=1.0)((60, 90, 490, 180)) is None
+    assert _rows(page, (60, 90, 490, 180)) is None
 
 
 def _filled_line_by_line(tmp_path) -> pymupdf.Page:
@@ -109,7 +116,7 @@ def _filled_line_by_line(tmp_path) -> pymupdf.Page:
 def test_cells_filled_line_by_line_keep_their_lines_together(tmp_path):
     """The grid of drawn lines only is kept where the fills would split a label over two rows
     and add a spacer column (ICDAR eu-001)."""
-    rows = ruled_table_finder(_filled_line_by_line(tmp_path), scale=1.0)((60, 90, 450, 170))
+    rows = _rows(_filled_line_by_line(tmp_path), (60, 90, 450, 170))
     assert rows is not None
     assert _texts(rows) == [
         ["Substance", "to air", "to water"],
@@ -132,7 +139,7 @@ def test_a_grid_drawn_as_filled_cells_is_read_from_its_fills(tmp_path):
             page.insert_text((xs[c] + 6, ys[r] + 14), text, fontsize=10)
     doc.save(tmp_path / "fills.pdf")
     page = pymupdf.open(tmp_path / "fills.pdf")[0]
-    rows = ruled_table_finder(page, scale=1.0)((60, 90, 410, 170))
+    rows = _rows(page, (60, 90, 410, 170))
     assert rows is not None
     assert _texts(rows) == [row[:3] for row in ROWS[:3]]
 
@@ -155,7 +162,7 @@ def test_two_ruled_cells_stacking_rows_of_figures_are_read_as_rows(tmp_path):
         page.draw_rect((200, top, 320, bottom), width=0.5)
     doc.save(tmp_path / "boxed.pdf")
     page = pymupdf.open(tmp_path / "boxed.pdf")[0]
-    assert ruled_table_finder(page, scale=1.0)((60, 90, 330, 200)) is None
+    assert _rows(page, (60, 90, 330, 200)) is None
 
 
 def test_a_fully_ruled_table_with_many_blank_cells_is_read_from_its_rules(tmp_path):
@@ -181,7 +188,7 @@ def test_a_fully_ruled_table_with_many_blank_cells_is_read_from_its_rules(tmp_pa
     page.draw_line((xs[0], bottom), (xs[-1], bottom), width=0.5)
     doc.save(tmp_path / "blanks.pdf")
     page = pymupdf.open(tmp_path / "blanks.pdf")[0]
-    got = ruled_table_finder(page, scale=1.0)((60, 90, 470, bottom + 10))
+    got = _rows(page, (60, 90, 470, bottom + 10))
     assert got is not None
     assert _texts(got)[1] == ["Language and literacy"]
     assert got[1][0]["colspan"] == 4
@@ -216,7 +223,7 @@ def test_bullets_set_apart_from_their_items_make_no_column(tmp_path):
         page.draw_rect((x, ys[0], x + 0.6, ys[-1]), color=None, fill=(0, 0, 0))
     doc.save(tmp_path / "bullets.pdf")
     page = pymupdf.open(tmp_path / "bullets.pdf")[0]
-    rows_read = ruled_table_finder(page, scale=1.0)((60, 90, 530, 250))
+    rows_read = _rows(page, (60, 90, 530, 250))
     assert rows_read is not None
     assert [len(row) for row in rows_read] == [2, 2, 2, 2]
     label, items = _texts(rows_read)[1]
@@ -245,4 +252,4 @@ def test_a_sparse_grid_whose_label_column_is_one_tall_cell_is_read_from_the_word
         page.draw_line((x, 100), (x, bottom), width=0.5)
     doc.save(tmp_path / "tall.pdf")
     page = pymupdf.open(tmp_path / "tall.pdf")[0]
-    assert ruled_table_finder(page, scale=1.0)((60, 90, 470, bottom + 10)) is None
+    assert _rows(page, (60, 90, 470, bottom + 10)) is None

@@ -397,6 +397,23 @@ def test_a_grid_that_parts_a_phrase_is_no_printed_grid(tmp_path):
     assert ["Multiple choice", "74", "55"] in rows
 
 
+def test_two_ruled_tables_one_region_took_in_are_two_tables(tmp_path):
+    """Two ruled "Topic | Enquiries" tables set one under the other (tests/resources/corpus/
+    icdar2013/eu-015-p1.pdf) fall in one table region; read from the words they made one
+    table, its wrapped topics a row per line. Each ruled table is read on its own."""
+    pdf = ROOT / "tests" / "resources" / "corpus" / "icdar2013" / "eu-015-p1.pdf"
+    result = convert_pdf(pdf, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    tables = [[[" ".join(c.get_text().split()) for c in tr.find_all(["td", "th"])]
+               for tr in table.find_all("tr")] for table in main.find_all("table")]  # fmt: skip
+    topics = [rows for rows in tables if rows[0] == ["Topic", "Enquiries"]]
+    assert len(topics) == 2
+    assert topics[0][-1] == ["Total", "14.862"]
+    assert topics[1][1][0].startswith("Other specific policies including Competition, External")
+    assert topics[1][1][0].endswith("and Environment")
+    assert topics[1][1][1] == "4.330"
+
+
 def test_a_ruled_table_column_the_rules_do_not_part_is_parted_at_its_gap(tmp_path):
     """A certificate's table ruled between its rows and before its last column, with no rule
     between the category and its description (tests/resources/corpus/realworld/
