@@ -132,6 +132,9 @@ class AssembleParams:
     caption_max_chars: int = 200
     # a caption beside a table is at most this long
     table_caption_max_chars: int = 300
+    # a "Table N" line right over a caption's block (within this many of the shorter block's
+    # heights) is the caption's first line, cut off by a hanging indent
+    caption_wrap_gap_ratio: float = 1.0
 
     # -- broken paragraphs
     # a line cut at a column gap: its pieces this many line heights apart, or less

@@ -103,10 +103,37 @@ def attach_table_captions(
             is_caption = other.kind == "caption" or (
                 other.kind in ("paragraph", "heading") and _TABLE_CAPTION.match(text)
             )
+            # A caption's lines after its "Table N" line, set apart by a hanging indent, may
+            # read as a block of their own, even a heading ("domain and process: 2011").
+            opened = (
+                j < i
+                and other.kind in ("paragraph", "heading", "caption")
+                and _opens_caption(out, j, params)
+            )
+            is_caption = is_caption or opened
             if j > i and _heads_next(out, j, table):
                 continue
             if is_caption and 0 < len(text) <= params.table_caption_max_chars:
-                table.text = text
-                del out[j]
+                first = j - 1 if opened else j
+                table.text = " ".join(b.text.strip() for b in out[first : j + 1])
+                del out[first : j + 1]
                 break
     return out
+
+
+def _opens_caption(blocks: list[ReadBlock], j: int, params: AssembleParams) -> bool:
+    """The block before caption j is its first line: a "Table N" line right over it, the
+    caption's other lines set apart by a hanging indent ("Table A-4. Number and percentage of
+    reading" over "items in the PIRLS assessment, ..."), which reads as a block of its own."""
+    if j == 0:
+        return False
+    head, rest = blocks[j - 1], blocks[j]
+    texts = ("paragraph", "heading", "caption")  # (a printed "Table 2" may read as a heading)
+    if head.kind not in texts or not _TABLE_CAPTION.match(head.text.strip()):
+        return False
+    if _TABLE_CAPTION.match(rest.text.strip()) or not (head.bbox and rest.bbox):
+        return False
+    line = min(head.bbox[3] - head.bbox[1], rest.bbox[3] - rest.bbox[1])
+    gap = rest.bbox[1] - head.bbox[3]
+    beside = min(head.bbox[2], rest.bbox[2]) > max(head.bbox[0], rest.bbox[0])
+    return beside and gap <= params.caption_wrap_gap_ratio * line

@@ -14,7 +14,7 @@ RULE_GLYPHS = "|[]!¦"  # a ruling line read as a glyph: no text
 # A year or a date heads a statement's column ("2019", "Q1 2019", "Dec. 31, 2018"): no datum.
 _YEAR = re.compile(r"\b(1[89]|20)\d\d\b")
 # A caption printed as a table's first line: "Table 2", "Table IV", "Table S1" (not "Table of").
-TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]\d)")
+TABLE_CAPTION = re.compile(r"^(?i:table|tab\.|exhibit|schedule)\s*(?:\d|[IVX]+\b|[A-Z]-?\d)")
 
 
 def is_datum(text: str) -> bool:

@@ -87,3 +87,36 @@ def test_a_caption_under_a_table_far_from_the_next_is_its_own():
     second = _block("table", "", 600, 800)
     attach_table_captions([first, caption, second])
     assert first.text == "Table 1. Costs" and second.text == ""
+
+
+def test_a_captions_first_line_cut_off_by_a_hanging_indent_stays_in_the_caption():
+    """ "Table A-4. Number and percentage of reading" over "items in the PIRLS assessment, by
+    item format: 2011", indented under the text after the label (ICDAR us-021): two blocks,
+    one caption."""
+    head = _block("paragraph", "Table A-4. Number and percentage of reading", 300, 320)
+    rest = ReadBlock(kind="caption", text="items in the PIRLS assessment, by item format: 2011",
+                     bbox=(220, 322, 700, 360))  # fmt: skip
+    table = _block("table", "", 380, 600)
+    blocks = attach_table_captions([head, rest, table])
+    assert table.text == (
+        "Table A-4. Number and percentage of reading items in the PIRLS assessment, by item "
+        "format: 2011"
+    )
+    assert blocks == [table]
+
+
+def test_a_paragraph_over_a_tables_caption_stays_text():
+    text = _block("paragraph", "The items are shown in table A-4.", 300, 320)
+    caption = _block("caption", "Table A-4. Number of items", 322, 340)
+    table = _block("table", "", 380, 600)
+    blocks = attach_table_captions([text, caption, table])
+    assert table.text == "Table A-4. Number of items" and blocks == [text, table]
+
+
+def test_a_captions_last_line_the_layout_called_a_heading_stays_in_the_caption():
+    head = _block("heading", "Table A-3. Number of reading items, by content", 300, 320)
+    rest = _block("heading", "domain and process: 2011", 322, 340)
+    table = _block("table", "", 380, 600)
+    blocks = attach_table_captions([head, rest, table])
+    assert table.text == "Table A-3. Number of reading items, by content domain and process: 2011"
+    assert blocks == [table]

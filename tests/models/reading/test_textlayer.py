@@ -395,6 +395,9 @@ def test_a_grid_that_parts_a_phrase_is_no_printed_grid(tmp_path):
             for tr in main.find_all("table")[-1].find_all("tr")]  # fmt: skip
     assert rows[0] == ["Item Format", "Number of items", "Percent of items"]
     assert ["Multiple choice", "74", "55"] in rows
+    # Its caption's lines after "Table A-4." hang indented, a block of their own: one caption.
+    caption = main.find_all("table")[-1].find("caption").get_text(" ", strip=True)
+    assert caption.startswith("Table A-4. Number and percentage of reading items")
 
 
 def test_two_ruled_tables_one_region_took_in_are_two_tables(tmp_path):
