@@ -308,16 +308,16 @@ def _tables_inside(
     set close together: ICDAR eu-015's "Topic | Enquiries" tables), each read on its own;
     [] unless every one reads and together they fill most of the region."""
     rects = [(t, pymupdf.Rect(t.bbox)) for t in tables]
-    inside = [t for t, rect in rects if abs(rect & region) >= params.table_inside_share * abs(rect)]
-    filled = sum(abs(pymupdf.Rect(t.bbox)) for t in inside)
+    inside = [(t, r) for t, r in rects if abs(r & region) >= params.table_inside_share * abs(r)]
+    filled = sum(abs(rect) for _, rect in inside)
     if len(inside) < 2 or filled < params.ruled_region_share * (abs(region) or 1.0):
         return []
     found = []
-    for table in sorted(inside, key=lambda t: (t.bbox[1], t.bbox[0])):
-        rows = _ruled_table([table], pymupdf.Rect(table.bbox), page, params)
+    for table, rect in sorted(inside, key=lambda tr: (tr[1].y0, tr[1].x0)):
+        rows = _ruled_table([table], rect, page, params)
         if not rows:
             return []
-        found.append((pymupdf.Rect(table.bbox), rows))
+        found.append((rect, rows))
     return found
 
 
