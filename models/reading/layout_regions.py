@@ -422,27 +422,33 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
     if len(ruled) > 1:  # the region took in several ruled tables, one under the other
         for bbox, rows in ruled:
             part = Region(kind=region.kind, bbox=bbox)
-            blocks = _table_block(
-                part, blocks, image, ReadBlock(kind="table", bbox=bbox, rows=rows, text="")
-            )
+            table = ReadBlock(kind="table", bbox=bbox, rows=rows, text="")
+            blocks = _table_block(part, blocks, image, table, _text_words(part, blocks))
         return blocks
+    inside = _text_words(region, blocks)
     if ruled:
         table = ReadBlock(kind="table", bbox=region.bbox, rows=ruled[0][1], text="")
     else:
-        inside = [
-            w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)
-        ]
         table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox))
     if table is None:
         return blocks  # no grid in the words: they stay text
-    return _table_block(region, blocks, image, table)
+    return _table_block(region, blocks, image, table, inside)
+
+
+def _text_words(region: Region, blocks: list[ReadBlock]) -> list[Word]:
+    """The words of the text blocks (not tables or figures) inside `region`."""
+    return [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
 
 
 def _table_block(
-    region: Region, blocks: list[ReadBlock], image: PageImageAccess, table: ReadBlock
+    region: Region,
+    blocks: list[ReadBlock],
+    image: PageImageAccess,
+    table: ReadBlock,
+    inside: list[Word],
 ) -> list[ReadBlock]:
-    """`table` in the page's blocks in place of the text blocks' words inside `region`."""
-    inside = [w for b in blocks if b.kind not in ("table", "figure") for w in _inside(region, b)]
+    """`table` in the page's blocks in place of the text blocks' words inside `region`
+    (`inside`)."""
     sizes = [b.font_size for b in blocks if b.font_size and _inside(region, b)]
     # The size of the table's text counts towards the document's body size.
     table.font_size = image.text_size(inside) or (statistics.median(sizes) if sizes else None)
