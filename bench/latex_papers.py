@@ -221,6 +221,9 @@ def _title_block(rng: random.Random, cls: str) -> tuple[str, str]:
     return f"\\title{{{text}}}\n\\author{{{people}}}\n\\date{{{date}}}", text
 
 
+_HEAD_COMMAND = re.compile(r"\\(?:chapter|section|subsection|subsubsection|paragraph)\b")
+
+
 def document(seed: int, held_out: bool = False) -> tuple[str, dict]:
     """The LaTeX source of one paper and its outline (before locating it on the pages); a
     validation paper (`held_out`) draws the held-out styles twice as often as each other."""
@@ -251,10 +254,8 @@ def document(seed: int, held_out: bool = False) -> tuple[str, dict]:
 
     def part(command: str, name: str, star: bool = False) -> None:
         body.append(f"\\{command}{'*' if star else ''}{{{name}}}")
-        if command in run_ins:
-            run_in.append(name)
-        else:
-            heads.append({"level": LEVELS[command], "title": name})
+        head = {"level": LEVELS.get(command), "title": name}
+        heads.append({**head, "run_in_at": len(body) - 1} if command in run_ins else head)
 
     def paragraphs(low: int, high: int) -> None:
         for _ in range(rng.randint(low, high)):
@@ -321,6 +322,14 @@ def document(seed: int, held_out: bool = False) -> tuple[str, dict]:
         + "\n\n".join(body)
         + "\n\\end{document}\n"
     )
+    # A run-in head with another head right after it has no paragraph to run into: LaTeX
+    # sets it on a line of its own ("1.1. Datasets." over "\\paragraph{...}"), a heading line.
+    for head in heads:
+        at = head.pop("run_in_at", None)
+        if at is not None and not _HEAD_COMMAND.match(body[at + 1]):
+            run_in.append(head["title"])
+            head["title"] = None
+    heads = [head for head in heads if head["title"] is not None]
     outline = {"seed": seed, "style": style, "class": cls, "size": size, "columns": column,
                "headings": heads, "run_in": run_in}  # fmt: skip
     return source, outline

@@ -280,19 +280,22 @@ def no_bylines(blocks: list[Block]) -> list[Block]:
     return blocks
 
 
-def _names(blocks: list[Block]) -> list[Block]:
+def _names(blocks: list[Block], *, params: AssembleParams = ASSEMBLE) -> list[Block]:
     """Headings that are an author's name: a run of headings that each read as one name
     ("Kenji Chen", set large under a paper's title), the block right after the run an
-    affiliation, an e-mail address or a date (`reads_as_affiliation`). Two capitalised words
-    alone are no name ("Related Work"); what a paper prints under a name tells."""
+    affiliation, an e-mail address or a date (`reads_as_affiliation`), or the abstract (AMS
+    classes print the addresses at the paper's end). Two capitalised words
+    alone are no name ("Related Work"); what a paper prints under a name tells. Names are set
+    in one size: a heading of the run set in another is none (a four-word title, "Towards
+    Reliable Time Series", reads as a name too, in display type over the author's)."""
     out: list[Block] = []
     run: list[Block] = []
     for block in blocks:
         if block.kind == "heading" and reads_as_name(block.text.strip()):
             run.append(block)
             continue
-        if run and reads_as_affiliation(block.text):
-            out.extend(run)
+        if run and (reads_as_affiliation(block.text) or _ABSTRACT.match(block.text.strip())):
+            out.extend(b for b in run if _one_size(run[-1], b, exact=False, params=params))
         run = []
     return out
 

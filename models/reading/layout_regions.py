@@ -20,6 +20,7 @@ from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
 from models.reading.kinds import (
     CAPTION_LABEL,
+    MATH_SIGNS,
     PROSE_WORD,
     figure_text,
     math_signs,
@@ -486,6 +487,8 @@ def _picture(
         if joined and PICTURE_TEXT_FINDING not in findings:
             findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
         return blocks
+    if formula and real_words(inside, text) and not any(c in MATH_SIGNS for c in text):
+        return blocks  # words and no sign: a heading in small capitals the model boxed
     tex = image.transcribe(region.bbox) if formula else None
     if formula and not tex and _passage(text):
         return blocks  # a question set around its few signs: words, kept as text

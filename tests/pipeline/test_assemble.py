@@ -362,6 +362,46 @@ def test_a_title_and_its_subtitle_join_but_not_the_author_a_point_smaller_under_
     assert "Kola O. Odeku" not in headings[0]
 
 
+def _front_page(*front):
+    """A born-digital paper's first page: the given front matter, then a section and its text."""
+    body = "The text of the paper begins here and goes on. " * 4
+    blocks = [*front, _heading_at("1. Introduction", (180, 800, 700, 850), size=40.0),
+              _para(body, (180, 900, 1850, 1300), size=40.0)]  # fmt: skip
+    reading = PageReading(page_number=1, blocks=blocks, width=2079, height=2954,
+                          source="text_layer")  # fmt: skip
+    doc = assemble([reading], AssembleOptions())
+    return [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+
+
+def test_a_title_of_four_capitalised_words_over_an_authors_name_stays_the_title():
+    """ "Towards Reliable Time Series" reads as a name too (four capitalised words); set in
+    display type over the author's name and affiliation, it is the title: names are set in
+    one size, and the title was made a paragraph with the name under it."""
+    headings = _front_page(
+        _heading_at("Towards Reliable Time Series", (700, 300, 1400, 370), size=72.0),
+        _heading_at("Elena Haddad", (900, 420, 1150, 470), size=50.0),
+        _para(
+            "Department of Computer Science, Sorbonne University", (700, 500, 1400, 545), size=50.0
+        ),  # fmt: skip
+    )
+    assert headings == ["Towards Reliable Time Series", "1. Introduction"]
+
+
+def test_an_authors_name_in_capitals_over_the_abstract_is_no_heading():
+    """AMS classes set the author in capitals under the title and print the address at the
+    paper's end: the abstract right under the name says it is one."""
+    headings = _front_page(
+        _heading_at("TIME SERIES UNDER DISTRIBUTION SHIFT", (500, 300, 1500, 350), size=50.0),
+        _heading_at("ELENA SCHMIDT", (900, 400, 1150, 440), size=40.0),
+        _para(
+            "ABSTRACT. We study how the method behaves on several benchmarks.",
+            (300, 500, 1700, 600),
+            size=36.0,
+        ),  # fmt: skip
+    )
+    assert headings == ["TIME SERIES UNDER DISTRIBUTION SHIFT", "1. Introduction"]
+
+
 def test_a_formula_kept_as_an_image_takes_no_caption():
     """The short line under a display equation the engine kept as an image goes on as text; it
     is not the formula's caption (a figure's caption would be)."""

@@ -233,6 +233,21 @@ def test_a_transcribed_formula_is_a_formula_block():
     assert findings == []
 
 
+def test_a_formula_region_of_words_and_no_sign_is_text():
+    """The model boxes a section head in small capitals right under a display formula as a
+    formula (a generated IEEE-style paper's "III. DISCUSSION": its smaller capitals became a
+    subscript, "D_{ISCUSSION}", and the heading was lost): real words and no sign are text."""
+    head = _block("III. DISCUSSION", 600, 700, 1)
+    body = _block("Text after the heading.", 100, 800, 2)
+    blocks, findings = _run([head, body], [Region("formula", (590, 690, 1200, 760))],
+                            _Image(tex=r"\text{III} . D _{\text{ISCUSSION}}"))  # fmt: skip
+    assert [(b.kind, b.text) for b in blocks] == [
+        ("paragraph", "III. DISCUSSION"),
+        ("paragraph", "Text after the heading."),
+    ]
+    assert findings == []
+
+
 def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
     """The layout model calls a display formula standing under a drawing it did not box a
     "caption" (bws_book_ch2.pdf p. 5: "2^3 = 1 + 3 + 3 + 1"): it is a formula."""
