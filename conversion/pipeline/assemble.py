@@ -38,6 +38,7 @@ from conversion.pipeline.title_page import title_page
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
 from models.reading.kinds import real_words
+from models.reading.markers import number_the_title
 from models.reading.scan_lines import letter_sizes
 
 
@@ -91,6 +92,9 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             else set()
         ) | headings.centred_titles(blocks, params=params)
         for rb in blocks:
+            if rb.kind == "list_item" and id(rb) in bold:
+                number_the_title(rb)  # a centred title, its number read as a list's marker
+                rb.kind = "paragraph"
             if rb.kind == "list_item":
                 pending_items.append(rb)
                 continue

@@ -122,11 +122,14 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
     `centred_min_margin_share` of it, the two within `centred_balance_share`), with a
     paragraph right under it and none but a paragraph of several lines (or nothing) before it.
     A line beside another on its row is a table's cell or a form's label; at the foot, a
-    signature; under a title or another line, front matter (an AMS paper's authors). Ids."""
+    signature; under a title or another line, front matter (an AMS paper's authors). A
+    numbered one ("3. EXPERIMENTAL SETUP" on a scanned AMS paper) is such a title too, its
+    number read as a list's marker (lists are set from the margin, not centred). Ids."""
     body = [b for b in blocks if b.kind == "paragraph" and b.bbox and line_count(b) > 1]
     found: set[int] = set()
     for i, rb in enumerate(blocks):
-        if rb.kind != "paragraph" or not rb.bbox or line_count(rb) != 1:
+        numbered = rb.kind == "list_item" and rb.ordered and rb.marker  # "3." read as a marker
+        if not (rb.kind == "paragraph" or numbered) or not rb.bbox or line_count(rb) != 1:
             continue
         text = rb.text.strip()
         letters = [c for c in text if c.isalpha()]

@@ -28,7 +28,7 @@ from models.reading.kinds import (
     real_words,
 )
 from models.reading.kv_tables import key_value_tables
-from models.reading.markers import BULLET_GLYPH, LIST_MARKER
+from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.layout_regions import LAYOUT
 from models.reading.reading_order import reading_order
@@ -195,7 +195,7 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     if kind == "heading" and BULLET_GLYPH.match(block.text):
         kind = "list_item"  # a bullet printed large or bold is a list item, not a section
     if kind == "heading" and block.kind == "list_item" and block.ordered and block.marker:
-        _number_the_title(block)
+        number_the_title(block, full_confidence=LAYOUT.full_confidence)
     if kind == "list_item" and block.kind == "paragraph":
         marker = LIST_MARKER.match(block.text)
         if marker:
@@ -210,15 +210,6 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     if kind:
         block.kind = kind  # type: ignore[assignment]
     return block
-
-
-def _number_the_title(block: ReadBlock) -> None:
-    """A numbered section title the engine took for a list item ("1. Introduction" read as
-    item "1." of a list): the number is part of the heading again."""
-    confidence = min((w.confidence for w in block.words), default=LAYOUT.full_confidence)
-    block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
-    block.text = f"{block.marker} {block.text}"
-    block.marker, block.ordered = None, False
 
 
 def figure_worthy(bbox: BBox, page: ReadingPage, image: PageImageAccess) -> bool:

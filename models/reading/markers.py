@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from models.engine import ReadBlock, Word
+
 # Bullets as printed (and as a text layer holds them), and Word's bullets in a symbol font as
 # its text layers hold them: Symbol's bullet, Wingdings' square, arrowhead, tick, black square
 # and box, at U+F000 + their code.
@@ -22,3 +24,13 @@ ORDERED = re.compile(rf"^(?:{_ORDINAL})\s+")
 LIST_MARKER = re.compile(rf"^(?:[{BULLET_GLYPHS}]\s*|(?:[*–—-]|{_ORDINAL})\s+)")
 # Printed bullets only: "1." also opens a numbered section's heading.
 BULLET_GLYPH = re.compile(rf"^[{BULLET_GLYPHS}]\s*")
+
+
+def number_the_title(block: ReadBlock, *, full_confidence: float = 100.0) -> None:
+    """A numbered section title the engine took for a list item ("1. Introduction" read as
+    item "1." of a list): the number is part of the heading again, as sure as its least sure
+    word (`full_confidence` where it has none)."""
+    confidence = min((w.confidence for w in block.words), default=full_confidence)
+    block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
+    block.text = f"{block.marker} {block.text}"
+    block.marker, block.ordered = None, False

@@ -324,3 +324,22 @@ def test_a_title_in_capitals_centred_over_the_text_is_a_heading():
     assert headings(_set(title, 200, 400)) == []  # flush left
     assert headings(_set("Letter the next.", centred, 400)) == []  # no capitals
     assert headings(_set(title, centred, 400), after=False) == []  # a signature at the foot
+
+
+def test_a_numbered_title_centred_in_capitals_read_as_a_list_item_is_a_heading():
+    """A scanned AMS paper's "3. EXPERIMENTAL SETUP": its number read as a list's marker made
+    it a list of one item. Centred over the text it is a title, its number kept; the same item
+    flush left stays a list."""
+    body = "the swallows were seen skimming over the pond in great numbers and the martins"
+
+    def kinds(x: float) -> list[tuple[str, str]]:
+        item = _set("EXPERIMENTAL SETUP", x, 400)
+        item.kind, item.ordered, item.marker = "list_item", True, "3."
+        blocks = [_set(body, 200, 100, lines=4), item, _set(body, 200, 500, lines=4)]
+        doc = assemble([PageReading(page_number=1, blocks=blocks, width=1400, height=2000)],
+                       AssembleOptions())  # fmt: skip
+        return [(b.kind, b.text) for b in doc.pages[0].blocks if b.kind in ("heading", "list")]
+
+    centred = 200 + (1000 - 24 * 17 - 24) / 2  # the line's width: 17 letters and a space
+    assert kinds(centred) == [("heading", "3. EXPERIMENTAL SETUP")]
+    assert [kind for kind, _ in kinds(200)] == ["list"]  # flush left: a list's item
