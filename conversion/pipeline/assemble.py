@@ -39,6 +39,7 @@ from models.engine import PAGE_NUMBER, PageReading, ReadBlock, Word
 from models.language import detect_language
 from models.reading.kinds import real_words
 from models.reading.markers import number_the_title
+from models.reading.params.layout_regions import LAYOUT
 from models.reading.scan_lines import letter_sizes
 
 
@@ -93,7 +94,8 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         ) | headings.centred_titles(blocks, params=params)
         for rb in blocks:
             if rb.kind == "list_item" and id(rb) in bold:
-                number_the_title(rb)  # a centred title, its number read as a list's marker
+                # A centred title, its number read as a list's marker.
+                number_the_title(rb, full_confidence=LAYOUT.full_confidence)
                 rb.kind = "paragraph"
             if rb.kind == "list_item":
                 pending_items.append(rb)

@@ -26,7 +26,7 @@ LIST_MARKER = re.compile(rf"^(?:[{BULLET_GLYPHS}]\s*|(?:[*–—-]|{_ORDINAL})\s
 BULLET_GLYPH = re.compile(rf"^[{BULLET_GLYPHS}]\s*")
 
 
-def number_the_title(block: ReadBlock, *, full_confidence: float = 100.0) -> None:
+def number_the_title(block: ReadBlock, *, full_confidence: float) -> None:
     """A numbered section title the engine took for a list item ("1. Introduction" read as
     item "1." of a list): the number is part of the heading again, as sure as its least sure
     word (`full_confidence` where it has none)."""
