@@ -120,12 +120,14 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
     "LETTER XXVII.", a typescript's "ET LA CHEVELURE"): one line of real words in capitals
     between paragraphs several lines long, centred within their width (each margin at least
     `centred_min_margin_share` of it, the two within `centred_balance_share`), with a
-    paragraph right under it and none but a paragraph of several lines (or nothing) before it.
+    paragraph or a list right under it and no heading or line of its own before it (a paragraph of
+    several lines, a list's item or a table; or nothing: "REFERENCES" after a list).
     A line beside another on its row is a table's cell or a form's label; at the foot, a
     signature; under a title or another line, front matter (an AMS paper's authors). A
     numbered one ("3. EXPERIMENTAL SETUP" on a scanned AMS paper) is such a title too, its
     number read as a list's marker (lists are set from the margin, not centred). Ids."""
-    body = [b for b in blocks if b.kind == "paragraph" and b.bbox and line_count(b) > 1]
+    body = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.bbox
+            and line_count(b) > 1]  # fmt: skip
     found: set[int] = set()
     for i, rb in enumerate(blocks):
         numbered = rb.kind == "list_item" and rb.ordered and rb.marker  # "3." read as a marker
@@ -142,10 +144,13 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
         ):
             continue
         after = blocks[i + 1] if i + 1 < len(blocks) else None
-        if not (after and after.kind == "paragraph" and after.bbox and after.bbox[1] >= rb.bbox[3]):
+        if not (after and after.kind in ("paragraph", "list_item") and after.bbox
+                and after.bbox[1] >= rb.bbox[3]):  # fmt: skip
             continue
         before = next((b for b in reversed(blocks[:i]) if b.kind in _TEXT_KINDS), None)
-        if before is not None and (before.kind != "paragraph" or line_count(before) == 1):
+        if before is not None and (
+            before.kind == "heading" or before.kind == "paragraph" and line_count(before) == 1
+        ):
             continue  # under a title or a line of its own: front matter (the authors' names)
         around = [b for b in body if b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]
         if not around or not _alone_on_its_row(rb, blocks):

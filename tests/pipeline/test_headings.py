@@ -343,3 +343,20 @@ def test_a_numbered_title_centred_in_capitals_read_as_a_list_item_is_a_heading()
     centred = 200 + (1000 - 24 * 17 - 24) / 2  # the line's width: 17 letters and a space
     assert kinds(centred) == [("heading", "3. EXPERIMENTAL SETUP")]
     assert [kind for kind, _ in kinds(200)] == ["list"]  # flush left: a list's item
+
+
+def test_a_title_in_capitals_centred_between_lists_is_a_heading():
+    """A scanned paper's "REFERENCES", centred between a list's last items and the entries:
+    lists around it give its column as paragraphs do."""
+    entry = "the swallows were seen skimming over the pond in great numbers and the martins"
+
+    def item(y: float) -> ReadBlock:
+        block = _set(entry, 200, y, lines=2)
+        block.kind, block.marker = "list_item", "•"
+        return block
+
+    centred = 200 + (1000 - 24 * 10) / 2  # the line's width: 10 letters
+    blocks = [item(100), item(250), _set("REFERENCES", centred, 400), item(500), item(650)]
+    doc = assemble([PageReading(page_number=1, blocks=blocks, width=1400, height=2000)],
+                   AssembleOptions())  # fmt: skip
+    assert [b.text for b in doc.pages[0].blocks if b.kind == "heading"] == ["REFERENCES"]
