@@ -122,7 +122,8 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
     `centred_min_margin_share` of it, the two within `centred_balance_share`), with a
     paragraph or a list right under it and no heading or line of its own before it (a paragraph of
     several lines, a list's item or a table; or nothing: "REFERENCES" after a list).
-    A line beside another on its row is a table's cell or a form's label; at the foot, a
+    A line beside another on its row in its column is a table's cell or a form's label (a
+    column's title has the next column's text beside it: IEEE's centred heads); at the foot, a
     signature; under a title or another line, front matter (an AMS paper's authors). A
     numbered one ("3. EXPERIMENTAL SETUP" on a scanned AMS paper) is such a title too, its
     number read as a list's marker (lists are set from the margin, not centred). Ids."""
@@ -153,10 +154,14 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
         ):
             continue  # under a title or a line of its own: front matter (the authors' names)
         around = [b for b in body if b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]
-        if not around or not _alone_on_its_row(rb, blocks):
+        if not around:
             continue
         left = min(b.bbox[0] for b in around)  # type: ignore[index]
         right = max(b.bbox[2] for b in around)  # type: ignore[index]
+        # Alone on its row within its column (the next column's text is beside every title).
+        column = [b for b in blocks if b.bbox and b.bbox[2] > left and b.bbox[0] < right]
+        if not _alone_on_its_row(rb, column):
+            continue
         width = right - left
         margins = (rb.bbox[0] - left, right - rb.bbox[2])
         if (

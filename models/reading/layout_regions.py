@@ -479,7 +479,11 @@ def _picture(
             findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
         return blocks
     if formula and real_words(inside, text) and not any(c in MATH_SIGNS for c in text):
-        return blocks  # words and no sign: a heading in small capitals the model boxed
+        # Words and no sign: text (a heading in small capitals the model boxed), told as text.
+        for block in blocks:
+            if block.layout == "formula" and _inside(region, block):
+                block.layout = "text"
+        return blocks
     tex = image.transcribe(region.bbox) if formula else None
     if formula and not tex and _passage(text):
         return blocks  # a question set around its few signs: words, kept as text

@@ -360,3 +360,22 @@ def test_a_title_in_capitals_centred_between_lists_is_a_heading():
     doc = assemble([PageReading(page_number=1, blocks=blocks, width=1400, height=2000)],
                    AssembleOptions())  # fmt: skip
     assert [b.text for b in doc.pages[0].blocks if b.kind == "heading"] == ["REFERENCES"]
+
+
+def test_a_title_centred_in_its_column_beside_the_next_column_is_a_heading():
+    """IEEE's "III. DISCUSSION", centred in the left column: the right column's text beside it
+    on its row is no table's cell beside a label."""
+    body = "the swallows were seen skimming over the pond in great numbers and the martins"
+
+    def headings(beside_x: float) -> list[str]:
+        above, below = _set(body, 100, 100, lines=4, width=800), _set(body, 100, 500, lines=4,
+                                                                      width=800)  # fmt: skip
+        left, right = above.bbox[0], above.bbox[2]
+        centred = (left + right - (24 * 14 + 24)) / 2  # the line's width: 14 characters, a space
+        blocks = [above, _set("III. DISCUSSION", centred, 400), below,
+                  _set("the next column goes on here", beside_x, 400)]  # fmt: skip
+        doc = assemble([PageReading(page_number=1, blocks=blocks, width=2400, height=2000)],
+                       AssembleOptions())  # fmt: skip
+        return [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+
+    assert headings(1200) == ["III. DISCUSSION"]  # in the next column

@@ -246,6 +246,7 @@ def test_a_formula_region_of_words_and_no_sign_is_text():
         ("paragraph", "Text after the heading."),
     ]
     assert findings == []
+    assert blocks[0].layout == "text"  # told as text: a heading by its capitals and place
 
 
 def test_a_caption_of_mathematics_with_nothing_to_label_is_a_formula():
