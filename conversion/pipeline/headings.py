@@ -71,6 +71,25 @@ def _alone_on_its_row(rb: ReadBlock, others: list[ReadBlock]) -> bool:
     return not any(o is not rb and o.bbox and _beside(o.bbox, rb.bbox) for o in others)
 
 
+def _column(rb: ReadBlock, blocks: list[ReadBlock]) -> tuple[float, float] | None:
+    """The span across of the text rb stands in: the paragraphs and list items of several
+    lines above or under it, from the leftmost to the rightmost; None where there are none."""
+    around = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.bbox
+              and line_count(b) > 1 and b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]  # fmt: skip
+    if not around:
+        return None
+    return min(b.bbox[0] for b in around), max(b.bbox[2] for b in around)  # type: ignore[index]
+
+
+def _alone_in_its_column(rb: ReadBlock, blocks: list[ReadBlock]) -> bool:
+    """Alone on its row among the blocks of its column (`_column`; the page where it has
+    none): the next column's text is beside every title of a column."""
+    span = _column(rb, blocks)
+    if span is not None:
+        blocks = [b for b in blocks if b.bbox and b.bbox[2] > span[0] and b.bbox[0] < span[1]]
+    return _alone_on_its_row(rb, blocks)
+
+
 def bold_titles(
     blocks: list[ReadBlock],
     body_size: float,
@@ -127,8 +146,6 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
     signature; under a title or another line, front matter (an AMS paper's authors). A
     numbered one ("3. EXPERIMENTAL SETUP" on a scanned AMS paper) is such a title too, its
     number read as a list's marker (lists are set from the margin, not centred). Ids."""
-    body = [b for b in blocks if b.kind in ("paragraph", "list_item") and b.bbox
-            and line_count(b) > 1]  # fmt: skip
     found: set[int] = set()
     for i, rb in enumerate(blocks):
         numbered = rb.kind == "list_item" and rb.ordered and rb.marker  # "3." read as a marker
@@ -153,15 +170,10 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
             before.kind == "heading" or before.kind == "paragraph" and line_count(before) == 1
         ):
             continue  # under a title or a line of its own: front matter (the authors' names)
-        around = [b for b in body if b.bbox[2] > rb.bbox[0] and b.bbox[0] < rb.bbox[2]]  # type: ignore[index]
-        if not around:
+        span = _column(rb, blocks)
+        if span is None or not _alone_in_its_column(rb, blocks):
             continue
-        left = min(b.bbox[0] for b in around)  # type: ignore[index]
-        right = max(b.bbox[2] for b in around)  # type: ignore[index]
-        # Alone on its row within its column (the next column's text is beside every title).
-        column = [b for b in blocks if b.bbox and b.bbox[2] > left and b.bbox[0] < right]
-        if not _alone_on_its_row(rb, column):
-            continue
+        left, right = span
         width = right - left
         margins = (rb.bbox[0] - left, right - rb.bbox[2])
         if (
@@ -182,7 +194,7 @@ def _title_line(rb: ReadBlock, rows: list[ReadBlock], *, params: AssembleParams)
         and (text[:1].isupper() or text[:1].isdigit())
         and not text.endswith((".", ",", ";", ":"))
         and real_words(rb.words, text)
-        and _alone_on_its_row(rb, rows)
+        and _alone_in_its_column(rb, rows)
     )
 
 

@@ -27,7 +27,8 @@ def real_words(words: list[Word], text: str, *, boxed: bool = False) -> bool:
     before the title ("2.1 Data") is no part of the letters' share. `boxed`: the layout model
     drew a heading's box around it, so half its words read surely as dictionary words are
     enough (`boxed_sure_share`): a logo or a name the engine could not read ("Customizing
-    Tufte-ETEx", TeX's raised letters read as garbage) does not undo a heading."""
+    Tufte-ETEx", TeX's raised letters read as garbage) does not undo a heading; so are
+    dictionary words only, read less surely (`boxed_known_confidence`: bold print on a scan)."""
     titled = _LEADING_NUMBER.sub("", text, count=1) or text
     letters = sum(c.isalpha() for c in titled)
     visible = sum(not c.isspace() for c in titled) or 1
@@ -54,6 +55,8 @@ def real_words(words: list[Word], text: str, *, boxed: bool = False) -> bool:
             for w in titled
             if w.known is not None and len(w.text) >= KINDS.known_word_letters
         ]
+        if boxed and known and all(known) and confidence >= KINDS.boxed_known_confidence:
+            return True
         if confidence < KINDS.heading_confidence:
             return False
         if known and sum(known) < KINDS.heading_known_share * len(known):

@@ -379,3 +379,20 @@ def test_a_title_centred_in_its_column_beside_the_next_column_is_a_heading():
         return [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
 
     assert headings(1200) == ["III. DISCUSSION"]  # in the next column
+
+
+def test_a_bold_title_in_its_column_beside_the_next_column_is_a_heading():
+    """A scanned two-column paper's bold "1 Introduction" the layout model calls text: the
+    next column's line beside it is no table's cell beside a label."""
+    body = "The swallows were seen skimming over the pond in great numbers and the martins."
+    above, below = _set(body, 100, 100, lines=4, width=800), _set(body, 100, 500, lines=4,
+                                                                  width=800)  # fmt: skip
+    title = _set("1 Introduction", 100, 400)
+    beside = _set("the next column goes on here", 1200, 400)
+    blocks = [above, title, below, beside]
+    for block in blocks:  # stroke widths measured on the scan: the title's is bold
+        block.stroke = 3.0
+    title.stroke = 5.0
+    doc = assemble([PageReading(page_number=1, blocks=blocks, width=2400, height=2000)],
+                   AssembleOptions())  # fmt: skip
+    assert [b.text for b in doc.pages[0].blocks if b.kind == "heading"] == ["1 Introduction"]

@@ -15,6 +15,9 @@ class KindParams:
     heading_confidence: float = 75  # the mean confidence of a heading's words, at least
     heading_known_share: float = 0.6  # dictionary words among a heading's looked-up words
     boxed_sure_share: float = 0.5  # ... or words read surely, in a layout model's heading box
+    # ... or, in such a box, every looked-up word a dictionary word, read at this mean
+    # confidence at least (Tesseract reads bold print less surely: "1 Introduction" at 74).
+    boxed_known_confidence: float = 60.0
     prose_sentence_words: int = 8  # a full stop after this many words ends a sentence, no title
     prose_lead_in_words: int = 6  # a colon after this many words ends a lead-in, no title
     term_part_letters: int = 4  # a compound read surely has a part of this many letters

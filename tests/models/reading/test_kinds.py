@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from models.reading.kinds import reads_as_affiliation, reads_as_byline, reads_as_name
+from models.engine import Word
+from models.reading.kinds import reads_as_affiliation, reads_as_byline, reads_as_name, real_words
 
 
 def test_a_draft_or_version_date_is_a_byline():
@@ -26,3 +27,16 @@ def test_a_name_alone_reads_as_one_but_only_a_short_line_as_an_affiliation():
              "where the authors and many users of the package answer them, usually within a "
              "day or two.")  # fmt: skip
     assert not reads_as_affiliation(prose)
+
+
+def test_dictionary_words_read_less_surely_in_a_heading_box_are_real_words():
+    """Tesseract reads a scanned paper's bold "3.1 Complexity" at 64: in a box the layout model
+    drew as a heading, dictionary words are enough at that confidence; words it does not know
+    at that confidence are not, nor are the same words outside such a box."""
+    heading = [Word("3.1", 63.7, known=False), Word("Complexity", 63.7, known=True)]
+    assert real_words(heading, "3.1 Complexity", boxed=True)
+    assert not real_words(heading, "3.1 Complexity")
+    garbled = [Word("3.1", 63.7, known=False), Word("Cornplexitv", 63.7, known=False)]
+    assert not real_words(garbled, "3.1 Cornplexitv", boxed=True)
+    murky = [Word("3.1", 50.0, known=False), Word("Complexity", 50.0, known=True)]
+    assert not real_words(murky, "3.1 Complexity", boxed=True)
