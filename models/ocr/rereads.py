@@ -49,7 +49,25 @@ ILLEGIBLE_SURE_SHARE = 0.3
 # slanted names read as 42 such words), 5.
 ILLEGIBLE_MIN_LINES = 10
 ILLEGIBLE_LINE_WORDS = 2
+# ...unless the picture is a photograph, whose texture (foliage, a street) reads as such words
+# too (a landscape filling its page was called handwriting): this share of its pixels or more
+# stand PHOTO_TONE_LEVELS grey levels or more from its commonest grey. Set midway between tune
+# members (400-pixel samples): writing on paper is paper mostly (handwritten pages 0.11 and
+# 0.12, typescripts 0.01-0.25, an old book's yellowed page 0.03, a newspaper 0.17), a street
+# photograph 0.47 (pdfjs issue5475).
+PHOTO_TONE_SHARE = 0.36
+PHOTO_TONE_LEVELS = 50
+PHOTO_SAMPLE_PX = 400
 PAPER = 255  # the white a cell's crop is set on
+
+
+def photographic(picture: Image.Image) -> bool:
+    """A photograph rather than writing on paper: many of its pixels far from its commonest
+    grey (PHOTO_TONE_SHARE), where a page of writing is mostly its paper."""
+    sample = picture.convert("L")
+    sample.thumbnail((PHOTO_SAMPLE_PX, PHOTO_SAMPLE_PX))
+    tones = np.asarray(sample, dtype=np.int16)
+    return float((np.abs(tones - np.median(tones)) >= PHOTO_TONE_LEVELS).mean()) >= PHOTO_TONE_SHARE
 
 
 def _lettered(word: Word) -> bool:
@@ -160,7 +178,8 @@ class PartRereads:
                 or statistics.mean(w.confidence for w in words) < 65
                 or sum(known) < 0.6 * max(len(known), 1)
             ):
-                if illegible_text([line.words for para in found for line in para]):
+                writing = illegible_text([line.words for para in found for line in para])
+                if writing and not photographic(gray.crop((x0, y0, x1, y1))):
                     figure.illegible_text = True
                 kept.append(figure)
                 continue

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
+from PIL import Image
 
 from models.engine import PageImage, Word
 from models.ocr import TesseractEngine
-from models.ocr.rereads import illegible_text
+from models.ocr.rereads import illegible_text, photographic
 from tests.conftest import CORPUS
 
 
@@ -65,3 +66,19 @@ def test_a_chart_page_is_not_called_handwriting(engine):
     (reading,) = engine.predict_batch([image])
     assert "UNREADABLE" not in [f["code"] for f in reading.findings]
     assert any(b.kind == "figure" for b in reading.blocks)
+
+
+def _page_image(pdf, page: int = 0):
+    with pymupdf.open(pdf) as doc:
+        pix = doc[page].get_pixmap(dpi=100, colorspace=pymupdf.csGRAY)
+        return Image.frombytes("L", (pix.width, pix.height), pix.samples)
+
+
+def test_a_photograph_is_no_writing_on_paper():
+    """A street photograph (pdfjs issue5475) reads as many doubtful words too, and a landscape
+    filling its page was called handwriting: a photograph's tones stand far from its commonest
+    grey; a handwritten page is its paper mostly."""
+    assert photographic(_page_image(CORPUS / "pdfjs" / "issue5475.pdf"))
+    handwritten = CORPUS / "realworld" / "handwriting_bad_ocr.pdf"
+    assert not photographic(_page_image(handwritten, 0))
+    assert not photographic(_page_image(handwritten, 1))
