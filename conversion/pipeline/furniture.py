@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
+from conversion.pipeline.heading_numbers import section_depth
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock
 
 _EDGE_KINDS = ("paragraph", "heading", "page_header", "page_footer")
@@ -118,6 +119,21 @@ def band_furniture(
     if _STAMP.search(text) and len(text) < params.stamp_max_chars:
         return "page_footer"  # a download stamp anywhere on the page (often along a side)
     return None
+
+
+def section_at_foot(rb: ReadBlock, body_size: float, repeated: set[str]) -> bool:
+    """A footer of the layout model's that is a section's head opening at the page's foot (a
+    generated AMS paper's "2.2. Hyperparameters.", its text on the next page): numbered, in
+    bold at the body's size or larger, and no text another page's bands repeat. A running foot
+    is small print, or repeated, or a page number."""
+    text = rb.text.strip()
+    return (
+        rb.kind == "page_footer"
+        and bool(rb.bold and body_size)
+        and (rb.font_size or 0.0) >= body_size
+        and section_depth(text) > 0
+        and _furniture_key(text) not in repeated
+    )
 
 
 def _same_row(a, b) -> bool:

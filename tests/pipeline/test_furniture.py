@@ -186,3 +186,17 @@ def test_a_typewritten_letters_letterhead_is_read_as_text(tmp_path):
     text = " ".join(main.get_text(" ").split())
     assert "OUVROIR DE LITTERATURE POTENTIELLE" in text
     assert "Circulaire" in text
+
+
+def test_a_section_head_at_the_foot_the_layout_called_a_footer_is_a_heading():
+    """A generated AMS paper's "2.2. Hyperparameters.", its section's text on the next page:
+    numbered, bold, at the body's size. The same line in regular weight stays the footer."""
+
+    def kinds(bold: bool) -> list[tuple[str, str]]:
+        head = _line([("2.2.", 220), ("Hyperparameters.", 340)], 2500)
+        head.kind, head.layout, head.bold = "page_footer", "page-footer", bold
+        page = _page(head)
+        return [(b.kind, b.text) for b in page.blocks if "Hyper" in b.text]
+
+    assert kinds(bold=True) == [("heading", "2.2. Hyperparameters.")]
+    assert kinds(bold=False) == [("page_footer", "2.2. Hyperparameters.")]
