@@ -324,12 +324,14 @@ def document(seed: int, held_out: bool = False) -> tuple[str, dict]:
     )
     # A run-in head with another head right after it has no paragraph to run into: LaTeX
     # sets it on a line of its own ("1.1. Datasets." over "\\paragraph{...}"), a heading line.
+    lines = []
     for head in heads:
         at = head.pop("run_in_at", None)
-        if at is not None and not _HEAD_COMMAND.match(body[at + 1]):
+        if at is None or _HEAD_COMMAND.match(body[at + 1]):
+            lines.append(head)
+        else:
             run_in.append(head["title"])
-            head["title"] = None
-    heads = [head for head in heads if head["title"] is not None]
+    heads = lines
     outline = {"seed": seed, "style": style, "class": cls, "size": size, "columns": column,
                "headings": heads, "run_in": run_in}  # fmt: skip
     return source, outline

@@ -203,7 +203,7 @@ def _classify(
             # Running headers are small print: display type at the top is the page's title
             # (at the foot it is no title: a form's disclaimer set large is still its footer).
             return "heading" if real_words(rb.words, text) else "paragraph"
-        if furniture.section_at_foot(rb, body_size, repeated) and real_words(rb.words, text):
+        if furniture.section_at_foot(rb, body_size, repeated):
             return "heading"
         return rb.kind
     if rb.kind == "heading" and headings.small_print(

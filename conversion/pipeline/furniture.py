@@ -15,6 +15,7 @@ from dataclasses import replace
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.heading_numbers import section_depth
 from models.engine import PAGE_NUMBER, PageReading, ReadBlock
+from models.reading.kinds import real_words
 
 _EDGE_KINDS = ("paragraph", "heading", "page_header", "page_footer")
 _FURNITURE_KINDS = ("page_header", "page_footer", "page_number")
@@ -123,9 +124,9 @@ def band_furniture(
 
 def section_at_foot(rb: ReadBlock, body_size: float, repeated: set[str]) -> bool:
     """A footer of the layout model's that is a section's head opening at the page's foot (a
-    generated AMS paper's "2.2. Hyperparameters.", its text on the next page): numbered, in
-    bold at the body's size or larger, and no text another page's bands repeat. A running foot
-    is small print, or repeated, or a page number."""
+    generated AMS paper's "2.2. Hyperparameters.", its text on the next page): numbered real
+    words, in bold at the body's size or larger, and no text another page's bands repeat. A
+    running foot is small print, or repeated, or a page number."""
     text = rb.text.strip()
     return (
         rb.kind == "page_footer"
@@ -133,6 +134,7 @@ def section_at_foot(rb: ReadBlock, body_size: float, repeated: set[str]) -> bool
         and (rb.font_size or 0.0) >= body_size
         and section_depth(text) > 0
         and _furniture_key(text) not in repeated
+        and real_words(rb.words, text)
     )
 
 

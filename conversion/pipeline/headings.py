@@ -81,10 +81,11 @@ def _column(rb: ReadBlock, blocks: list[ReadBlock]) -> tuple[float, float] | Non
     return min(b.bbox[0] for b in around), max(b.bbox[2] for b in around)  # type: ignore[index]
 
 
-def _alone_in_its_column(rb: ReadBlock, blocks: list[ReadBlock]) -> bool:
-    """Alone on its row among the blocks of its column (`_column`; the page where it has
-    none): the next column's text is beside every title of a column."""
-    span = _column(rb, blocks)
+def _alone_in_its_column(
+    rb: ReadBlock, blocks: list[ReadBlock], span: tuple[float, float] | None
+) -> bool:
+    """Alone on its row among the blocks of its column (`span`, from `_column`; the page where
+    it has none): the next column's text is beside every title of a column."""
     if span is not None:
         blocks = [b for b in blocks if b.bbox and b.bbox[2] > span[0] and b.bbox[0] < span[1]]
     return _alone_on_its_row(rb, blocks)
@@ -171,7 +172,7 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
         ):
             continue  # under a title or a line of its own: front matter (the authors' names)
         span = _column(rb, blocks)
-        if span is None or not _alone_in_its_column(rb, blocks):
+        if span is None or not _alone_in_its_column(rb, blocks, span):
             continue
         left, right = span
         width = right - left
@@ -194,7 +195,7 @@ def _title_line(rb: ReadBlock, rows: list[ReadBlock], *, params: AssembleParams)
         and (text[:1].isupper() or text[:1].isdigit())
         and not text.endswith((".", ",", ";", ":"))
         and real_words(rb.words, text)
-        and _alone_in_its_column(rb, rows)
+        and _alone_in_its_column(rb, rows, _column(rb, rows))
     )
 
 
@@ -309,10 +310,10 @@ def _names(blocks: list[Block], *, params: AssembleParams = ASSEMBLE) -> list[Bl
     """Headings that are an author's name: a run of headings that each read as one name
     ("Kenji Chen", set large under a paper's title), the block right after the run an
     affiliation, an e-mail address or a date (`reads_as_affiliation`), or the abstract (AMS
-    classes print the addresses at the paper's end). Two capitalised words
-    alone are no name ("Related Work"); what a paper prints under a name tells. Names are set
-    in one size: a heading of the run set in another is none (a four-word title, "Towards
-    Reliable Time Series", reads as a name too, in display type over the author's)."""
+    classes print the addresses at the paper's end). Two capitalised words alone are no name
+    ("Related Work"); what a paper prints under a name tells. Names are set in one size: a
+    heading of the run set in another is none (a four-word title, "Towards Reliable Time
+    Series", reads as a name too, in display type over the author's)."""
     out: list[Block] = []
     run: list[Block] = []
     for block in blocks:
