@@ -106,6 +106,9 @@ class PageReading:
     findings: list[dict] = field(default_factory=list)  # engine-level notes ({"code", "message"})
     raw_text: str | None = None  # the model's raw answer, kept for review; untrusted
     timings: dict[str, float] = field(default_factory=dict)
+    # The PDF's own outline (bookmarks) entries that point at this page: (depth from 1, title),
+    # as the file says; untrusted (a heading's evidence, matched against the page's text).
+    outline: list[tuple[int, str]] = field(default_factory=list)
 
 
 def reading_to_json(reading: PageReading) -> dict:
@@ -129,6 +132,7 @@ def reading_from_json(data: dict) -> PageReading:
                 w.bbox = tuple(w.bbox)
         blocks.append(ReadBlock(**raw))
     fields = {k: v for k, v in data.items() if k != "blocks"}
+    fields["outline"] = [(int(level), str(title)) for level, title in fields.get("outline", [])]
     return PageReading(blocks=blocks, **fields)
 
 

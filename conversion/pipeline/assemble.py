@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from conversion.pipeline import (
+    bookmarks,
     captions,
     furniture,
     heading_numbers,
@@ -141,6 +142,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
             )
         pages.append(page)
 
+    bookmarks.outline_headings(pages, {r.page_number: r.outline for r in readings}, params=params)
     for page in pages:
         exact = page.source == "text_layer"
         page.blocks = headings.no_bylines(page.blocks)
@@ -148,7 +150,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         page.blocks = heading_numbers.split_numbered(page.blocks)
     heading_numbers.numbered_sequels(pages, params=params)
     title_page(pages, body_size, params=params)
-    headings.assign_heading_levels(pages, params=params)
+    headings.assign_heading_levels(pages, body_size=body_size, params=params)
     text = "\n".join(b.text for p in pages for b in p.blocks if b.kind == "paragraph")
     lang = opts.language or _majority_language(readings) or detect_language(text)
     title = headings.title(pages, params=params) or opts.default_title
@@ -362,6 +364,7 @@ def _block(rb: ReadBlock, kind: str, body_size: float, *, params: AssembleParams
         kind = "paragraph"
     block = Block(kind=kind, spans=spans_from(rb, params=params), bbox=rb.bbox, lang=rb.lang)  # type: ignore[arg-type]
     block.font_key = rb.font_size or body_size
+    block.bold = rb.bold
     if kind == "heading":
         # Provisional: a size rank, repaired into a clean outline in headings.assign_heading_levels.
         block.level = rb.level or 0

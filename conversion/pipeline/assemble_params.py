@@ -108,6 +108,12 @@ class AssembleParams:
     contents_gap_ratio: float = 1.5
     # HTML's deepest heading level
     deepest_heading_level: int = 6
+    # the file's outline (bookmarks, bookmarks.py) is used where it matches its pages: this many
+    # of its entries found as whole blocks at least, and this share of them ...
+    outline_min_matches: int = 2
+    outline_match_share: float = 0.6
+    # ... an entry's title found over this many consecutive blocks at most (a wrapped title)
+    outline_max_blocks: int = 3
     # a title page (title_page.py) holds no paragraph of this many words or more ...
     title_page_max_words: int = 12
     # ... and is among the document's first this many pages; its foot (publisher, place) lies

@@ -10,11 +10,14 @@ from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from models.engine import ReadBlock
 from models.reading.word_rows import TABLE_CAPTION as _TABLE_CAPTION  # "Table 2", not "Table of"
 
-_CAPTION = re.compile(r"^(fig(ure)?|plate|illustration|image|photo|chart|map)\.?\s*\d*", re.I)
+_CAPTION = re.compile(
+    r"^(fig(ure)?|plate|illustration|image|photo|chart|map|algorithm|listing)\.?\s*\d*", re.I
+)
 
 
 def numbered_caption(text: str) -> bool:
-    """Reads as a table's caption ("Table 3 ...") or a numbered figure's ("Figure 2 ...")."""
+    """Reads as a table's caption ("Table 3 ...") or a numbered figure's ("Figure 2 ...", and
+    an algorithm's or a listing's box: "Algorithm 1 Greedy selection")."""
     numbered = any(c.isdigit() for c in text[:12])  # a number near the start: "Figure 2"
     return bool(_TABLE_CAPTION.match(text) or _CAPTION.match(text) and numbered)
 

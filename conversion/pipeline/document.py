@@ -117,6 +117,10 @@ class Block:
     # a scanned block's size as its letters tell it (lowest, highest: open where an "f" may
     # descend), for heading levels
     font_range: tuple[float, float] | None = field(default=None, compare=False, repr=False)
+    # set in bold (the reading's judgement), and the depth of the file's outline entry the block
+    # is (bookmarks.py): heading levels weigh a heading against the outline's
+    bold: bool = field(default=False, compare=False, repr=False)
+    outline_level: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:

@@ -20,13 +20,16 @@ from models.reading.kinds import (
     reads_as_affiliation,
     reads_as_byline,
     reads_as_code,
-    reads_as_name,
+    reads_as_diagram,
+    reads_as_front_field,
+    reads_as_names,
     reads_as_prose,
     real_words,
 )
 from models.reading.scan_lines import letter_size
 
-_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s")
+# A section's number: "2.1", "IV.", "B.", and an appendix's subsection "A.1." / "B.2.3"
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.|[A-Z](?:\.\d+)+\.?)\s")
 # A page number printed before or after a running head ("42 CHAPTER 2. ...", "... EXAMPLES 33"),
 # not a volume's ("Vol. 113").
 _PAGE_NUMBER_EDGE = re.compile(r"^\d{1,4}\s+|(?<![.,])\s+\d{1,4}$")
@@ -292,32 +295,36 @@ def small_print(
 # -- headings over the document -------------------------------------------------------------------
 def no_bylines(blocks: list[Block]) -> list[Block]:
     """Authors, affiliations, e-mail addresses and dates are no headings, however large or
-    bold they are set and whatever region the layout model drew around them; nor is a line
-    of source code a manual prints ("\\newthought{...}"), nor a sentence (a dedication set
-    large). Done before headings are joined, so a title is not run into the names and the
-    date under it."""
+    bold they are set and whatever region the layout model drew around them; nor is a filled
+    front-matter field ("Keywords: ...", "CCS Concepts: ..."), a line of source code a manual
+    prints ("\\newthought{...}"), a sentence (a dedication set large) or a diagram's labels
+    joined by arrows. A block the file's outline names is a heading. Done before headings
+    are joined, so a title is not run into the names and the date under it."""
     names = {id(b) for b in _names(blocks)}
     for block in blocks:
+        if block.kind != "heading" or block.outline_level:
+            continue
         text = block.text
-        front = reads_as_byline(text) or id(block) in names
-        if block.kind == "heading" and (front or reads_as_code(text) or reads_as_prose(text)):
+        front = reads_as_byline(text) or id(block) in names or reads_as_front_field(text)
+        if front or reads_as_code(text) or reads_as_prose(text) or reads_as_diagram(text):
             block.kind = "paragraph"
             block.level = None
     return blocks
 
 
 def _names(blocks: list[Block], *, params: AssembleParams = ASSEMBLE) -> list[Block]:
-    """Headings that are an author's name: a run of headings that each read as one name
-    ("Kenji Chen", set large under a paper's title), the block right after the run an
-    affiliation, an e-mail address or a date (`reads_as_affiliation`), or the abstract (AMS
-    classes print the addresses at the paper's end). Two capitalised words alone are no name
-    ("Related Work"); what a paper prints under a name tells. Names are set in one size: a
-    heading of the run set in another is none (a four-word title, "Towards Reliable Time
-    Series", reads as a name too, in display type over the author's)."""
+    """Headings that are an author's name: a run of headings that each read as names
+    ("Kenji Chen", "SOFIA OKAFOR AND MARIA OKAFOR", set large under a paper's title), the
+    block right after the run an affiliation, an e-mail address or a date
+    (`reads_as_affiliation`), or the abstract (AMS classes print the addresses at the
+    paper's end). Two capitalised words alone are no name ("Related Work"); what a paper
+    prints under a name tells. Names are set in one size: a heading of the run set in
+    another is none (a four-word title, "Towards Reliable Time Series", reads as a name too,
+    in display type over the author's)."""
     out: list[Block] = []
     run: list[Block] = []
     for block in blocks:
-        if block.kind == "heading" and reads_as_name(block.text.strip()):
+        if block.kind == "heading" and reads_as_names(block.text):
             run.append(block)
             continue
         if run and (reads_as_affiliation(block.text) or _ABSTRACT.match(block.text.strip())):
@@ -369,6 +376,7 @@ def joined_headings(
         if (
             prev is not None
             and prev.kind == block.kind == "heading"
+            and not (prev.outline_level or block.outline_level)  # an entry is whole
             and prev.bbox
             and block.bbox
             and _one_size(prev, block, exact=exact_sizes, params=params)
@@ -470,6 +478,70 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
             ranks[id(b)] = depth_rank[depth]
 
 
+def _outline_ranks(
+    sections: list[Block], ranks: dict[int, float], body: Block, *, exact: bool,
+    params: AssembleParams,
+) -> list[Block]:  # fmt: skip
+    """Where the file's outline named headings (`Block.outline_level`, bookmarks.py), its depth
+    is their rank, and every other heading is weighed against them:
+    - set as an outline heading set unlike the body is (one size, one weight): its rank
+      ("References", a starred section the outline leaves out);
+    - set larger than every outline heading, before the first of them: over them (a title's
+      display lines; after them, a line that large is a diagram's or an algorithm's label,
+      set in the body's size where the sections are set smaller);
+    - numbered: the rank of the outline's headings numbered as deep, or one under the deepest
+      (an outline that stops at subsections);
+    - a generic section name ("Abstract"): the rank of the outline heading nearest its size.
+    Any other is no heading, returned to be made text: set as no heading of the outline is
+    set, it is an author's name, a theorem's or an algorithm's label, a line of a diagram."""
+    outlined = [b for b in sections if b.outline_level]
+    if not outlined:
+        return []
+    roman = roman_sections([b.text for b in sections])
+    depths = {o.outline_level: section_depth(o.text, roman=roman) for o in outlined}
+
+    def most(levels: list[int]) -> int:
+        return min(levels, key=lambda level: (-levels.count(level), level))
+
+    def nearest(size: float) -> int:
+        near = min(outlined, key=lambda o: (abs((o.font_key or 0.0) - size), o.outline_level))
+        return near.outline_level or 0
+
+    first_at = next(at for at, b in enumerate(sections) if b.outline_level)
+    # outline headings set unlike the body: a heading set as the body is (an AMS subsection)
+    # tells nothing of the lines set as it
+    set_apart = [
+        o for o in outlined if o.bold or not _one_size(o, body, exact=exact, params=params)
+    ]
+    demoted = []
+    for at, b in enumerate(sections):
+        if b.outline_level:
+            ranks[id(b)] = b.outline_level
+            continue
+        size, depth = b.font_key or 0.0, section_depth(b.text, roman=roman)
+        twins = [o.outline_level for o in set_apart
+                 if o.bold == b.bold and _one_size(o, b, exact=exact, params=params)]  # fmt: skip
+        if twins:
+            ranks[id(b)] = most(twins)
+        elif first_at > at and all(
+            size > (o.font_key or 0.0) and not _one_size(o, b, exact=exact, params=params)
+            for o in outlined
+        ):
+            ranks[id(b)] = 0
+        elif depth:
+            same = [level for level, d in depths.items() if d == depth]
+            deeper = depth > max(depths.values())
+            ranks[id(b)] = most(same) if same else max(depths) + 1 if deeper else ranks[id(b)]
+        elif _GENERIC.match(b.text.strip()):
+            nearest = min(
+                outlined, key=lambda o: (abs((o.font_key or 0.0) - size), o.outline_level)
+            )
+            ranks[id(b)] = nearest.outline_level or 0
+        else:
+            demoted.append(b)
+    return demoted
+
+
 def _outline(
     ranks: list[float], root: int, deepest: int, repeats: frozenset[int] = frozenset()
 ) -> list[int]:
@@ -544,7 +616,9 @@ def _bylined(blocks: list[Block], first: Block, *, params: AssembleParams) -> bo
     return False
 
 
-def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:
+def assign_heading_levels(
+    pages: list[Page], *, body_size: float = 0.0, params: AssembleParams = ASSEMBLE
+) -> None:
     """Heading levels over the whole document: a rank from text size (`_size_ranks`), then
     from numbering depth (`_numbered_ranks`), then levels in reading order (`_outline`). The
     layout model's titles are level 1 and the sections follow under them."""
@@ -564,6 +638,10 @@ def assign_heading_levels(pages: list[Page], *, params: AssembleParams = ASSEMBL
     by_size = _size_ranks(sections, on_layer, params=params)
     ranks: dict[int, float] = {id(b): by_size[b.font_key or 0.0] for b in sections}
     _numbered_ranks(sections, ranks)
+    body = Block(kind="paragraph", font_key=body_size)
+    for b in _outline_ranks(sections, ranks, body, exact=exact, params=params):
+        b.kind, b.level = "paragraph", None
+        sections.remove(b)
     for b in titles:
         b.level = 1
     root = 2 if titles else 1

@@ -141,6 +141,36 @@ def reads_as_name(text: str) -> bool:
     return 2 <= len(words) <= KINDS.name_max_words and all(_NAME_WORD.fullmatch(w) for w in words)
 
 
+def reads_as_names(text: str) -> bool:
+    """People's names and nothing else: one (`reads_as_name`), or several joined by commas
+    and "and" ("SOFIA OKAFOR AND MARIA OKAFOR", as AMS classes set a byline). Alone no
+    evidence, as `reads_as_name`."""
+    parts = [p for p in _NAME_SEPARATORS.split(" ".join(text.split())) if p]
+    return bool(parts) and all(reads_as_name(p) for p in parts)
+
+
+# A field of a paper's front matter, named and filled in: "Keywords: ...", "Index Terms—...",
+# "CCS Concepts: ...", "ACM Reference Format:", "MSC: ...". Set bold, it is no heading.
+_FRONT_FIELD = re.compile(
+    r"^(?:key\s?words|index\s+terms|ccs\s+concepts|(?:acm\s+)?reference\s+format"
+    r"|(?:ams\s+|mathematics\s+)?subject\s+classification|msc|pacs|jel(?:\s+codes?)?)"
+    r"\s*(?:[:\u2014\u2013]|-\s|\.\s)",
+    re.IGNORECASE,
+)
+# Arrows: a line of labels with two or more of them between its words is a diagram's.
+_ARROW = re.compile(r"[\u2190-\u21ff\u27f5-\u27ff]")
+
+
+def reads_as_front_field(text: str) -> bool:
+    """A front-matter field and its value, or its name over it ("Reference Format:")."""
+    return bool(_FRONT_FIELD.match(text.strip() + " "))
+
+
+def reads_as_diagram(text: str) -> bool:
+    """Labels joined by arrows ("Encoder → Decoder → Loss"): a diagram's line, no heading."""
+    return len(_ARROW.findall(text)) >= 2
+
+
 def _names(text: str) -> bool:
     """Names only, and a sign they are names: an initial inside a name ("Kola O. Odeku"), an
     affiliation's mark ("Chen2"), initials in two names or more ("A. Martin, B. Chen"), or
@@ -155,7 +185,11 @@ def _names(text: str) -> bool:
     ):
         return False
     middle = any(_INITIAL.fullmatch(t) for w in words for t in w[1:-1])
-    marked = any(_NAME_MARK.search(t) for w in words for t in w)
+    # a mark tells on a name of at most `marked_name_max_words`, or in a list of names: a
+    # title of four capitalised words with a footnote's star is no name
+    marked = any(_NAME_MARK.search(t) for w in words for t in w) and (
+        len(parts) > 1 or len(words[0]) <= KINDS.marked_name_max_words
+    )
     initialled = sum(bool(_INITIAL.fullmatch(w[0])) for w in words)
     return middle or marked or initialled >= 2 or len(parts) >= KINDS.names_listed
 

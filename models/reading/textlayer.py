@@ -164,11 +164,34 @@ def text_layer_reading(
     if ocr_layer is None:
         return None
     try:
-        return _layer_reading(page, ocr_layer, page_number=page_number, dpi=dpi, image=image,
-                              params=params)  # fmt: skip
+        reading = _layer_reading(page, ocr_layer, page_number=page_number, dpi=dpi,
+                                 image=image, params=params)  # fmt: skip
     except Exception:
         log.exception("page %d: a reading step failed; its plain text layer is kept", page_number)
-        return _plain_layer_reading(page, page_number=page_number, dpi=dpi)
+        reading = _plain_layer_reading(page, page_number=page_number, dpi=dpi)
+    reading.outline = outline_entries(page, params=params)
+    return reading
+
+
+def outline_entries(
+    page: pymupdf.Page, *, params: TextLayerParams = TEXT_LAYER
+) -> list[tuple[int, str]]:
+    """The file's outline entries (bookmarks) that point at this page, in the outline's order:
+    (depth from 1, title). A broken outline is none: it is evidence, never needed."""
+    try:
+        toc = page.parent.get_toc(simple=True)
+    except Exception:
+        log.warning("page %d: the file's outline could not be read", page.number + 1)
+        return []
+    out = []
+    for entry in toc:
+        if len(out) == params.outline_max_entries:
+            break
+        level, title, target = entry[:3]
+        if target == page.number + 1 and isinstance(title, str) and title.strip():
+            depth = min(max(int(level), 1), params.outline_max_depth)
+            out.append((depth, " ".join(title.split())[: params.outline_title_max_chars]))
+    return out
 
 
 def _trusted_layer(

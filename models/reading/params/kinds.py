@@ -26,6 +26,7 @@ class KindParams:
     affiliation_max_words: int = 16  # an affiliation, e-mail or date line under a name, at most
     name_max_words: int = 4  # one person's name: at most this many words ("Kola O. Odeku")
     names_listed: int = 3  # this many names in a row are a list of names, initials or not
+    marked_name_max_words: int = 3  # one name with an affiliation's mark: at most this many words
     # A word inside a figure read at least this surely (Tesseract's 0-100; a text layer's are
     # 100) is the figure's text (a chart's labels), kept with it; less, a drawing's strokes.
     figure_text_confidence: float = 80

@@ -38,6 +38,10 @@ class TextLayerParams:
     sample_min_alnum: int = 10  # a line sampled holds this many letters and digits or more
     sample_min_lines: int = 3  # a layer of fewer such lines is not kept
     agree_mean: float = 0.9  # mean similarity of a sampled line with the fresh read of its crop
+    # The file's outline (bookmarks), kept per page as a heading's evidence: untrusted, bounded.
+    outline_max_entries: int = 64  # entries kept for one page at most
+    outline_max_depth: int = 9  # an entry nested deeper is kept at this depth
+    outline_title_max_chars: int = 300  # an entry's title is clipped to this length
     agree_line: float = 0.85  # a line that agrees this much...
     agree_share: float = 0.8  # ...and this share of the sample must
     junk_share: float = 0.1  # a layer with more of its text in lines of specks is not kept
