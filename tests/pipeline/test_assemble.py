@@ -642,3 +642,49 @@ def test_lines_of_chinese_or_japanese_join_with_no_space():
     assert text("１．１", "絶縁電線関係") == "１．１ 絶縁電線関係"
     assert text("대학", "도서관은") == "대학 도서관은"
     assert text("the", "library") == "the library"
+
+
+def test_authors_joined_by_and_over_the_abstract_are_no_heading():
+    """AMS classes set two authors on one line, "A AND B", in capitals under the title."""
+    headings = _front_page(
+        _heading_at("SOIL MOISTURE: METHODS AND APPLICATIONS", (500, 300, 1500, 350), size=50.0),
+        _heading_at("SOFIA OKAFOR AND MARIA OKAFOR", (800, 400, 1250, 440), size=40.0),
+        _para(
+            "ABSTRACT. We study how the method behaves on several benchmarks.",
+            (300, 500, 1700, 600),
+            size=36.0,
+        ),  # fmt: skip
+    )
+    assert headings == ["SOIL MOISTURE: METHODS AND APPLICATIONS", "1. Introduction"]
+
+
+def test_a_title_with_a_footnote_star_stays_the_title():
+    """\\thanks puts a star after the title: "Inference*" is no name with an affiliation's mark
+    (the title of four capitalised words was made a paragraph as a byline)."""
+    headings = _front_page(
+        _heading_at("Towards Reliable Bayesian Inference*", (600, 300, 1500, 370), size=72.0),
+        _para("Wei Rossi", (900, 420, 1150, 460), size=48.0),
+    )
+    assert headings == ["Towards Reliable Bayesian Inference*", "1. Introduction"]
+
+
+def test_front_matter_fields_an_algorithms_caption_and_a_diagrams_labels_are_no_headings():
+    headings = _front_page(
+        _heading_at("Learning Time Series at Scale", (600, 300, 1500, 370), size=72.0),
+        _heading_at("Keywords: runtime, baselines, datasets", (180, 450, 1200, 490), size=40.0),
+        _heading_at("CCS Concepts: • Computing methodologies", (180, 500, 1200, 540), size=40.0),
+        _heading_at("Reference Format:", (180, 550, 700, 590), size=40.0),
+        _heading_at("Algorithm 1 Greedy selection", (180, 600, 900, 640), size=40.0),
+        _heading_at("Encoder → Attention → Loss", (500, 680, 1300, 720), size=40.0),
+    )
+    assert headings == ["Learning Time Series at Scale", "1. Introduction"]
+
+
+def test_an_appendix_and_its_first_subsection_right_under_it_are_two_headings():
+    """ "A.1." numbers a subsection: the two appendix heads were joined into one."""
+    appendix = _heading_at("Appendix A. Additional Experiments", (375, 573, 1500, 637))
+    sub = _heading_at("A.1. Runtime.", (375, 680, 900, 744))
+    body = _para("The text of the section begins here and goes on. " * 4, (375, 800, 2100, 1200))
+    headings = [b.text for b in _doc([appendix, sub, body]).pages[0].blocks
+                if b.kind == "heading"]  # fmt: skip
+    assert headings == ["Appendix A. Additional Experiments", "A.1. Runtime."]

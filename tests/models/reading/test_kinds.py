@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from models.engine import Word
-from models.reading.kinds import reads_as_affiliation, reads_as_byline, reads_as_name, real_words
+from models.reading.kinds import (
+    reads_as_affiliation,
+    reads_as_byline,
+    reads_as_diagram,
+    reads_as_front_field,
+    reads_as_name,
+    reads_as_names,
+    real_words,
+)
 
 
 def test_a_draft_or_version_date_is_a_byline():
@@ -40,3 +48,19 @@ def test_dictionary_words_read_less_surely_in_a_heading_box_are_real_words():
     assert not real_words(garbled, "3.1 Cornplexitv", boxed=True)
     murky = [Word("3.1", 50.0, known=False), Word("Complexity", 50.0, known=True)]
     assert not real_words(murky, "3.1 Complexity", boxed=True)
+
+
+def test_names_joined_by_and_read_as_names_and_a_starred_title_is_no_byline():
+    assert reads_as_names("SOFIA OKAFOR AND MARIA OKAFOR") and reads_as_names("Kenji Chen")
+    assert not reads_as_names("Related Work and Future Directions of Research")
+    assert reads_as_byline("Alice Martin1, Bob Chen2")
+    assert not reads_as_byline("Towards Reliable Bayesian Inference*")
+
+
+def test_a_filled_front_matter_field_and_labels_joined_by_arrows():
+    assert reads_as_front_field("Keywords: sparse regression, noise")
+    assert reads_as_front_field("Index Terms—graph neural networks")
+    assert reads_as_front_field("ACM Reference Format:")
+    assert not reads_as_front_field("Keywords") and not reads_as_front_field("Key Results")
+    assert reads_as_diagram("Encoder → Decoder → Loss")
+    assert not reads_as_diagram("From Pixels to Words")
