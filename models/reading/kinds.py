@@ -157,8 +157,9 @@ _FRONT_FIELD = re.compile(
     r"\s*(?:[:\u2014\u2013]|-\s|\.\s)",
     re.IGNORECASE,
 )
-# Arrows: a line of labels with two or more of them between its words is a diagram's.
-_ARROW = re.compile(r"[\u2190-\u21ff\u27f5-\u27ff]")
+# Arrows, and what a scan reads of a diagram's arrows and boxes' sides: a sign standing alone
+# ("|", "->", ">"). A line of labels with two or more of them between its words is a diagram's.
+_ARROW = re.compile(r"[\u2190-\u21ff\u27f5-\u27ff]|(?:^|(?<=\s))(?:\||[-\u2014=]*>)(?=\s|$)")
 
 
 def reads_as_front_field(text: str) -> bool:
@@ -167,7 +168,8 @@ def reads_as_front_field(text: str) -> bool:
 
 
 def reads_as_diagram(text: str) -> bool:
-    """Labels joined by arrows ("Encoder → Decoder → Loss"): a diagram's line, no heading."""
+    """Labels joined by arrows ("Encoder → Decoder → Loss"), or boxed and joined as a scan
+    reads them ("Input | — | Encoder | + | Sampler"): a diagram's line, no heading."""
     return len(_ARROW.findall(text)) >= 2
 
 

@@ -63,4 +63,7 @@ def test_a_filled_front_matter_field_and_labels_joined_by_arrows():
     assert reads_as_front_field("ACM Reference Format:")
     assert not reads_as_front_field("Keywords") and not reads_as_front_field("Key Results")
     assert reads_as_diagram("Encoder → Decoder → Loss")
+    assert reads_as_diagram("Input | — | Encoder | + | Sampler")
+    assert reads_as_diagram("Input -> Encoder --> Loss")
+    assert not reads_as_diagram("Results > 90 % of the Time") and not reads_as_diagram("A|B")
     assert not reads_as_diagram("From Pixels to Words")
