@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from bs4 import BeautifulSoup
 
 from conversion.pipeline.assemble import AssembleOptions, assemble, spans_from
@@ -306,13 +307,21 @@ def test_a_title_set_on_two_lines_is_one_heading_at():
     assert doc.title == whole + " catalyst-solvent"
 
 
-def test_a_numbered_section_right_under_another_stays_its_own_heading():
-    chapter = _heading_at("2.1 Introduction", (375, 573, 1200, 637))
-    section = _heading_at("2.1.1 Objectives", (375, 680, 1200, 744))
+@pytest.mark.parametrize(
+    ("upper", "lower"),
+    [
+        ("2.1 Introduction", "2.1.1 Objectives"),
+        # "A.1." numbers an appendix's subsection: the two heads were joined into one
+        ("Appendix A. Additional Experiments", "A.1. Runtime."),
+    ],
+)
+def test_a_numbered_section_right_under_another_stays_its_own_heading(upper, lower):
+    chapter = _heading_at(upper, (375, 573, 1500, 637))
+    section = _heading_at(lower, (375, 680, 1200, 744))
     body = _para("The text of the section begins here and goes on. " * 4, (375, 800, 2100, 1200))
     headings = [b.text for b in _doc([chapter, section, body]).pages[0].blocks
                 if b.kind == "heading"]  # fmt: skip
-    assert headings == ["2.1 Introduction", "2.1.1 Objectives"]
+    assert headings == [upper, lower]
 
 
 def test_a_table_line_the_layout_called_a_heading_is_the_tables_caption():
@@ -387,19 +396,27 @@ def test_a_title_of_four_capitalised_words_over_an_authors_name_stays_the_title(
     assert headings == ["Towards Reliable Time Series", "1. Introduction"]
 
 
-def test_an_authors_name_in_capitals_over_the_abstract_is_no_heading():
-    """AMS classes set the author in capitals under the title and print the address at the
-    paper's end: the abstract right under the name says it is one."""
+@pytest.mark.parametrize(
+    ("title", "names"),
+    [
+        ("TIME SERIES UNDER DISTRIBUTION SHIFT", "ELENA SCHMIDT"),
+        ("SOIL MOISTURE: METHODS AND APPLICATIONS", "SOFIA OKAFOR AND MARIA OKAFOR"),
+    ],
+)
+def test_authors_names_in_capitals_over_the_abstract_are_no_heading(title, names):
+    """AMS classes set the authors in capitals under the title, two on one line joined by
+    "AND", and print the addresses at the paper's end: the abstract right under the names
+    says they are names."""
     headings = _front_page(
-        _heading_at("TIME SERIES UNDER DISTRIBUTION SHIFT", (500, 300, 1500, 350), size=50.0),
-        _heading_at("ELENA SCHMIDT", (900, 400, 1150, 440), size=40.0),
+        _heading_at(title, (500, 300, 1500, 350), size=50.0),
+        _heading_at(names, (800, 400, 1250, 440), size=40.0),
         _para(
             "ABSTRACT. We study how the method behaves on several benchmarks.",
             (300, 500, 1700, 600),
             size=36.0,
         ),  # fmt: skip
     )
-    assert headings == ["TIME SERIES UNDER DISTRIBUTION SHIFT", "1. Introduction"]
+    assert headings == [title, "1. Introduction"]
 
 
 def test_a_formula_kept_as_an_image_takes_no_caption():
@@ -644,20 +661,6 @@ def test_lines_of_chinese_or_japanese_join_with_no_space():
     assert text("the", "library") == "the library"
 
 
-def test_authors_joined_by_and_over_the_abstract_are_no_heading():
-    """AMS classes set two authors on one line, "A AND B", in capitals under the title."""
-    headings = _front_page(
-        _heading_at("SOIL MOISTURE: METHODS AND APPLICATIONS", (500, 300, 1500, 350), size=50.0),
-        _heading_at("SOFIA OKAFOR AND MARIA OKAFOR", (800, 400, 1250, 440), size=40.0),
-        _para(
-            "ABSTRACT. We study how the method behaves on several benchmarks.",
-            (300, 500, 1700, 600),
-            size=36.0,
-        ),  # fmt: skip
-    )
-    assert headings == ["SOIL MOISTURE: METHODS AND APPLICATIONS", "1. Introduction"]
-
-
 def test_a_title_with_a_footnote_star_stays_the_title():
     """\\thanks puts a star after the title: "Inference*" is no name with an affiliation's mark
     (the title of four capitalised words was made a paragraph as a byline)."""
@@ -678,13 +681,3 @@ def test_front_matter_fields_an_algorithms_caption_and_a_diagrams_labels_are_no_
         _heading_at("Encoder → Attention → Loss", (500, 680, 1300, 720), size=40.0),
     )
     assert headings == ["Learning Time Series at Scale", "1. Introduction"]
-
-
-def test_an_appendix_and_its_first_subsection_right_under_it_are_two_headings():
-    """ "A.1." numbers a subsection: the two appendix heads were joined into one."""
-    appendix = _heading_at("Appendix A. Additional Experiments", (375, 573, 1500, 637))
-    sub = _heading_at("A.1. Runtime.", (375, 680, 900, 744))
-    body = _para("The text of the section begins here and goes on. " * 4, (375, 800, 2100, 1200))
-    headings = [b.text for b in _doc([appendix, sub, body]).pages[0].blocks
-                if b.kind == "heading"]  # fmt: skip
-    assert headings == ["Appendix A. Additional Experiments", "A.1. Runtime."]
