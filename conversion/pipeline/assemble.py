@@ -148,6 +148,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
         page.blocks = headings.no_bylines(page.blocks)
         page.blocks = headings.joined_headings(page.blocks, exact_sizes=exact, params=params)
         page.blocks = heading_numbers.split_numbered(page.blocks)
+    heading_numbers.mended_roman_numbers(pages)
     heading_numbers.numbered_sequels(pages, params=params)
     title_page(pages, body_size, params=params)
     headings.assign_heading_levels(pages, body_size=body_size, params=params)

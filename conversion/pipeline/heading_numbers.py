@@ -147,3 +147,26 @@ def roman_sections(texts: list[str]) -> bool:
     """Sections numbered in Roman: a heading numbered "II." or beyond ("I." alone may be an
     initial)."""
     return any(_ROMAN_SECTION.match(t.strip()) for t in texts)
+
+
+# A Roman section number as a scan misreads it, its capital I's read as "l", "1" or "|" and its
+# full stop lost ("Ill CONCLUSION" for "III. CONCLUSION"), before a capitalised word.
+_MISREAD_ROMAN = re.compile(r"^([Il1|]{1,3}V?|V[Il1|]{0,3})\.?(?=\s+[A-Z])")
+
+
+def mended_roman_numbers(pages: list[Page]) -> None:
+    """On scanned pages of a document numbered in Roman (`roman_sections`), a heading's number
+    misread by the OCR is printed as the numeral it is ("III." for "Ill"): the heading then
+    reads right, and its number gives its depth. A misreading holds an "l" or a "|": "1."
+    alone is an Arabic number (IEEE numbers its subsubsections so)."""
+    heads = [b for p in pages if p.source == "ocr" for b in p.blocks if b.kind == "heading"]
+    if not roman_sections([b.text for p in pages for b in p.blocks if b.kind == "heading"]):
+        return
+    for block in heads:
+        first = block.spans[0] if block.spans else None
+        match = _MISREAD_ROMAN.match(first.text) if first else None
+        if first is None or match is None or not set(match.group(1)) & set("l|"):
+            continue
+        numeral = re.sub(r"[l1|]", "I", match.group(1)) + "."
+        if _ROMAN_SECTION.match(f"{numeral} X") or numeral == "I.":
+            first.text = numeral + first.text[match.end() :]

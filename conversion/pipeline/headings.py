@@ -436,16 +436,24 @@ def _letter_sizes(blocks: list[Block], *, params: AssembleParams) -> None:
     than the reader's), the middle of it; one whose letters leave it open ("References", its
     one descender an "f") takes the surely measured size of another heading that lies in its
     range (widened by `same_size_measured_share`, a scan's measuring error), the nearest to
-    its middle: the document's other heads of its style tell."""
+    its middle: the document's other heads of its style tell. A generic name ("References",
+    "Acknowledgments") takes a section's size (numbered one deep) where one lies in its range:
+    a paper's back matter stands at its sections' level, and the middle of "References"' range
+    lay nearer its subsections' size (an h3 after the appendix's last subsection)."""
     for b in blocks:
         if b.font_range:
             b.font_key = (b.font_range[0] + b.font_range[1]) / 2
-    sure = [b.font_key for b in blocks if b.font_key and not _open(b)]
+    sure = [b for b in blocks if b.font_key and not _open(b)]
+    roman = roman_sections([b.text for b in blocks])
+    sections = {b.font_key for b in sure if section_depth(b.text, roman=roman) == 1}
+    sizes = [b.font_key or 0.0 for b in sure]
     slack = params.same_size_measured_share
     for b in blocks:
         if _open(b):
             low, high = b.font_range  # type: ignore[misc]
-            inside = [size for size in sure if low * (1 - slack) <= size <= high * (1 + slack)]
+            inside = [size for size in sizes if low * (1 - slack) <= size <= high * (1 + slack)]
+            if _GENERIC.match(b.text.strip()) and sections.intersection(inside):
+                inside = sorted(sections.intersection(inside))
             if inside:
                 b.font_key = min(inside, key=lambda size: abs(size - (b.font_key or 0.0)))
 

@@ -258,6 +258,37 @@ def test_scanned_heads_of_one_style_are_one_level_whatever_their_letters():
                             ("References", 2), ("Document Class Options", 2)]  # fmt: skip
 
 
+def test_a_scanned_references_head_after_an_appendix_subsection_is_a_section():
+    """ "References" (its "f" may descend: 42.6 to 55.6 px) after an appendix's subsection: the
+    middle of its range lies nearer the subsections' 47.2 px than the sections' 55.6 px, and it
+    came out a level under "A.1. Lemma". A paper's back matter stands at its sections' level."""
+    body = ReadBlock(kind="paragraph", text=BODY * 2, bbox=(200, 0, 2000, 400), font_size=34.7,
+                     layout="text")  # fmt: skip
+    doc = _document([
+        ("ocr", [_scanned("1. Introduction", 300, 40.0, (40, 40)), body,
+                 _scanned("1.1. Data", 900, 34.0, (34, 34)), body]),
+        ("ocr", [_scanned("A. Proofs", 300, 40.0, (40, 40)), body,
+                 _scanned("A.1. Lemma", 900, 34.0, (34, 34)), body,
+                 _scanned("References", 1500, 40.0, (40,)), body]),
+    ])  # fmt: skip
+    assert _levels(doc) == [("1. Introduction", 1), ("1.1. Data", 2), ("A. Proofs", 1),
+                            ("A.1. Lemma", 2), ("References", 1)]  # fmt: skip
+
+
+def test_a_roman_number_a_scan_misread_is_mended():
+    """IEEE's "III. CONCLUSION" read as "Ill CONCLUSION": its number lost, its text wrong."""
+    body = ReadBlock(kind="paragraph", text=BODY * 2, bbox=(200, 0, 2000, 400), font_size=34.7,
+                     layout="text")  # fmt: skip
+    heads = ["I. INTRODUCTION", "II. METHOD", "Ill CONCLUSION", "1. Sampling"]
+    doc = _document([
+        ("ocr", [block for y, text in zip((300, 900, 1500, 2100), heads, strict=True)
+                 for block in (_scanned(text, y, 40.0, (40,) * len(text.split())), body)]),
+    ])  # fmt: skip
+    assert [text for text, _ in _levels(doc)] == [
+        "I. INTRODUCTION", "II. METHOD", "III. CONCLUSION", "1. Sampling"
+    ]  # fmt: skip
+
+
 def _line(kind: str, text: str, y: float, size: float = 40.0) -> ReadBlock:
     return ReadBlock(kind=kind, text=text, bbox=(200, y, 1800, y + (size if kind != "paragraph"
                      or len(text) < 60 else 6 * size)), font_size=size, layout="text")  # fmt: skip
