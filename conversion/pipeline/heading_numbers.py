@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.document import Block, Page, Span
+from models.reading.kinds import reads_as_byline
 
 # A section's number and its depth: "2", "2.1.", "A.1", "IV." (a lone letter is no number).
 _NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{1,4}\.)\s+[^\W_]")
@@ -15,6 +16,11 @@ _NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{
 _LETTERED = re.compile(r"^[A-Z]\.\s+[A-Z][a-z]")
 # A Roman section number beyond "I.": "II. Method", "IV. RESULTS".
 _ROMAN_SECTION = re.compile(r"^(?:I{2,3}|IV|VI{0,3}|IX|XI{0,3})\.\s+[^\W_]")
+# A Roman section number, its value its place in _ROMAN_VALUES: "III." 3.
+_ROMAN_VALUES = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
+_ROMAN_NUMERAL = re.compile(
+    r"^(" + "|".join(sorted(_ROMAN_VALUES, key=len, reverse=True)) + r")\.\s"
+)
 # A later section number inside a heading's line, opening a capitalised word.
 _LATER_NUMBER = re.compile(r"\s((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?)\s+[A-Z]")
 
@@ -67,43 +73,64 @@ def split_numbered(blocks: list[Block]) -> list[Block]:
 def numbered_sequels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) -> None:
     """A short line read as text that carries the next number of the document's sections is a
     heading the reader did not see (a scan's subsubsection head in bold at the body's size, an
-    AMS section in small capitals): one line of at most `sequel_max_words` words, opening
-    with a section number that comes next after the last numbered heading before it (its
-    next sibling, its first subsection or the next section of a level above: "2.2.2" or "2.3"
-    or "3" after "2.2.1"), then a capitalised word, and not ending as a sentence does. No
-    text numbered at that depth lies between them (a numbered list keeps its own count)."""
+    AMS section in small capitals, an IEEE subsection in italics at the body's size): one
+    line of at most `sequel_max_words` words, opening with a section number that comes next
+    after the last numbered heading before it (its next sibling, its first subsection or the
+    next section of a level above: "2.2.2" or "2.3" or "3" after "2.2.1"; in a document
+    numbered in Roman, "A." after "II." and "B." after "A."), then a capitalised word, not
+    ending as a sentence does and no byline. No text numbered at that depth lies between them
+    (a numbered list keeps its own count)."""
+    roman = roman_sections([b.text for p in pages for b in p.blocks if b.kind == "heading"])
     last: tuple[str, ...] | None = None
     counted: set[int] = set()  # depths a list or a paragraph numbered since the last heading
     for block in (b for p in pages for b in p.blocks):
-        match = _NUMBERING.match(block.text.strip())
-        number = _numbers(match) if match else None
+        found = _number_of(block.text.strip(), last, roman=roman)
+        number = found[0] if found else None
         if block.kind == "heading":
             if number:
                 last, counted = number, set()
             continue
-        if number is None or last is None:
+        if found is None or last is None:
             continue
-        if len(number) not in counted and _sequel(block, last, number, params=params):
+        if len(found[0]) not in counted and _sequel(block, last, found, params=params):
             block.kind = "heading"
-            last, counted = number, set()
+            last, counted = found[0], set()
             continue
-        counted.add(len(number))
+        counted.add(len(found[0]))
 
 
-def _sequel(block: Block, last: tuple[str, ...], number: tuple[str, ...], *,
+def _number_of(
+    text: str, last: tuple[str, ...] | None, *, roman: bool
+) -> tuple[tuple[str, ...], int] | None:
+    """A heading's number as a path of counts, and where its label ends: "2.1" ("2", "1"); in
+    a document numbered in Roman "III." ("3",) and a lettered "B." under section `last`
+    (last[0], "2"). Arabic numbers there are a subsection's runs-in, none."""
+    if not roman:
+        match = _NUMBERING.match(text)
+        return (_numbers(match), match.end(1)) if match else None
+    numeral = _ROMAN_NUMERAL.match(text)
+    if numeral:
+        return (str(_ROMAN_VALUES.index(numeral.group(1)) + 1),), numeral.end(1) + 1
+    if _LETTERED.match(text):
+        section = last[0] if last else "0"
+        return (section, str(ord(text[0]) - ord("A") + 1)), 2
+    return None
+
+
+def _sequel(block: Block, last: tuple[str, ...], found: tuple[tuple[str, ...], int], *,
             params: AssembleParams) -> bool:  # fmt: skip
     text = block.text.strip()
-    match = _NUMBERING.match(text)
+    number, label_end = found
     one_line = block.bbox is None or (block.bbox[3] - block.bbox[1]) < (
         params.one_line_height_ratio * max(block.font_key or 0.0, 1.0)
     )
     return (
         block.kind == "paragraph"
-        and match is not None
         and one_line
         and len(text.split()) <= params.sequel_max_words
         and not text.endswith((".", ",", ";", ":"))
-        and text[match.end(1) :].strip()[:1].isupper()
+        and text[label_end:].strip()[:1].isupper()
+        and not reads_as_byline(text)
         and number in _next_numbers(last)
     )
 

@@ -319,6 +319,27 @@ def test_a_line_numbered_as_the_next_section_is_a_heading_but_a_numbered_list_is
     assert kinds["2. Evaluate the model"][0] == "paragraph"
 
 
+def test_a_lettered_line_after_a_roman_section_is_its_subsection():
+    """IEEE sets its subsections lettered, in italics at the body's size: "A. Annotation
+    Protocol" read as text after "II. METHOD" is its first subsection, "B. Runtime" the
+    next; an author line numbered as the next is a byline, and text counted at that depth
+    since keeps "D. Outliers" text: no headings."""
+    body = BODY * 3
+    blocks = _assembled_lines([
+        _line("heading", "I. INTRODUCTION", 100, 40), _line("paragraph", body, 160),
+        _line("heading", "II. METHOD", 420, 40), _line("paragraph", body, 480),
+        _line("paragraph", "A. Annotation Protocol", 740), _line("paragraph", body, 800),
+        _line("paragraph", "B. Runtime", 1060), _line("paragraph", body, 1120),
+        _line("paragraph", "C. Smith and D. Jones", 1380), _line("paragraph", body, 1440),
+        _line("paragraph", "D. Outliers", 1700), _line("paragraph", body, 1760),
+    ])  # fmt: skip
+    kinds = {text: (kind, level) for kind, text, level in blocks}
+    section = kinds["II. METHOD"][1]
+    assert kinds["A. Annotation Protocol"] == ("heading", section + 1)
+    assert kinds["B. Runtime"] == ("heading", section + 1)
+    assert kinds["D. Outliers"][0] == kinds["C. Smith and D. Jones"][0] == "paragraph"
+
+
 def _set(text: str, x: float, y: float, lines: int = 1, width: float = 1000) -> ReadBlock:
     """A block the layout model calls text, at the body's size (40 px), its words boxed line
     by line from x (`lines` lines of `text` over `width`, or one line as long as its words)."""
