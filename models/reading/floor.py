@@ -23,6 +23,7 @@ from models.reading.params.floor import FLOOR, FloorParams
 from models.reading.params.text_layer import PERCENT
 
 _TOKEN = re.compile(r"\w+")
+_HYPHENS = "-\u2010\u00ad"  # a hyphen at a line's end: the ASCII one, U+2010, a soft one
 RESTORED_CODE = "TEXT_RESTORED"
 FALLBACK_CODE = "READING_FALLBACK"
 
@@ -109,13 +110,39 @@ def page_tokens(blocks: list[ReadBlock]) -> Counter:
     return total
 
 
+def line_tokens(plain: list[PlainLine]) -> list[list[tuple[str, ...]]]:
+    """Each plain line's tokens, each with the forms a reading may hold it in: a word a hyphen
+    cut at a line's end ("lim-" over "ited.") is held whole ("limited", as the stages mend it),
+    so its second half counts as the whole word or itself, and its first half not at all (the
+    half "ited." came back as a paragraph of its own, "lost" beside "limited")."""
+    out = [[(t,) for t in tokens(line.text)] for line in plain]
+    for k, (head, tail) in enumerate(zip(plain, plain[1:], strict=False)):
+        if head.paragraph != tail.paragraph or not (head.words and tail.words):
+            continue
+        last, first = head.words[-1].text, tail.words[0].text
+        cut = last[-1:] in _HYPHENS and len(last) > 1 and last[-2].isalpha()
+        joined = tokens(last.rstrip(_HYPHENS) + first) if cut and first[:1].islower() else []
+        if joined and out[k] and out[k + 1]:
+            out[k] = out[k][:-1]
+            out[k + 1][0] = (out[k + 1][0][0], joined[-1])
+    return out
+
+
+def _take(held: Counter, forms: tuple[str, ...]) -> bool:
+    """Whether `held` holds one of the forms; that one taken."""
+    form = next((f for f in forms if held[f] > 0), None)
+    if form is not None:
+        held[form] -= 1
+    return form is not None
+
+
 def word_recall(blocks: list[ReadBlock], plain: list[PlainLine]) -> float:
     """The share of the plain reading's words the blocks hold (1.0 when it holds none)."""
-    wanted = Counter(t for line in plain for t in tokens(line.text))
+    wanted = [forms for line in line_tokens(plain) for forms in line]
     if not wanted:
         return 1.0
     held = page_tokens(blocks)
-    return sum(min(n, held[t]) for t, n in wanted.items()) / sum(wanted.values())
+    return sum(_take(held, forms) for forms in wanted) / len(wanted)
 
 
 def lost_lines(blocks: list[ReadBlock], plain: list[PlainLine], params: FloorParams = FLOOR):
@@ -124,15 +151,9 @@ def lost_lines(blocks: list[ReadBlock], plain: list[PlainLine], params: FloorPar
     words is not found in another paragraph)."""
     held = [block_tokens(block) for block in blocks]
     marks = []
-    for line in plain:
-        words = tokens(line.text)
+    for line, words in zip(plain, line_tokens(plain), strict=True):
         over = [held[k] for k, b in enumerate(blocks) if b.bbox and _overlaps(b.bbox, line.bbox)]
-        found = 0
-        for t in words:
-            counter = next((c for c in over if c[t] > 0), None)
-            if counter is not None:
-                counter[t] -= 1
-                found += 1
+        found = sum(any(_take(counter, forms) for counter in over) for forms in words)
         marks.append(bool(words) and found < params.lost_line_share * len(words))
     return marks
 

@@ -169,3 +169,20 @@ def test_the_fallback_finding_says_the_text_is_complete_but_not_the_layout():
 def test_words_compare_without_accents_spacing_or_composed():
     """A text layer's plain words keep LaTeX's spacing accents; the reader composes them."""
     assert tokens("Jim´enez Min´aˇc ﬁnd") == tokens("Jiménez Mináč find")
+
+
+def test_the_half_of_a_word_a_hyphen_cut_is_no_line_lost():
+    """A text layer's paragraph whose last line holds the end of a hyphenated word: the stages
+    mend "lim-" "ited." into "limited.", and the half "ited." came back as a paragraph of its
+    own beside it (a line "lost": its one token in no block). A dropped line still comes back."""
+    plain = [
+        line("the training data are lim-", 300, paragraph=0),
+        line("ited.", 340, paragraph=0),
+        line("CLIENT NO.: L8557.002 account", 500, paragraph=1),
+    ]
+    mended = block(plain[:2])
+    mended.words = [*plain[0].words[:-1], Word("limited.", 100.0, plain[1].words[0].bbox)]
+    mended.text = "the training data are limited."
+    page = with_floor(page_of([mended]), plain, page_number=1)
+    assert [b.text for b in page.blocks] == [mended.text, "CLIENT NO.: L8557.002 account"]
+    assert word_recall([mended], plain[:2]) == 1.0
