@@ -191,8 +191,10 @@ def mended_roman_numbers(pages: list[Page]) -> None:
         return
     for block in heads:
         first = block.spans[0] if block.spans else None
-        match = _MISREAD_ROMAN.match(first.text) if first else None
+        match = _MISREAD_ROMAN.match(block.text)  # the word after it may be the next span
         if first is None or match is None or not set(match.group(1)) & set("l|"):
+            continue
+        if match.end() > len(first.text):
             continue
         numeral = re.sub(r"[l1|]", "I", match.group(1)) + "."
         if _ROMAN_SECTION.match(f"{numeral} X") or numeral == "I.":

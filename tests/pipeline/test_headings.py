@@ -11,6 +11,8 @@ import pytest
 
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.document import Block, Page, Span
+from conversion.pipeline.heading_numbers import mended_roman_numbers
 from models.engine import PageReading, ReadBlock, Word
 from models.ocr import TesseractEngine
 
@@ -287,6 +289,15 @@ def test_a_roman_number_a_scan_misread_is_mended():
     assert [text for text, _ in _levels(doc)] == [
         "I. INTRODUCTION", "II. METHOD", "III. CONCLUSION", "1. Sampling"
     ]  # fmt: skip
+
+
+def test_a_roman_number_misread_in_a_span_of_its_own_is_mended():
+    """The reader may give the number a span of its own ("Ill. " then "CONCLUSION")."""
+    pages = [Page(number=1, width=2550, height=3300, source="ocr", blocks=[
+        Block(kind="heading", spans=[Span(text)]) for text in ("I. INTRODUCTION", "II. METHOD")
+    ] + [Block(kind="heading", spans=[Span("Ill. "), Span("CONCLUSION")])])]  # fmt: skip
+    mended_roman_numbers(pages)
+    assert pages[0].blocks[-1].text == "III. CONCLUSION"
 
 
 def _line(kind: str, text: str, y: float, size: float = 40.0) -> ReadBlock:
