@@ -16,6 +16,8 @@ _NUMBERING = re.compile(r"^((?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?|\d{1,2}\.?|[IVX]{
 _LETTERED = re.compile(r"^[A-Z]\.\s+[A-Z][a-z]")
 # A Roman section number beyond "I.": "II. Method", "IV. RESULTS".
 _ROMAN_SECTION = re.compile(r"^(?:I{2,3}|IV|VI{0,3}|IX|XI{0,3})\.\s+[^\W_]")
+# An appendix's letter before its capitalised title: "A Proofs", "B. DATASET DETAILS".
+_APPENDIX = re.compile(r"^([A-Z])\.?\s+(?=[A-Z])")
 # A Roman section number, its value its place in _ROMAN_VALUES: "III." 3.
 _ROMAN_VALUES = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII")
 _ROMAN_NUMERAL = re.compile(
@@ -84,7 +86,7 @@ def numbered_sequels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) ->
     last: tuple[str, ...] | None = None
     counted: set[int] = set()  # depths a list or a paragraph numbered since the last heading
     for block in (b for p in pages for b in p.blocks):
-        found = _number_of(block.text.strip(), last, roman=roman)
+        found = _number_of(block.text.strip(), last, roman=roman, heading=block.kind == "heading")
         number = found[0] if found else None
         if block.kind == "heading":
             if number:
@@ -100,13 +102,17 @@ def numbered_sequels(pages: list[Page], *, params: AssembleParams = ASSEMBLE) ->
 
 
 def _number_of(
-    text: str, last: tuple[str, ...] | None, *, roman: bool
+    text: str, last: tuple[str, ...] | None, *, roman: bool, heading: bool
 ) -> tuple[tuple[str, ...], int] | None:
-    """A heading's number as a path of counts, and where its label ends: "2.1" ("2", "1"); in
-    a document numbered in Roman "III." ("3",) and a lettered "B." under section `last`
-    (last[0], "2"). Arabic numbers there are a subsection's runs-in, none."""
+    """A heading's number as a path of counts, and where its label ends: "2.1" ("2", "1"), an
+    appendix's "B" ("B",); in a document numbered in Roman "III." ("3",) and a lettered "B."
+    under section `last` (last[0], "2"). Arabic numbers there are a subsection's runs-in,
+    none."""
     if not roman:
-        match = _NUMBERING.match(text)
+        # an appendix's letter: a heading's, or a line's in the appendices (a sentence
+        # opening with "A" is no number elsewhere, nor counts against one)
+        lettered = heading or bool(last and last[0].isalpha())
+        match = _NUMBERING.match(text) or (_APPENDIX.match(text) if lettered else None)
         return (_numbers(match), match.end(1)) if match else None
     numeral = _ROMAN_NUMERAL.match(text)
     if numeral:
@@ -137,9 +143,14 @@ def _sequel(block: Block, last: tuple[str, ...], found: tuple[tuple[str, ...], i
 
 def _next_numbers(last: tuple[str, ...]) -> list[tuple[str, ...]]:
     """The numbers that can come after section `last`: its first subsection, its next
-    sibling, the next section of each level above it."""
+    sibling, the next section of each level above it (an appendix's next letter: "B" after
+    "A.1")."""
     out = [(*last, "1")]
-    out += [(*last[:k], str(int(last[k]) + 1)) for k in range(len(last)) if last[k].isdigit()]
+    for k, part in enumerate(last):
+        if part.isdigit():
+            out.append((*last[:k], str(int(part) + 1)))
+        elif len(part) == 1 and "A" <= part < "Z":
+            out.append((*last[:k], chr(ord(part) + 1)))
     return out
 
 

@@ -330,6 +330,27 @@ def test_a_line_numbered_as_the_next_section_is_a_heading_but_a_numbered_list_is
     assert kinds["2. Evaluate the model"][0] == "paragraph"
 
 
+def test_an_appendixs_lines_numbered_next_are_its_headings():
+    """A scanned ACM appendix: "A PROOFS" is a heading, and "A.1 Notation", "B DATASET
+    DETAILS" and "B.1 Datasets", read as text, carry the next numbers. A line opening with
+    "A" before the appendix counts as no number."""
+    body = BODY * 3
+    blocks = _assembled_lines([
+        _line("heading", "6 CONCLUSION", 100, 56), _line("paragraph", body, 160),
+        _line("paragraph", "A Sampler Of Results", 420), _line("paragraph", body, 480),
+        _line("paragraph", "7 Outlook", 740), _line("paragraph", body, 800),
+        _line("heading", "A PROOFS", 1060, 44), _line("paragraph", "A.1 Notation", 1120),
+        _line("paragraph", body, 1180), _line("paragraph", "B DATASET DETAILS", 1440, 44),
+        _line("paragraph", "B.1 Datasets", 1500), _line("paragraph", body, 1560),
+    ])  # fmt: skip
+    kinds = {text: (kind, level) for kind, text, level in blocks}
+    assert kinds["7 Outlook"][0] == "heading"
+    assert kinds["A Sampler Of Results"][0] == "paragraph"
+    assert kinds["B DATASET DETAILS"] == ("heading", kinds["A PROOFS"][1])
+    assert kinds["B.1 Datasets"] == ("heading", kinds["A.1 Notation"][1])
+    assert kinds["A.1 Notation"][0] == "heading"
+
+
 def test_a_lettered_line_after_a_roman_section_is_its_subsection():
     """IEEE sets its subsections lettered, in italics at the body's size: "A. Annotation
     Protocol" read as text after "II. METHOD" is its first subsection, "B. Runtime" the
