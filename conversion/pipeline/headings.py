@@ -487,8 +487,8 @@ def _numbered_ranks(blocks: list[Block], ranks: dict[int, float]) -> None:
 
 
 def _outline_ranks(
-    sections: list[Block], ranks: dict[int, float], body: Block, *, exact: bool,
-    params: AssembleParams,
+    headings: list[Block], sections: list[Block], ranks: dict[int, float], body: Block, *,
+    exact: bool, params: AssembleParams,
 ) -> list[Block]:  # fmt: skip
     """Where the file's outline named headings (`Block.outline_level`, bookmarks.py), its depth
     is their rank, and every other heading is weighed against them:
@@ -500,11 +500,20 @@ def _outline_ranks(
     - numbered: the rank of the outline's headings numbered as deep, or one under the deepest
       (an outline that stops at subsections);
     - a generic section name ("Abstract"): the rank of the outline heading nearest its size.
-    Any other is no heading, returned to be made text: set as no heading of the outline is
-    set, it is an author's name, a theorem's or an algorithm's label, a line of a diagram."""
+    An outline of one depth over headings set in several styles (a word processor's export
+    lists every heading at depth 1) tells which lines are headings, not how they nest: the
+    sizes rank them then, and nothing is made text. Otherwise any other heading is no
+    heading, returned to be made text: set as no heading of the outline is set, it is an
+    author's name, a theorem's or an algorithm's label, a line of a diagram."""
     outlined = [b for b in sections if b.outline_level]
-    if not outlined:
-        return []
+    styles: list[Block] = []  # one outline heading of each style (weight, size), the title's too
+    for b in (b for b in headings if b.outline_level):
+        if not any(o.bold == b.bold and _one_size(o, b, exact=exact, params=params)
+                   for o in styles):  # fmt: skip
+            styles.append(b)
+    flat = len({b.outline_level for b in headings if b.outline_level}) == 1
+    if not outlined or (flat and len(styles) > 1):
+        return []  # a flat outline over headings set in several styles lost their nesting
     roman = roman_sections([b.text for b in sections])
     depths = {o.outline_level: section_depth(o.text, roman=roman) for o in outlined}
 
@@ -647,7 +656,7 @@ def assign_heading_levels(
     ranks: dict[int, float] = {id(b): by_size[b.font_key or 0.0] for b in sections}
     _numbered_ranks(sections, ranks)
     body = Block(kind="paragraph", font_key=body_size)
-    for b in _outline_ranks(sections, ranks, body, exact=exact, params=params):
+    for b in _outline_ranks(headings, sections, ranks, body, exact=exact, params=params):
         b.kind, b.level = "paragraph", None
         sections.remove(b)
     for b in titles:

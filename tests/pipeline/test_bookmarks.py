@@ -104,3 +104,22 @@ def test_a_line_set_as_no_outline_heading_is_text(outlined, not_outlined):
 def test_a_heading_the_outline_leaves_out_set_as_its_headings_stays(outlined):
     assert (2, "Data Availability") in outlined
     assert outlined[0] == (1, "Reading Pages in Order")
+
+
+def test_a_flat_outline_over_headings_of_several_styles_leaves_their_nesting(tmp_path):
+    """A word processor's export lists every heading at depth 1: it tells which lines are
+    headings, not how they nest. The sizes rank them, and a heading it leaves out stays."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 56
+    for text, size in (("Testing", 20), ("Unit tests", 16.5), ("Desktop only", 13.5)):
+        page.insert_text((72, y + 20), text, fontsize=size, fontname="tibo")
+        y = _paragraph(page, y + 30)
+    doc.set_toc([[1, "Testing", 1], [1, "Unit tests", 1]])
+    doc.save(tmp_path / "flat.pdf")
+    result = convert_pdf(tmp_path / "flat.pdf", tmp_path / "out", TesseractEngine(),
+                         ConvertOptions())  # fmt: skip
+    html = result.html_path.read_text(encoding="utf-8")
+    levels = {text: int(level) for level, text in HEAD.findall(html[html.index("<main") :])}
+    assert levels["Unit tests"] == levels["Testing"] + 1
+    assert levels["Desktop only"] == levels["Unit tests"] + 1
