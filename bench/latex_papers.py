@@ -21,6 +21,12 @@ Run-in heads (\\paragraph, LNCS's \\subsubsection) are listed apart (`run_in`): 
 paragraph and are no heading line; nor are the abstract's name, authors, affiliations, dates,
 keywords or captions.
 
+Papers from RICH_FROM (64) on also hold what real papers hold: the PDF's outline (hyperref's
+bookmarks) in most, theorems and proofs, algorithm boxes, verbatim code, a diagram of labelled
+boxes, ACM's "CCS Concepts" and "Reference Format" lines, a footnote on the title, a section
+that opens with its first subsection, and section titles with mathematics or three lines long;
+none of these is a heading line of the truth.
+
 Members split with bench/splits.py's rule (corpus "latex-papers", member "paper-NNN.pdf");
 validation papers also draw from HELD_OUT_STYLES, styles no tune paper has (RevTeX's centred
 capitals with "I." / "A." / "1." numbering, and book chapters), the way the hidden papers come
