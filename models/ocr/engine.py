@@ -450,6 +450,7 @@ class TesseractEngine(PartRereads):
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
         self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
+        self._doubtful_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         grids = self._unread_cells(gray, ink, paragraphs, lang=language, dpi=page.dpi)
         text = scan_text(paragraphs, figures, gray, ink, page.dpi, grids=grids)
         started_layout = time.perf_counter()

@@ -30,6 +30,7 @@ from models.reading.scan_lines import (
     fill_in,
     keep_lines,
     move_lines,
+    scale_lines,
     unread_rows,
 )
 from models.reading.word_rows import RULE_GLYPHS
@@ -259,6 +260,46 @@ class PartRereads:
                 continue
             move_lines(found, left, top)
             para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])
+
+    def _doubtful_lines(self, gray: Image.Image, paragraphs, *, lang: str, dpi: int) -> None:
+        """Short lines Tesseract read with little confidence (a bold head in a word it does not
+        know: "B.1 Hyperparameters" read right at 13, dropped as noise), read again alone at
+        another scale (SCAN.reread_scale). Two reads that agree word for word are the line,
+        its confidence the second read's (specks and strokes read as letters do not read the
+        same twice); a second read that disagrees is taken only when sure (`missed_confidence`).
+        Only on a page of sure print: one with more than SCAN.reread_max_lines such lines
+        holds writing, a script its languages do not read or a picture's marks, which stay as
+        they were read (the page is judged on them)."""
+        doubtful = [
+            (para, k, line) for para in paragraphs for k, line in enumerate(para)
+            if line.words and len(line.words) <= SCAN.reread_max_words
+            and statistics.mean(w.confidence for w in line.words) < SCAN.reread_below_confidence
+            and any(map(_lettered, line.words))
+        ]  # fmt: skip
+        if len(doubtful) > SCAN.reread_max_lines:
+            return  # many: writing, a script the languages do not read, a picture's marks
+        api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
+        scale = SCAN.reread_scale
+        for para, k, line in doubtful:
+            x0, y0, x1, y1 = line.bbox
+            pad = int(SCAN.missed_margin_ratio * (y1 - y0))
+            left, top = max(0, int(x0) - pad), max(0, int(y0) - pad)
+            crop = gray.crop((left, top, min(gray.width, int(x1) + pad),
+                              min(gray.height, int(y1) + pad)))  # fmt: skip
+            crop = crop.resize((round(crop.width * scale), round(crop.height * scale)))
+            found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
+            lines = [again for part in found for again in part]
+            words = [w for again in lines for w in again.words]
+            if len(lines) != 1 or not any(map(_lettered, words)):
+                continue
+            sure = statistics.mean(w.confidence for w in words)
+            agree = [w.text for w in words] == [w.text for w in line.words]
+            if sure < (SCAN.reread_agree_confidence if agree else SCAN.missed_confidence):
+                continue
+            scale_lines(found, 1 / scale)
+            move_lines(found, left, top)
+            lines[0].confirmed = agree
+            para[k] = lines[0]
 
     def _unread_cells(self, gray: Image.Image, ink: InkMeter, paragraphs: list[ParaLines], *,
                       lang: str, dpi: int) -> list[Grid]:  # fmt: skip

@@ -107,12 +107,13 @@ def _figure(text: str) -> bool:
 def is_illegible(line: Line) -> bool:
     """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
     are mostly not in its dictionary (a figure counts as known: a table's row of figures is
-    no handwriting)."""
+    no handwriting), unless two reads confirmed them (`Line.confirmed`)."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) or _figure(w.text) for w in longer) / max(len(longer), 1)
     doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share
+    doubtful = doubtful and not line.confirmed
     return confidence < SCAN.illegible_confidence or doubtful
 
 

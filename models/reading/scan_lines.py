@@ -15,7 +15,7 @@ from models.reading.params.scan import SCAN
 
 
 class Line:
-    __slots__ = ("words", "bbox", "ink", "stroke", "size")
+    __slots__ = ("words", "bbox", "ink", "stroke", "size", "confirmed")
 
     def __init__(self, words: list[Word], bbox, ink: float) -> None:
         self.words = words
@@ -23,6 +23,9 @@ class Line:
         self.ink = ink
         self.stroke = 0.0
         self.size = 0.0  # text size in pixels, when Tesseract gives one
+        # read the same word for word by a second read at another scale: legible, however
+        # doubtful each read was (models.ocr.rereads._doubtful_lines)
+        self.confirmed = False
 
     @property
     def text(self) -> str:
@@ -86,6 +89,15 @@ def move_lines(paragraphs: list[ParaLines], x0: float, y0: float) -> None:
                          line.bbox[3] + y0)  # fmt: skip
             for w in line.words:
                 w.bbox = (w.bbox[0] + x0, w.bbox[1] + y0, w.bbox[2] + x0, w.bbox[3] + y0)
+
+
+def scale_lines(paragraphs: list[ParaLines], factor: float) -> None:
+    """Lines and words read in a crop resized by 1 / `factor`, in the crop's own pixels."""
+    for para in paragraphs:
+        for line in para:
+            line.bbox = tuple(v * factor for v in line.bbox)
+            for w in line.words:
+                w.bbox = tuple(v * factor for v in w.bbox)  # type: ignore[assignment]
 
 
 def has_words(line: Line) -> bool:

@@ -56,6 +56,16 @@ class ScanParams:
     missed_confidence: float = 70  # ...is a line when read with this mean confidence or more
     missed_min_words: int = 2  # ...in at least this many words of letters
     missed_max_reads: int = 6  # runs read again on a page, at most (a picture read as text)
+    # A short line read doubtfully is read again alone at another scale (a bold head in a word
+    # Tesseract does not know read right at 13, 67 at 1.5 times): at most this many words,
+    # under this mean confidence, on a page of at most this many such lines (more: writing);
+    # its words are taken when both reads agree and the second is this sure, or when the
+    # second reads at `missed_confidence` or more.
+    reread_max_words: int = 8
+    reread_below_confidence: float = 40
+    reread_max_lines: int = 4
+    reread_scale: float = 1.5
+    reread_agree_confidence: float = 50
     # A region read again (an "image" read as text) fills in what the page's read lacks: its word
     # over one read already (this share of either's box) is dropped...
     fill_overlap_share: float = 0.5
