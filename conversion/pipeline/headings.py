@@ -499,7 +499,9 @@ def _outline_ranks(
       set in the body's size where the sections are set smaller);
     - numbered: the rank of the outline's headings numbered as deep, or one under the deepest
       (an outline that stops at subsections);
-    - a generic section name ("Abstract"): the rank of the outline heading nearest its size.
+    - a generic section name ("Abstract"): the rank of the outline heading nearest its size;
+    - set smaller than every outline heading: one rank under the deepest (the Tufte book's
+      "Headings" under "Page Layout": its outline stops a level above).
     An outline of one depth over headings set in several styles (a word processor's export
     lists every heading at depth 1) tells which lines are headings, not how they nest: the
     sizes rank them then, and nothing is made text. Otherwise any other heading is no
@@ -548,12 +550,12 @@ def _outline_ranks(
         elif depth:
             same = [level for level, d in depths.items() if d == depth]
             deeper = depth > max(depths.values())
-            ranks[id(b)] = most(same) if same else max(depths) + 1 if deeper else ranks[id(b)]
+            ranks[id(b)] = most(same) if same else max(depths) + 1 if deeper else nearest(size)
         elif _GENERIC.match(b.text.strip()):
-            nearest = min(
-                outlined, key=lambda o: (abs((o.font_key or 0.0) - size), o.outline_level)
-            )
-            ranks[id(b)] = nearest.outline_level or 0
+            ranks[id(b)] = nearest(size)
+        elif all(size < (o.font_key or 0.0) and not _one_size(o, b, exact=exact, params=params)
+                 for o in outlined):  # fmt: skip
+            ranks[id(b)] = max(depths) + 1  # deeper than the outline goes (LaTeX's tocdepth)
         else:
             demoted.append(b)
     return demoted

@@ -31,13 +31,15 @@ def _paragraph(page: pymupdf.Page, y: float) -> float:
 
 
 def _paper(path, outline: list) -> None:
-    """A title at 20 pt; sections and a subsection all bold at 12 pt; a diagram's labels set
-    at 14 pt in regular weight inside the text; a starred section set as the sections are."""
+    """A title at 20 pt; sections and a subsection all bold at 12 pt, a head at 11 pt under
+    them; a diagram's labels set at 14 pt in regular weight inside the text; a starred
+    section set as the sections are."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((150, 90), "Reading Pages in Order", fontsize=20, fontname="tibo")
     y = 130
     for text, size, font in (("1 Introduction", 12, "tibo"), ("Scope", 12, "tibo"),
+                             ("Measured Gaps", 11, "tibo"),
                              ("Loss Attention Decoder", 14, "tiro")):  # fmt: skip
         page.insert_text((72, y + 16), text, fontsize=size, fontname=font)
         y = _paragraph(page, y + 26)
@@ -104,6 +106,12 @@ def test_a_line_set_as_no_outline_heading_is_text(outlined, not_outlined):
 def test_a_heading_the_outline_leaves_out_set_as_its_headings_stays(outlined):
     assert (2, "Data Availability") in outlined
     assert outlined[0] == (1, "Reading Pages in Order")
+
+
+def test_a_heading_set_smaller_than_the_outline_goes_is_a_level_under_it(outlined):
+    """LaTeX's outline stops at its tocdepth: a head set smaller than every entry is one
+    level under the deepest (the Tufte book's "Headings" under "Page Layout" was made text)."""
+    assert (4, "Measured Gaps") in outlined
 
 
 def test_a_flat_outline_over_headings_of_several_styles_leaves_their_nesting(tmp_path):
