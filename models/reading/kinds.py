@@ -143,9 +143,13 @@ def reads_as_name(text: str) -> bool:
 
 def reads_as_names(text: str) -> bool:
     """People's names and nothing else: one (`reads_as_name`), or several joined by commas
-    and "and" ("SOFIA OKAFOR AND MARIA OKAFOR", as AMS classes set a byline). Alone no
+    and "and" in capitals ("SOFIA OKAFOR AND MARIA OKAFOR", as AMS classes set a byline; a
+    title in title case, "Bus Routes and Village Life", reads as two names too). Alone no
     evidence, as `reads_as_name`."""
-    parts = [p for p in _NAME_SEPARATORS.split(" ".join(text.split())) if p]
+    text = " ".join(text.split())
+    parts = [p for p in _NAME_SEPARATORS.split(text) if p]
+    if len(parts) > 1 and not text.isupper():
+        return False
     return bool(parts) and all(reads_as_name(p) for p in parts)
 
 

@@ -53,6 +53,7 @@ def test_dictionary_words_read_less_surely_in_a_heading_box_are_real_words():
 def test_names_joined_by_and_read_as_names_and_a_starred_title_is_no_byline():
     assert reads_as_names("SOFIA OKAFOR AND MARIA OKAFOR") and reads_as_names("Kenji Chen")
     assert not reads_as_names("Related Work and Future Directions of Research")
+    assert not reads_as_names("Bus Routes and Village Life")
     assert reads_as_byline("Alice Martin1, Bob Chen2")
     assert not reads_as_byline("Towards Reliable Bayesian Inference*")
 
