@@ -247,19 +247,30 @@ class PartRereads:
             dark[int(y0) : int(y1), int(x0) : int(x1)] = False
         runs = [(para, above, box) for para in paragraphs for above, box in unread_rows(dark, para)]
         api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
-        for para, above, (x0, y0, x1, y1) in runs[: SCAN.missed_max_reads]:
+        for para, above, box in runs[: SCAN.missed_max_reads]:
             pad = int(SCAN.missed_margin_ratio * above.height)
-            left, top = max(0, x0 - pad), max(0, y0 - pad)
-            crop = gray.crop((left, top, min(gray.width, x1 + pad), min(gray.height, y1 + pad)))
-            found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
-            lines = [line for part in found for line in part]
+            lines = self._read_alone(api, gray, box, pad, dpi)
             words = [w for line in lines for w in line.words]
             if len(lines) != 1 or sum(map(_lettered, words)) < SCAN.missed_min_words:
                 continue
             if statistics.mean(w.confidence for w in words) < SCAN.missed_confidence:
                 continue
-            move_lines(found, left, top)
             para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])
+
+    def _read_alone(self, api, gray: Image.Image, box, pad: int, dpi: int,
+                    scale: float = 1.0) -> list[Line]:  # fmt: skip
+        """The lines `api` reads in `box` of the page, `pad` pixels around it, the crop resized
+        by `scale`: in the page's pixels."""
+        x0, y0, x1, y1 = box
+        left, top = max(0, x0 - pad), max(0, y0 - pad)
+        crop = gray.crop((left, top, min(gray.width, x1 + pad), min(gray.height, y1 + pad)))
+        if scale != 1.0:
+            crop = crop.resize((round(crop.width * scale), round(crop.height * scale)))
+        found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
+        if scale != 1.0:
+            scale_lines(found, 1 / scale)
+        move_lines(found, left, top)
+        return [line for part in found for line in part]
 
     def _doubtful_lines(self, gray: Image.Image, paragraphs, *, lang: str, dpi: int) -> None:
         """Short lines Tesseract read with little confidence (a bold head in a word it does not
@@ -279,16 +290,10 @@ class PartRereads:
         if len(doubtful) > SCAN.reread_max_lines:
             return  # many: writing, a script the languages do not read, a picture's marks
         api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
-        scale = SCAN.reread_scale
         for para, k, line in doubtful:
-            x0, y0, x1, y1 = line.bbox
-            pad = int(SCAN.missed_margin_ratio * (y1 - y0))
-            left, top = max(0, int(x0) - pad), max(0, int(y0) - pad)
-            crop = gray.crop((left, top, min(gray.width, int(x1) + pad),
-                              min(gray.height, int(y1) + pad)))  # fmt: skip
-            crop = crop.resize((round(crop.width * scale), round(crop.height * scale)))
-            found = read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
-            lines = [again for part in found for again in part]
+            box = tuple(int(v) for v in line.bbox)
+            pad = int(SCAN.missed_margin_ratio * (line.bbox[3] - line.bbox[1]))
+            lines = self._read_alone(api, gray, box, pad, dpi, scale=SCAN.reread_scale)
             words = [w for again in lines for w in again.words]
             if len(lines) != 1 or not any(map(_lettered, words)):
                 continue
@@ -296,8 +301,6 @@ class PartRereads:
             agree = [w.text for w in words] == [w.text for w in line.words]
             if sure < (SCAN.reread_agree_confidence if agree else SCAN.missed_confidence):
                 continue
-            scale_lines(found, 1 / scale)
-            move_lines(found, left, top)
             lines[0].confirmed = agree
             para[k] = lines[0]
 
