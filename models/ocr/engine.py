@@ -136,11 +136,12 @@ class TesseractEngine(PartRereads):
                 path=self._tessdata, lang="osd", psm=tesserocr.PSM.OSD_ONLY
             )
 
-    def _new_api(self, languages: str, psm):
+    def _new_api(self, languages: str, psm, *, invert: bool = False):
         api = self._tesserocr.PyTessBaseAPI(path=self._tessdata, lang=languages, psm=psm)
         # Tesseract 5 re-reads every doubtful line inverted (white on black): about 20 % of the
-        # time on a page, for a layout scans rarely have.
-        api.SetVariable("tessedit_do_invert", "0")
+        # time on a page, for a layout scans rarely have; only the reversed panels' reads
+        # (rereads._reversed_panels) pay for it.
+        api.SetVariable("tessedit_do_invert", "1" if invert else "0")
         return api
 
     def describe(self) -> dict:
@@ -230,12 +231,13 @@ class TesseractEngine(PartRereads):
         code = TESSERACT_CODES.get(lang)
         return bool(code) and Path(self._tessdata, f"{code}.traineddata").exists()
 
-    def _api_for(self, lang: str, *, psm):
-        """A recognizer for `lang` (plus the configured languages), built once and kept."""
-        key = (lang, int(psm))
+    def _api_for(self, lang: str, *, psm, invert: bool = False):
+        """A recognizer for `lang` (plus the configured languages), built once and kept;
+        `invert`: one that also tries each doubtful line inverted (see _new_api)."""
+        key = (lang, int(psm), invert)
         if key not in self._extra:
             langs = "+".join(dict.fromkeys([TESSERACT_CODES[lang], *self.languages.split("+")]))
-            self._extra[key] = self._new_api(langs, psm)
+            self._extra[key] = self._new_api(langs, psm, invert=invert)
         return self._extra[key]
 
     def _spare(self, purpose: str):
@@ -449,6 +451,9 @@ class TesseractEngine(PartRereads):
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
+        figures, paragraphs = self._reversed_panels(
+            gray, figures, paragraphs, lang=language, dpi=page.dpi
+        )
         self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
         self._doubtful_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         grids = self._unread_cells(gray, ink, paragraphs, lang=language, dpi=page.dpi)

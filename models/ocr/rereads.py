@@ -1,5 +1,5 @@
 """The OCR engine's second reads of parts of a page: lines in another language, pictures that
-hold text, rows printed white on dark. Each crops the page and reads it again with a
+hold text, rows and panels printed white on dark. Each crops the page and reads it again with a
 recognizer fitted to the part (a language, one block, inverted), and keeps the read when it
 reads better. A mixin of TesseractEngine (its recognizers and languages), apart so that the
 engine module stays the page's own read.
@@ -69,6 +69,38 @@ def photographic(picture: Image.Image) -> bool:
     sample.thumbnail((PHOTO_SAMPLE_PX, PHOTO_SAMPLE_PX))
     tones = np.asarray(sample, dtype=np.int16)
     return float((np.abs(tones - np.median(tones)) >= PHOTO_TONE_LEVELS).mean()) >= PHOTO_TONE_SHARE
+
+
+def flat_dark_fill(picture: Image.Image) -> bool:
+    """A panel printed reversed, not a photograph: its commonest grey is dark (under
+    SCAN.dark_level) and most of its pixels stand within SCAN.panel_fill_levels of it."""
+    if min(picture.size) == 0:  # a figure box without width (a rule): nothing to read
+        return False
+    sample = picture.convert("L")
+    sample.thumbnail((PHOTO_SAMPLE_PX, PHOTO_SAMPLE_PX))
+    tones = np.asarray(sample, dtype=np.int16)
+    fill = int(np.bincount(tones.ravel(), minlength=256).argmax())
+    near = float((np.abs(tones - fill) <= SCAN.panel_fill_levels).mean())
+    return fill < SCAN.dark_level and near >= SCAN.panel_fill_share
+
+
+def _mean_confidence(words: list[Word]) -> float:
+    return statistics.mean(w.confidence for w in words) if words else 0.0
+
+
+def _reads_as_text(words: list[Word]) -> bool:
+    """Words that are text, not a picture's scraps: most of those of three letters or more
+    are dictionary words or read surely (SCAN.panel_known_share, panel_sure_confidence)."""
+    sure = [w.known or w.confidence >= SCAN.panel_sure_confidence
+            for w in words if len(w.text) >= 3]  # fmt: skip
+    return bool(sure) and sum(sure) >= SCAN.panel_known_share * len(sure)
+
+
+def _without_marks(line: Line) -> bool:
+    """A line without its words of no letter or digit (a fill's edge read as "|"); False
+    when none is left."""
+    line.words = [w for w in line.words if any(c.isalnum() for c in w.text)]
+    return bool(line.words)
 
 
 def _lettered(word: Word) -> bool:
@@ -233,6 +265,41 @@ class PartRereads:
             heads.append((bar, found))
         paragraphs.sort(key=lambda para: para.order)
         return figures, paragraphs, heads
+
+    def _reversed_panels(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, *,
+                         lang: str, dpi: int):  # fmt: skip
+        """Panels printed light on a flat dark fill (a banner, a coloured box of text), which
+        Tesseract takes for pictures: each is read again by a recognizer that also tries every
+        line inverted (Tesseract's own choice, line by line: a dark word in a light box inside
+        the panel stays dark). When that reads as text and clearly better than the page's read
+        there (SCAN.panel_*), its lines replace those; when the page's own read there is text,
+        it stays. Either way the "picture" goes, and its text with it no more."""
+        for figure in [f for f in figures if f.bbox is not None]:
+            box = tuple(int(v) for v in figure.bbox)
+            crop = gray.crop(box)
+            if not flat_dark_fill(crop):
+                continue
+            api = self._recognize(
+                self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_BLOCK, invert=True), crop, dpi
+            )
+            # The panel's words stand as the page's own read would: a Dutch word read with
+            # little confidence by English is still a word (only the fill's edges are scraps).
+            found = keep_lines(read_paragraphs(self._tesserocr, api, dpi), _without_marks)
+            read = [w for para in found for line in para for w in line.words]
+            held = [w for para in paragraphs for line in para for w in line.words
+                    if w.bbox and inside_share(w.bbox, box) >= 0.5]  # fmt: skip
+            gain = _mean_confidence(read) - _mean_confidence(held)
+            if _reads_as_text(read) and gain >= SCAN.panel_confidence_gain:
+                move_lines(found, box[0], box[1])
+                paragraphs = outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=box)])
+                for k, para in enumerate(found):
+                    para.order = (figure.order[0], k)
+                    paragraphs.append(para)
+            elif not (_reads_as_text(held) and gain < SCAN.panel_confidence_gain):
+                continue
+            figures = [f for f in figures if f is not figure]
+        paragraphs.sort(key=lambda para: para.order)
+        return figures, paragraphs
 
     def _missed_lines(self, gray: Image.Image, binary: Image.Image | None, paragraphs,
                       figures: list[ReadBlock], *, lang: str, dpi: int) -> None:  # fmt: skip

@@ -74,6 +74,17 @@ class ScanParams:
     # a column's gutter.
     fill_row_share: float = 0.5
     fill_join_heights: float = 1.0
+    # A panel printed reversed (light text on a flat dark fill: a banner, a coloured box), which
+    # Tesseract takes for a picture: a picture whose commonest grey is darker than `dark_level`
+    # and held by this share of its pixels or more, within this many grey levels (a photograph's
+    # greys spread), read again by a recognizer that tries each line inverted too. Its read
+    # replaces what was read there when its mean confidence is this much higher and this share
+    # of its words of three letters or more are dictionary words or read this surely.
+    panel_fill_share: float = 0.6
+    panel_fill_levels: int = 16
+    panel_confidence_gain: float = 20
+    panel_known_share: float = 0.6
+    panel_sure_confidence: float = 85
 
 
 SCAN = ScanParams()

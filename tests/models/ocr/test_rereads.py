@@ -13,7 +13,7 @@ from PIL import Image
 from bench.structure_corpus import scan
 from models.engine import PageImage, Word
 from models.ocr import TesseractEngine
-from models.ocr.rereads import illegible_text, photographic
+from models.ocr.rereads import flat_dark_fill, illegible_text, photographic
 from tests.conftest import CORPUS, RESOURCES
 
 
@@ -98,3 +98,67 @@ def test_a_short_line_read_doubtfully_is_read_again_and_kept(engine, tmp_path):
         image = PageImage(image=pix.pil_image(), page_number=3, dpi=300)
     (reading,) = engine.predict_batch([image])
     assert any("Hyperparameters" in b.text and "Table" not in b.text for b in reading.blocks)
+
+
+def _reversed_panel_page(tmp_path, *, boxed_word: bool):
+    """A page with a magenta band across its foot holding two lines in white (the first word
+    dark in a white box when `boxed_word`), drawn by PyMuPDF and rasterized at 300 DPI: a
+    poster's or a leaflet's banner."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=842, height=595)
+        magenta, white = (0.9, 0.0, 0.47), (1, 1, 1)
+        page.insert_text((60, 80), "Opening hours of the town library", fontsize=20)
+        page.draw_rect(pymupdf.Rect(0, 500, 842, 595), color=None, fill=magenta)
+        first = (446, 533)
+        if boxed_word:
+            page.draw_rect(pymupdf.Rect(444, 520, 488, 537), color=None, fill=white)
+            page.insert_text(first, "all", fontsize=12, fontname="hebo", color=magenta)
+            first = (492, 533)
+        page.insert_text(first, "together we keep", fontsize=12, fontname="hebo", color=white)
+        page.insert_text((446, 553), "the library open for every reader", fontsize=12,
+                         fontname="hebo", color=white)  # fmt: skip
+        pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+    return PageImage(image=pix.pil_image(), page_number=1, dpi=300)
+
+
+def _text(reading) -> str:
+    return " ".join(b.text for b in reading.blocks if b.kind != "figure")
+
+
+def test_white_text_on_a_dark_band_is_text_not_a_picture(engine, tmp_path):
+    """Tesseract reads the band's white lines well but calls the band a picture, which took
+    them with it: the panel's own read is text, so the picture goes and the lines stay."""
+    (reading,) = engine.predict_batch([_reversed_panel_page(tmp_path, boxed_word=False)])
+    assert "together we keep the library open for every reader" in _text(reading)
+
+
+def test_a_dark_band_read_as_scraps_is_read_again_trying_its_lines_inverted(engine, tmp_path):
+    """A dark word in a white box on the band's first line: without its line inversion
+    Tesseract reads the band as scraps ("ole Tat ma C10)"); read again with it, the lines
+    read, the boxed word too."""
+    (reading,) = engine.predict_batch([_reversed_panel_page(tmp_path, boxed_word=True)])
+    text = _text(reading)
+    assert "together we keep" in text
+    assert "the library open for every reader" in text
+
+
+def test_a_poster_band_keeps_its_words(engine):
+    """pdfjs issue12798: the Dutch slogan on a magenta band, read as scraps and dropped as a
+    picture; its words are now read (as the page's text, or as text in the figure)."""
+    with pymupdf.open(CORPUS / "pdfjs" / "issue12798_page1_reduced.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+    (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=1, dpi=300)])
+    said = " ".join([b.text for b in reading.blocks] + [w.text for b in reading.blocks
+                                                         for w in b.words])  # fmt: skip
+    assert {"samen", "corona", "onder", "controle"} <= set(said.split())
+
+
+def test_a_flat_dark_fill_is_no_photograph():
+    """A banner's fill is one grey mostly; a photograph's greys spread; paper is light."""
+    band = Image.new("L", (400, 60), 84)
+    for x in range(20, 380, 9):  # letters in white
+        band.paste(255, (x, 20, x + 4, 40))
+    assert flat_dark_fill(band)
+    assert not flat_dark_fill(Image.new("L", (400, 60), 250))
+    assert not flat_dark_fill(Image.new("L", (0, 950), 0))  # a rule's box: no panel
+    assert not flat_dark_fill(_page_image(CORPUS / "pdfjs" / "issue5475.pdf"))
