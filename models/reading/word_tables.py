@@ -232,6 +232,12 @@ def table_from_words(
     min_gap = params.column_gap_share * height
     cuts = _gaps(cutting, bbox[0], bbox[2], min_gap, params, table_rows=len(columned))
     cuts = _without_lonely_columns(cuts, columned, floating, params)
+    space = _word_space(phrase_rows)
+    if space is not None:
+        phrase_rows = [
+            row if r in between else _split_at_cuts(row, cuts, space, params)
+            for r, row in enumerate(phrase_rows)
+        ]
     bounds = [float("-inf"), *cuts, float("inf")]
     n_cols = len(bounds) - 1
     if n_cols < params.min_cols or len(rows) < params.min_rows:
@@ -320,6 +326,38 @@ def _caption_lines(
         end += 1
     text = " ".join(w.text for row in rows[:end] for w in row)
     return text, rows[end:]
+
+
+def _word_space(phrase_rows: list[list[list[Word]]]) -> float | None:
+    """The table's common space between two words of one cell (the median), or None when no
+    cell holds two words."""
+    gaps = [b.bbox[0] - a.bbox[2]  # type: ignore[index]
+            for phrases in phrase_rows for phrase in phrases
+            for a, b in itertools.pairwise(phrase)]  # fmt: skip
+    gaps = [g for g in gaps if g > 0]
+    return statistics.median(gaps) if gaps else None
+
+
+def _split_at_cuts(
+    phrases: list[list[Word]], cuts: list[float], space: float, params: WordTableParams
+) -> list[list[Word]]:
+    """Phrases parted where a column's cut falls in a space far wider than a word space
+    (`params.cut_space_ratio`): two header cells of narrow columns set close ("Total Costs"
+    beside "Exclusions &", ICDAR us-009), not one cell spanning both. A heading centred over
+    its columns keeps its word spaces, wherever the cuts fall."""
+    out: list[list[Word]] = []
+    for phrase in phrases:
+        part = [phrase[0]]
+        for a, b in itertools.pairwise(phrase):
+            left, right = a.bbox[2], b.bbox[0]  # type: ignore[index]
+            if right - left >= params.cut_space_ratio * space and any(
+                left <= cut <= right for cut in cuts
+            ):
+                out.append(part)
+                part = []
+            part.append(b)
+        out.append(part)
+    return out
 
 
 def _split_lined_up(

@@ -23,6 +23,10 @@ class WordTableParams:
     min_cols: int = 2  # columns a table needs
     phrase_gap_share: float = 0.9  # words closer than this many word heights are one cell
     column_gap_share: float = 0.6  # a column gap is at least this many word heights wide
+    # A space inside a phrase this many times the table's common word space, with a column's
+    # cut inside it, parts two cells of narrow columns set closer than `phrase_gap_share`
+    # ("Total Costs | Exclusions &": 8.7 pt where its words stand 2.3 pt apart).
+    cut_space_ratio: float = 2.5
     rows_per_crossing_phrase: int = 5  # one row in this many may cover a column gap (a span)
     title_row_share: float = 0.6  # one phrase this share of the table's width: a title row
     columned_rows_share: float = 0.5  # rows of several phrases this share of all: they alone cut
