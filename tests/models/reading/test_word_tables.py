@@ -575,3 +575,53 @@ def test_header_lines_going_on_in_lower_case_are_one_header_row():
         "Retail sales",
     ]
     assert all(c["header"] for c in table.rows[0])
+
+
+def _set_tight(rows: list[list[tuple[int, str]]], char: int = 15, space: int = 6) -> list[Word]:
+    """Words at (x, text) on each row as type sets them: word spaces a fifth of a word's
+    height (30), not a character wide."""
+    words = []
+    for r, row in enumerate(rows):
+        y = 100 + r * 40
+        for x, text in row:
+            for part in text.split():
+                words.append(Word(part, 95.0, (x, y, x + char * len(part), y + 30)))
+                x += char * len(part) + space
+    return words
+
+
+def test_header_cells_of_narrow_columns_set_close_are_a_cell_each():
+    """ICDAR us-009: "Total Costs" ends 24 px before "Exclusions &" begins (its words stand
+    6 px apart), closer than a cell's gap: a column's cut in that wide space parts them, and
+    the header's lines join per column, not as one cell spanning two columns."""
+    first, second = 300, 300 + 15 * len("Total") + 6 + 15 * len("Costs") + 24
+    words = _set_tight([
+        [(second, "Less:")],
+        [(first, "Total Costs"), (second, "Exclusions &")],
+        [(100, "Category"), (first, "All Funds"), (second, "Unallowables")],
+        [(100, "Salaries"), (first + 60, "1,314"), (second + 60, "373")],
+        [(100, "Benefits"), (first + 60, "352"), (second + 60, "99")],
+        [(100, "Travel"), (first + 60, "94"), (second + 60, "20")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 700, 400))
+    assert table is not None
+    assert _texts(table)[0] == [
+        "Category", "Total Costs All Funds", "Less: Exclusions & Unallowables"
+    ]  # fmt: skip
+    assert _texts(table)[1] == ["Salaries", "1,314", "373"]
+
+
+def test_a_heading_over_two_columns_keeps_its_word_spaces_wherever_the_cut_falls():
+    """A group's name centred over two columns, its words a word space apart, spans both."""
+    words = _set_tight([
+        [(330, "Spending in thousands")],
+        [(100, "Service"), (300, "Spring"), (500, "Summer")],
+        [(100, "Pool"), (300, "2210"), (500, "5630")],
+        [(100, "Museum"), (300, "1540"), (500, "2890")],
+        [(100, "Library"), (300, "4120"), (500, "3980")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 700, 400))
+    assert table is not None
+    assert [(c["text"], c["colspan"]) for c in table.rows[0] if c["text"]] == [
+        ("Spending in thousands", 2)
+    ]
