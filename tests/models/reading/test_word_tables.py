@@ -11,15 +11,18 @@ CHAR = 20  # width of one character, in pixels
 ROW = 60  # height of one table row
 
 
-def _cells(rows: list[list[tuple[int, str]]]) -> list[Word]:
-    """Words at (column x, text) on each row; a text of several words keeps their spacing."""
+def _cells(
+    rows: list[list[tuple[int, str]]], *, char: int = CHAR, space: int = CHAR, pitch: int = ROW
+) -> list[Word]:
+    """Words at (column x, text) on each row, `pitch` apart, each 30 high, `char` a letter
+    and `space` apart (a text of several words keeps its spacing)."""
     words = []
     for r, row in enumerate(rows):
-        y = 100 + r * ROW
+        y = 100 + r * pitch
         for x, text in row:
             for part in text.split():
-                words.append(Word(part, 95.0, (x, y, x + CHAR * len(part), y + 30)))
-                x += CHAR * (len(part) + 1)
+                words.append(Word(part, 95.0, (x, y, x + char * len(part), y + 30)))
+                x += char * len(part) + space
     return words
 
 
@@ -577,17 +580,9 @@ def test_header_lines_going_on_in_lower_case_are_one_header_row():
     assert all(c["header"] for c in table.rows[0])
 
 
-def _set_tight(rows: list[list[tuple[int, str]]], char: int = 15, space: int = 6) -> list[Word]:
-    """Words at (x, text) on each row as type sets them: word spaces a fifth of a word's
-    height (30), not a character wide."""
-    words = []
-    for r, row in enumerate(rows):
-        y = 100 + r * 40
-        for x, text in row:
-            for part in text.split():
-                words.append(Word(part, 95.0, (x, y, x + char * len(part), y + 30)))
-                x += char * len(part) + space
-    return words
+def _set_tight(rows: list[list[tuple[int, str]]]) -> list[Word]:
+    """Words as type sets them: word spaces a fifth of a word's height, not a letter wide."""
+    return _cells(rows, char=15, space=6, pitch=40)
 
 
 def test_header_cells_of_narrow_columns_set_close_are_a_cell_each():
