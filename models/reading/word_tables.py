@@ -58,11 +58,16 @@ def _gaps(
     header phrase may cover a gap; one row of the table's `table_rows` in five may."""
     width = int(x1 - x0) + 1
     cover = [0] * width
+    inked = [0] * width  # words (not the spaces between them) over each x
     for phrases in phrase_rows:
         for phrase in phrases:
             a, _, b, _ = words_box(phrase)
             for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
                 cover[x] += 1
+            for word in phrase:
+                a, _, b, _ = word.bbox  # type: ignore[misc]
+                for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
+                    inked[x] += 1
     allowed = table_rows // params.rows_per_crossing_phrase
     cuts: list[float] = []
     start = None
@@ -72,7 +77,7 @@ def _gaps(
             start = x
         elif not free and start is not None:
             if x - start >= min_gap and start > 0 and x < width:
-                cuts.append(x0 + _least_covered_middle(cover, start, x))
+                cuts.append(x0 + _least_covered_middle(cover, inked, start, x))
             elif x - start >= min_gap:
                 # A stretch at the table's edge that few rows cover: a sparse column (row
                 # labels over several lines each) with its own gap, which no phrase covers.
@@ -170,13 +175,14 @@ def _without_lonely_columns(
     return cuts
 
 
-def _least_covered_middle(cover: list[int], start: int, end: int) -> float:
-    """The middle of the widest stretch of [start, end) that the fewest phrases cover: a cut
-    between two header words, not through one."""
-    low = min(cover[start:end])
+def _least_covered_middle(cover: list[int], inked: list[int], start: int, end: int) -> float:
+    """The middle of the widest stretch of [start, end) that the fewest phrases cover, and of
+    those the fewest words (`inked`): a cut between two header words, not through one, and in
+    the space between two words of a phrase that crosses the gap rather than through a word."""
+    low = min(zip(cover[start:end], inked[start:end], strict=True))
     best, run_start, best_span = (start + end) / 2, None, -1
     for x in range(start, end + 1):
-        if x < end and cover[x] == low:
+        if x < end and (cover[x], inked[x]) == low:
             run_start = x if run_start is None else run_start
         elif run_start is not None:
             if x - run_start > best_span:

@@ -34,7 +34,8 @@ class WordTableParams:
     between_rows_centre_share: float = 0.35  # ... and its middle this close to theirs
     lonely_column_min_rows: int = 4  # tables shorter than this keep a column of one cell
     data_row_number_share: float = 0.5  # a row whose filled cells are this share numbers is data
-    header_max_lines: int = 4  # a header's cells stack at most this many lines (then: body rows)
+    # A header's cells stack at most this many lines (then: body rows): ICDAR us-020's five.
+    header_max_lines: int = 6
     # A header line that fills every column is the last line of cells set bottom-aligned when
     # the lines above it fill at least this share of its columns (the first aside: the stub's
     # head), and it holds no figure: group labels over a few of its columns fill fewer.

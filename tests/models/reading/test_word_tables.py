@@ -620,3 +620,46 @@ def test_a_heading_over_two_columns_keeps_its_word_spaces_wherever_the_cut_falls
     assert [(c["text"], c["colspan"]) for c in table.rows[0] if c["text"]] == [
         ("Spending in thousands", 2)
     ]
+
+
+def test_a_cut_falls_in_the_wide_space_of_a_phrase_crossing_the_gap():
+    """ICDAR us-020: "exclusion rate" and "before substitution" head two columns set close,
+    read as one phrase across the gap between their figures (one row in five may cross
+    it); the cut goes in the space
+    between the two heads (the widest stretch no word covers), not mid-gap through "rate",
+    and parts them."""
+    rate_end = 380 + 15 * len("exclusion") + 6 + 15 * len("rate")
+    words = _set_tight([
+        [(100, "Country"), (380, "exclusion rate"), (rate_end + 15, "before substitution")],
+        [(100, "Austria"), (400, "5"), (720, "100")],
+        [(100, "Belgium"), (400, "7"), (720, "96")],
+        [(100, "Canada"), (400, "4"), (720, "98")],
+        [(100, "Denmark"), (400, "6"), (720, "97")],
+        [(100, "Estonia"), (400, "3"), (720, "99")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1000, 400))
+    assert table is not None
+    assert _texts(table)[0] == ["Country", "exclusion rate", "before substitution"]
+    assert _texts(table)[1] == ["Austria", "5", "100"]
+
+
+def test_header_cells_of_five_lines_are_one_cell_each():
+    """ICDAR us-020's heads stack five lines ("Combined / weighted school / participation /
+    and student / response rate") over figures: one header row."""
+    words = _set_tight([
+        [(600, "Combined")],
+        [(300, "Percentage"), (600, "weighted school")],
+        [(300, "of desired"), (600, "participation")],
+        [(300, "population"), (600, "and student")],
+        [(100, "Country"), (300, "coverage"), (600, "response rate")],
+        [(100, "Austria"), (320, "100"), (620, "98")],
+        [(100, "Belgium"), (320, "99"), (620, "96")],
+        [(100, "Canada"), (320, "100"), (620, "93")],
+    ])  # fmt: skip
+    table = table_from_words(words, (90, 90, 1000, 500))
+    assert table is not None
+    assert _texts(table)[0] == [
+        "Country", "Percentage of desired population coverage",
+        "Combined weighted school participation and student response rate",
+    ]  # fmt: skip
+    assert _texts(table)[1] == ["Austria", "100", "98"]
