@@ -193,6 +193,31 @@ def _lined_up_columns(
     return lines
 
 
+def _group_heads(
+    whole: tuple, xs: list[float], inside: list[tuple], params: TextLayerParams
+) -> list[float]:
+    """The grid's column lines inside a cell spanning several columns that fall in wide
+    stretches its words leave free (`params.group_gap_share` of their height): one box ruled
+    round the heads of column groups ("12/31/2009", "12/31/2010", "6/30/2011", each over its
+    "$000's | %"), each head then spanning its own columns. One line a stretch, the nearest
+    its middle. A label across the table keeps its word spaces and stays one cell."""
+    reach = params.span_reach_pt
+    lines = [x for x in xs if whole[0] + reach < x < whole[2] - reach]
+    if not lines or len(inside) < 2:
+        return []
+    height = statistics.median(w[3] - w[1] for w in inside)
+    spans = sorted((w[0], w[2]) for w in inside)
+    parts, reach_x = [], spans[0][1]
+    for a, b in spans[1:]:
+        if a - reach_x >= params.group_gap_share * height:
+            held = [x for x in lines if reach_x < x < a]
+            if held:
+                middle = (reach_x + a) / 2
+                parts.append(min(held, key=lambda x: abs(x - middle)))
+        reach_x = max(reach_x, b)
+    return parts
+
+
 def _spanned(lines: list[float], start: float, end: float, params: TextLayerParams) -> int:
     """How many of the grid's columns (or rows), between its `lines`, a cell from start to end
     spans: those whose middle lies in it."""
@@ -250,7 +275,11 @@ def _ruled_table(
             inner = [x for x in splits if whole[0] < x < whole[2]]
             if any(w[0] < x < w[2] for x in inner for w in _words_in(whole, words)):
                 inner = []
-            inner = inner or _lined_up_columns(whole, xs, _words_in(whole, words), params)
+            inner = (
+                inner
+                or _lined_up_columns(whole, xs, _words_in(whole, words), params)
+                or _group_heads(whole, xs, _words_in(whole, words), params)
+            )
             edges = [whole[0], *inner, whole[2]]
             for x0, x1 in zip(edges, edges[1:], strict=False):
                 box = (x0, whole[1], x1, whole[3])

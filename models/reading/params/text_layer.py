@@ -86,6 +86,11 @@ class TextLayerParams:
     # (a word space) cuts a phrase: the grid is no printed one (the words decide).
     phrase_cut_gap_share: float = 0.35
     span_reach_pt: int = 1  # a cell spans the grid's columns and rows whose middles lie this near
+    # A ruled cell spanning columns whose words leave a stretch at least this many of their
+    # heights wide with a column's line in it is parted there: heads of column groups in one
+    # unruled box ("12/31/2009  12/31/2010  6/30/2011" over "$000's | %" pairs, ICDAR us-004).
+    # A label across the table keeps its word spaces, far narrower.
+    group_gap_share: float = 1.5
     # The table finder's ways tried per region, the first kept on a tie: (strategy, gated by
     # the layout model: its tables matched to its boxes, a box no grid matches read as the
     # layout's own grid). Drawn lines only (a filled background is no rule) with the layout,

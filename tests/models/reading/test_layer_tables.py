@@ -253,3 +253,59 @@ def test_a_sparse_grid_whose_label_column_is_one_tall_cell_is_read_from_the_word
     doc.save(tmp_path / "tall.pdf")
     page = pymupdf.open(tmp_path / "tall.pdf")[0]
     assert _rows(page, (60, 90, 470, bottom + 10)) is None
+
+
+def _grouped_heads(tmp_path, heads: list[tuple[float, str]]) -> pymupdf.Page:
+    """A fully ruled table whose top row holds one box over four columns (no upright rules
+    in it) with `heads` at (x, text), over "$000's | %" pairs and two rows of figures; the
+    label column's head spans the two header rows."""
+    xs = [72, 200, 270, 340, 410, 480]
+    top, pitch = 100, 20
+    body = [["Loan type", "$000's", "%", "$000's", "%"],
+            ["Mortgages", "4,151", "25.0", "4,090", "27.5"],
+            ["Consumer", "63", "0.4", "69", "0.5"],
+            ["Leases", "3,508", "21.1", "3,147", "21.2"]]  # fmt: skip
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for x, text in heads:
+        page.insert_text((x, top + 14), text, fontsize=10)
+    for r, row in enumerate(body, start=1):
+        for c, text in enumerate(row):
+            if r == 1 and c == 0:
+                page.insert_text((xs[0] + 4, top + 2 * pitch - 4), text, fontsize=10)
+            elif text and not (r == 1 and c == 0):
+                page.insert_text((xs[c] + 4, top + r * pitch + 14), text, fontsize=10)
+    bottom = top + (len(body) + 1) * pitch
+    page.draw_line((xs[0], top), (xs[-1], top))
+    page.draw_line((xs[1], top + pitch), (xs[-1], top + pitch))  # under the group box only
+    for r in range(2, len(body) + 2):
+        page.draw_line((xs[0], top + r * pitch), (xs[-1], top + r * pitch))
+    for x in (xs[0], xs[1], xs[-1]):
+        page.draw_line((x, top), (x, bottom))
+    for x in xs[2:-1]:
+        page.draw_line((x, top + pitch), (x, bottom))
+    doc.save(tmp_path / "grouped.pdf")
+    return pymupdf.open(tmp_path / "grouped.pdf")[0]
+
+
+def test_heads_of_column_groups_in_one_ruled_box_each_span_their_own_columns(tmp_path):
+    """ICDAR us-004: "12/31/2009  12/31/2010" in one box ruled over four columns, each over
+    its "$000's | %" pair: a cell each, spanning two columns, not one cell of both dates."""
+    page = _grouped_heads(tmp_path, [(212, "12/31/2009"), (352, "12/31/2010")])
+    rows = _rows(page, (60, 90, 490, 210))
+    assert rows is not None
+    assert [(c["text"], c["colspan"]) for c in rows[0]] == [
+        ("Loan type", 1), ("12/31/2009", 2), ("12/31/2010", 2)
+    ]  # fmt: skip
+    assert _texts(rows)[2] == ["Mortgages", "4,151", "25.0", "4,090", "27.5"]
+
+
+def test_a_label_across_a_ruled_box_of_columns_stays_one_cell(tmp_path):
+    """A group's name over all four columns keeps its word spaces (a column's line falls in
+    the one after "of"): one cell."""
+    page = _grouped_heads(tmp_path, [(253, "Loans at the end of each period")])
+    rows = _rows(page, (60, 90, 490, 210))
+    assert rows is not None
+    assert [(c["text"], c["colspan"]) for c in rows[0]][1:] == [
+        ("Loans at the end of each period", 4)
+    ]
