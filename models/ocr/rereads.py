@@ -11,7 +11,7 @@ import re
 import statistics
 
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image, ImageFilter, ImageOps
 
 from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
@@ -86,6 +86,31 @@ def flat_dark_fill(picture: Image.Image) -> bool:
 
 def _mean_confidence(words: list[Word]) -> float:
     return statistics.mean(w.confidence for w in words) if words else 0.0
+
+
+def _padded(box, size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """A line's box grown by half its height each way (its fill around it), on the page."""
+    x0, y0, x1, y1 = box
+    pad = (y1 - y0) / 2
+    return (max(0, int(x0 - pad)), max(0, int(y0 - pad)), min(size[0], int(x1 + pad)),
+            min(size[1], int(y1 + pad)))  # fmt: skip
+
+
+def _sure_words(words: list[Word]) -> int:
+    """Words of two characters or more read at SCAN.panel_word_confidence or more."""
+    return sum(len(w.text) >= 2 and w.confidence >= SCAN.panel_word_confidence for w in words)
+
+
+def flattened(panel: Image.Image, dpi: int) -> Image.Image:
+    """The panel as dark print on white whatever its polarity: a pixel is ink where it stands
+    more than SCAN.panel_ink_levels from its neighbourhood's grey (the median over
+    SCAN.panel_window_inch, on a reduced copy): white letters on a dark cell and dark
+    figures on a light one alike."""
+    factor = max(1, round(dpi * SCAN.panel_window_inch / SCAN.panel_median_px))
+    background = panel.reduce(factor).filter(ImageFilter.MedianFilter(SCAN.panel_median_px))
+    near = np.asarray(background.resize(panel.size, Image.Resampling.BILINEAR), dtype=np.int16)
+    ink = np.abs(np.asarray(panel, dtype=np.int16) - near) > SCAN.panel_ink_levels
+    return Image.fromarray(np.where(ink, 0, 255).astype(np.uint8))
 
 
 def _reads_as_text(words: list[Word]) -> bool:
@@ -268,38 +293,66 @@ class PartRereads:
 
     def _reversed_panels(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, *,
                          lang: str, dpi: int):  # fmt: skip
-        """Panels printed light on a flat dark fill (a banner, a coloured box of text), which
-        Tesseract takes for pictures: each is read again by a recognizer that also tries every
-        line inverted (Tesseract's own choice, line by line: a dark word in a light box inside
-        the panel stays dark). When that reads as text and clearly better than the page's read
-        there (SCAN.panel_*), its lines replace those; when the page's own read there is text,
-        it stays. Either way the "picture" goes, and its text with it no more."""
-        for figure in [f for f in figures if f.bbox is not None]:
-            box = tuple(int(v) for v in figure.bbox)
+        """Panels on a flat dark fill (a banner, a coloured box of text, a table of white names
+        on dark cells beside dark figures on light ones), which Tesseract takes for pictures
+        or reads as scraps: its pictures and its lines read doubtfully that stand on such a
+        fill are each read again twice, by a recognizer that also tries every line inverted
+        (Tesseract's own choice, line by line: a dark word in a light box stays dark) and on
+        the part flattened (each pixel against its neighbourhood's grey: light-on-dark and
+        dark-on-light alike become dark on white). The read with more words read surely
+        replaces the page's words there when it reads as text and clearly better
+        (SCAN.panel_*); a picture whose own read is text gives way to it. A picture that reads
+        as neither stays one (a dark photograph, a pattern)."""
+        doubtful = [
+            (para.order, _padded(line.bbox, gray.size)) for para in paragraphs for line in para
+            if line.words and _mean_confidence(line.words) < SCAN.panel_line_confidence
+        ]  # fmt: skip
+        parts = [(f.order, tuple(int(v) for v in f.bbox), f) for f in figures if f.bbox]
+        parts += [(order, box, None) for order, box in doubtful]
+        for order, box, figure in parts:
             crop = gray.crop(box)
             if not flat_dark_fill(crop):
                 continue
-            api = self._recognize(
-                self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_BLOCK, invert=True), crop, dpi
-            )
-            # The panel's words stand as the page's own read would: a Dutch word read with
-            # little confidence by English is still a word (only the fill's edges are scraps).
-            found = keep_lines(read_paragraphs(self._tesserocr, api, dpi), _without_marks)
+            if figure is None and any(inside_share(box, f.bbox) >= 0.5 for f in figures
+                                      if f.bbox):  # fmt: skip
+                continue  # read with its picture
+            found = self._panel_read(crop, lang=lang, dpi=dpi)
             read = [w for para in found for line in para for w in line.words]
             held = [w for para in paragraphs for line in para for w in line.words
                     if w.bbox and inside_share(w.bbox, box) >= 0.5]  # fmt: skip
-            gain = _mean_confidence(read) - _mean_confidence(held)
-            if _reads_as_text(read) and gain >= SCAN.panel_confidence_gain:
+            sure, sure_before = _sure_words(read), _sure_words(held)
+            better = sure > sure_before and (
+                sure >= sure_before + SCAN.panel_gain_words
+                or _mean_confidence(read) >= _mean_confidence(held) + SCAN.panel_confidence_gain
+            )
+            if _reads_as_text(read) and better:
                 move_lines(found, box[0], box[1])
                 paragraphs = outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=box)])
                 for k, para in enumerate(found):
-                    para.order = (figure.order[0], k)
+                    para.order = (
+                        (order[0], k) if figure is not None else (*order[:1], order[-1] + k / 100)
+                    )
                     paragraphs.append(para)
-            elif not (_reads_as_text(held) and gain < SCAN.panel_confidence_gain):
+            elif figure is None or not _reads_as_text(held):
                 continue
             figures = [f for f in figures if f is not figure]
         paragraphs.sort(key=lambda para: para.order)
         return figures, paragraphs
+
+    def _panel_read(self, crop: Image.Image, *, lang: str, dpi: int) -> list[ParaLines]:
+        """The better of a panel's two reads (inverted lines, flattened), by words read
+        surely. The panel's words stand as the page's own read would: a Dutch word read with
+        little confidence by English is still a word (only the fill's edges are scraps)."""
+        inverting = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_BLOCK, invert=True)
+        reads = [
+            self._recognize(inverting, crop, dpi),
+            self._recognize(self._spare("panel"), flattened(crop, dpi), dpi),
+        ]
+        return max(
+            (keep_lines(read_paragraphs(self._tesserocr, api, dpi), _without_marks)
+             for api in reads),
+            key=lambda paras: _sure_words([w for p in paras for ln in p for w in ln.words]),
+        )  # fmt: skip
 
     def _missed_lines(self, gray: Image.Image, binary: Image.Image | None, paragraphs,
                       figures: list[ReadBlock], *, lang: str, dpi: int) -> None:  # fmt: skip

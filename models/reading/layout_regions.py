@@ -32,7 +32,7 @@ from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.layout_regions import LAYOUT
 from models.reading.reading_order import reading_order
-from models.reading.word_tables import table_from_words
+from models.reading.word_tables import table_from_words, table_of_figures
 
 FORMULA_FINDING = {
     "code": "FORMULA_NOT_TRANSCRIBED",
@@ -305,6 +305,7 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
         elif region.kind in _PICTURES:
             out = _picture(region, out, page, image, findings)
     out = _with_key_value_tables(out)
+    out = _with_tables_of_figures(out)
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, page, image):
@@ -530,6 +531,26 @@ def _prose(words: list[Word]) -> bool:
 
 
 _PICTURES = ("picture", "drawing", "formula")
+
+
+def _with_tables_of_figures(blocks: list[ReadBlock]) -> list[ReadBlock]:
+    """A text block that is a table of figures no region showed (a booktabs table on a scan,
+    which the layout model read as text and Tesseract as one paragraph of its rows) becomes
+    that table (word_tables.table_of_figures), in its place."""
+    out = []
+    for block in blocks:
+        table = None
+        words = block.words
+        if block.kind == "paragraph" and block.bbox and words and all(w.bbox for w in words):
+            table = table_of_figures(words, block.bbox)
+        if table is None:
+            out.append(block)
+            continue
+        table.order = block.order
+        table.font_size = block.font_size
+        table.layout = "table"
+        out.append(table)
+    return out
 
 
 def _with_key_value_tables(blocks: list[ReadBlock]) -> list[ReadBlock]:

@@ -305,6 +305,31 @@ def table_from_words(
     return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
 
 
+def table_of_figures(
+    words: list[Word], bbox: BBox, *, params: WordTableParams = WORD_TABLES
+) -> ReadBlock | None:
+    """The table a block of text holds when no region showed one: its lines part into columns
+    (table_from_words) and most of its rows are figures, several to a row
+    (`params.figure_table_*`). Prose never parts into columns; a list of labelled values
+    (two columns) is a key/value table's, not this."""
+    table = table_from_words(words, bbox, params=params)
+    if table is None or not table.rows:
+        return None
+    rows = [[cell["text"] for cell in row] for row in table.rows]
+    if max(len(row) for row in rows) < params.figure_table_min_cols:
+        return None
+    data = [
+        row for row in rows
+        if is_data_row(row, params=params)
+        and sum(is_datum(t) for t in row if t.strip()) >= params.figure_table_min_cols - 1
+    ]  # fmt: skip
+    if len(data) < params.figure_table_min_rows:
+        return None
+    if len(data) < params.figure_table_data_share * len(rows):
+        return None
+    return table
+
+
 def _caption_lines(
     rows: list[list[Word]], height: float, params: WordTableParams
 ) -> tuple[str, list[list[Word]]]:

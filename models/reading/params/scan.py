@@ -74,17 +74,29 @@ class ScanParams:
     # a column's gutter.
     fill_row_share: float = 0.5
     fill_join_heights: float = 1.0
-    # A panel printed reversed (light text on a flat dark fill: a banner, a coloured box), which
-    # Tesseract takes for a picture: a picture whose commonest grey is darker than `dark_level`
-    # and held by this share of its pixels or more, within this many grey levels (a photograph's
-    # greys spread), read again by a recognizer that tries each line inverted too. Its read
-    # replaces what was read there when its mean confidence is this much higher and this share
-    # of its words of three letters or more are dictionary words or read this surely.
+    # A panel printed reversed (light text on a flat dark fill: a banner, a coloured box, a
+    # table of white names on dark cells), which Tesseract takes for a picture: a picture whose
+    # commonest grey is darker than `dark_level` and held by this share of its pixels or more,
+    # within this many grey levels (a photograph's greys spread), read again. Flattened for one
+    # of the reads: ink where a pixel stands this many grey levels from the median grey around
+    # it (over this many inches, a median of this many pixels on a reduced copy). The read
+    # replaces what was read there when this share of its words of three letters or more are
+    # dictionary words or read this surely, and it holds more words of two characters or more
+    # read at `panel_word_confidence` or more: this many more...
     panel_fill_share: float = 0.6
     panel_fill_levels: int = 16
-    panel_confidence_gain: float = 20
+    panel_ink_levels: int = 40
+    panel_window_inch: float = 0.12
+    panel_median_px: int = 9
     panel_known_share: float = 0.6
     panel_sure_confidence: float = 85
+    panel_word_confidence: float = 60
+    panel_gain_words: int = 3
+    # ...or more such words with a mean confidence this much higher (a short banner).
+    panel_confidence_gain: float = 20
+    # A line read with a mean confidence under this, standing on a flat dark fill, is read
+    # again as a panel too (a row of white names on dark cells Tesseract read as scraps).
+    panel_line_confidence: float = 50
 
 
 SCAN = ScanParams()

@@ -47,6 +47,13 @@ class WordTableParams:
     # A top cell whose text recurs in this share of its column's rows below ("yes" on every
     # line of a questionnaire) is data, and its row no header (a label names its column once).
     header_repeat_share: float = 0.5
+    # A block of text no table region holds is a table when its lines part into at least
+    # this many columns, at least this many of its rows figures in that many cells or more,
+    # this share of all its rows (a booktabs table on a scan that the layout model read as
+    # text: ICDAR eu-026's "I/we kept the assets | 344 | 75.2 | 12196 | 17.4%").
+    figure_table_min_cols: int = 3
+    figure_table_min_rows: int = 3
+    figure_table_data_share: float = 0.6
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models.engine import Word
 from models.reading.params.tables import WordTableParams
-from models.reading.word_tables import table_from_words
+from models.reading.word_tables import table_from_words, table_of_figures
 
 CHAR = 20  # width of one character, in pixels
 ROW = 60  # height of one table row
@@ -663,3 +663,29 @@ def test_header_cells_of_five_lines_are_one_cell_each():
         "Combined weighted school participation and student response rate",
     ]  # fmt: skip
     assert _texts(table)[1] == ["Austria", "100", "98"]
+
+
+def test_lines_of_figures_in_columns_are_a_table_without_a_region():
+    """ICDAR eu-026's scan: a booktabs table the layout model read as text, Tesseract as one
+    paragraph of its rows: its lines part into columns of figures, so it is a table."""
+    words = _cells([
+        [(500, "Freq."), (700, "Percent"), (900, "Mean Loss")],
+        [(100, "kept the assets"), (500, "344"), (700, "75.2"), (900, "12196")],
+        [(100, "sold some"), (500, "53"), (700, "11.6"), (900, "23518")],
+        [(100, "sold all"), (500, "60"), (700, "13.2"), (900, "9126")],
+    ])  # fmt: skip
+    table = table_of_figures(words, (90, 90, 1100, 400))
+    assert table is not None
+    assert _texts(table)[1] == ["kept the assets", "344", "75.2", "12196"]
+
+
+def test_prose_and_a_list_of_labelled_values_are_no_table_of_figures():
+    prose = _cells([
+        [(100, "In 2009 some 344 households kept their assets and 53 sold some")],
+        [(100, "of them, while 60 sold all, at an average loss of 12196 Euros.")],
+        [(100, "The fraction of wealth lost was 17.4 % for those who kept them.")],
+    ])  # fmt: skip
+    assert table_of_figures(prose, (90, 90, 1500, 300)) is None
+    pairs = [("Reign", "959"), ("Born", "943"), ("Died", "975"), ("Age", "32")]
+    labelled = _cells([[(100, label), (500, value)] for label, value in pairs])
+    assert table_of_figures(labelled, (90, 90, 700, 400)) is None
