@@ -328,6 +328,8 @@ class PartRereads:
             if _reads_as_text(read) and better:
                 move_lines(found, box[0], box[1])
                 paragraphs = outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=box)])
+                for line in (line for para in found for line in para):
+                    line.confirmed = True  # a second read, better than the page's, stands for it
                 for k, para in enumerate(found):
                     para.order = (
                         (order[0], k) if figure is not None else (*order[:1], order[-1] + k / 100)

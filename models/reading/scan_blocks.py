@@ -107,13 +107,17 @@ def _figure(text: str) -> bool:
 def is_illegible(line: Line) -> bool:
     """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
     are mostly not in its dictionary (a figure counts as known: a table's row of figures is
-    no handwriting), unless two reads confirmed them (`Line.confirmed`)."""
+    no handwriting), unless two reads confirmed them (`Line.confirmed`): then only a line
+    read with little confidence and no word read surely is (a panel's row "Data.gov $0.9M",
+    its figure read at 0, stays)."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
+    if line.confirmed:
+        sure = any(len(w.text) >= 2 and w.confidence >= SCAN.panel_word_confidence for w in words)
+        return confidence < SCAN.illegible_confidence and not sure
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) or _figure(w.text) for w in longer) / max(len(longer), 1)
     doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share
-    doubtful = doubtful and not line.confirmed
     return confidence < SCAN.illegible_confidence or doubtful
 
 
