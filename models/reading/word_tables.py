@@ -77,7 +77,7 @@ def _gaps(
             start = x
         elif not free and start is not None:
             if x - start >= min_gap and start > 0 and x < width:
-                cuts.append(x0 + _least_covered_middle(cover, inked, start, x))
+                cuts.append(x0 + _least_covered_middle(cover, inked, start, x, min_gap))
             elif x - start >= min_gap:
                 # A stretch at the table's edge that few rows cover: a sparse column (row
                 # labels over several lines each) with its own gap, which no phrase covers.
@@ -175,20 +175,37 @@ def _without_lonely_columns(
     return cuts
 
 
-def _least_covered_middle(cover: list[int], inked: list[int], start: int, end: int) -> float:
-    """The middle of the widest stretch of [start, end) that the fewest phrases cover, and of
-    those the fewest words (`inked`): a cut between two header words, not through one, and in
-    the space between two words of a phrase that crosses the gap rather than through a word."""
-    low = min(zip(cover[start:end], inked[start:end], strict=True))
-    best, run_start, best_span = (start + end) / 2, None, -1
-    for x in range(start, end + 1):
-        if x < end and (cover[x], inked[x]) == low:
-            run_start = x if run_start is None else run_start
-        elif run_start is not None:
-            if x - run_start > best_span:
-                best, best_span = (run_start + x) / 2, x - run_start
-            run_start = None
-    return best
+def _least_covered_middle(
+    cover: list[int], inked: list[int], start: int, end: int, min_gap: float
+) -> float:
+    """The middle of the widest stretch of [start, end) that the fewest phrases cover: a cut
+    between two header words, not through one. Where a phrase crosses the whole gap, the
+    widest stretch of it no word covers instead (`inked`: the space between two heads read
+    as one phrase), when that space is a column gap's width (`min_gap`); a narrower one is a
+    word space, and the cut stays mid-gap, clear of the figures (a skewed scan's rows)."""
+    low = min(cover[start:end])
+    middle, width = _widest_run([c == low for c in cover[start:end]], start)
+    if low and middle is not None:
+        spaced = [
+            c == low and not k for c, k in zip(cover[start:end], inked[start:end], strict=True)
+        ]
+        space, space_width = _widest_run(spaced, start)
+        if space is not None and space_width >= min_gap:
+            return space
+    return middle if middle is not None else (start + end) / 2
+
+
+def _widest_run(flags: list[bool], offset: int) -> tuple[float | None, int]:
+    """The middle (offset by `offset`) and width of the widest run of True in `flags`."""
+    best, best_width, run = None, 0, None
+    for x, flag in enumerate([*flags, False]):
+        if flag and run is None:
+            run = x
+        elif not flag and run is not None:
+            if x - run > best_width:
+                best, best_width = offset + (run + x) / 2, x - run
+            run = None
+    return best, best_width
 
 
 def _without_rules(word: Word) -> Word:

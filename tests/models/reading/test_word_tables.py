@@ -630,7 +630,7 @@ def test_a_cut_falls_in_the_wide_space_of_a_phrase_crossing_the_gap():
     and parts them."""
     rate_end = 380 + 15 * len("exclusion") + 6 + 15 * len("rate")
     words = _set_tight([
-        [(100, "Country"), (380, "exclusion rate"), (rate_end + 15, "before substitution")],
+        [(100, "Country"), (380, "exclusion rate"), (rate_end + 20, "before substitution")],
         [(100, "Austria"), (400, "5"), (720, "100")],
         [(100, "Belgium"), (400, "7"), (720, "96")],
         [(100, "Canada"), (400, "4"), (720, "98")],
