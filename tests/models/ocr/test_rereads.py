@@ -125,6 +125,15 @@ def _text(reading) -> str:
     return " ".join(b.text for b in reading.blocks if b.kind != "figure")
 
 
+def _said(reading) -> str:
+    """All a page's reading says: its blocks' text, a figure's words, a table's cells."""
+    return " ".join(
+        [b.text for b in reading.blocks]
+        + [w.text for b in reading.blocks if b.kind == "figure" for w in b.words]
+        + [c["text"] for b in reading.blocks for row in b.rows or [] for c in row]
+    )
+
+
 def test_white_text_on_a_dark_band_is_text_not_a_picture(engine, tmp_path):
     """Tesseract reads the band's white lines well but calls the band a picture, which took
     them with it: the panel's own read is text, so the picture goes and the lines stay."""
@@ -148,8 +157,7 @@ def test_a_poster_band_keeps_its_words(engine):
     with pymupdf.open(CORPUS / "pdfjs" / "issue12798_page1_reduced.pdf") as doc:
         pix = doc[0].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
     (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=1, dpi=300)])
-    said = " ".join([b.text for b in reading.blocks] + [w.text for b in reading.blocks
-                                                         for w in b.words])  # fmt: skip
+    said = _said(reading)
     assert {"samen", "corona", "onder", "controle"} <= set(said.split())
 
 
@@ -197,10 +205,7 @@ def test_a_table_of_white_names_on_dark_cells_beside_figures_on_light_ones_is_re
     neighbourhood's grey), the rows read. (Not every row yet: a row read again with bits of
     its neighbours, "Fr Citizen engagement b cena", is no better than its scraps.)"""
     (reading,) = engine.predict_batch([_dark_cells_table(tmp_path)])
-    said = " ".join(
-        [b.text for b in reading.blocks]
-        + [c["text"] for b in reading.blocks for row in b.rows or [] for c in row]
-    )
+    said = _said(reading)
     for word in ("Performance", "consolidation", "dashboard", "$1.1M", "$0.44M"):
         assert word in said
 
@@ -214,10 +219,7 @@ def test_a_scanned_budget_table_of_white_names_on_dark_cells_keeps_its_rows(engi
     with pymupdf.open(tmp_path / "scan.pdf") as doc:
         pix = doc[1].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
     (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=2, dpi=300)])
-    said = " ".join(
-        [b.text for b in reading.blocks]
-        + [c["text"] for b in reading.blocks for row in b.rows or [] for c in row]
-    )
+    said = _said(reading)
     for word in ("Performance.gov", "(FedRAMP)", "Dashboard", "Data.gov", "Total", "$1.1M",
                  "$0.3M", "$1.06M"):  # fmt: skip
         assert word in said
