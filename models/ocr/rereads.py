@@ -22,7 +22,7 @@ from models.reading.params import at_dpi
 from models.reading.params.scan import SCAN
 from models.reading.params.tables import RULED_TABLES
 from models.reading.ruled_tables import Grid, find_grids, reversed_bars, unread_cells
-from models.reading.scan_blocks import outside_figures, without_scraps
+from models.reading.scan_blocks import outside_figures, read_surely, without_scraps
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -97,8 +97,7 @@ def _padded(box, size: tuple[int, int]) -> tuple[int, int, int, int]:
 
 
 def _sure_words(words: list[Word]) -> int:
-    """Words of two characters or more read at SCAN.panel_word_confidence or more."""
-    return sum(len(w.text) >= 2 and w.confidence >= SCAN.panel_word_confidence for w in words)
+    return sum(map(read_surely, words))
 
 
 def flattened(panel: Image.Image, dpi: int) -> Image.Image:
@@ -310,12 +309,12 @@ class PartRereads:
         parts = [(f.order, tuple(int(v) for v in f.bbox), f) for f in figures if f.bbox]
         parts += [(order, box, None) for order, box in doubtful]
         for order, box, figure in parts:
-            crop = gray.crop(box)
-            if not flat_dark_fill(crop):
-                continue
             if figure is None and any(inside_share(box, f.bbox) >= 0.5 for f in figures
                                       if f.bbox):  # fmt: skip
                 continue  # read with its picture
+            crop = gray.crop(box)
+            if not flat_dark_fill(crop):
+                continue
             found = self._panel_read(crop, lang=lang, dpi=dpi)
             read = [w for para in found for line in para for w in line.words]
             held = [w for para in paragraphs for line in para for w in line.words
@@ -331,9 +330,8 @@ class PartRereads:
                 for line in (line for para in found for line in para):
                     line.confirmed = True  # a second read, better than the page's, stands for it
                 for k, para in enumerate(found):
-                    para.order = (
-                        (order[0], k) if figure is not None else (*order[:1], order[-1] + k / 100)
-                    )
+                    # A picture's lines in its place; a line's just after it.
+                    para.order = (order[0], k if figure is not None else order[-1] + k / 100)
                     paragraphs.append(para)
             elif figure is None or not _reads_as_text(held):
                 continue

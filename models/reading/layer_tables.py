@@ -133,6 +133,23 @@ def _cell_holds_figures(rows: list, words: list[tuple]) -> bool:
     return False
 
 
+def _free_stretches(inside: list[tuple]) -> list[tuple[float, float]]:
+    """The stretches (x0, x1) between the words `inside` that no word covers, left to right."""
+    spans = sorted((w[0], w[2]) for w in inside)
+    free, reach = [], spans[0][1]
+    for a, b in spans[1:]:
+        if a > reach:
+            free.append((reach, a))
+        reach = max(reach, b)
+    return free
+
+
+def _lines_inside(whole: tuple, xs: list[float], params: TextLayerParams) -> list[float]:
+    """The grid's column lines strictly inside a cell (`params.span_reach_pt` from its edges)."""
+    reach = params.span_reach_pt
+    return [x for x in xs if whole[0] + reach < x < whole[2] - reach]
+
+
 def _unruled_column_gaps(
     rows: list, words: list[tuple], xs: list[float], params: TextLayerParams
 ) -> list[float]:
@@ -156,12 +173,7 @@ def _unruled_column_gaps(
             if len(inside) < params.gap_cell_min_words:
                 continue
             cells += 1
-            spans = sorted((w[0], w[2]) for w in inside)
-            free, reach = [], spans[0][1]
-            for a, b in spans[1:]:
-                if a > reach:
-                    free.append((reach, a))
-                reach = max(reach, b)
+            free = _free_stretches(inside)
             shared = free if shared is None else [
                 (max(a, x), min(b, y)) for a, b in shared for x, y in free if min(b, y) > max(a, x)
             ]  # fmt: skip
@@ -179,8 +191,7 @@ def _lined_up_columns(
     its rows, with upright rules in its header only) where the cell's words line up with the
     columns and read as a row of figures ("Austria 86.2 13.8 0 3,375"): the cell is a row of
     cells. A label across the table (a group's name, a note) stays one cell."""
-    reach = params.span_reach_pt
-    lines = [x for x in xs if whole[0] + reach < x < whole[2] - reach]
+    lines = _lines_inside(whole, xs, params)
     if not lines or any(w[0] < x < w[2] for x in lines for w in inside):
         return []
     edges = [whole[0], *lines, whole[2]]
@@ -201,20 +212,15 @@ def _group_heads(
     round the heads of column groups ("12/31/2009", "12/31/2010", "6/30/2011", each over its
     "$000's | %"), each head then spanning its own columns. One line a stretch, the nearest
     its middle. A label across the table keeps its word spaces and stays one cell."""
-    reach = params.span_reach_pt
-    lines = [x for x in xs if whole[0] + reach < x < whole[2] - reach]
+    lines = _lines_inside(whole, xs, params)
     if not lines or len(inside) < 2:
         return []
     height = statistics.median(w[3] - w[1] for w in inside)
-    spans = sorted((w[0], w[2]) for w in inside)
-    parts, reach_x = [], spans[0][1]
-    for a, b in spans[1:]:
-        if a - reach_x >= params.group_gap_share * height:
-            held = [x for x in lines if reach_x < x < a]
-            if held:
-                middle = (reach_x + a) / 2
-                parts.append(min(held, key=lambda x: abs(x - middle)))
-        reach_x = max(reach_x, b)
+    parts = []
+    for a, b in _free_stretches(inside):
+        held = [x for x in lines if a < x < b]
+        if b - a >= params.group_gap_share * height and held:
+            parts.append(min(held, key=lambda x: abs(x - (a + b) / 2)))
     return parts
 
 
@@ -272,13 +278,14 @@ def _ruled_table(
             if whole is None:
                 continue  # covered by a spanning cell
             whole_text = next(texts)
+            inside = _words_in(whole, words)
             inner = [x for x in splits if whole[0] < x < whole[2]]
-            if any(w[0] < x < w[2] for x in inner for w in _words_in(whole, words)):
+            if any(w[0] < x < w[2] for x in inner for w in inside):
                 inner = []
             inner = (
                 inner
-                or _lined_up_columns(whole, xs, _words_in(whole, words), params)
-                or _group_heads(whole, xs, _words_in(whole, words), params)
+                or _lined_up_columns(whole, xs, inside, params)
+                or _group_heads(whole, xs, inside, params)
             )
             edges = [whole[0], *inner, whole[2]]
             for x0, x1 in zip(edges, edges[1:], strict=False):

@@ -104,6 +104,11 @@ def _figure(text: str) -> bool:
     return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text)
 
 
+def read_surely(word: Word) -> bool:
+    """A word of two characters or more read at SCAN.panel_word_confidence or more."""
+    return len(word.text) >= 2 and word.confidence >= SCAN.panel_word_confidence
+
+
 def is_illegible(line: Line) -> bool:
     """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
     are mostly not in its dictionary (a figure counts as known: a table's row of figures is
@@ -113,8 +118,7 @@ def is_illegible(line: Line) -> bool:
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
     if line.confirmed:
-        sure = any(len(w.text) >= 2 and w.confidence >= SCAN.panel_word_confidence for w in words)
-        return confidence < SCAN.illegible_confidence and not sure
+        return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) or _figure(w.text) for w in longer) / max(len(longer), 1)
     doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share

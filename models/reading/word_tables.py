@@ -184,8 +184,8 @@ def _least_covered_middle(
     as one phrase), when that space is a column gap's width (`min_gap`); a narrower one is a
     word space, and the cut stays mid-gap, clear of the figures (a skewed scan's rows)."""
     low = min(cover[start:end])
-    middle, width = _widest_run([c == low for c in cover[start:end]], start)
-    if low and middle is not None:
+    middle, _ = _widest_run([c == low for c in cover[start:end]], start)
+    if low:
         spaced = [
             c == low and not k for c, k in zip(cover[start:end], inked[start:end], strict=True)
         ]
