@@ -25,7 +25,7 @@ from PIL import Image
 
 from models.engine import PageImage, PageReading
 from models.language import TESSERACT_CODES, detect_language
-from models.layout import PICTURE_CLASSES, ScanPage
+from models.layout import PICTURE_CLASSES, Region, ScanPage
 from models.ocr.iterate import (
     figure_blocks,
     is_upright_strip,
@@ -46,6 +46,7 @@ from models.ocr.scale import (
 )
 from models.ocr.tessdata import find_tessdata
 from models.reading.bands import band_cut, filled_layout
+from models.reading.boxes import inside_share
 from models.reading.floor import (
     PlainLine,
     fallback_finding,
@@ -451,7 +452,7 @@ class TesseractEngine(PartRereads):
         figures = figure_blocks(tess, api.GetIterator() if cut is None else layout)
         figures, paragraphs = self._text_in_images(gray, figures, paragraphs, page.dpi)
         figures, paragraphs, heads = self._reversed_rows(gray, figures, paragraphs, page.dpi)
-        figures, paragraphs = self._reversed_panels(
+        figures, paragraphs, text_panels = self._reversed_panels(
             gray, figures, paragraphs, lang=language, dpi=page.dpi
         )
         self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
@@ -465,6 +466,7 @@ class TesseractEngine(PartRereads):
             scan_page.close()
             scan_page = ScanPage(gray, page.dpi)
         regions = scan_page.regions([w for b in text.blocks for w in b.words]) + text.formulas
+        regions = [r for r in regions if not _on_text_panel(r, text_panels)]
         read = ReadingPage(blocks=text.blocks, regions=regions, width=gray.width,
                            height=gray.height, dpi=page.dpi, source="ocr")  # fmt: skip
         image = ScanImage(gray, ink, [bar for bar, _ in heads], page.dpi)
@@ -499,3 +501,11 @@ class TesseractEngine(PartRereads):
                 "ocr_bands": 1.0 if cut is None else 2.0,  # read whole, or as two bands at once
             },  # fmt: skip
         )
+
+
+def _on_text_panel(region: Region, text_panels: list) -> bool:
+    """A layout model's picture over a panel read as text (a banner the model boxes as a
+    picture would take its lines for labels): the panel's read stands."""
+    return region.kind in PICTURE_CLASSES and any(
+        inside_share(region.bbox, panel) >= 0.5 for panel in text_panels
+    )

@@ -71,17 +71,79 @@ def photographic(picture: Image.Image) -> bool:
     return float((np.abs(tones - np.median(tones)) >= PHOTO_TONE_LEVELS).mean()) >= PHOTO_TONE_SHARE
 
 
-def flat_dark_fill(picture: Image.Image) -> bool:
-    """A panel printed reversed, not a photograph: its commonest grey is dark (under
-    SCAN.dark_level) and most of its pixels stand within SCAN.panel_fill_levels of it."""
-    if min(picture.size) == 0:  # a figure box without width (a rule): nothing to read
-        return False
+def _tones(picture: Image.Image) -> np.ndarray:
+    """A picture's greys on a copy of at most PHOTO_SAMPLE_PX a side."""
     sample = picture.convert("L")
     sample.thumbnail((PHOTO_SAMPLE_PX, PHOTO_SAMPLE_PX))
-    tones = np.asarray(sample, dtype=np.int16)
-    fill = int(np.bincount(tones.ravel(), minlength=256).argmax())
-    near = float((np.abs(tones - fill) <= SCAN.panel_fill_levels).mean())
-    return fill < SCAN.dark_level and near >= SCAN.panel_fill_share
+    return np.asarray(sample, dtype=np.int16).ravel()
+
+
+def paper_grey(page: Image.Image) -> int:
+    """The page's commonest grey: its paper."""
+    return int(np.bincount(_tones(page), minlength=256).argmax())
+
+
+def on_flat_fills(picture: Image.Image, paper: int = PAPER) -> bool:
+    """A panel on flat fills, not a photograph nor a picture on paper: its commonest grey is
+    darker than the paper (by SCAN.panel_paper_levels) and most of its pixels
+    (SCAN.panel_fill_share) stand within SCAN.panel_fill_levels of one of its first
+    SCAN.panel_fills greys (a banner's one fill; a table's cells filled dark, mid and light
+    grey)."""
+    if min(picture.size) == 0:  # a figure box without width (a rule): nothing to read
+        return False
+    tones = _tones(picture)
+    near = np.zeros(tones.size, dtype=bool)
+    for count in range(SCAN.panel_fills):
+        fill = int(np.bincount(tones[~near], minlength=256).argmax())
+        if count == 0 and fill > paper - SCAN.panel_paper_levels:
+            return False
+        near |= np.abs(tones - fill) <= SCAN.panel_fill_levels
+    return float(near.mean()) >= SCAN.panel_fill_share
+
+
+def picture_beside(panel: Image.Image, word_boxes: list, dpi: int, pictures: list = ()):
+    """The box of what lies beside the words read on a panel and is no flat fill (a portrait
+    by a quote on one black fill; a chart's bars), or None: of its tiles of
+    SCAN.panel_tile_inch farther than SCAN.panel_reach_inch from every word, more than
+    SCAN.panel_busy_share are not flat (under SCAN.panel_tile_flat_share of their pixels near
+    their two commonest greys), and the box holds most of them (from the 5th to the 95th
+    percentile each way: a stray tile on the fill's edge does not stretch it). Tiles inside
+    `pictures` (found on their own) don't count. Boxes are on the panel's own pixels."""
+    size = max(4, round(dpi * SCAN.panel_tile_inch))
+    tones = np.asarray(panel.convert("L"), dtype=np.int16)
+    rows, cols = tones.shape[0] // size, tones.shape[1] // size
+    if not rows or not cols:
+        return None
+    covered = np.zeros((rows, cols), dtype=bool)
+    reach = dpi * SCAN.panel_reach_inch
+    for x0, y0, x1, y1 in word_boxes:
+        top, bottom = max(0, int((y0 - reach) // size)), max(0, int((y1 + reach) // size) + 1)
+        left, right = max(0, int((x0 - reach) // size)), max(0, int((x1 + reach) // size) + 1)
+        covered[top:bottom, left:right] = True
+    for x0, y0, x1, y1 in pictures:
+        covered[max(0, int(y0 // size)) : max(0, int(y1 // size) + 1),
+                max(0, int(x0 // size)) : max(0, int(x1 // size) + 1)] = True  # fmt: skip
+    away = np.argwhere(~covered)
+    busy = []
+    for r, c in away:
+        tile = tones[r * size : (r + 1) * size, c * size : (c + 1) * size].ravel()
+        near = np.zeros(tile.size, dtype=bool)
+        for _ in range(2):
+            fill = int(np.bincount(tile[~near], minlength=256).argmax())
+            near |= np.abs(tile - fill) <= SCAN.panel_fill_levels
+        if near.mean() < SCAN.panel_tile_flat_share:
+            busy.append((r, c))
+    if len(busy) <= SCAN.panel_busy_share * len(away):
+        return None
+    (top, left), (bottom, right) = np.percentile(np.array(busy), [5, 95], axis=0).astype(int)
+    return (left * size, top * size, (right + 1) * size, (bottom + 1) * size)
+
+
+def _within(box, boxes, sign: int = 1) -> list[tuple[float, float, float, float]]:
+    """Page boxes on the pixels of the part `box` crops (`sign` -1: a part's boxes back on
+    the page)."""
+    dx, dy = sign * box[0], sign * box[1]
+    return [(x0 - dx, y0 - dy, x1 - dx, y1 - dy) for x0, y0, x1, y1 in boxes]
 
 
 def _mean_confidence(words: list[Word]) -> float:
@@ -113,10 +175,11 @@ def flattened(panel: Image.Image, dpi: int) -> Image.Image:
 
 
 def _reads_as_text(words: list[Word]) -> bool:
-    """Words that are text, not a picture's scraps: most of those of three letters or more
-    are dictionary words or read surely (SCAN.panel_known_share, panel_sure_confidence)."""
+    """Words that are text, not a picture's scraps: most of those of three letters or digits
+    or more (a bracket read beside two letters, "ao]", makes no word of three) are
+    dictionary words or read surely (SCAN.panel_known_share, panel_sure_confidence)."""
     sure = [w.known or w.confidence >= SCAN.panel_sure_confidence
-            for w in words if len(w.text) >= 3]  # fmt: skip
+            for w in words if len(re.sub(r"\W", "", w.text)) >= 3]  # fmt: skip
     return bool(sure) and sum(sure) >= SCAN.panel_known_share * len(sure)
 
 
@@ -292,8 +355,8 @@ class PartRereads:
 
     def _reversed_panels(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, *,
                          lang: str, dpi: int):  # fmt: skip
-        """Panels on a flat dark fill (a banner, a coloured box of text, a table of white names
-        on dark cells beside dark figures on light ones), which Tesseract takes for pictures
+        """Panels on flat dark fills (a banner, a coloured box of text, a table of white names
+        on dark cells beside dark figures on grey ones), which Tesseract takes for pictures
         or reads as scraps: its pictures and its lines read doubtfully that stand on such a
         fill are each read again twice, by a recognizer that also tries every line inverted
         (Tesseract's own choice, line by line: a dark word in a light box stays dark) and on
@@ -301,19 +364,22 @@ class PartRereads:
         dark-on-light alike become dark on white). The read with more words read surely
         replaces the page's words there when it reads as text and clearly better
         (SCAN.panel_*); a picture whose own read is text gives way to it. A picture that reads
-        as neither stays one (a dark photograph, a pattern)."""
+        as neither stays one (a dark photograph, a pattern), and so does one beside its text
+        (a portrait by a quote on one black fill), its text as the page read it."""
         doubtful = [
             (para.order, _padded(line.bbox, gray.size)) for para in paragraphs for line in para
             if line.words and _mean_confidence(line.words) < SCAN.panel_line_confidence
         ]  # fmt: skip
         parts = [(f.order, tuple(int(v) for v in f.bbox), f) for f in figures if f.bbox]
         parts += [(order, box, None) for order, box in doubtful]
+        paper = paper_grey(gray) if parts else PAPER
+        text_panels: list[tuple[int, int, int, int]] = []
         for order, box, figure in parts:
             if figure is None and any(inside_share(box, f.bbox) >= 0.5 for f in figures
                                       if f.bbox):  # fmt: skip
                 continue  # read with its picture
             crop = gray.crop(box)
-            if not flat_dark_fill(crop):
+            if not on_flat_fills(crop, paper):
                 continue
             found = self._panel_read(crop, lang=lang, dpi=dpi)
             read = [w for para in found for line in para for w in line.words]
@@ -324,9 +390,17 @@ class PartRereads:
                 sure >= sure_before + SCAN.panel_gain_words
                 or _mean_confidence(read) >= _mean_confidence(held) + SCAN.panel_confidence_gain
             )
-            if _reads_as_text(read) and better:
+            replaces = _reads_as_text(read) and better
+            text = [w.bbox for w in read] if replaces else _within(box, (w.bbox for w in held))
+            inner = _within(box, (f.bbox for f in figures if f is not figure and f.bbox
+                                  and inside_share(f.bbox, box) >= 0.5))  # fmt: skip
+            beside = figure is not None and picture_beside(crop, text, dpi, inner)
+            picture = _within(box, [beside], sign=-1)[0] if beside else None
+            if replaces:
                 move_lines(found, box[0], box[1])
                 paragraphs = outside_figures(paragraphs, [ReadBlock(kind="figure", bbox=box)])
+                if picture:
+                    _drop_words_in(picture, found)  # scraps of the picture beside the text
                 for line in (line for para in found for line in para):
                     line.confirmed = True  # a second read, better than the page's, stands for it
                 for k, para in enumerate(found):
@@ -335,9 +409,13 @@ class PartRereads:
                     paragraphs.append(para)
             elif figure is None or not _reads_as_text(held):
                 continue
-            figures = [f for f in figures if f is not figure]
+            if picture:  # the picture beside the text stays, to its own extent
+                figure.bbox = picture
+            elif figure is not None:
+                figures = [f for f in figures if f is not figure]
+                text_panels.append(box)
         paragraphs.sort(key=lambda para: para.order)
-        return figures, paragraphs
+        return figures, paragraphs, text_panels
 
     def _panel_read(self, crop: Image.Image, *, lang: str, dpi: int) -> list[ParaLines]:
         """The better of a panel's two reads (inverted lines, flattened), by words read

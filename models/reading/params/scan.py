@@ -76,13 +76,19 @@ class ScanParams:
     fill_join_heights: float = 1.0
     # A panel printed reversed (light text on a flat dark fill: a banner, a coloured box, a
     # table of white names on dark cells), which Tesseract takes for a picture: a picture whose
-    # commonest grey is darker than `dark_level` and held by this share of its pixels or more,
-    # within this many grey levels (a photograph's greys spread), read again. Flattened for one
-    # of the reads: ink where a pixel stands this many grey levels from the median grey around
-    # it (over this many inches, a median of this many pixels on a reduced copy). The read
-    # replaces what was read there when this share of its words of three letters or more are
-    # dictionary words or read this surely, and it holds more words of two characters or more
-    # read at `panel_word_confidence` or more: this many more...
+    # commonest grey is this many levels darker than the page's paper or more, and whose
+    # `panel_fills` commonest greys hold this share of its pixels or more, each within this
+    # many grey levels (a photograph's greys spread; a table's cells may be filled dark, mid
+    # and light grey: ICDAR us-010's three hold 0.66, a screenshot's photograph 0.46), read
+    # again. Flattened for one of the reads: ink where a pixel stands this many grey levels
+    # from the median grey around it (over this many inches, a median of this many pixels on
+    # a reduced copy). The read replaces what was read there when this share of its words of
+    # three letters or digits or more are dictionary words or read this surely (a grey tab's
+    # sideways "Prepare" read as "uv me iJ ao] oO" holds none: no text), and it holds more
+    # words of two characters or more read at `panel_word_confidence` or more: this many
+    # more...
+    panel_paper_levels: int = 40
+    panel_fills: int = 3
     panel_fill_share: float = 0.6
     panel_fill_levels: int = 16
     panel_ink_levels: int = 40
@@ -97,6 +103,16 @@ class ScanParams:
     # A line read with a mean confidence under this, standing on a flat dark fill, is read
     # again as a panel too (a row of white names on dark cells Tesseract read as scraps).
     panel_line_confidence: float = 50
+    # A picture gives way to the text read in it only where nothing but flat fill lies away
+    # from that text: of its tiles of `panel_tile_inch` farther than `panel_reach_inch` from
+    # every word, no more than this share hold under `panel_tile_flat_share` of their pixels
+    # near their two commonest greys (`panel_fill_levels`). A quote printed beside a portrait
+    # on one black fill keeps its portrait (0.16 of such tiles); a table's grey cells around
+    # their figures, 0.01 (ICDAR us-010).
+    panel_busy_share: float = 0.08
+    panel_reach_inch: float = 0.2
+    panel_tile_inch: float = 0.1
+    panel_tile_flat_share: float = 0.8
 
 
 SCAN = ScanParams()
