@@ -24,7 +24,8 @@ turned sideways read as letters): no text the page plainly holds.
 
 Per page:
 - recall: ours against the plain reading, as multisets of words (normalize_text, case folded,
-  `\\w+` tokens): plain's words that ours has / plain's words, a word of NEAR_MIN_CHARS or
+  `\\w+` tokens; single characters in scripts written without spaces, since 2026-12-05):
+  plain's words that ours has / plain's words, a word of NEAR_MIN_CHARS or
   more also kept as a spelling within NEAR_WORD (rapidfuzz ratio; either reading's misread
   letter is no word lost); recall_exact: same words only; recall_text: the same over plain's
   words that are no junk, on printed pages (a handwritten page's plain reading is no reading
