@@ -423,9 +423,72 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
         table = ReadBlock(kind="table", bbox=region.bbox, rows=ruled[0][1], text="")
     else:
         table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox))
+        head = _head_above(region, blocks) if table is not None else None
+        if head is not None:
+            region, table, inside = _with_head(region, head, blocks, image, table, inside)
     if table is None:
         return blocks  # no grid in the words: they stay text
     return _table_block(region, blocks, image, table, inside)
+
+
+def _head_above(region: Region, blocks: list[ReadBlock]) -> ReadBlock | None:
+    """The line of text right above a table region: starting within its width (give or take
+    the line's height), overhanging it by at most LAYOUT.head_overhang_share of its width (a
+    head wider than its column of figures), at most LAYOUT.head_above_gap_lines of its height
+    above (the table's column heads, which the layout model may leave out, set a blank line
+    above the figures and boxed as a section header: "Age Group   Proportion"); not a
+    caption ("Table 3 ...")."""
+    x0, top, x1, _ = region.bbox
+    above = [b for b in blocks if b.kind in ("paragraph", "heading") and b.bbox and b.words
+             and b.bbox[3] <= top and b.bbox[2] > x0 and b.bbox[0] < x1]  # fmt: skip
+    if not above:
+        return None
+    line = max(above, key=lambda b: b.bbox[3])  # type: ignore[index]
+    lx0, ly0, lx1, ly1 = line.bbox  # type: ignore[misc]
+    height = statistics.median(w.bbox[3] - w.bbox[1] for w in line.words if w.bbox)  # type: ignore[index]
+    if (
+        ly1 - ly0 > LAYOUT.head_line_heights * height
+        or top - ly1 > LAYOUT.head_above_gap_lines * height
+        or not x0 - height <= lx0 <= x1
+        or lx1 > x1 + LAYOUT.head_overhang_share * (x1 - x0)
+        or CAPTION_LABEL.match(line.text)
+    ):
+        return None
+    return line
+
+
+def _with_head(
+    region: Region, head: ReadBlock, blocks: list[ReadBlock], image: PageImageAccess,
+    table: ReadBlock, inside: list[Word],
+) -> tuple[Region, ReadBlock, list[Word]]:  # fmt: skip
+    """The table region grown up over the line above it when that line is the table's column
+    heads: the table rebuilt with it has the same columns and rows and one row more on top,
+    text in two of its cells or more and no figure (a row of figures left out is no head)."""
+    x0, _, x1, bottom = region.bbox
+    hx0, hy0, hx1, _ = head.bbox  # type: ignore[misc]
+    grown = Region(kind=region.kind, bbox=(min(x0, hx0), hy0, max(x1, hx1), bottom))
+    words = _text_words(grown, blocks)
+    headed = table_from_words(words, grown.bbox, rules=image.row_rules(grown.bbox))
+    if headed is None or len(headed.rows) != len(table.rows) + 1:
+        return region, table, inside
+    top, rest = headed.rows[0], headed.rows[1:]
+    texts = [c["text"] for c in top if c["text"].strip()]
+    if (
+        _columns(top) != _columns(table.rows[0])
+        or [_texts(row) for row in rest] != [_texts(row) for row in table.rows]
+        or len(texts) < 2
+        or any(any(ch.isdigit() for ch in text) for text in texts)
+    ):  # fmt: skip
+        return region, table, inside
+    return grown, headed, words
+
+
+def _columns(row: list[dict]) -> int:
+    return sum(cell["colspan"] for cell in row)
+
+
+def _texts(row: list[dict]) -> list[str]:
+    return [cell["text"] for cell in row]
 
 
 def _text_words(region: Region, blocks: list[ReadBlock]) -> list[Word]:

@@ -30,6 +30,14 @@ class LayoutParams:
     formula_words_letter_share: float = 0.5
     formula_words_alnum_share: float = 0.75  # ... this share letters and digits ...
     formula_words_min_letters: int = 40  # ... and it holds this many letters at least
+    # A line right above a table region, of one line (at most this many of its word heights
+    # tall) and at most this many word heights above it, may be the table's column heads
+    # (ICDAR us-033's scanned "Age Group   Proportion", 1.7 heights above its figures), its
+    # right end at most this share of the region's width past the region's (a head wider than
+    # its column of figures: "Proportion" over "0.2650", 0.22).
+    head_line_heights: float = 1.6
+    head_above_gap_lines: float = 2.5
+    head_overhang_share: float = 0.5
     full_confidence: float = 100.0  # a section number's confidence when no word gives one
 
 

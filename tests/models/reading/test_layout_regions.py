@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import replace
 
@@ -9,8 +10,9 @@ import pymupdf
 import pytest
 from bs4 import BeautifulSoup
 
+from bench.structure_corpus import scan
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
-from models.engine import ReadBlock, Word
+from models.engine import PageImage, ReadBlock, Word
 from models.layout import Region
 from models.ocr import TesseractEngine
 from models.reading.kinds import real_words
@@ -567,3 +569,23 @@ def test_a_diagrams_labels_kept_as_text_say_their_order_is_a_guess():
              _labels(("Apples and Bananas", 460, 652))]  # fmt: skip
     _, findings = _run(apart, [picture])
     assert findings == []
+
+
+def test_column_heads_a_blank_line_above_a_table_region_head_its_table(tmp_path):
+    """ICDAR us-033 page 2, scanned (seeded "a"): two small typewritten tables, "Age Group
+    Proportion" a blank line above their figures. The layout model boxes the heads as a
+    section header and the table without them: they lined up with its columns, so they are
+    its head row, where they had stood as a heading and the tables had none."""
+    scan(CORPUS / "icdar2013" / "us-033-p2.pdf", tmp_path / "scan.pdf", random.Random("a"))
+    with pymupdf.open(tmp_path / "scan.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+    page = PageImage(image=pix.pil_image(), page_number=1, dpi=300)
+    (reading,) = TesseractEngine().predict_batch([page])
+    tables = [b for b in reading.blocks if b.kind == "table"]
+    assert len(tables) == 2
+    for table in tables:
+        assert [(c["text"], c["header"]) for c in table.rows[0]] == [
+            ("Age Group", True),
+            ("Proportion", True),
+        ]
+    assert not any(b.kind == "heading" and "Proportion" in b.text for b in reading.blocks)
