@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import re
 import statistics
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.params.tables import WORD_TABLES, WordTableParams
@@ -234,6 +238,7 @@ def table_from_words(
     if len(words) < params.min_rows * params.min_cols:
         return None
     height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
+    words = _levelled(words, height, params)
     rows = [_read_once(row) for row in text_rows(words)]
     caption, rows = _caption_lines(rows, height, params)
     # A row set between two rows is one cell (its words may stand apart: letter-spaced type).
@@ -320,6 +325,35 @@ def table_from_words(
             c += span
         rows_out.append(row)
     return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
+
+
+def _levelled(words: list[Word], height: float, params: WordTableParams) -> list[Word]:
+    """The words turned level where their rows slope (a scan read as scanned): each word's
+    box moved so that its middle stands where turning the table by the slope's angle puts it
+    (`params.level_*`); as they are where the rows run level."""
+    xs = np.array([(w.bbox[0] + w.bbox[2]) / 2 for w in words])  # type: ignore[index]
+    ys = np.array([(w.bbox[1] + w.bbox[3]) / 2 for w in words])  # type: ignore[index]
+    x0, y0 = xs.mean(), ys.mean()
+    size = params.level_bin_heights * height
+
+    def peaks(angle: float) -> float:
+        theta = math.radians(angle)
+        level = (ys - y0) * math.cos(theta) + (xs - x0) * math.sin(theta)
+        counts = np.bincount(((level - level.min()) / size).astype(np.int64))
+        return float((counts.astype(np.float64) ** 2).sum())
+
+    steps = round(params.level_max_deg / params.level_step_deg)
+    angles = [k * params.level_step_deg for k in range(-steps, steps + 1)]
+    best = max(angles, key=lambda a: (peaks(a), -abs(a)))
+    if abs(best) < params.level_min_deg or peaks(best) < params.level_gain * peaks(0.0):
+        return words
+    theta = math.radians(best)
+    out = []
+    for word, x, y in zip(words, xs, ys, strict=True):
+        dy = (y - y0) * math.cos(theta) + (x - x0) * math.sin(theta) - (y - y0)
+        bx0, by0, bx1, by1 = word.bbox  # type: ignore[misc]
+        out.append(replace(word, bbox=(bx0, by0 + dy, bx1, by1 + dy)))
+    return out
 
 
 def table_of_figures(

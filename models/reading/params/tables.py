@@ -54,6 +54,18 @@ class WordTableParams:
     figure_table_min_cols: int = 3
     figure_table_min_rows: int = 3
     figure_table_data_share: float = 0.6
+    # A table's words on a scan read as scanned (the page not deskewed: Tesseract read it
+    # better so) slope: its rows are found after the words are turned level, by the angle
+    # (up to `level_max_deg`, in steps of `level_step_deg`) that stacks their middles into
+    # the peakiest rows (bins of `level_bin_heights` word heights), when that angle is
+    # `level_min_deg` or more and stacks them `level_gain` times peakier than level (ICDAR
+    # us-033's wide table, 0.9 degrees: its rows' right ends stood a row higher than their
+    # left).
+    level_max_deg: float = 2.0
+    level_step_deg: float = 0.1
+    level_min_deg: float = 0.3
+    level_bin_heights: float = 0.3
+    level_gain: float = 1.2
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ tables: test_kv_tables.py)."""
 
 from __future__ import annotations
 
+import math
+
 from models.engine import Word
 from models.reading.params.tables import WordTableParams
 from models.reading.word_tables import table_from_words, table_of_figures
@@ -689,3 +691,20 @@ def test_prose_and_a_list_of_labelled_values_are_no_table_of_figures():
     pairs = [("Reign", "959"), ("Born", "943"), ("Died", "975"), ("Age", "32")]
     labelled = _cells([[(100, label), (500, value)] for label, value in pairs])
     assert table_of_figures(labelled, (90, 90, 700, 400)) is None
+
+
+def test_a_wide_table_on_a_scan_read_as_scanned_keeps_its_rows():
+    """A wide table of figures, its rows sloping up 0.9 degrees to the right (a scan read as
+    scanned, not deskewed: ICDAR us-033's): the right ends stand nearly a row higher than
+    the left. Its words turned level first, each row is one row again."""
+    labels = ["0-4", "5-9", "10-14", "15-19", "20-29", "30-39", "40-49", "50-59"]
+    rows = [[(100, label)] + [(400 + 260 * c, f"{r + 1},{c + 1}00,{r}{c}8") for c in range(9)]
+            for r, label in enumerate(labels)]  # fmt: skip
+    slope = math.tan(math.radians(0.9))
+    words = [Word(w.text, w.confidence, (w.bbox[0], w.bbox[1] - slope * w.bbox[0],
+                                         w.bbox[2], w.bbox[3] - slope * w.bbox[0]))
+             for w in _cells(rows, pitch=50)]  # fmt: skip
+    table = table_from_words(words, (80, 0, 2900, 600))
+    assert table is not None
+    assert _texts(table) == [[label] + [f"{r + 1},{c + 1}00,{r}{c}8" for c in range(9)]
+                             for r, label in enumerate(labels)]  # fmt: skip
