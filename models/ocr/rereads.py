@@ -194,6 +194,15 @@ def _lettered(word: Word) -> bool:
     return sum(c.isalpha() for c in word.text) >= 2
 
 
+def _digits(words: list[Word]) -> str:
+    return "".join(c for w in words for c in w.text if c.isdigit())
+
+
+def _figure_word(word: Word) -> bool:
+    """A figure of two digits or more and no letter ("20-29", "0.2650"): a table's cell."""
+    return sum(c.isdigit() for c in word.text) >= 2 and not any(c.isalpha() for c in word.text)
+
+
 def illegible_text(lines: list[list[Word]]) -> bool:
     """Whether a picture's lines of words, read again as text and found no text, are text
     Tesseract cannot read (handwriting): many words of letters, some of them real, few read
@@ -478,21 +487,33 @@ class PartRereads:
         same twice); a second read that disagrees is taken only when sure (`missed_confidence`).
         Only on a page of sure print: one with more than SCAN.reread_max_lines such lines
         holds writing, a script its languages do not read or a picture's marks, which stay as
-        they were read (the page is judged on them)."""
-        doubtful = [
-            (para, k, line) for para in paragraphs for k, line in enumerate(para)
-            if line.words and len(line.words) <= SCAN.reread_max_words
-            and statistics.mean(w.confidence for w in line.words) < SCAN.reread_below_confidence
-            and any(map(_lettered, line.words))
-        ]  # fmt: skip
-        if len(doubtful) > SCAN.reread_max_lines:
-            return  # many: writing, a script the languages do not read, a picture's marks
+        they were read (the page is judged on them). Lines of figures alone that would be
+        dropped as illegible (a typewritten table's "20-29 0.2650" read at 13 and 61) are read
+        again too, up to SCAN.reread_max_figure_lines of them (a table holds many): the same
+        digits read twice confirm the line as first read (a second read may part a figure
+        where the first did not: "0: 2650")."""
+
+        def mean(line: Line) -> float:
+            return statistics.mean(w.confidence for w in line.words)
+
+        short = [(para, k, line) for para in paragraphs for k, line in enumerate(para)
+                 if line.words and len(line.words) <= SCAN.reread_max_words]  # fmt: skip
+        lettered = [item for item in short if mean(item[2]) < SCAN.reread_below_confidence
+                    and any(map(_lettered, item[2].words))]  # fmt: skip
+        figures = [item for item in short if mean(item[2]) < SCAN.illegible_confidence
+                   and all(map(_figure_word, item[2].words))]  # fmt: skip
+        if len(lettered) > SCAN.reread_max_lines:
+            lettered = []  # many: writing, a script the languages do not read, a picture's marks
         api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
-        for para, k, line in doubtful:
+        for para, k, line in lettered + figures[: SCAN.reread_max_figure_lines]:
             box = tuple(int(v) for v in line.bbox)
             pad = int(SCAN.missed_margin_ratio * (line.bbox[3] - line.bbox[1]))
             lines = self._read_alone(api, gray, box, pad, dpi, scale=SCAN.reread_scale)
             words = [w for again in lines for w in again.words]
+            if not any(map(_lettered, line.words)):  # figures: the same digits twice stand
+                if len(lines) == 1 and _digits(words) == _digits(line.words):
+                    line.confirmed = True
+                continue
             if len(lines) != 1 or not any(map(_lettered, words)):
                 continue
             sure = statistics.mean(w.confidence for w in words)

@@ -64,6 +64,7 @@ class ScanParams:
     reread_max_words: int = 8
     reread_below_confidence: float = 40
     reread_max_lines: int = 4
+    reread_max_figure_lines: int = 10  # lines of figures alone read so again, at most
     reread_scale: float = 1.5
     reread_agree_confidence: float = 50
     # A region read again (an "image" read as text) fills in what the page's read lacks: its word

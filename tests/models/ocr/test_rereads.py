@@ -299,3 +299,31 @@ def test_a_grey_tab_read_as_scraps_stays_a_picture(engine, tmp_path):
     on_tab = [b.text for b in reading.blocks
               if b.kind != "figure" and b.bbox and inside_share(b.bbox, tab) >= 0.3]  # fmt: skip
     assert all(text == "Prepare" for text in on_tab)
+
+
+def test_a_typewritten_row_of_figures_read_doubtfully_stays_in_its_table(engine, tmp_path):
+    """A typewritten table of age groups and proportions, scanned: Tesseract read its first
+    row "20-29 0.2650" at 13 and 61, and the line was dropped as illegible, the row lost. Read
+    again alone, the same digits come back ("20-29 0: 2650"): the row stands."""
+    rows = [("20-29", "0.2650"), ("30-39", "0.2046"), ("40-49", "0.1477"), ("50-59", "0.1514"),
+            ("60-69", "0.1225"), ("70-79", "0.0752"), ("80 +", "0.0336")]  # fmt: skip
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        prose = ("Following are proportions based on the 1980 Census that should be used in "
+                 "analyses consisting of age groups 20 years and older. ")  # fmt: skip
+        page.insert_textbox(pymupdf.Rect(72, 72, 540, 200), prose * 3, fontsize=11,
+                            fontname="cour")  # fmt: skip
+        page.insert_text((72, 250), "Age Group", fontsize=11, fontname="cobo")
+        page.insert_text((180, 250), "Proportion", fontsize=11, fontname="cobo")
+        for k, (group, share) in enumerate(rows):
+            page.insert_text((72, 278 + 17 * k), group, fontsize=11, fontname="cour")
+            page.insert_text((195, 278 + 17 * k), share, fontsize=11, fontname="cour")
+        page.insert_textbox(pymupdf.Rect(72, 400, 540, 500), prose * 2, fontsize=11,
+                            fontname="cour")  # fmt: skip
+        doc.save(tmp_path / "table.pdf")
+    scan(tmp_path / "table.pdf", tmp_path / "scan.pdf", random.Random("head 2"))
+    with pymupdf.open(tmp_path / "scan.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+    (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=1, dpi=300)])
+    (table,) = [b for b in reading.blocks if b.kind == "table"]
+    assert ["20-29", "0.2650"] in [[c["text"] for c in row] for row in table.rows]
