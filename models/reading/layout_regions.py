@@ -32,6 +32,7 @@ from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.layout_regions import LAYOUT
 from models.reading.reading_order import reading_order
+from models.reading.word_rows import is_data_row
 from models.reading.word_tables import table_from_words, table_of_figures
 
 FORMULA_FINDING = {
@@ -462,8 +463,12 @@ def _with_head(
     table: ReadBlock, inside: list[Word],
 ) -> tuple[Region, ReadBlock, list[Word]]:  # fmt: skip
     """The table region grown up over the line above it when that line is the table's column
-    heads: the table rebuilt with it has the same columns and rows and one row more on top,
-    text in two of its cells or more and no figure (a row of figures left out is no head)."""
+    heads: the table's first row is data (a table with its heads needs none: the title over
+    "Exemption | Description", "Appendix A | RoHS with Exemption", is none), and the table
+    rebuilt with the line has the same columns and rows and one row more on top, text in two
+    of its cells or more and no figure (a row of figures left out is no head)."""
+    if not is_data_row(_texts(table.rows[0])):
+        return region, table, inside
     x0, _, x1, bottom = region.bbox
     hx0, hy0, hx1, _ = head.bbox  # type: ignore[misc]
     grown = Region(kind=region.kind, bbox=(min(x0, hx0), hy0, max(x1, hx1), bottom))

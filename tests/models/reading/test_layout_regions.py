@@ -589,3 +589,31 @@ def test_column_heads_a_blank_line_above_a_table_region_head_its_table(tmp_path)
             ("Proportion", True),
         ]
     assert not any(b.kind == "heading" and "Proportion" in b.text for b in reading.blocks)
+
+
+def _two_columns(text: str, y: float, order: int) -> ReadBlock:
+    """A row of two cells: its first word at x 100, the rest from x 600."""
+    first, rest = text.split(" ", 1)
+    block = _block(text, 100, y, order)
+    x = 600
+    for w in block.words[1:]:
+        width = w.bbox[2] - w.bbox[0]
+        w.bbox = (x, w.bbox[1], x + width, w.bbox[3])
+        x += width + 25
+    block.bbox = (100, y, x, y + 40)
+    return block
+
+
+def test_a_title_over_a_table_with_its_heads_is_no_head_row():
+    """A title line parted in two ("Appendix A | Exemptions listed") right above a table
+    region whose first row is its heads ("Exemption | Description"): the table has its heads,
+    the title stays a title (a first row of figures would have taken it: see the us-033 test
+    above)."""
+    title = _two_columns("Appendix Exemptions listed", 420, 1)
+    rows = [_two_columns("Exemption Description", 500, 2),
+            _two_columns("7a Lead in solders", 560, 3),
+            _two_columns("7c Lead in glass", 620, 4)]  # fmt: skip
+    blocks, _ = _run([title, *rows], [Region("table", (90, 490, 1400, 670))])
+    assert [b.kind for b in blocks] == ["paragraph", "table"]
+    (table,) = [b for b in blocks if b.kind == "table"]
+    assert [c["text"] for c in table.rows[0]] == ["Exemption", "Description"]
