@@ -136,7 +136,9 @@ def picture_beside(panel: Image.Image, word_boxes: list, dpi: int, pictures: lis
     if len(busy) <= SCAN.panel_busy_share * len(away):
         return None
     (top, left), (bottom, right) = np.percentile(np.array(busy), [5, 95], axis=0).astype(int)
-    return (left * size, top * size, (right + 1) * size, (bottom + 1) * size)
+    return tuple(
+        float(v) for v in (left * size, top * size, (right + 1) * size, (bottom + 1) * size)
+    )
 
 
 def _within(box, boxes, sign: int = 1) -> list[tuple[float, float, float, float]]:

@@ -4,6 +4,7 @@ from a chart (its marks and slanted labels read as letters) by its many lines of
 
 from __future__ import annotations
 
+import json
 import random
 
 import pymupdf
@@ -11,7 +12,7 @@ import pytest
 from PIL import Image
 
 from bench.structure_corpus import scan
-from models.engine import PageImage, Word
+from models.engine import PageImage, Word, reading_to_json
 from models.ocr import TesseractEngine
 from models.ocr.rereads import illegible_text, on_flat_fills, photographic
 from models.reading.boxes import inside_share
@@ -274,6 +275,7 @@ def test_a_quote_beside_a_photograph_on_one_black_panel_keeps_both(engine):
     figures = [b.bbox for b in reading.blocks if b.kind == "figure"]
     assert any(inside_share(photo, f) >= 0.8 and inside_share(f, photo) >= 0.8 for f in figures)
     assert not any(f[2] > 1700 for f in figures)  # not over the quote
+    json.dumps(reading_to_json(reading))  # its box in plain numbers, as the reading travels
 
 
 def test_a_grey_tab_read_as_scraps_stays_a_picture(engine, tmp_path):
