@@ -22,7 +22,7 @@ from models.reading.params import at_dpi
 from models.reading.params.scan import SCAN
 from models.reading.params.tables import RULED_TABLES
 from models.reading.ruled_tables import Grid, find_grids, reversed_bars, unread_cells
-from models.reading.scan_blocks import outside_figures, read_surely, without_scraps
+from models.reading.scan_blocks import is_figure, outside_figures, read_surely, without_scraps
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -62,15 +62,6 @@ PHOTO_SAMPLE_PX = 400
 PAPER = 255  # the white a cell's crop is set on
 
 
-def photographic(picture: Image.Image) -> bool:
-    """A photograph rather than writing on paper: many of its pixels far from its commonest
-    grey (PHOTO_TONE_SHARE), where a page of writing is mostly its paper."""
-    sample = picture.convert("L")
-    sample.thumbnail((PHOTO_SAMPLE_PX, PHOTO_SAMPLE_PX))
-    tones = np.asarray(sample, dtype=np.int16)
-    return float((np.abs(tones - np.median(tones)) >= PHOTO_TONE_LEVELS).mean()) >= PHOTO_TONE_SHARE
-
-
 def _tones(picture: Image.Image) -> np.ndarray:
     """A picture's greys on a copy of at most PHOTO_SAMPLE_PX a side."""
     sample = picture.convert("L")
@@ -78,9 +69,27 @@ def _tones(picture: Image.Image) -> np.ndarray:
     return np.asarray(sample, dtype=np.int16).ravel()
 
 
+def photographic(picture: Image.Image) -> bool:
+    """A photograph rather than writing on paper: many of its pixels far from its commonest
+    grey (PHOTO_TONE_SHARE), where a page of writing is mostly its paper."""
+    tones = _tones(picture)
+    return float((np.abs(tones - np.median(tones)) >= PHOTO_TONE_LEVELS).mean()) >= PHOTO_TONE_SHARE
+
+
 def paper_grey(page: Image.Image) -> int:
     """The page's commonest grey: its paper."""
     return int(np.bincount(_tones(page), minlength=256).argmax())
+
+
+def _fills(tones: np.ndarray, count: int) -> tuple[int, float]:
+    """The commonest grey of `tones`, and the share of them within SCAN.panel_fill_levels of
+    one of its `count` commonest greys (each taken from the greys the ones before leave)."""
+    near = np.zeros(tones.size, dtype=bool)
+    fills = []
+    for _ in range(count):
+        fills.append(int(np.bincount(tones[~near], minlength=256).argmax()))
+        near |= np.abs(tones - fills[-1]) <= SCAN.panel_fill_levels
+    return fills[0], float(near.mean())
 
 
 def on_flat_fills(picture: Image.Image, paper: int = PAPER) -> bool:
@@ -91,14 +100,8 @@ def on_flat_fills(picture: Image.Image, paper: int = PAPER) -> bool:
     grey)."""
     if min(picture.size) == 0:  # a figure box without width (a rule): nothing to read
         return False
-    tones = _tones(picture)
-    near = np.zeros(tones.size, dtype=bool)
-    for count in range(SCAN.panel_fills):
-        fill = int(np.bincount(tones[~near], minlength=256).argmax())
-        if count == 0 and fill > paper - SCAN.panel_paper_levels:
-            return False
-        near |= np.abs(tones - fill) <= SCAN.panel_fill_levels
-    return float(near.mean()) >= SCAN.panel_fill_share
+    commonest, share = _fills(_tones(picture), SCAN.panel_fills)
+    return commonest <= paper - SCAN.panel_paper_levels and share >= SCAN.panel_fill_share
 
 
 def picture_beside(panel: Image.Image, word_boxes: list, dpi: int, pictures: list = ()):
@@ -116,23 +119,17 @@ def picture_beside(panel: Image.Image, word_boxes: list, dpi: int, pictures: lis
         return None
     covered = np.zeros((rows, cols), dtype=bool)
     reach = dpi * SCAN.panel_reach_inch
-    for x0, y0, x1, y1 in word_boxes:
-        top, bottom = max(0, int((y0 - reach) // size)), max(0, int((y1 + reach) // size) + 1)
-        left, right = max(0, int((x0 - reach) // size)), max(0, int((x1 + reach) // size) + 1)
-        covered[top:bottom, left:right] = True
-    for x0, y0, x1, y1 in pictures:
-        covered[max(0, int(y0 // size)) : max(0, int(y1 // size) + 1),
-                max(0, int(x0 // size)) : max(0, int(x1 // size) + 1)] = True  # fmt: skip
+    for boxes, grown in ((word_boxes, reach), (pictures, 0.0)):
+        for x0, y0, x1, y1 in boxes:
+            top, bottom = max(0, int((y0 - grown) // size)), max(0, int((y1 + grown) // size) + 1)
+            left, right = max(0, int((x0 - grown) // size)), max(0, int((x1 + grown) // size) + 1)
+            covered[top:bottom, left:right] = True
     away = np.argwhere(~covered)
-    busy = []
-    for r, c in away:
-        tile = tones[r * size : (r + 1) * size, c * size : (c + 1) * size].ravel()
-        near = np.zeros(tile.size, dtype=bool)
-        for _ in range(2):
-            fill = int(np.bincount(tile[~near], minlength=256).argmax())
-            near |= np.abs(tile - fill) <= SCAN.panel_fill_levels
-        if near.mean() < SCAN.panel_tile_flat_share:
-            busy.append((r, c))
+    busy = [
+        (r, c) for r, c in away
+        if _fills(tones[r * size : (r + 1) * size, c * size : (c + 1) * size].ravel(), 2)[1]
+        < SCAN.panel_tile_flat_share
+    ]  # fmt: skip
     if len(busy) <= SCAN.panel_busy_share * len(away):
         return None
     (top, left), (bottom, right) = np.percentile(np.array(busy), [5, 95], axis=0).astype(int)
@@ -201,8 +198,8 @@ def _digits(words: list[Word]) -> str:
 
 
 def _figure_word(word: Word) -> bool:
-    """A figure of two digits or more and no letter ("20-29", "0.2650"): a table's cell."""
-    return sum(c.isdigit() for c in word.text) >= 2 and not any(c.isalpha() for c in word.text)
+    """A figure of two digits or more ("20-29", "0.2650"): a table's cell."""
+    return is_figure(word.text) and sum(c.isdigit() for c in word.text) >= 2
 
 
 def illegible_text(lines: list[list[Word]]) -> bool:
@@ -507,12 +504,14 @@ class PartRereads:
         if len(lettered) > SCAN.reread_max_lines:
             lettered = []  # many: writing, a script the languages do not read, a picture's marks
         api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
-        for para, k, line in lettered + figures[: SCAN.reread_max_figure_lines]:
+        reads = [(item, False) for item in lettered]
+        reads += [(item, True) for item in figures[: SCAN.reread_max_figure_lines]]
+        for (para, k, line), of_figures in reads:
             box = tuple(int(v) for v in line.bbox)
             pad = int(SCAN.missed_margin_ratio * (line.bbox[3] - line.bbox[1]))
             lines = self._read_alone(api, gray, box, pad, dpi, scale=SCAN.reread_scale)
             words = [w for again in lines for w in again.words]
-            if not any(map(_lettered, line.words)):  # figures: the same digits twice stand
+            if of_figures:  # the same digits twice stand
                 if len(lines) == 1 and _digits(words) == _digits(line.words):
                     line.confirmed = True
                 continue

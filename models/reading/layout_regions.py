@@ -477,7 +477,7 @@ def _with_head(
     if headed is None or len(headed.rows) != len(table.rows) + 1:
         return region, table, inside
     top, rest = headed.rows[0], headed.rows[1:]
-    texts = [c["text"] for c in top if c["text"].strip()]
+    texts = [text for text in _texts(top) if text.strip()]
     if (
         _columns(top) != _columns(table.rows[0])
         or [_texts(row) for row in rest] != [_texts(row) for row in table.rows]

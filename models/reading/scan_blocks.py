@@ -99,7 +99,7 @@ def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
     return keep_lines(paragraphs, real)
 
 
-def _figure(text: str) -> bool:
+def is_figure(text: str) -> bool:
     """Digits and signs, no letter ("45.4", "1 000", "-73.5"): a figure, in no dictionary."""
     return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text)
 
@@ -120,7 +120,7 @@ def is_illegible(line: Line) -> bool:
     if line.confirmed:
         return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
-    known = sum(bool(w.known) or _figure(w.text) for w in longer) / max(len(longer), 1)
+    known = sum(bool(w.known) or is_figure(w.text) for w in longer) / max(len(longer), 1)
     doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share
     return confidence < SCAN.illegible_confidence or doubtful
 

@@ -344,8 +344,9 @@ def _levelled(words: list[Word], height: float, params: WordTableParams) -> list
 
     steps = round(params.level_max_deg / params.level_step_deg)
     angles = [k * params.level_step_deg for k in range(-steps, steps + 1)]
-    best = max(angles, key=lambda a: (peaks(a), -abs(a)))
-    if abs(best) < params.level_min_deg or peaks(best) < params.level_gain * peaks(0.0):
+    scores = {angle: peaks(angle) for angle in angles}
+    best = max(angles, key=lambda a: (scores[a], -abs(a)))
+    if abs(best) < params.level_min_deg or scores[best] < params.level_gain * scores[0.0]:
         return words
     theta = math.radians(best)
     out = []
