@@ -60,6 +60,7 @@ class Batching:
     wait_s: float = _setting("AXIYA_GEMMA_BATCH_WAIT_S")
     drain_s: float = _setting("AXIYA_GEMMA_DRAIN_S")
     continuous: bool = _setting("AXIYA_GEMMA_CONTINUOUS")
+    prepared_ahead: int = _setting("AXIYA_GEMMA_PREPARED_AHEAD")
 
 
 @dataclass(frozen=True)

@@ -308,14 +308,15 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
     width = max(len(p.ids) for p in eng.prepare(reqs[:1])[0])
     # Warm-up: one page through the same state (its CUDA graphs are captured here).
     t = time.perf_counter()
-    feed = PromptFeed(ahead=2)  # the page and the end, before the decoding starts
+    feed = PromptFeed()  # the page and the end, before the decoding starts
     prepare(feed, reqs[:1], 0)
     feed.end()
     list(decode_continuous(eng, feed, rows=a.batch, max_new_tokens=a.new_tokens,
                                max_prompt=width, ignore_stop=True))  # fmt: skip
     warm_s = time.perf_counter() - t
     t0 = time.perf_counter()
-    feed = PromptFeed(ahead=2)
+    # Pages prepared ahead of free rows, as the GPU worker's AXIYA_GEMMA_PREPARED_AHEAD.
+    feed = PromptFeed(ahead_pages=a.prepared_ahead or a.batch)
 
     def prepare_all() -> None:
         for r0 in range(0, len(reqs), a.chunk):
@@ -335,6 +336,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
         "pages": len(reqs),
         "batch_size": a.batch,
         "continuous_chunk": a.chunk,
+        "prepared_ahead_pages": a.prepared_ahead or a.batch,
         "prefill_chunk": a.prefill_chunk,
         "image_tokens_per_page": a.soft_tokens,
         "prompt": a.prompt,
@@ -460,6 +462,13 @@ def main(argv: list[str] | None = None) -> int:
         "--continuous",
         action="store_true",
         help="continuous batching: --batch rows, pages prepared --chunk at a time",
+    )
+    ap.add_argument(
+        "--prepared-ahead",
+        type=int,
+        default=0,
+        help="continuous: pages prepared ahead of free rows (0: --batch, the worker's default; "
+        "before 2026-12-05 the bench held two chunks)",
     )
     ap.add_argument(
         "--cascade",

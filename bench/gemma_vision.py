@@ -1,16 +1,18 @@
-"""The fast vision graph alone, with and without its fusion passes, in one sitting.
+"""The fast vision graph alone, without its fusion passes and with each form of them, in one
+sitting.
 
     python bench/gemma_vision.py --package /tmp/e2b [--pages 64] [--profile]
 
-Writes both variants next to the package's vision encoder from its `model.onnx` (whatever the
-package was built with): `vision_encoder/fast-fused.onnx` (models.export.fast_vision's passes,
-the default of `--fast` builds) and `vision_encoder/fast-unfused.onnx` (attention and clamps
-only: the graph before the passes). For each: the graph's node and kernel counts (per encoder
+Writes three variants next to the package's vision encoder from its `model.onnx` (whatever
+the package was built with): `vision_encoder/fast-unfused.onnx` (attention and clamps only: the
+graph before the passes), `fast-rotary.onnx` and `fast-tables.onnx` (models.export.fast_vision's
+passes with the 2-D RoPE as one RotaryEmbedding, or as cos/sin tables and a signed permutation;
+`VISION_ROPE` is the form builds write). For each: the graph's node and kernel counts (per encoder
 layer and whole), then `--pages` synthetic pages of `--soft-tokens` image tokens through the
 graph one page a call, as the engine runs them (unpadded patches, I/O binding, features left
 on the device): images/s alone. `--profile` (GPU host, torch): the kernels of one page under
 torch's profiler (bench/gemma_profile.py's tables): device ms and kernels per page. Vision
-under decode load: `bench/gemma_throughput.py --vision-graph vision_encoder/fast-unfused.onnx`
+under decode load: `bench/gemma_throughput.py --vision-graph vision_encoder/fast-rotary.onnx`
 against the same run without it. Writes bench/results/gemma-vision-<date><tag>.json.
 """
 
@@ -26,8 +28,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-VARIANTS = {"unfused": "vision_encoder/fast-unfused.onnx",
-            "fused": "vision_encoder/fast-fused.onnx"}  # fmt: skip
+# name -> (graph written, the RoPE's form or None: no fusion passes)
+VARIANTS = {"unfused": ("vision_encoder/fast-unfused.onnx", None),
+            "rotary": ("vision_encoder/fast-rotary.onnx", "rotary"),
+            "tables": ("vision_encoder/fast-tables.onnx", "tables")}  # fmt: skip
 
 
 def write_variants(pkg: Path) -> dict[str, Any]:
@@ -37,10 +41,10 @@ def write_variants(pkg: Path) -> dict[str, Any]:
     from models.export.fast_vision import apply_fusions, make_vision, op_counts
 
     counts = {}
-    for name, rel in VARIANTS.items():
+    for name, (rel, rope) in VARIANTS.items():
         model = ir.load(pkg / "vision_encoder" / "model.onnx")
         make_vision(model)
-        fusions = apply_fusions(model) if name == "fused" else {}
+        fusions = apply_fusions(model, rope=rope) if rope else {}
         ir.save(model, pkg / rel)  # beside model.onnx: its weights file stays shared
         counts[name] = {**op_counts(model.graph), "fusions": fusions}
     return counts
@@ -104,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
                            "pages": a.pages, "ops": write_variants(a.package)}  # fmt: skip
     w, h = page_size(a.soft_tokens, vis["patch_size"], vis["pooling_kernel_size"])
     imgs = synthetic_pages(4, w, h)
-    for name, rel in VARIANTS.items():
+    for name, (rel, _) in VARIANTS.items():
         v = Vision(a.package, rel)
         dt = v.s.types["pixel_values"]
         pres = [preprocess(im, max_soft_tokens=a.soft_tokens, patch_size=vis["patch_size"],
@@ -138,14 +142,17 @@ def main(argv: list[str] | None = None) -> int:
             p = row["profile"]
             print(f"  device {p['device_ms']:.2f} ms, {p['kernels']} kernels a page")
         del v
-    feats = {}  # both graphs' features of one page: the passes change nothing
-    for name, rel in VARIANTS.items():
+    feats = {}  # every graph's features of one page: the passes change nothing
+    for name, (rel, _) in VARIANTS.items():
         feats[name] = np.asarray(Vision(a.package, rel).run(feeds[0]).numpy(), np.float32)
     ref = feats["unfused"]
-    res["fused_rel_err"] = float(np.abs(feats["fused"] - ref).max() / np.abs(ref).max())
-    res["speedup_alone"] = res["fused"]["images_per_s"] / res["unfused"]["images_per_s"]
-    print(f"fused / unfused alone: {res['speedup_alone']:.3f}x, features rel err "
-          f"{res['fused_rel_err']:.2e}")  # fmt: skip
+    for name in VARIANTS:
+        if name == "unfused":
+            continue
+        res[f"{name}_rel_err"] = float(np.abs(feats[name] - ref).max() / np.abs(ref).max())
+        res[f"{name}_speedup_alone"] = res[name]["images_per_s"] / res["unfused"]["images_per_s"]
+        print(f"{name} / unfused alone: {res[f'{name}_speedup_alone']:.3f}x, features rel err "
+              f"{res[f'{name}_rel_err']:.2e}")  # fmt: skip
     a.out.mkdir(parents=True, exist_ok=True)
     path = a.out / f"gemma-vision-{res['date']}{a.tag}.json"
     path.write_text(json.dumps(res, indent=1))

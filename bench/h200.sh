@@ -87,6 +87,10 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   # The GPU worker's own page prompt (~350 tokens more): the engine doing the service's work.
   tp1120cp) throughput 1120cp --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
     --tag=-page ;;
+  # Continuous with two chunks prepared ahead (the bench's feed before 2026-12-05; the GPU
+  # worker held one) against tp1120cp's default, a batch's worth (AXIYA_GEMMA_PREPARED_AHEAD).
+  tp1120cpa) throughput 1120cpa --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
+    --prepared-ahead 128 --tag=-page-ahead128 ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
   # Issue 35: the page prompt (prefix cache on), batch 512, transformers at its largest batch in
   # the same run (its prompt as long as ours); then the same without the prefix cache, and at
@@ -109,6 +113,10 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
     --tag=-page-vfused ;;
   tppv0) throughput ppv0 --prompt page --hf-batch 0 --pages 1024 --batch 512 \
     --vision-graph vision_encoder/fast-unfused.onnx --tag=-page-vunfused ;;
+  # The RoPE as one RotaryEmbedding (bench/gemma_vision.py writes it; builds write the tables
+  # form since 2026-12-05): `vision tppf tppvr` in one sitting.
+  tppvr) throughput ppvr --prompt page --hf-batch 0 --pages 1024 --batch 512 \
+    --vision-graph vision_encoder/fast-rotary.onnx --tag=-page-vrotary ;;
   # Kernels of one vision page, one prefill chunk and 16 decode steps (CUDA graphs off).
   profile) step profile 300 $PY bench/gemma_profile.py --package "$PKG" --batch 256 --steps 16 ;;
   # Decoder fusions (models.export.fast.DECODER_FUSIONS) off, then the same engine run, then
@@ -156,15 +164,16 @@ print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/std
     fi
     flag=$([ "$mode" = scalec ] && echo --continuous)
     [ "$mode" = scaleccas ] && flag="--continuous --cascade"  # after the `cascade` step
-    # SCALE_BATCH (default 512): the worker's decode rows. py-spy samples the GPU worker when it
-    # can attach here (ptrace allowed).
+    # SCALE_BATCH (default 512): the worker's decode rows; SCALE_AHEAD (default 0: as many as
+    # the rows): AXIYA_GEMMA_PREPARED_AHEAD (64 = the worker before 2026-12-05). py-spy
+    # samples the GPU worker when it can attach here (ptrace allowed).
     spy=$SITE/bin/py-spy
     $PY -c 'import time; time.sleep(4)' &
     timeout 20 "$spy" record --pid $! -d 1 --nonblocking -o /tmp/spy-check.txt --format raw \
       >/tmp/spy-check.log 2>&1 || { tail -3 /tmp/spy-check.log; spy=; }
     echo "py-spy: ${spy:-not usable}"
     step "$mode" 520 $PY -m bench.gemma_scaleout --package "$PKG" --pages 2048 --workers 1 \
-      --batch "${SCALE_BATCH:-512}" --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag \
+      --batch "${SCALE_BATCH:-512}" --first-batch 64 --new-tokens 768 --redis-server /tmp/redis/run $flag --prepared-ahead "${SCALE_AHEAD:-0}" \
       --logs "$LOGS/$mode" ${spy:+--profile "$spy"}
     ;;
   *) echo "unknown step $what" ;;

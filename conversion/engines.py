@@ -88,6 +88,7 @@ def _build_gemma() -> PageEngine:
             kv_budget_gb=config().gemma.kv_budget_gb,
             device_id=config().gemma.device_id,
             continuous=config().batching.continuous,
+            prepared_ahead=config().batching.prepared_ahead,
             cascade=config().gemma.cascade,
         )
     except (FileNotFoundError, ValueError, RuntimeError) as exc:

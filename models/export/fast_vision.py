@@ -214,40 +214,75 @@ def _rope_2d(cat: Any) -> tuple[Any, Any, Any, Any, Any] | None:
     return x, cos, sin, idx0, idx1
 
 
-def fuse_rope_2d(g: Any) -> int:
-    """The vision tower's 2-D RoPE -> one com.microsoft RotaryEmbedding per rotated tensor.
+def _rotate_halves(width: int, dtype: Any) -> np.ndarray:
+    """[H, H] signed permutation R with x @ R = each half of x rotated (rotate_half)."""
+    r = np.zeros((width, width), dtype)
+    w, q = width // 2, width // 4
+    for o in (0, w):
+        for j in range(w):
+            if j < q:
+                r[o + j + q, o + j] = -1
+            else:
+                r[o + j - q, o + j] = 1
+    return r
 
-    mobius writes it, for q and k of every layer, as x [B,P,N,H] split into halves, each half
-    rotated (a*cos + rotate_half(a)*sin) with its own axis' positions, then concatenated:
-    2 Slices + 2 x (2 Slices, Neg, Concat, 2 Muls, Add) + Concat = 17 kernels, plus 4 table
-    Gathers a layer. Viewed as [B*P, N, 2, H/2] (BNSH: batch = patch, "sequence" = half), the
-    same is ONE RotaryEmbedding (non-interleaved, head size H/2) with position ids [B*P, 2] =
-    each patch's (first-half, second-half) positions: no copies, one pass over x. Returns how
-    many tensors were rewritten."""
+
+def fuse_rope_2d(g: Any, *, form: str = "rotary") -> int:
+    """The vision tower's 2-D RoPE, for q and k of every layer, in fewer kernels.
+
+    mobius writes it as x [B,P,N,H] split into halves, each half rotated (a*cos +
+    rotate_half(a)*sin) with its own axis' positions, then concatenated: 2 Slices + 2 x (2
+    Slices, Neg, Concat, 2 Muls, Add) + Concat = 17 kernels, plus 4 table Gathers a layer.
+    - form "rotary": viewed as [B*P, N, 2, H/2] (BNSH: batch = patch, "sequence" = half), the
+      same is ONE com.microsoft RotaryEmbedding (non-interleaved, head size H/2) with position
+      ids [B*P, 2] = each patch's (first-half, second-half) positions. Its CUDA kernel puts the
+      B*P patches in grid z and took 0.15 ms a call on an H200 (tenth run): no faster than the
+      17 kernels it replaced.
+    - form "tables": x * C + (x @ R) * S, with C, S [B,P,1,H] the two halves' cos / sin rows
+      side by side (gathered once for every layer) and R the signed permutation that rotates
+      each half: 4 plain elementwise-sized kernels (the MatMul's K is H), no slices or copies.
+    Returns how many tensors were rewritten."""
+    if form not in ROPE_FORMS:
+        raise ValueError(f"rope form {form!r}: one of {ROPE_FORMS}")
     b = Builder(g, "fastv/rope/")
     builders = LayerBuilders(g, "rope/")
     positions: dict[tuple[int, int], Any] = {}
-    tables: dict[int, Any] = {}
+    tables: dict[tuple[int, ...], Any] = {}
     count = 0
     for cat in [n for n in g if n.op_type == "Concat"]:
         hit = _rope_2d(cat)
         if hit is None:
             continue
         x, cos, sin, idx0, idx1 = hit
-        key = (id(idx0), id(idx1))
-        if key not in positions:  # [B*P, 2], shared by every layer
-            pair = [b.op("Unsqueeze", i, b.const([-1])) for i in (idx0, idx1)]
-            positions[key] = b.op("Reshape", b.op("Concat", *pair, axis=-1), b.const([-1, 2]))
-        for t in (cos, sin):
-            if id(t) not in tables:
-                half = _half_table(t)
-                tables[id(t)] = b.const(half, half.dtype)
         heads, width = int(x.shape[-2]), int(x.shape[-1])
         bt = builders(cat.name)
-        x4 = bt.op("Reshape", x, b.const([-1, heads, 2, width // 2]))
-        y4 = bt.op("RotaryEmbedding", x4, positions[key], tables[id(cos)], tables[id(sin)],
-                   domain="com.microsoft", interleaved=0)  # fmt: skip
-        y = bt.op("Reshape", y4, bt.op("Shape", x))
+        if form == "tables":
+            for t in (cos, sin):  # [B,P,1,H]: the first half's row, then the second's
+                key = (id(t), id(idx0), id(idx1))
+                if key not in tables:
+                    rows = [b.op("Gather", t, i, axis=0) for i in (idx0, idx1)]
+                    tables[key] = b.op("Unsqueeze", b.op("Concat", *rows, axis=-1),
+                                       b.const([2]))  # fmt: skip
+            if ("rotate", width) not in tables:
+                r = _rotate_halves(width, cos.const_value.numpy().dtype)
+                tables[("rotate", width)] = b.const(r, r.dtype)
+            rotated = bt.op("MatMul", x, tables[("rotate", width)])
+            y = bt.op("Add", bt.op("Mul", x, tables[(id(cos), id(idx0), id(idx1))]),
+                      bt.op("Mul", rotated, tables[(id(sin), id(idx0), id(idx1))]))  # fmt: skip
+        else:
+            key = (id(idx0), id(idx1))
+            if key not in positions:  # [B*P, 2], shared by every layer
+                pair = [b.op("Unsqueeze", i, b.const([-1])) for i in (idx0, idx1)]
+                positions[key] = b.op("Reshape", b.op("Concat", *pair, axis=-1),
+                                      b.const([-1, 2]))  # fmt: skip
+            for t in (cos, sin):
+                if (id(t),) not in tables:
+                    half = _half_table(t)
+                    tables[(id(t),)] = b.const(half, half.dtype)
+            x4 = bt.op("Reshape", x, b.const([-1, heads, 2, width // 2]))
+            y4 = bt.op("RotaryEmbedding", x4, positions[key], tables[(id(cos),)],
+                       tables[(id(sin),)], domain="com.microsoft", interleaved=0)  # fmt: skip
+            y = bt.op("Reshape", y4, bt.op("Shape", x))
         y.shape, y.dtype = x.shape, x.dtype
         cat.outputs[0].replace_all_uses_with(y)
         count += 1
@@ -257,11 +292,14 @@ def fuse_rope_2d(g: Any) -> int:
 
 # Passes run after the attention rewrite when fusions are on (manifest: fast.vision_fusions).
 VISION_FUSIONS = {"rope_2d": fuse_rope_2d}
+ROPE_FORMS = ("rotary", "tables")
+VISION_ROPE = "tables"  # the form builds write (bench/gemma_vision.py times each)
 
 
-def apply_fusions(model: Any) -> dict[str, int]:
-    """Run every pass of `VISION_FUSIONS` on the graph; returns {pass: count}."""
-    done = {name: fuse(model.graph) for name, fuse in VISION_FUSIONS.items()}
+def apply_fusions(model: Any, *, rope: str = VISION_ROPE) -> dict[str, int]:
+    """Run every pass of `VISION_FUSIONS` on the graph (the RoPE in `rope`'s form: see
+    fuse_rope_2d); returns {pass: count}."""
+    done = {name: fuse(model.graph, form=rope) for name, fuse in VISION_FUSIONS.items()}
     model.graph.sort()
     return done
 

@@ -124,11 +124,19 @@ class DecodeInterrupted(Exception):
 
 class PromptFeed:
     """The `feed` of `decode_continuous` over prepared prompts: a producer `put`s (tag, Prompt)
-    pairs a chunk at a time (waiting while `ahead` chunks are not taken yet) and then `end`s,
-    with the error that ended it if any; free rows take prompts as they come."""
+    pairs a chunk at a time (waiting while `ahead_pages` prepared pages are not taken yet) and
+    then `end`s, with the error that ended it if any; free rows take prompts as they come.
 
-    def __init__(self, *, ahead: int = 1, stop: threading.Event | None = None) -> None:
-        self._ready: queue.Queue = queue.Queue(maxsize=ahead)
+    Why a count of pages, not of chunks: rows that started together finish together (answers
+    of one length), and every row that frees while no prepared page waits decodes nothing
+    until the prepare thread's image work catches up; pages prepared while the rows were full
+    overlap that image work with decoding, as a batch run prepares its next batch."""
+
+    def __init__(self, *, ahead_pages: int = 1, stop: threading.Event | None = None) -> None:
+        self._ready: deque = deque()  # put chunks (lists of pairs), then the end or its error
+        self._ready_pages = 0  # pages in `_ready`
+        self._ahead = max(1, ahead_pages)
+        self._changed = threading.Condition()
         self._waiting: deque = deque()  # taken from `_ready`, not yet in a row
         self._stop = stop if stop is not None else threading.Event()
         self.ended = False
@@ -136,28 +144,40 @@ class PromptFeed:
 
     def put(self, pairs: list) -> bool:
         """False when the consumer stopped."""
-        return offer(self._ready, pairs, self._stop)
+        with self._changed:
+            while self._ready_pages >= self._ahead and not self._stop.is_set():
+                self._changed.wait(0.2)
+            if self._stop.is_set():
+                return False
+            self._ready.append(pairs)
+            self._ready_pages += len(pairs)
+            self._changed.notify_all()
+            return True
 
     def end(self, error: BaseException | None = None) -> None:
-        offer(self._ready, error, self._stop)
+        with self._changed:
+            self._ready.append(error)
+            self._changed.notify_all()
 
     def give_back(self, pairs: list) -> None:
         """Pages a row held and did not finish: they go first."""
         self._waiting.extendleft(reversed(pairs))
 
     def __call__(self, free: int, wait: bool) -> list | None:
-        while len(self._waiting) < free and not self.ended:
-            block = wait and not self._waiting
-            try:
-                item = self._ready.get(timeout=0.2) if block else self._ready.get_nowait()
-            except queue.Empty:
-                if block and not self._stop.is_set():
-                    continue
-                break
-            if item is None or isinstance(item, BaseException):
-                self.ended, self.error = True, item
-            else:
-                self._waiting.extend(item)
+        with self._changed:
+            while len(self._waiting) < free and not self.ended:
+                if not self._ready:
+                    if wait and not self._waiting and not self._stop.is_set():
+                        self._changed.wait(0.2)
+                        continue
+                    break
+                item = self._ready.popleft()
+                if item is None or isinstance(item, BaseException):
+                    self.ended, self.error = True, item
+                else:
+                    self._ready_pages -= len(item)
+                    self._waiting.extend(item)
+                self._changed.notify_all()
         if self._stop.is_set() or (self.ended and not self._waiting):
             return None
         return [self._waiting.popleft() for _ in range(min(free, len(self._waiting)))]
@@ -240,15 +260,22 @@ class Batcher:
         max_new_tokens: int,
         max_prompt: int,
         continuous: bool = False,
+        prepared_ahead: int = 0,
     ) -> None:
         self.decoder = decoder
         self.batch_size = max(1, batch_size)
         self.max_new_tokens = max_new_tokens
         self.max_prompt = max_prompt  # the longest prompt a request makes (continuous rows)
         self.continuous = continuous and decoder.decodes_rows
+        self._ahead_pages = prepared_ahead  # 0: as many as the rows
         # One generate at a time: the stream's decode thread and a batch call (a re-read).
         self._lock = threading.Lock()
         self._prepare_pool: ThreadPoolExecutor | None = None
+
+    @property
+    def prepared_ahead(self) -> int:
+        """Pages a continuous stream prepares beyond its rows (see PromptFeed)."""
+        return self._ahead_pages or self.batch_size
 
     # ------------------------------------------------------------------ pools
     @functools.cached_property
@@ -292,7 +319,7 @@ class Batcher:
             self.decoder.generate([request], max_new_tokens=4)
             return
         prompts, _ = self.decoder.prepare([request])
-        feed = PromptFeed(ahead=2)
+        feed = PromptFeed()
         feed.put([(0, dataclasses.replace(prompts[0], max_new_tokens=4))])
         feed.end()
         for _ in decode_continuous(self.decoder, feed, rows=self.batch_size,
@@ -417,7 +444,8 @@ class Batcher:
         share a job page chunk by page chunk)."""
         results: queue.Queue = queue.Queue()  # item openings, read pages, errors, the end
         stop = threading.Event()
-        feed = PromptFeed(stop=stop)  # prepared prompts waiting for free rows
+        # Prepared prompts waiting for free rows: as many pages as the rows (see PromptFeed).
+        feed = PromptFeed(ahead_pages=self.prepared_ahead, stop=stop)
         done = object()
 
         def prepare_all() -> None:

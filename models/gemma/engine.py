@@ -47,6 +47,7 @@ class GemmaPageEngine:
         prompt: str = PAGE_PROMPT,
         reread_rotated: bool = True,
         continuous: bool = False,
+        prepared_ahead: int = 0,
     ) -> None:
         self.runtime = runtime
         self.max_new_tokens = max_new_tokens
@@ -65,6 +66,7 @@ class GemmaPageEngine:
             max_new_tokens=max_new_tokens,
             max_prompt=prompt_tokens,
             continuous=continuous,
+            prepared_ahead=prepared_ahead,
         )
 
     @property
@@ -89,6 +91,7 @@ class GemmaPageEngine:
         providers: Sequence[str] | None = None,
         verify: bool = True,
         continuous: bool = False,
+        prepared_ahead: int = 0,
         cascade: bool = False,
     ) -> GemmaPageEngine:
         """Load and verify the package (sha256 of every file) and open its sessions."""
@@ -126,6 +129,7 @@ class GemmaPageEngine:
             batch_size=batch_size,
             kv_budget_bytes=int(kv_budget_gb * 2**30),
             continuous=continuous,
+            prepared_ahead=prepared_ahead,
         )
 
     def warm_up(self) -> None:

@@ -4,13 +4,20 @@ PageReadings, provenance, blank pages, and out-of-memory batch halving."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from models.engine import PageEngine, PageImage, StreamingEngine
-from models.gemma.batching import is_out_of_memory, memory_bounded_batch, run_in_batches
+from models.gemma.batching import (
+    PromptFeed,
+    is_out_of_memory,
+    memory_bounded_batch,
+    run_in_batches,
+)
 from models.gemma.engine import GemmaPageEngine
 from models.gemma.package import sha256_file
 from models.gemma.reader import BLANK_INK, ink_share
@@ -172,6 +179,52 @@ def test_memory_bounded_batch() -> None:
                                 budget_bytes=1) == 1  # fmt: skip
     assert memory_bounded_batch(max_batch=8, tokens_per_page=1, bytes_per_token=1,
                                 budget_bytes=0) == 8  # fmt: skip
+
+
+def _until(check, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return check()
+
+
+def test_prompt_feed_prepares_pages_ahead_not_chunks() -> None:
+    """The producer keeps `ahead_pages` pages ready (two chunks of 4 for 8), waits for the
+    third chunk until rows take pages, and the rows get every page in order, then None."""
+    feed = PromptFeed(ahead_pages=8)
+    chunks = [[(4 * c + j, f"page{4 * c + j}") for j in range(4)] for c in range(5)]
+    put: list[int] = []
+
+    def produce() -> None:
+        for chunk in chunks:
+            assert feed.put(chunk)
+            put.append(len(chunk))
+        feed.end()
+
+    threading.Thread(target=produce, daemon=True).start()
+    assert _until(lambda: len(put) == 2)
+    time.sleep(0.3)
+    assert len(put) == 2  # 8 pages wait: the third chunk waits for room
+    got = feed(3, False)  # three free rows take one chunk's first three pages
+    assert [tag for tag, _ in got] == [0, 1, 2]
+    assert _until(lambda: len(put) == 3)
+    taken = got
+    while (more := feed(4, True)) is not None:
+        taken += more
+    assert [tag for tag, _ in taken] == list(range(20))
+
+
+def test_prompt_feed_holds_one_chunk_by_default() -> None:
+    feed = PromptFeed()
+    assert feed.put([(0, "a"), (1, "b")])
+    stop_waiting = threading.Event()
+    second = threading.Thread(target=lambda: stop_waiting.set() if feed.put([(2, "c")]) else None)
+    second.start()
+    time.sleep(0.3)
+    assert not stop_waiting.is_set()  # the first chunk is not taken yet
+    assert [tag for tag, _ in feed(2, False)] == [0, 1]
+    assert _until(stop_waiting.is_set)
+    second.join()
 
 
 def test_ink_share_tells_blank_from_printed() -> None:

@@ -52,19 +52,33 @@ def _ops(pkg: Path, rel: str) -> list[str]:
     return [n.op_type for n in onnx.load(str(pkg / rel), load_external_data=False).graph.node]
 
 
-def test_rope_fusion_keeps_the_features(tiny_pkg_fast: Path, tmp_path: Path) -> None:
-    """The default fast vision graph has its 2-D RoPE as two RotaryEmbedding per layer (q and
-    k; no Slice, Neg or Concat left) and gives the unfused graph's features, and the
-    reference graph's (padded patches and all) within 1e-5."""
+def _rope_graph(pkg: Path, form: str) -> str:
+    """The fast vision graph with its RoPE in `form`, written beside the package's."""
+    import onnx_ir as ir
+
+    from models.export.fast_vision import apply_fusions, make_vision
+
+    model = ir.load(pkg / "vision_encoder" / "model.onnx")
+    make_vision(model)
+    layers = json.loads((pkg / "manifest.json").read_text())["config"]["vision"]["num_layers"]
+    assert apply_fusions(model, rope=form) == {"rope_2d": 2 * layers}
+    ir.save(model, pkg / "vision_encoder" / f"rope-{form}.onnx")
+    return f"vision_encoder/rope-{form}.onnx"
+
+
+@pytest.mark.parametrize("form", ["rotary", "tables"])
+def test_rope_fusion_keeps_the_features(tiny_pkg_fast: Path, tmp_path: Path, form: str) -> None:
+    """The 2-D RoPE as two RotaryEmbedding a layer (q and k), or as x * C + (x @ R) * S, with
+    no Slice, Neg or Concat left, gives the unfused graph's features, and the reference
+    graph's (padded patches and all), within 1e-5."""
     pkg = tmp_path / "pkg"
     shutil.copytree(tiny_pkg_fast, pkg)
-    fast = json.loads((pkg / "manifest.json").read_text())["fast"]
     layers = json.loads((pkg / "manifest.json").read_text())["config"]["vision"]["num_layers"]
-    assert fast["vision_fusions"] == {"rope_2d": 2 * layers}
-    ops = _ops(pkg, fast["vision"])
-    assert ops.count("RotaryEmbedding") == 2 * layers
+    rel = _rope_graph(pkg, form)
+    ops = _ops(pkg, rel)
+    assert ops.count("RotaryEmbedding") == (2 * layers if form == "rotary" else 0)
     assert "Neg" not in ops and "Slice" not in ops
-    got = _features(pkg, fast["vision"])
+    got = _features(pkg, rel)
     want = _features(pkg, _unfused(pkg))
     assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
     ref = _features(pkg, "vision_encoder/model.onnx")
@@ -72,12 +86,13 @@ def test_rope_fusion_keeps_the_features(tiny_pkg_fast: Path, tmp_path: Path) -> 
 
 
 def test_manifest_counts_kernels_before_and_after(tiny_pkg_fast: Path) -> None:
-    """The manifest records each graph's kernels per layer: the RoPE fusion takes 34 of a
-    layer's (2 x 17 Slice/Neg/Concat/Mul/Add) and puts 2 in their place."""
+    """The manifest records each graph's kernels per layer: the build's RoPE (the tables
+    form) takes 34 of a layer's (2 x 17 Slice/Neg/Concat/Mul/Add) and puts 2 x 4 in their
+    place (MatMul, Mul, Mul, Add)."""
     ops = json.loads((tiny_pkg_fast / "manifest.json").read_text())["fast"]["vision_ops"]
     before, after = ops["unfused"], ops["fused"]
-    assert before["layer_kernels"] - after["layer_kernels"] == 34 - 2
-    assert after["layer_ops"]["RotaryEmbedding"] == 2
+    assert before["layer_kernels"] - after["layer_kernels"] == 34 - 8
+    assert "RotaryEmbedding" not in after["layer_ops"]
     assert "Neg" in before["layer_ops"] and "Neg" not in after["layer_ops"]
 
 
@@ -112,15 +127,19 @@ def test_rope_fusion_needs_rotate_half_tables(tiny_pkg_fast: Path) -> None:
 
 
 @pytest.mark.gpu
-def test_fused_vision_on_cuda_reads_like_the_cpu(tiny_pkg_fast: Path, tmp_path: Path) -> None:
-    """On a CUDA machine: the fused graph's RotaryEmbedding (patches in the kernel's batch
-    dimension, halves as its sequence) gives on the CUDA EP the unfused graph's CPU features."""
+@pytest.mark.parametrize("form", ["rotary", "tables"])
+def test_fused_vision_on_cuda_reads_like_the_cpu(
+    tiny_pkg_fast: Path, tmp_path: Path, form: str
+) -> None:
+    """On a CUDA machine: the fused graph (RotaryEmbedding with patches in the kernel's batch
+    dimension and halves as its sequence, or the RoPE as tables and a signed permutation)
+    gives on the CUDA EP the unfused graph's CPU features."""
     ort = pytest.importorskip("onnxruntime")
     if "CUDAExecutionProvider" not in ort.get_available_providers():
         pytest.skip("no CUDA execution provider")
     pkg = tmp_path / "pkg"
     shutil.copytree(tiny_pkg_fast, pkg)
-    rel = json.loads((pkg / "manifest.json").read_text())["fast"]["vision"]
+    rel = _rope_graph(pkg, form)
     got = _features(pkg, rel, cuda=True)
     want = _features(pkg, _unfused(pkg))
     assert np.abs(got - want).max() <= 1e-4 * np.abs(want).max()
