@@ -97,6 +97,13 @@ def _word_glyphs(inside: list, text: str) -> list[tuple[dict, float, str | None]
 
 
 _Key = tuple[int, int, int]  # a word's text block, line and number on the page
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def without_controls(text: str) -> str:
+    """`text` without control characters: a form's check box drawn in a symbol font reads as
+    U+0015, which MuPDF's words leave out and its spans keep; HTML may not hold it."""
+    return _CONTROL.sub("", text)
 
 
 def _right_to_left(text: str) -> bool:

@@ -41,6 +41,7 @@ from models.reading.layer_words import (
     join_text,
     joined_lines,
     page_words,
+    without_controls,
     word_styles,
 )
 from models.reading.layout_regions import apply_layout
@@ -118,7 +119,7 @@ def _text_block(
     for i, line in enumerate(block["lines"]):
         if i in skipped:
             continue
-        text = "".join(span["text"] for span in line["spans"]).strip()
+        text = without_controls("".join(span["text"] for span in line["spans"])).strip()
         if text:
             lines.append(text)
         for span in line["spans"]:

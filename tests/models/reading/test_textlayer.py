@@ -648,3 +648,17 @@ def test_a_numbered_notes_wrapped_lines_stay_with_it():
     assert notes[0].endswith("cette transmission ne peut se faire que par voie électronique")
     assert "P = pension." in notes[2]
     assert not any(b.text.startswith("P = pension") for b in reading.blocks)
+
+
+def test_a_forms_check_boxes_leave_no_control_characters():
+    """A filled form's radio buttons drawn in a symbol font read as U+0015 in MuPDF's spans
+    (pdfjs issue17492): HTML may not hold it, so the paragraph of two such boxes goes and
+    the form's filled values stay."""
+    doc = pymupdf.open(ROOT / "tests" / "resources" / "corpus" / "pdfjs" / "issue17492.pdf")
+    image = rasterize_page(doc, 0, RasterOptions())
+    reading = text_layer_reading(doc[0], page_number=1, dpi=image.dpi, image=image.image)
+    texts = [b.text for b in reading.blocks] + [
+        c["text"] for b in reading.blocks for row in b.rows or [] for c in row
+    ]
+    assert not any(ch < " " for t in texts for ch in t), texts
+    assert "Lucía" in texts and "Garzas" in texts
