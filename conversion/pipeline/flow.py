@@ -25,7 +25,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from conversion.pipeline.accessibility import check_document, check_html, locate
+from conversion.pipeline.accessibility import check_document, check_html, locate, parse_output
 from conversion.pipeline.assemble import AssembleOptions, assemble
 from conversion.pipeline.document import Document, Finding, summarize
 from conversion.pipeline.errors import ConversionError, EmptyFile, EngineFailed, OutputFailed
@@ -310,7 +310,8 @@ def render_and_check(
 ) -> tuple[str, list[Finding]]:
     html = render_document(document, RenderOptions(files_dir=files_dir_name))
     findings = reading_findings(document, repaired=repaired, handwriting_engine=handwriting_engine)
-    return html, locate(html, findings + check_html(html, expected_pages=len(document.pages)))
+    tree = parse_output(html)
+    return html, locate(tree, findings + check_html(tree, expected_pages=len(document.pages)))
 
 
 def in_page_order(findings: list[dict]) -> list[dict]:

@@ -15,6 +15,7 @@ from dataclasses import fields, replace
 from bs4 import BeautifulSoup, Tag
 from soupsieve import SelectorSyntaxError
 
+from conversion.pipeline.accessibility.rules import parse_output
 from conversion.pipeline.document import Finding
 from conversion.pipeline.output_format import PAGEBREAK_ROLE_RE
 
@@ -43,8 +44,8 @@ def _quoted(el: Tag) -> str:
 class _Located:
     """The output parsed once: elements by id, the page marker before each block of <main>."""
 
-    def __init__(self, html: str) -> None:
-        self.soup = BeautifulSoup(html, "lxml")
+    def __init__(self, soup: BeautifulSoup) -> None:
+        self.soup = soup
         self.main = self.soup.find("main")
         self.ids: dict[str, Tag] = {}
         for el in self.soup.find_all(id=True):
@@ -184,11 +185,12 @@ class _Located:
         return replace(finding, location=location, anchor=anchor)
 
 
-def locate(html: str, findings: list[Finding]) -> list[Finding]:
-    """The findings, each with `location` (words) and `anchor` (an id in html), in order."""
+def locate(html: str | BeautifulSoup, findings: list[Finding]) -> list[Finding]:
+    """The findings, each with `location` (words) and `anchor` (an id in html), in order. html:
+    our output's text, or rules.parse_output's tree of it."""
     if not findings:
         return findings
-    located = _Located(html)
+    located = _Located(parse_output(html) if isinstance(html, str) else html)
     return [located.locate(f) for f in findings]
 
 

@@ -130,10 +130,17 @@ def _text(el: Tag) -> str:
     return " ".join(el.get_text(" ").split())
 
 
-def check_html(html: str, *, expected_pages: int | None = None) -> list[Finding]:
+def parse_output(html: str) -> BeautifulSoup:
+    """Our output parsed for the checks and for locating findings (they only read it: one
+    parse serves both; it is most of their time on a long document)."""
     # lxml, not html.parser: a long document's text is full of entities (`&lt;unused_N&gt;` from
     # the model) and html.parser handles each in Python, 6x slower; same tree for our output.
-    tree = _Tree(BeautifulSoup(html, "lxml"))
+    return BeautifulSoup(html, "lxml")
+
+
+def check_html(html: str | BeautifulSoup, *, expected_pages: int | None = None) -> list[Finding]:
+    """The rules over our output (its text, or parse_output's tree)."""
+    tree = _Tree(parse_output(html) if isinstance(html, str) else html)
     findings: list[Finding] = []
 
     def add(code: str, level: FindingLevel, message: str, criterion: str, el: Tag | None = None):
