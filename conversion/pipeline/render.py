@@ -9,6 +9,7 @@ with captions and header associations, footnotes linked both ways, furniture out
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -43,8 +44,13 @@ class _State:
     note_ids: set[str] = field(default_factory=set)
 
 
+# Control characters HTML may not hold (a text layer's symbol-font glyphs, a PDF title's
+# stray bytes): no reader can say them, and a parser reports each.
+_NOT_HTML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def esc(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(_NOT_HTML.sub("", text), quote=True)
 
 
 def valid_lang(lang: str | None) -> str | None:

@@ -6,8 +6,9 @@ real tables with captions and header cells, a strict CSP and no script. Every va
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
+
+from conversion.pipeline import render
 
 LEVELS = (
     ("error", "Errors", "Must be fixed: the document does not meet WCAG 2.2 AA here."),
@@ -44,7 +45,7 @@ h1, td, th, code { overflow-wrap: anywhere; }
 
 
 def esc(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    return render.esc("" if value is None else str(value))
 
 
 def render_report(report: dict, *, document_href: str | None = None) -> str:

@@ -2,6 +2,7 @@ from bs4 import BeautifulSoup
 
 from conversion.pipeline.document import Block, Document, Page, Span
 from conversion.pipeline.render import RenderOptions, render_document, repair_heading_levels
+from conversion.pipeline.report_html import render_report
 
 
 def test_heading_levels_are_repaired():
@@ -26,6 +27,27 @@ def test_text_that_looks_like_markup_stays_text():
     assert soup.find("html")["lang"] == "en"
     assert len(soup.find_all("h1")) == 1
     assert soup.select_one("[role~=doc-pagebreak]")["id"] == "page-1"
+
+
+def test_control_characters_leave_the_html_and_its_report():
+    """A symbol font's glyphs read as control characters (a form's check box, U+0015; a
+    dingbat, U+007F) and a title's stray byte (U+0083): HTML may not hold them, so no text
+    carries them, in the document or in its report."""
+    doc = Document(
+        title="\x83 Knowledge base",
+        lang="en",
+        pages=[Page(number=1, width=10, height=10, blocks=[
+            Block(kind="paragraph", spans=[Span("Java \x15 C#\x7f")]),
+        ])],
+    )  # fmt: skip
+    html = render_document(doc, RenderOptions())
+    assert not any(c in html for c in "\x15\x7f\x83")
+    soup = BeautifulSoup(html, "html.parser")
+    assert soup.title.get_text().strip() == "Knowledge base"
+    assert "Java  C#" in soup.find("main").get_text()
+    report = {"source": "a\x15.pdf", "title": "\x83 Knowledge base", "findings": [
+        {"code": "LOW_CONFIDENCE", "level": "needs_review", "message": "Check '\x15'."}]}  # fmt: skip
+    assert "\x15" not in render_report(report) and "\x83" not in render_report(report)
 
 
 def _headings_doc(levels: list[int]) -> BeautifulSoup:
