@@ -158,13 +158,15 @@ AXIYA_GEMMA_KV_BUDGET_GB = env_float("AXIYA_GEMMA_KV_BUDGET_GB", 0.0)
 # of mixed lengths (as real pages give) faster than whole batches at the same width (11.73 vs
 # 11.41 pages/s, docs/gemma-runtime.md, seventh run); false: batches as above.
 AXIYA_GEMMA_CONTINUOUS = env_bool("AXIYA_GEMMA_CONTINUOUS", True)
-# Continuous batching: pages whose image work is done ahead of free rows (0: as many as the
-# rows, AXIYA_GEMMA_BATCH or what fits). Rows that started together free together, and a row
-# with no prepared page waits for the vision tower; pages prepared while the rows were full
-# overlap that work with decoding. Each holds its image features on the GPU (~3.4 MB at 1120
-# image tokens) and its claim: with several GPU workers, a job's last pages may wait in one
-# worker's queue while another idles (lower it there).
-AXIYA_GEMMA_PREPARED_AHEAD = env_int("AXIYA_GEMMA_PREPARED_AHEAD", 0, minimum=0)
+# Continuous batching: pages whose image work is done ahead of free rows, besides the claim
+# being prepared (default: one claim, AXIYA_GEMMA_FIRST_BATCH). Rows that started together
+# free together, and a row with no prepared page waits for the vision tower; more pages
+# prepared ahead overlap that work with decoding, but each holds its image features on the
+# GPU (~3.4 MB at 1120 image tokens) and its claim. On an H200 a batch's worth (512) did not
+# read faster than one claim (docs/gemma-runtime.md, twelfth run).
+AXIYA_GEMMA_PREPARED_AHEAD = env_int(
+    "AXIYA_GEMMA_PREPARED_AHEAD", AXIYA_GEMMA_FIRST_BATCH, minimum=1
+)
 AXIYA_GEMMA_DEVICE_ID = env_int("AXIYA_GEMMA_DEVICE_ID", 0, minimum=0)
 # Cascade attention on the GPU fast path (docs/gemma-runtime.md): rows of one prompt prefix
 # read its keys once in the decode step. Off until measured on an H200; needs a package built

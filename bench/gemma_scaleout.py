@@ -89,7 +89,7 @@ class Stack:
             AXIYA_GEMMA_MAX_NEW_TOKENS=str(args.new_tokens),
             AXIYA_GEMMA_CONTINUOUS=str(args.continuous).lower(),
             AXIYA_GEMMA_CASCADE=str(args.cascade).lower(),
-            AXIYA_GEMMA_PREPARED_AHEAD=str(args.prepared_ahead),
+            AXIYA_GEMMA_PREPARED_AHEAD=str(args.prepared_ahead or ""),  # "": the default
             AXIYA_GEMMA_MAX_SOFT_TOKENS=str(args.soft_tokens),
             AXIYA_MAX_PAGES=str(max(500, *args.page_counts)),
             AXIYA_MAX_UPLOAD_MB="2000",
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cascade", action="store_true",
                     help="AXIYA_GEMMA_CASCADE (a package built with --cascade)")  # fmt: skip
     ap.add_argument("--prepared-ahead", type=int, default=0,
-                    help="AXIYA_GEMMA_PREPARED_AHEAD (0: as many as the rows)")  # fmt: skip
+                    help="AXIYA_GEMMA_PREPARED_AHEAD (0: its default, one claim)")  # fmt: skip
     ap.add_argument("--soft-tokens", type=int, default=1120)
     ap.add_argument("--cpu-workers", type=int, default=min(16, os.cpu_count() or 2))
     ap.add_argument("--broker", choices=("redis", "filesystem"), default="redis")

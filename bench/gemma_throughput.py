@@ -316,7 +316,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
     warm_s = time.perf_counter() - t
     t0 = time.perf_counter()
     # Pages prepared ahead of free rows, as the GPU worker's AXIYA_GEMMA_PREPARED_AHEAD.
-    feed = PromptFeed(ahead_pages=a.prepared_ahead or a.batch)
+    feed = PromptFeed(ahead_pages=a.prepared_ahead or 2 * a.chunk)
 
     def prepare_all() -> None:
         for r0 in range(0, len(reqs), a.chunk):
@@ -336,7 +336,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
         "pages": len(reqs),
         "batch_size": a.batch,
         "continuous_chunk": a.chunk,
-        "prepared_ahead_pages": a.prepared_ahead or a.batch,
+        "prepared_ahead_pages": a.prepared_ahead or 2 * a.chunk,
         "prefill_chunk": a.prefill_chunk,
         "image_tokens_per_page": a.soft_tokens,
         "prompt": a.prompt,
@@ -467,8 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         "--prepared-ahead",
         type=int,
         default=0,
-        help="continuous: pages prepared ahead of free rows (0: --batch, the worker's default; "
-        "before 2026-12-05 the bench held two chunks)",
+        help="continuous: pages prepared ahead of free rows (0: two --chunk, as before "
+        "2026-12-05; the GPU worker: AXIYA_GEMMA_PREPARED_AHEAD)",
     )
     ap.add_argument(
         "--cascade",
@@ -504,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
             "--pages", str(a.pages), "--batch", str(a.batch), "--soft-tokens", str(a.soft_tokens),
             "--new-tokens", str(a.new_tokens), "--hf-batch", str(a.hf_batch),
             "--prefill-chunk", str(a.prefill_chunk), "--chunk", str(a.chunk),
+            "--prepared-ahead", str(a.prepared_ahead),
             "--hf-new-tokens", str(a.hf_new_tokens), "--lengths", a.lengths,
             "--prompt", a.prompt] + (
                 ["--no-cuda-graph"] if a.no_cuda_graph else []) + (

@@ -88,10 +88,10 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   # The GPU worker's own page prompt (~350 tokens more): the engine doing the service's work.
   tp1120cp) throughput 1120cp --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
     --tag=-page ;;
-  # Continuous with two chunks prepared ahead (the bench's feed before 2026-12-05; the GPU
-  # worker held one) against tp1120cp's default, a batch's worth (AXIYA_GEMMA_PREPARED_AHEAD).
+  # Continuous with a batch's worth of pages prepared ahead (AXIYA_GEMMA_PREPARED_AHEAD)
+  # against tp1120cp's two chunks (128).
   tp1120cpa) throughput 1120cpa --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
-    --prepared-ahead 128 --tag=-page-ahead128 ;;
+    --prepared-ahead 512 --tag=-page-ahead512 ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
   # Issue 35: the page prompt (prefix cache on), batch 512, transformers at its largest batch in
   # the same run (its prompt as long as ours); then the same without the prefix cache, and at
@@ -165,8 +165,8 @@ print('scalec' if r.get('c', 0) > r.get('b', 0) else 'scale', r)" | tee /dev/std
     fi
     flag=$([ "$mode" = scalec ] && echo --continuous)
     [ "$mode" = scaleccas ] && flag="--continuous --cascade"  # after the `cascade` step
-    # SCALE_BATCH (default 512): the worker's decode rows; SCALE_AHEAD (default 0: as many as
-    # the rows): AXIYA_GEMMA_PREPARED_AHEAD (64 = the worker before 2026-12-05). py-spy
+    # SCALE_BATCH (default 512): the worker's decode rows; SCALE_AHEAD (default 0: one claim,
+    # 64 pages): AXIYA_GEMMA_PREPARED_AHEAD (512 = a batch's worth, the twelfth run). py-spy
     # samples the GPU worker when it can attach here (ptrace allowed).
     spy=$SITE/bin/py-spy
     $PY -c 'import time; time.sleep(4)' &

@@ -267,15 +267,16 @@ class Batcher:
         self.max_new_tokens = max_new_tokens
         self.max_prompt = max_prompt  # the longest prompt a request makes (continuous rows)
         self.continuous = continuous and decoder.decodes_rows
-        self._ahead_pages = prepared_ahead  # 0: as many as the rows
+        self._ahead_pages = prepared_ahead  # 0: one page
         # One generate at a time: the stream's decode thread and a batch call (a re-read).
         self._lock = threading.Lock()
         self._prepare_pool: ThreadPoolExecutor | None = None
 
     @property
     def prepared_ahead(self) -> int:
-        """Pages a continuous stream prepares beyond its rows (see PromptFeed)."""
-        return self._ahead_pages or self.batch_size
+        """Pages a continuous stream prepares beyond its rows (see PromptFeed): the prepare
+        thread holds the next item it pulled besides these."""
+        return max(1, self._ahead_pages)
 
     # ------------------------------------------------------------------ pools
     @functools.cached_property
@@ -444,7 +445,7 @@ class Batcher:
         share a job page chunk by page chunk)."""
         results: queue.Queue = queue.Queue()  # item openings, read pages, errors, the end
         stop = threading.Event()
-        # Prepared prompts waiting for free rows: as many pages as the rows (see PromptFeed).
+        # Prepared prompts waiting for free rows (see PromptFeed).
         feed = PromptFeed(ahead_pages=self.prepared_ahead, stop=stop)
         done = object()
 
