@@ -127,10 +127,11 @@ class PromptFeed:
     pairs a chunk at a time (waiting while `ahead_pages` prepared pages are not taken yet) and
     then `end`s, with the error that ended it if any; free rows take prompts as they come.
 
-    Why a count of pages, not of chunks: rows that started together finish together (answers
-    of one length), and every row that frees while no prepared page waits decodes nothing
-    until the prepare thread's image work catches up; pages prepared while the rows were full
-    overlap that image work with decoding, as a batch run prepares its next batch."""
+    A count of pages, not of chunks, so that a worker can hold a batch's worth whatever its
+    claims' size: rows that started together finish together, and a row that frees while no
+    prepared page waits decodes nothing until the image work catches up. On an H200 a batch's
+    worth (512) read no faster than one claim (docs/gemma-runtime.md, twelfth run), so the
+    GPU worker's default (AXIYA_GEMMA_PREPARED_AHEAD) is one claim."""
 
     def __init__(self, *, ahead_pages: int = 1, stop: threading.Event | None = None) -> None:
         self._ready: deque = deque()  # put chunks (lists of pairs), then the end or its error
