@@ -316,7 +316,8 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
     warm_s = time.perf_counter() - t
     t0 = time.perf_counter()
     # Pages prepared ahead of free rows, as the GPU worker's AXIYA_GEMMA_PREPARED_AHEAD.
-    feed = PromptFeed(ahead_pages=a.prepared_ahead or 2 * a.chunk)
+    ahead = a.prepared_ahead or 2 * a.chunk
+    feed = PromptFeed(ahead_pages=ahead)
 
     def prepare_all() -> None:
         for r0 in range(0, len(reqs), a.chunk):
@@ -336,7 +337,7 @@ def _run_continuous(eng: Any, reqs: list[Any], limits: list[int],
         "pages": len(reqs),
         "batch_size": a.batch,
         "continuous_chunk": a.chunk,
-        "prepared_ahead_pages": a.prepared_ahead or 2 * a.chunk,
+        "prepared_ahead_pages": ahead,
         "prefill_chunk": a.prefill_chunk,
         "image_tokens_per_page": a.soft_tokens,
         "prompt": a.prompt,

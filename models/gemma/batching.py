@@ -261,23 +261,19 @@ class Batcher:
         max_new_tokens: int,
         max_prompt: int,
         continuous: bool = False,
-        prepared_ahead: int = 0,
+        prepared_ahead: int = 1,
     ) -> None:
         self.decoder = decoder
         self.batch_size = max(1, batch_size)
         self.max_new_tokens = max_new_tokens
         self.max_prompt = max_prompt  # the longest prompt a request makes (continuous rows)
         self.continuous = continuous and decoder.decodes_rows
-        self._ahead_pages = prepared_ahead  # 0: one page
+        # Pages a continuous stream prepares beyond its rows (PromptFeed; the prepare thread
+        # holds the next item it pulled besides these).
+        self.ahead_pages = prepared_ahead
         # One generate at a time: the stream's decode thread and a batch call (a re-read).
         self._lock = threading.Lock()
         self._prepare_pool: ThreadPoolExecutor | None = None
-
-    @property
-    def prepared_ahead(self) -> int:
-        """Pages a continuous stream prepares beyond its rows (see PromptFeed): the prepare
-        thread holds the next item it pulled besides these."""
-        return max(1, self._ahead_pages)
 
     # ------------------------------------------------------------------ pools
     @functools.cached_property
@@ -447,7 +443,7 @@ class Batcher:
         results: queue.Queue = queue.Queue()  # item openings, read pages, errors, the end
         stop = threading.Event()
         # Prepared prompts waiting for free rows (see PromptFeed).
-        feed = PromptFeed(ahead_pages=self.prepared_ahead, stop=stop)
+        feed = PromptFeed(ahead_pages=self.ahead_pages, stop=stop)
         done = object()
 
         def prepare_all() -> None:

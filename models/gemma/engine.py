@@ -47,7 +47,7 @@ class GemmaPageEngine:
         prompt: str = PAGE_PROMPT,
         reread_rotated: bool = True,
         continuous: bool = False,
-        prepared_ahead: int = 0,
+        prepared_ahead: int = 1,
     ) -> None:
         self.runtime = runtime
         self.max_new_tokens = max_new_tokens
@@ -91,7 +91,7 @@ class GemmaPageEngine:
         providers: Sequence[str] | None = None,
         verify: bool = True,
         continuous: bool = False,
-        prepared_ahead: int = 0,
+        prepared_ahead: int = 1,
         cascade: bool = False,
     ) -> GemmaPageEngine:
         """Load and verify the package (sha256 of every file) and open its sessions."""
