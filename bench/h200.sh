@@ -92,6 +92,10 @@ print([g.token_ids for g in e.generate(reqs, max_new_tokens=4, ignore_stop=True)
   # against tp1120cp's two chunks (128).
   tp1120cpa) throughput 1120cpa --continuous --prompt page --pages 1024 --batch 512 --chunk 64 \
     --prepared-ahead 512 --tag=-page-ahead512 ;;
+  # The same at four times the pages: how much of a 1,024-page run its two ends take.
+  tp1120cp4k) step tp1120cp4k 580 $PY bench/gemma_throughput.py --package "$PKG" \
+    --prefill-chunk 32 --continuous --prompt page --pages 4096 --batch 512 --chunk 64 \
+    --tag=-page-4096 ;;
   tp1120p) throughput 1120p --hf-batch 0 --prompt page --pages 1024 --batch 512 --tag=-page ;;
   # Issue 35: the page prompt (prefix cache on), batch 512, transformers at its largest batch in
   # the same run (its prompt as long as ours); then the same without the prefix cache, and at
