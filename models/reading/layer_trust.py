@@ -4,6 +4,7 @@ under a page-size image) only when a fresh read of a sample of its lines agrees 
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 
@@ -13,6 +14,7 @@ from rapidfuzz import fuzz
 
 from models.language import detect_language, language_scores
 from models.ocr.lines import read_crops
+from models.reading.layer_words import LEADER_DOTS
 from models.reading.params.text_layer import (
     INVISIBLE_RENDER_MODE,
     PERCENT,
@@ -29,12 +31,21 @@ _SYMBOL_FONT_CODES = re.compile("[\uf020-\uf0ff]")
 _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
+@functools.cache
+def _leaders(min_dots: int) -> re.Pattern:
+    """A run of at least `min_dots` leader dots, spaced or not."""
+    dot = f"[{re.escape(LEADER_DOTS)}]"
+    return re.compile(f"{dot}(?:[ \\t]*{dot}){{{min_dots - 1},}}")
+
+
 def looks_like_language(text: str, *, params: TextLayerParams = TEXT_LAYER) -> bool:
     """Text a reader can use, not glyph codes: few replacement marks, no private-use glyphs
     (a symbol font's signs aside), mostly letters, words of two letters or more, and letters
     in the proportions of a language (a shifted font encoding, "Opnbddchmfr ne sgd", has few
     vowels and none of the short common words)."""
     text = _SYMBOL_FONT_CODES.sub(" ", text)
+    # A contents page's dot leaders are drawing, not text: they would outnumber its letters.
+    text = _leaders(params.leader_min_dots).sub(" ", text)
     visible = sum(not c.isspace() for c in text) or 1
     # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
     # the rest of a good layer good; more, and the font's text is not to be trusted.

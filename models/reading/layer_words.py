@@ -237,22 +237,22 @@ def _attach(prev: Word, word: Word, *, join: str = "") -> None:
     prev.text = head + word.text
 
 
-_LEADER_DOTS = ".·∙⋅…"  # the glyphs a dot leader is drawn with ("…" draws three dots)
+LEADER_DOTS = ".·∙⋅…"  # the glyphs a dot leader is drawn with ("…" draws three dots)
 
 
 def _dots(text: str) -> int:
     """How many leader dots a text of dots alone draws (0 when it holds anything else)."""
-    if not text or not set(text) <= set(_LEADER_DOTS):
+    if not text or not set(text) <= set(LEADER_DOTS):
         return 0
     return len(unicodedata.normalize("NFKC", text))
 
 
 def _without_leader(text: str, params: TextLayerParams) -> str:
     """A word with the dot leader run into it ("Introduction.........") taken off either end."""
-    body = text.rstrip(_LEADER_DOTS)
+    body = text.rstrip(LEADER_DOTS)
     if _dots(text[len(body) :]) >= params.leader_min_dots:
         text = body
-    body = text.lstrip(_LEADER_DOTS)
+    body = text.lstrip(LEADER_DOTS)
     if _dots(text[: len(text) - len(body)]) >= params.leader_min_dots:
         text = body
     return text

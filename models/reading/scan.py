@@ -13,6 +13,7 @@ from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
+from models.reading.contents import contents_lists
 from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
@@ -129,5 +130,6 @@ def scan_structure(
     ranks = engine_ranks(page.blocks)  # Tesseract's own order, a second opinion on ours
     page = apply_layout(page, image)
     findings = page.findings + ([unreadable_finding(script)] if unreadable else [])
-    page = replace(page, blocks=join_list_continuations(page.blocks), findings=findings)
+    blocks = contents_lists(join_list_continuations(page.blocks))
+    page = replace(page, blocks=blocks, findings=findings)
     return with_doubts(page, ranks)

@@ -21,6 +21,7 @@ from PIL import Image
 
 from models.engine import PageReading, ReadBlock, Word
 from models.layout import page_regions
+from models.reading.contents import contents_lists
 from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.floor import fallback_finding, layer_plain_lines, plain_blocks, with_floor
 from models.reading.layer_doubts import layer_table_doubts
@@ -358,7 +359,8 @@ def _layer_reading(
         layered = apply_layout(layered, answers)
         # A numbered note's lines after its first are its own, as on a scan (the layout
         # model's list-item region holds them all; its marker opens only the first).
-        layered = replace(layered, blocks=join_list_continuations(layered.blocks))
+        # A contents page's lines are entries, one list item each.
+        layered = replace(layered, blocks=contents_lists(join_list_continuations(layered.blocks)))
         layered = with_doubts(layered, ranks)
         blocks, findings = layered.blocks, layered.findings
         findings += layer_table_doubts(page, blocks, scale=scale)

@@ -42,6 +42,13 @@ def test_a_symbol_fonts_signs_leave_the_words_around_them_language():
     assert not looks_like_language("".join(chr(0xF000 + ord(c)) for c in BODY * 3))
 
 
+def test_a_contents_pages_dot_leaders_leave_its_entries_language():
+    """Spaced leader dots outnumber a contents page's letters; they are not its text."""
+    entries = ["Introduction", "Methods of the survey", "Sampling", "Results", "Discussion"]
+    text = "Contents\n" + "\n".join(f"{k} {t} {'. ' * 40}{k * 3}" for k, t in enumerate(entries))
+    assert looks_like_language(text)
+
+
 def test_lines_of_specks_are_junk_and_text_is_not():
     for junk in ("a. t>.", "RO", ";", '."5/0-', "|"):
         assert is_junk_line(junk), junk

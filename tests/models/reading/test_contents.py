@@ -1,0 +1,112 @@
+"""A table of contents as a list (models.reading.contents): one item per entry, on words laid out
+as a page holds them, and on a born-digital contents page drawn with PyMuPDF."""
+
+from __future__ import annotations
+
+import pymupdf
+from bs4 import BeautifulSoup
+
+from conversion.pipeline.convert import convert_pdf
+from conversion.pipeline.flow import ConvertOptions
+from models.engine import ReadBlock, Word
+from models.ocr import TesseractEngine
+from models.reading.contents import contents_lists
+
+HEIGHT = 40  # a line's height in pixels (300 DPI, ~10 pt)
+PAGE_X = 1800  # where the page numbers stand, right-aligned
+
+
+def _line(y: float, title: str, page: str | None, *, indent: float = 0) -> list[Word]:
+    """A contents line: its title from x=300 (+ indent), its page number at PAGE_X."""
+    words, x = [], 300 + indent
+    for text in title.split():
+        words.append(Word(text, 95, (x, y, x + 25 * len(text), y + HEIGHT)))
+        x += 25 * len(text) + 20
+    if page is not None:
+        words.append(Word(page, 95, (PAGE_X, y, PAGE_X + 25 * len(page), y + HEIGHT)))
+    return words
+
+
+def _block(lines: list[list[Word]], kind: str = "paragraph") -> ReadBlock:
+    words = [w for line in lines for w in line]
+    box = (min(w.bbox[0] for w in words), min(w.bbox[1] for w in words),
+           max(w.bbox[2] for w in words), max(w.bbox[3] for w in words))  # fmt: skip
+    return ReadBlock(kind, " ".join(w.text for w in words), box, words=words)
+
+
+def test_a_contents_block_becomes_one_item_an_entry():
+    block = _block([_line(100, "1 Introduction", "1"), _line(160, "2 Results", "3"),
+                    _line(220, "2.1 Main bounds", "4", indent=60)])  # fmt: skip
+    out = contents_lists([block])
+    assert [b.kind for b in out] == ["list_item"] * 3
+    assert [b.text for b in out] == ["1 Introduction 1", "2 Results 3", "2.1 Main bounds 4"]
+    assert out[2].bbox[0] == out[0].bbox[0] + 60  # its indentation nests it when assembled
+    assert all(b.marker is None and not b.ordered for b in out)
+
+
+def test_a_title_wrapped_onto_the_next_line_is_one_entry():
+    lines = [_line(100, "1 A long chapter title that goes", None),
+             _line(150, "on to a second line", "7"), _line(220, "2 Methods", "12")]  # fmt: skip
+    block = _block(lines)
+    out = contents_lists([block])
+    assert [b.text for b in out] == ["1 A long chapter title that goes on to a second line 7",
+                                     "2 Methods 12"]  # fmt: skip
+
+
+def test_leaders_a_reader_left_are_dropped_and_front_matter_comes_first():
+    leader = Word(". . . . . .", 60, (700, 100, 1700, 100 + HEIGHT))
+    first = _line(100, "Preface", "ix")
+    block = _block([first[:1] + [leader] + first[1:], _line(160, "1 Origins", "1")])
+    out = contents_lists([block])
+    assert [b.text for b in out] == ["Preface ix", "1 Origins 1"]
+
+
+def test_consecutive_one_line_entries_make_one_list():
+    out = contents_lists(
+        [_block([_line(100, "Foreword", "5")]), _block([_line(160, "Index", "9")])]
+    )
+    assert [b.kind for b in out] == ["list_item", "list_item"]
+
+
+def test_a_column_of_figures_that_goes_down_is_no_contents():
+    """Labels and their figures set apart (a table read as lines): the numbers fall."""
+    block = _block([_line(100, "Berlin", "3400"), _line(160, "Munich", "1500"),
+                    _line(220, "Bonn", "300")])  # fmt: skip
+    assert contents_lists([block]) == [block]
+
+
+def test_prose_ending_in_a_number_is_no_contents():
+    """The last word a number at the usual word gap, not set apart."""
+    words = _line(100, "The survey was repeated in", None)
+    words.append(Word("2019", 95, (words[-1].bbox[2] + 20, 100, words[-1].bbox[2] + 120, 140)))
+    block = _block([words, _line(160, "and again in", "2021")])
+    block.words[-1].bbox = (block.words[-2].bbox[2] + 20, 160, block.words[-2].bbox[2] + 120, 200)
+    assert contents_lists([block]) == [block]
+
+
+def test_one_entry_alone_is_no_list():
+    block = _block([_line(100, "Total", "12")])
+    assert contents_lists([block]) == [block]
+
+
+def test_a_born_digital_contents_page_is_a_list(tmp_path):
+    """The text layer gives the page's lines as one block: entries with dot leaders, one
+    indented, converted whole."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), "Contents", fontsize=20, fontname="hebo")
+    entries = [("1", "Introduction", "1", 0), ("2", "Methods of the survey", "4", 0),
+               ("2.1", "Sampling", "5", 18), ("3", "Results", "9", 0)]  # fmt: skip
+    for k, (number, title, at, indent) in enumerate(entries):
+        y = 130 + 18 * k
+        page.insert_text((72 + indent, y), f"{number}  {title}", fontsize=11, fontname="helv")
+        page.insert_text((300, y), ". " * 40, fontsize=11, fontname="helv")
+        page.insert_text((530, y), at, fontsize=11, fontname="helv")
+    doc.save(tmp_path / "contents.pdf")
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(tmp_path / "contents.pdf", tmp_path / "out", engine, ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "html.parser").find("main")
+    items = [li.find(string=True, recursive=False).strip() for li in main.select("li")]
+    assert items == ["1 Introduction 1", "2 Methods of the survey 4", "2.1 Sampling 5",
+                     "3 Results 9"]  # fmt: skip
+    assert main.select("li li")[0].get_text(strip=True) == "2.1 Sampling 5"  # nested under 2
