@@ -456,6 +456,7 @@ class TesseractEngine(PartRereads):
             gray, figures, paragraphs, lang=language, dpi=page.dpi
         )
         self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
+        self._leader_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         self._doubtful_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         grids = self._unread_cells(gray, ink, paragraphs, lang=language, dpi=page.dpi)
         text = scan_text(paragraphs, figures, gray, ink, page.dpi, grids=grids)

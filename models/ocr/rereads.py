@@ -19,7 +19,7 @@ from models.ocr.iterate import read_paragraphs
 from models.reading.boxes import area, inside_share
 from models.reading.markers import BULLET
 from models.reading.params import at_dpi
-from models.reading.params.scan import SCAN
+from models.reading.params.scan import SCAN, ScanParams
 from models.reading.params.tables import RULED_TABLES
 from models.reading.ruled_tables import Grid, find_grids, reversed_bars, unread_cells
 from models.reading.scan_blocks import is_figure, outside_figures, read_surely, without_scraps
@@ -145,6 +145,12 @@ def _within(box, boxes, sign: int = 1) -> list[tuple[float, float, float, float]
     return [(x0 - dx, y0 - dy, x1 - dx, y1 - dy) for x0, y0, x1, y1 in boxes]
 
 
+def _split_at(words: list[Word], x: float) -> tuple[list[Word], list[Word]]:
+    """Words whose middles lie left of x, and the others."""
+    left = [w for w in words if w.bbox and (w.bbox[0] + w.bbox[2]) / 2 < x]
+    return left, [w for w in words if w not in left]
+
+
 def _mean_confidence(words: list[Word]) -> float:
     return statistics.mean(w.confidence for w in words) if words else 0.0
 
@@ -218,6 +224,47 @@ def illegible_text(lines: list[list[Word]]) -> bool:
         and sum(bool(k) for k in known) >= 0.25 * len(known)
         and written >= ILLEGIBLE_MIN_LINES
     )
+
+
+def leader_runs(dark: np.ndarray, params: ScanParams = SCAN) -> list[tuple[int, int]]:
+    """The dot leaders of one line's crop (`dark`: its ink, rows by columns), as column spans
+    [x0, x1): runs of small marks on the baseline, evenly spaced (params.leader_*). A full
+    stop, an ellipsis or a word's dots are fewer; letters are taller."""
+    height = dark.shape[0]
+    columns = np.flatnonzero(dark.any(axis=0))
+    if height == 0 or columns.size == 0:
+        return []
+    # The marks: runs of inked columns with blank columns between them.
+    breaks = np.flatnonzero(np.diff(columns) > 1)
+    starts = np.concatenate(([columns[0]], columns[breaks + 1]))
+    ends = np.concatenate((columns[breaks], [columns[-1]])) + 1
+    dots = []
+    for x0, x1 in zip(starts.tolist(), ends.tolist(), strict=True):
+        rows = np.flatnonzero(dark[:, x0:x1].any(axis=1))
+        tall, wide = rows[-1] - rows[0] + 1, x1 - x0
+        low = (rows[0] + rows[-1]) / 2 >= params.leader_low_ratio * height
+        small = max(tall, wide) <= params.leader_dot_ratio * height
+        dots.append((x0, x1) if small and low else None)
+    runs: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+
+    def close() -> None:
+        if len(run) >= params.leader_min_dots:
+            steps = np.diff([(a + b) / 2 for a, b in run])
+            usual = float(np.median(steps))
+            even = np.all(np.abs(steps - usual) <= params.leader_step_spread * usual)
+            long = run[-1][1] - run[0][0] >= params.leader_min_span_ratio * height
+            if even and long and usual <= params.leader_step_ratio * height:
+                runs.append((run[0][0], run[-1][1]))
+        run.clear()
+
+    for dot in dots:
+        if dot is None:
+            close()
+        else:
+            run.append(dot)
+    close()
+    return runs
 
 
 class PartRereads:
@@ -523,6 +570,48 @@ class PartRereads:
                 continue
             lines[0].confirmed = agree
             para[k] = lines[0]
+
+    def _leader_lines(self, gray: Image.Image, paragraphs, *, lang: str, dpi: int) -> None:
+        """Lines with a dot leader (a contents page's "2.1 Main bounds . . . . 1", a form's
+        "Name ........", a table's "0.25 ....... 32"): Tesseract reads the dots as letters and
+        mangles the words beside them ("97° Main bognds 266 Ss a ee 1"), which then go as
+        noise. The line is read again alone with the leaders' dots whitened; its words up to
+        the last leader's end replace those first read there when they are sure
+        (`missed_confidence`); after it, the surer of the two reads stands (a table's figures
+        read well the first time, a page number lost to the dots before it). At most
+        SCAN.leader_max_reads lines a page."""
+        api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
+        reads = 0
+        for para in paragraphs:
+            for k, line in enumerate(para):
+                if reads >= SCAN.leader_max_reads:
+                    return
+                x0, y0, x1, y1 = (int(v) for v in line.bbox)
+                runs = leader_runs(np.asarray(gray.crop((x0, y0, x1, y1))) < SCAN.dark_level)
+                if not runs:
+                    continue
+                reads += 1
+                pad = int(SCAN.missed_margin_ratio * (y1 - y0))
+                left, top, end = max(0, x0 - pad), max(0, y0 - pad), x0 + runs[-1][1]
+                region = gray.crop(
+                    (left, top, min(gray.width, x1 + pad), min(gray.height, y1 + pad))
+                )
+                for start, stop in runs:
+                    region.paste(PAPER, (x0 + start - left, y0 - top, x0 + stop - left, y1 - top))
+                lines = self._read_alone(api, region, (0, 0, region.width, region.height), 0, dpi)
+                move_lines([lines], left, top)
+                again = [w for ln in lines for w in ln.words if any(map(str.isalnum, w.text))]
+                before, after = _split_at(again, end)
+                if len(lines) != 1 or not before:
+                    continue
+                if _mean_confidence(before) < SCAN.missed_confidence:
+                    continue
+                first = _split_at(line.words, end)[1]
+                if not after or (first and _mean_confidence(first) >= _mean_confidence(after)):
+                    after = first
+                mended = Line(before + after, line.bbox, line.ink)
+                mended.size, mended.stroke = line.size, line.stroke
+                para[k] = mended
 
     def _unread_cells(self, gray: Image.Image, ink: InkMeter, paragraphs: list[ParaLines], *,
                       lang: str, dpi: int) -> list[Grid]:  # fmt: skip

@@ -20,7 +20,7 @@ from models.reading.boxes import union
 from models.reading.layer_words import LEADER_DOTS
 from models.reading.params.contents import CONTENTS, ContentsParams
 
-_PAGE = re.compile(r"\d+|[ivxlc]+")  # arabic, or a front matter's roman page number
+_PAGE = re.compile(r"(\d+|[ivxlc]+)\.?")  # arabic or roman (front matter); a scan's speck
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}  # the numerals' values
 _LEADER = re.compile(f"[{re.escape(LEADER_DOTS)} ]+")  # what is left of a leader a reader kept
 
@@ -104,8 +104,10 @@ def _ends_entry(line: list[Word], params: ContentsParams) -> bool:
 
 def _page(text: str, params: ContentsParams) -> int | None:
     """A page number's value, or None: arabic up to `max_page_digits` digits, or roman."""
-    if not _PAGE.fullmatch(text):
+    found = _PAGE.fullmatch(text)
+    if found is None:
         return None
+    text = found.group(1)
     if text.isdigit():
         return int(text) if len(text) <= params.max_page_digits else None
     values = [_ROMAN[c] for c in text]
@@ -114,7 +116,7 @@ def _page(text: str, params: ContentsParams) -> int | None:
 
 def _ascending(entries: list[list[Word]], params: ContentsParams) -> bool:
     """Page numbers that never go down, roman front matter before arabic."""
-    keys = [(entry[-1].text.isdigit(), _page(entry[-1].text, params) or 0) for entry in entries]
+    keys = [(entry[-1].text[:1].isdigit(), _page(entry[-1].text, params) or 0) for entry in entries]
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
 
 

@@ -67,6 +67,19 @@ class ScanParams:
     reread_max_figure_lines: int = 10  # lines of figures alone read so again, at most
     reread_scale: float = 1.5
     reread_agree_confidence: float = 50
+    # A line with a dot leader ("2.1 Main bounds . . . . . 1") is read again without it:
+    # Tesseract reads the dots as letters and loses the words beside them. A leader is a run
+    # of `leader_min_dots` small marks or more, each at most `leader_dot_ratio` of the line's
+    # height wide and tall, their middles below `leader_low_ratio` of it (on the baseline),
+    # spaced evenly (each step within `leader_step_spread` of their median, which is at most
+    # `leader_step_ratio` of the line's height), over `leader_min_span_ratio` of it or more.
+    leader_min_dots: int = 5
+    leader_min_span_ratio: float = 2.0
+    leader_dot_ratio: float = 0.3
+    leader_low_ratio: float = 0.5
+    leader_step_spread: float = 0.35
+    leader_step_ratio: float = 1.5
+    leader_max_reads: int = 60  # lines with a leader read again on a page, at most
     # A region read again (an "image" read as text) fills in what the page's read lacks: its word
     # over one read already (this share of either's box) is dropped...
     fill_overlap_share: float = 0.5

@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pymupdf
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from bench.structure_corpus import scan
 from models.engine import PageImage, Word, reading_to_json
 from models.ocr import TesseractEngine
-from models.ocr.rereads import illegible_text, on_flat_fills, photographic
+from models.ocr.rereads import illegible_text, leader_runs, on_flat_fills, photographic
 from models.reading.boxes import inside_share
 from tests.conftest import CORPUS, RESOURCES
 
@@ -329,3 +330,35 @@ def test_a_typewritten_row_of_figures_read_doubtfully_stays_in_its_table(engine,
     (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=1, dpi=300)])
     (table,) = [b for b in reading.blocks if b.kind == "table"]
     assert ["20-29", "0.2650"] in [[c["text"] for c in row] for row in table.rows]
+
+
+def _line_image(dots: int, *, step: int = 18, text: str = "Main bounds") -> np.ndarray:
+    """A 300 DPI line (48 px high) of `text` and then `dots` dots on its baseline: its ink."""
+    image = Image.new("L", (1200, 48), 255)
+    draw = ImageDraw.Draw(image)
+    draw.text((10, 4), text, fill=0, font_size=36)
+    for k in range(dots):
+        x = 300 + k * step
+        draw.rectangle((x, 34, x + 4, 38), fill=0)
+    return np.asarray(image) < 128
+
+
+def test_a_dot_leader_is_found_on_its_line_and_a_text_is_not():
+    runs = leader_runs(_line_image(20))
+    assert len(runs) == 1 and runs[0][0] == 300 and runs[0][1] >= 300 + 19 * 18
+    assert leader_runs(_line_image(0, text="It ends... here. No leader: a, b.")) == []
+    assert leader_runs(_line_image(3)) == []  # an ellipsis' worth of dots
+
+
+def test_a_scanned_contents_pages_leader_lines_keep_their_entries(engine, tmp_path):
+    """A LaTeX contents page scanned: Tesseract reads the subsections' dot leaders as letters
+    ("97° Main bognds 266 Ss a ee 1") and the page dropped the lines as noise; read again with
+    the dots whitened, each is its entry, and the contents one list."""
+    source = CORPUS / "contents" / "contents-paper.pdf"
+    scan(source, tmp_path / "scan.pdf", random.Random(7))
+    with pymupdf.open(tmp_path / "scan.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+        image = PageImage(image=pix.pil_image(), page_number=1, dpi=300)
+    (reading,) = engine.predict_batch([image])
+    items = [b.text for b in reading.blocks if b.kind == "list_item"]
+    assert items[:4] == ["1 Introduction 1", "2 Results 1", "2.1 Main bounds 1", "2.2 Discussion 2"]

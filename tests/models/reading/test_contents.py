@@ -56,9 +56,15 @@ def test_a_title_wrapped_onto_the_next_line_is_one_entry():
 def test_leaders_a_reader_left_are_dropped_and_front_matter_comes_first():
     leader = Word(". . . . . .", 60, (700, 100, 1700, 100 + HEIGHT))
     first = _line(100, "Preface", "ix")
-    block = _block([first[:1] + [leader] + first[1:], _line(160, "1 Origins", "1")])
+    block = _block(
+        [
+            first[:1] + [leader] + first[1:],
+            _line(160, "1 Origins", "1"),
+            _line(220, "2 Sources", "4."),
+        ]
+    )  # a scan's speck after a page number
     out = contents_lists([block])
-    assert [b.text for b in out] == ["Preface ix", "1 Origins 1"]
+    assert [b.text for b in out] == ["Preface ix", "1 Origins 1", "2 Sources 4."]
 
 
 def test_consecutive_one_line_entries_make_one_list():
