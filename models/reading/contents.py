@@ -22,6 +22,7 @@ from models.reading.params.contents import CONTENTS, ContentsParams
 
 _PAGE = re.compile(r"(\d+|[ivxlc]+)\.?")  # arabic or roman (front matter); a scan's speck
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}  # the numerals' values
+_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?|[IVXLC]+\.?")  # a chapter's or section's number
 _LEADER = re.compile(f"[{re.escape(LEADER_DOTS)} ]+")  # what is left of a leader a reader kept
 
 
@@ -124,12 +125,17 @@ def _item(block: ReadBlock, words: list[Word]) -> ReadBlock:
     """One entry of a contents block as a list item of its own, without a marker (what is
     left of a leader goes)."""
     words = [w for w in words if not _LEADER.fullmatch(w.text)]
+    box = union(w.bbox for w in words)
+    # Its indentation is its title's: a book sets chapter numbers in a gutter left of the
+    # titles, and an entry without one ("Epilogue") is their sibling, not a child.
+    if box is not None and len(words) > 2 and _NUMBER.fullmatch(words[0].text):
+        box = (words[1].bbox[0], *box[1:])  # type: ignore[index]
     return replace(
         block,
         kind="list_item",
         text=" ".join(w.text for w in words),
         words=list(words),
-        bbox=union(w.bbox for w in words),
+        bbox=box,
         level=None,
         ordered=False,
         marker=None,

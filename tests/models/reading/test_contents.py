@@ -40,8 +40,18 @@ def test_a_contents_block_becomes_one_item_an_entry():
     out = contents_lists([block])
     assert [b.kind for b in out] == ["list_item"] * 3
     assert [b.text for b in out] == ["1 Introduction 1", "2 Results 3", "2.1 Main bounds 4"]
-    assert out[2].bbox[0] == out[0].bbox[0] + 60  # its indentation nests it when assembled
+    assert out[2].bbox[0] > out[1].bbox[0]  # its indentation nests it when assembled
     assert all(b.marker is None and not b.ordered for b in out)
+
+
+def test_an_entry_without_a_number_is_the_sibling_of_those_numbered_in_a_gutter():
+    """A book's chapter numbers stand left of the titles: "Epilogue" lines up with the titles,
+    and its indentation is theirs, not a child's."""
+    numbered = _line(100, "9 Aesthetics", "177")
+    title_x = numbered[1].bbox[0]
+    block = _block([numbered, _line(160, "Epilogue", "191", indent=title_x - 300)])
+    first, second = contents_lists([block])
+    assert first.bbox[0] == second.bbox[0] == title_x
 
 
 def test_a_title_wrapped_onto_the_next_line_is_one_entry():
