@@ -28,6 +28,7 @@ from models.reading.scan_lines import (
     Line,
     ParaLines,
     fill_in,
+    index_runs,
     keep_lines,
     move_lines,
     scale_lines,
@@ -147,8 +148,11 @@ def _within(box, boxes, sign: int = 1) -> list[tuple[float, float, float, float]
 
 def _split_at(words: list[Word], x: float) -> tuple[list[Word], list[Word]]:
     """Words whose middles lie left of x, and the others."""
-    left = [w for w in words if w.bbox and (w.bbox[0] + w.bbox[2]) / 2 < x]
-    return left, [w for w in words if w not in left]
+    left: list[Word] = []
+    rest: list[Word] = []
+    for w in words:
+        (left if w.bbox and (w.bbox[0] + w.bbox[2]) / 2 < x else rest).append(w)
+    return left, rest
 
 
 def _mean_confidence(words: list[Word]) -> float:
@@ -231,15 +235,11 @@ def leader_runs(dark: np.ndarray, params: ScanParams = SCAN) -> list[tuple[int, 
     [x0, x1): runs of small marks on the baseline, evenly spaced (params.leader_*). A full
     stop, an ellipsis or a word's dots are fewer; letters are taller."""
     height = dark.shape[0]
-    columns = np.flatnonzero(dark.any(axis=0))
-    if height == 0 or columns.size == 0:
+    if height == 0:
         return []
-    # The marks: runs of inked columns with blank columns between them.
-    breaks = np.flatnonzero(np.diff(columns) > 1)
-    starts = np.concatenate(([columns[0]], columns[breaks + 1]))
-    ends = np.concatenate((columns[breaks], [columns[-1]])) + 1
     dots = []
-    for x0, x1 in zip(starts.tolist(), ends.tolist(), strict=True):
+    # The marks: runs of inked columns with blank columns between them.
+    for x0, x1 in index_runs(np.flatnonzero(dark.any(axis=0))):
         rows = np.flatnonzero(dark[:, x0:x1].any(axis=1))
         tall, wide = rows[-1] - rows[0] + 1, x1 - x0
         low = (rows[0] + rows[-1]) / 2 >= params.leader_low_ratio * height

@@ -288,15 +288,20 @@ def columns_cut(paragraphs: list[ParaLines]) -> bool:
     return cut >= SCAN.cut_min_lines and cut >= SCAN.cut_min_share * total
 
 
+def index_runs(indices: np.ndarray) -> list[tuple[int, int]]:
+    """Sorted indices (rows or columns with ink) as runs of consecutive ones, [start, end)."""
+    if not indices.size:
+        return []
+    breaks = np.flatnonzero(np.diff(indices) > 1)
+    starts = np.concatenate(([indices[0]], indices[breaks + 1]))
+    ends = np.concatenate((indices[breaks], [indices[-1]])) + 1
+    return [(int(a), int(b)) for a, b in zip(starts, ends, strict=True)]
+
+
 def _ink_runs(dark: np.ndarray, least: int) -> list[tuple[int, int]]:
     """Runs of consecutive rows of `dark` (a boolean crop) with ink, at least `least` tall."""
     inked = np.flatnonzero(dark.sum(axis=1) >= SCAN.missed_row_ink_share * dark.shape[1])
-    if not inked.size:
-        return []
-    breaks = np.flatnonzero(np.diff(inked) > 1)
-    starts = np.concatenate(([inked[0]], inked[breaks + 1]))
-    ends = np.concatenate((inked[breaks], [inked[-1]])) + 1
-    return [(int(a), int(b)) for a, b in zip(starts, ends, strict=True) if b - a >= least]
+    return [(a, b) for a, b in index_runs(inked) if b - a >= least]
 
 
 def unread_rows(dark: np.ndarray, para: ParaLines) -> list[tuple[Line, tuple[int, int, int, int]]]:
