@@ -71,6 +71,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
     params = opts.params
     readings = sorted(readings, key=lambda r: r.page_number)
     body_size = _body_font_size(readings, params=params)
+    prose_sizes = _prose_sizes(readings, params=params)
     body_ink = _body_ink(readings)
     body_stroke = _body_stroke(readings, params=params)
     repeated = furniture.repeated_furniture(readings, params=params)
@@ -105,8 +106,9 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                 page.blocks.append(_list_block(pending_items, params=params))
                 pending_items = []
             kind = edge_rows.get(id(rb)) or _classify(
-                rb, reading, body_size, body_ink, repeated, bold_title=id(rb) in bold, params=params
-            )
+                rb, reading, body_size, body_ink, repeated, bold_title=id(rb) in bold,
+                prose_sizes=prose_sizes, params=params,
+            )  # fmt: skip
             if kind == "heading" and headings.contents_entry(rb, params=params):
                 kind = "paragraph"  # a line of a table of contents, its page number apart
             if kind == "page_number":
@@ -173,6 +175,21 @@ def _body_font_size(readings: list[PageReading], *, params: AssembleParams) -> f
     return statistics.median(weighted) if weighted else 0.0
 
 
+def _prose_sizes(readings: list[PageReading], *, params: AssembleParams) -> frozenset[float]:
+    """The text sizes (px, to 0.1) of text layers that carry `prose_size_share` or more of the
+    document's paragraph and list characters: its body, where it has two (a scan's measured
+    sizes vary too much to tell a size apart)."""
+    chars: Counter[float] = Counter()
+    for r in readings:
+        for b in r.blocks:
+            if b.font_size and b.kind in ("paragraph", "list_item"):
+                chars[round(b.font_size, 1) if r.source == "text_layer" else -1.0] += len(b.text)
+    total = sum(chars.values())
+    return frozenset(
+        size for size, n in chars.items() if size > 0 and n >= params.prose_size_share * total
+    )
+
+
 def _body_ink(readings: list[PageReading]) -> float:
     inks = [b.ink for r in readings for b in r.blocks if b.ink]
     return statistics.median(inks) if inks else 0.0
@@ -195,8 +212,9 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 
 # -- per block ------------------------------------------------------------------------------------
 def _classify(
-    rb, reading, body_size, body_ink, repeated, *, bold_title: bool = False, params: AssembleParams
-) -> str:
+    rb, reading, body_size, body_ink, repeated, *, bold_title: bool = False,
+    prose_sizes: frozenset = frozenset(), params: AssembleParams,
+) -> str:  # fmt: skip
     text = rb.text.strip()
     if rb.kind in ("page_header", "page_footer"):
         if PAGE_NUMBER.match(text):
@@ -218,7 +236,9 @@ def _classify(
     kind = furniture.band_furniture(rb, reading, body_size, repeated, params=params)
     if kind:
         return kind
-    heading = headings.is_heading(rb, body_size, body_ink, bold_title=bold_title, params=params)
+    heading = headings.is_heading(
+        rb, body_size, body_ink, bold_title=bold_title, prose_sizes=prose_sizes, params=params
+    )
     return "heading" if heading else "paragraph"
 
 

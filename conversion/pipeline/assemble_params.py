@@ -55,6 +55,9 @@ class AssembleParams:
     small_heading_ratio: float = 0.93
     # a short line this much larger than the body is a heading
     heading_size_ratio: float = 1.3
+    # a text-layer size carrying this share of the document's paragraph characters is body
+    # text, however much smaller text outweighs it: a line at it is no heading by its size
+    prose_size_share: float = 0.25
     # a line set larger is a heading with at most this many words
     large_heading_max_words: int = 20
     # a heading found by size or weight is at most this long

@@ -202,13 +202,22 @@ def _title_line(rb: ReadBlock, rows: list[ReadBlock], *, params: AssembleParams)
     )
 
 
-def _display_size(rb: ReadBlock, body_size: float, *, params: AssembleParams) -> bool:
+def _set_larger(rb: ReadBlock, ratio: float, body_size: float, prose_sizes: frozenset) -> bool:
+    """Set `ratio` times the body's size or larger, and at no size the document's prose is
+    set in (`prose_sizes`, text layers: a paper's first page whose smaller abstract outweighs
+    its body text had its body's short lines taken for headings)."""
+    size = rb.font_size or 0.0
+    return bool(body_size) and size >= ratio * body_size and round(size, 1) not in prose_sizes
+
+
+def _display_size(
+    rb: ReadBlock, body_size: float, prose_sizes: frozenset, *, params: AssembleParams
+) -> bool:
     """Much larger than the body, short, real words: display type, i.e. a title."""
     text = rb.text.strip()
     size = rb.font_size or 0.0
     return (
-        bool(body_size)
-        and size >= params.display_size_ratio * body_size
+        _set_larger(rb, params.display_size_ratio, body_size, prose_sizes)
         and len(text) <= params.display_max_chars
         and (rb.bbox is None or rb.bbox[3] - rb.bbox[1] <= params.display_max_height_ratio * size)
         and real_words(rb.words, text)
@@ -216,14 +225,15 @@ def _display_size(rb: ReadBlock, body_size: float, *, params: AssembleParams) ->
 
 
 def _looks_like_heading(
-    rb: ReadBlock, body_size: float, body_ink: float, *, params: AssembleParams
-) -> bool:
+    rb: ReadBlock, body_size: float, body_ink: float, prose_sizes: frozenset, *,
+    params: AssembleParams,
+) -> bool:  # fmt: skip
     text = rb.text.strip()
     words = text.split()
     if not words or len(text) > params.heading_max_chars or not any(c.isalpha() for c in text):
         return False
     size = rb.font_size or 0.0
-    larger = body_size and size >= params.heading_size_ratio * body_size
+    larger = _set_larger(rb, params.heading_size_ratio, body_size, prose_sizes)
     if larger and len(words) <= params.large_heading_max_words:
         return True
     ink = rb.ink or 0.0
@@ -245,23 +255,27 @@ def is_heading(
     body_ink: float,
     *,
     bold_title: bool = False,
+    prose_sizes: frozenset = frozenset(),
     params: AssembleParams = ASSEMBLE,
 ) -> bool:
     """A paragraph that is a heading: by size and weight where no layout model placed it, by
     display type, weight measured on a scan (`bold_titles`) or a short larger line of real
-    words where the layout model took it for text."""
-    if rb.layout is None and _looks_like_heading(rb, body_size, body_ink, params=params):
+    words where the layout model took it for text. Larger than the body means at no size
+    the document's prose is set in (`prose_sizes`, text sizes in px to 0.1)."""
+    if rb.layout is None and _looks_like_heading(
+        rb, body_size, body_ink, prose_sizes, params=params
+    ):
         # Engines without a layout model (or blocks outside every region): size and weight.
         return True
     # Display type or a short larger line the layout model took for text (a paper's title,
     # a word processor's heading): real words only. Bold alone is not enough there (the
     # bold names of a paper's authors are not headings).
     return rb.layout == "text" and bool(
-        _display_size(rb, body_size, params=params)
+        _display_size(rb, body_size, prose_sizes, params=params)
         or bold_title
         or (
-            (rb.font_size or 0) >= params.heading_size_ratio * body_size > 0
-            and _looks_like_heading(rb, body_size, body_ink, params=params)
+            _set_larger(rb, params.heading_size_ratio, body_size, prose_sizes)
+            and _looks_like_heading(rb, body_size, body_ink, prose_sizes, params=params)
             and real_words(rb.words, rb.text)
         )
     )

@@ -94,14 +94,25 @@ def _owner(
     rects: list[pymupdf.Rect], word_box: tuple, block_no: int, params: TextLayerParams
 ) -> int | None:
     """The text block a word lies in. Words and blocks come from two extractions whose
-    numbers need not agree (images, empty blocks): the word's centre decides."""
+    numbers need not agree (images, empty blocks): the word's centre decides. A block with
+    no visible character (`rects` holds it empty) owns no word: a form's blocks of spaces lie
+    over its text, and the words they took were lost with them."""
     x0, y0, x1, y1 = word_box
     centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
     m = params.owner_margin_pt
-    if block_no < len(rects) and centre in rects[block_no] + (-m, -m, m, m):
+
+    def holds(rect: pymupdf.Rect) -> bool:
+        return not rect.is_empty and centre in rect + (-m, -m, m, m)
+
+    if block_no < len(rects) and holds(rects[block_no]):
         return block_no
-    holding = [k for k, rect in enumerate(rects) if centre in rect + (-m, -m, m, m)]
+    holding = [k for k, rect in enumerate(rects) if holds(rect)]
     return min(holding, key=lambda k: abs(rects[k])) if holding else None
+
+
+def _visible(block: dict) -> bool:
+    """The dict text block draws a character that is not a space."""
+    return any(span["text"].strip() for line in block.get("lines", ()) for span in line["spans"])
 
 
 def _text_block(
@@ -280,7 +291,8 @@ def _layer_reading(
     # Words are numbered by text block (image blocks do not count), dict blocks by block.
     text_blocks = [block for block in data["blocks"] if block["type"] == 0]
     text_no = {id(block): k for k, block in enumerate(text_blocks)}
-    rects = [pymupdf.Rect(block["bbox"]) for block in text_blocks]
+    rects = [pymupdf.Rect(block["bbox"]) if _visible(block) else pymupdf.Rect()
+             for block in text_blocks]  # fmt: skip
     # An OCR layer's lines of specks (a picture or a rule read as "RO", ";") leave its text.
     junk = {
         (k, i)

@@ -662,3 +662,18 @@ def test_a_forms_check_boxes_leave_no_control_characters():
     ]
     assert not any(ch < " " for t in texts for ch in t), texts
     assert "Lucía" in texts and "Garzas" in texts
+
+
+def test_a_block_of_spaces_over_the_text_takes_none_of_its_words():
+    """A form's text layer (pdfjs issue9972-2, a sleep questionnaire) holds blocks of spaces
+    (its fill-in lines) lying over its text, and one empty block that shifts the words' block
+    numbers: a word went to the smallest block around it, a block of spaces, and was lost
+    with it ("D. STRATEGIC NAPPING" read "D.", "To", "To minutes To minutes"; the floor then
+    put the lines back as one paragraph, with a finding)."""
+    doc = pymupdf.open(ROOT / "tests" / "resources" / "corpus" / "pdfjs" / "issue9972-2.pdf")
+    image = rasterize_page(doc, 0, RasterOptions())
+    reading = text_layer_reading(doc[0], page_number=1, dpi=image.dpi, image=image.image)
+    texts = [b.text for b in reading.blocks]
+    assert "D. STRATEGIC NAPPING" in texts, texts
+    assert "To quickly shed sleepiness - 1 to 5 minutes" in texts, texts
+    assert not any(f["code"] == RESTORED_CODE for f in reading.findings), reading.findings
