@@ -71,7 +71,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
     params = opts.params
     readings = sorted(readings, key=lambda r: r.page_number)
     body_size = _body_font_size(readings, params=params)
-    prose_sizes = _prose_sizes(readings, params=params)
+    prose = _prose_sizes(readings, params=params)
     body_ink = _body_ink(readings)
     body_stroke = _body_stroke(readings, params=params)
     repeated = furniture.repeated_furniture(readings, params=params)
@@ -107,7 +107,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                 pending_items = []
             kind = edge_rows.get(id(rb)) or _classify(
                 rb, reading, body_size, body_ink, repeated, bold_title=id(rb) in bold,
-                prose_sizes=prose_sizes, params=params,
+                prose=prose[reading.source == "ocr"], params=params,
             )  # fmt: skip
             if kind == "heading" and headings.contents_entry(rb, params=params):
                 kind = "paragraph"  # a line of a table of contents, its page number apart
@@ -175,18 +175,21 @@ def _body_font_size(readings: list[PageReading], *, params: AssembleParams) -> f
     return statistics.median(weighted) if weighted else 0.0
 
 
-def _prose_sizes(readings: list[PageReading], *, params: AssembleParams) -> frozenset[float]:
-    """The text sizes (px, to 0.1) of text layers that carry `prose_size_share` or more of the
-    document's paragraph and list characters: its body, where it has two (a scan's measured
-    sizes vary too much to tell a size apart)."""
-    chars: Counter[float] = Counter()
+def _prose_sizes(
+    readings: list[PageReading], *, params: AssembleParams
+) -> tuple[headings.ProseSizes, headings.ProseSizes]:
+    """The sizes the document's prose is set in, as its text layers give them (exact) and as
+    its scans measure them: [text layer, scan]."""
+    exact: Counter[float] = Counter()
+    measured: Counter[float] = Counter()
     for r in readings:
         for b in r.blocks:
             if b.font_size and b.kind in ("paragraph", "list_item"):
-                chars[round(b.font_size, 1) if r.source == "text_layer" else -1.0] += len(b.text)
-    total = sum(chars.values())
-    return frozenset(
-        size for size, n in chars.items() if size > 0 and n >= params.prose_size_share * total
+                (measured if r.source == "ocr" else exact)[round(b.font_size, 1)] += len(b.text)
+    total = sum(exact.values()) + sum(measured.values())
+    return (
+        headings.ProseSizes(tuple(exact.items()), total, params.prose_size_exact_tolerance),
+        headings.ProseSizes(tuple(measured.items()), total, params.prose_size_measured_tolerance),
     )
 
 
@@ -213,7 +216,7 @@ def _majority_language(readings: list[PageReading]) -> str | None:
 # -- per block ------------------------------------------------------------------------------------
 def _classify(
     rb, reading, body_size, body_ink, repeated, *, bold_title: bool = False,
-    prose_sizes: frozenset = frozenset(), params: AssembleParams,
+    prose: headings.ProseSizes = headings.ProseSizes(), params: AssembleParams,
 ) -> str:  # fmt: skip
     text = rb.text.strip()
     if rb.kind in ("page_header", "page_footer"):
@@ -237,7 +240,7 @@ def _classify(
     if kind:
         return kind
     heading = headings.is_heading(
-        rb, body_size, body_ink, bold_title=bold_title, prose_sizes=prose_sizes, params=params
+        rb, body_size, body_ink, bold_title=bold_title, prose=prose, params=params
     )
     return "heading" if heading else "paragraph"
 

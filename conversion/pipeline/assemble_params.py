@@ -58,6 +58,11 @@ class AssembleParams:
     # a text-layer size carrying this share of the document's paragraph characters is body
     # text, however much smaller text outweighs it: a line at it is no heading by its size
     prose_size_share: float = 0.25
+    # ... sizes this share of a size apart are that size: a text layer's (exact, but rounded)
+    # and a scan's (its letters measured: a scanned body's paragraphs 1 % apart on the probe
+    # pages, a heading found by size 30 % above the body)
+    prose_size_exact_tolerance: float = 0.005
+    prose_size_measured_tolerance: float = 0.06
     # a line set larger is a heading with at most this many words
     large_heading_max_words: int = 20
     # a heading found by size or weight is at most this long

@@ -5,6 +5,7 @@ display type), headings set on two lines joined, levels on one scale, and the do
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.captions import numbered_caption
@@ -202,22 +203,41 @@ def _title_line(rb: ReadBlock, rows: list[ReadBlock], *, params: AssembleParams)
     )
 
 
-def _set_larger(rb: ReadBlock, ratio: float, body_size: float, prose_sizes: frozenset) -> bool:
+@dataclass(frozen=True)
+class ProseSizes:
+    """The sizes a document's prose is set in, from one kind of reading: its paragraphs' and
+    list items' characters by text size (px), beside the document's characters of every kind
+    of reading. Sizes `tolerance` apart (a share of the size) are one: a text layer's sizes are
+    exact, a scan's are measured."""
+
+    chars_by_size: tuple[tuple[float, int], ...] = ()
+    total: int = 0
+    tolerance: float = 0.0
+
+    def holds(self, size: float, *, params: AssembleParams) -> bool:
+        """`size` carries `prose_size_share` or more of the document's prose."""
+        near = sum(n for s, n in self.chars_by_size if abs(s - size) <= self.tolerance * size)
+        return self.total > 0 and near >= params.prose_size_share * self.total
+
+
+def _set_larger(
+    rb: ReadBlock, ratio: float, body_size: float, prose: ProseSizes, *, params: AssembleParams
+) -> bool:
     """Set `ratio` times the body's size or larger, and at no size the document's prose is
-    set in (`prose_sizes`, text layers: a paper's first page whose smaller abstract outweighs
-    its body text had its body's short lines taken for headings)."""
+    set in (a paper's first page whose smaller abstract outweighs its body had its body's
+    short lines, "To appear in ...", its keywords, taken for headings)."""
     size = rb.font_size or 0.0
-    return bool(body_size) and size >= ratio * body_size and round(size, 1) not in prose_sizes
+    return bool(body_size) and size >= ratio * body_size and not prose.holds(size, params=params)
 
 
 def _display_size(
-    rb: ReadBlock, body_size: float, prose_sizes: frozenset, *, params: AssembleParams
+    rb: ReadBlock, body_size: float, prose: ProseSizes, *, params: AssembleParams
 ) -> bool:
     """Much larger than the body, short, real words: display type, i.e. a title."""
     text = rb.text.strip()
     size = rb.font_size or 0.0
     return (
-        _set_larger(rb, params.display_size_ratio, body_size, prose_sizes)
+        _set_larger(rb, params.display_size_ratio, body_size, prose, params=params)
         and len(text) <= params.display_max_chars
         and (rb.bbox is None or rb.bbox[3] - rb.bbox[1] <= params.display_max_height_ratio * size)
         and real_words(rb.words, text)
@@ -225,7 +245,7 @@ def _display_size(
 
 
 def _looks_like_heading(
-    rb: ReadBlock, body_size: float, body_ink: float, prose_sizes: frozenset, *,
+    rb: ReadBlock, body_size: float, body_ink: float, prose: ProseSizes, *,
     params: AssembleParams,
 ) -> bool:  # fmt: skip
     text = rb.text.strip()
@@ -233,7 +253,7 @@ def _looks_like_heading(
     if not words or len(text) > params.heading_max_chars or not any(c.isalpha() for c in text):
         return False
     size = rb.font_size or 0.0
-    larger = _set_larger(rb, params.heading_size_ratio, body_size, prose_sizes)
+    larger = _set_larger(rb, params.heading_size_ratio, body_size, prose, params=params)
     if larger and len(words) <= params.large_heading_max_words:
         return True
     ink = rb.ink or 0.0
@@ -255,27 +275,25 @@ def is_heading(
     body_ink: float,
     *,
     bold_title: bool = False,
-    prose_sizes: frozenset = frozenset(),
+    prose: ProseSizes = ProseSizes(),
     params: AssembleParams = ASSEMBLE,
 ) -> bool:
     """A paragraph that is a heading: by size and weight where no layout model placed it, by
     display type, weight measured on a scan (`bold_titles`) or a short larger line of real
     words where the layout model took it for text. Larger than the body means at no size
-    the document's prose is set in (`prose_sizes`, text sizes in px to 0.1)."""
-    if rb.layout is None and _looks_like_heading(
-        rb, body_size, body_ink, prose_sizes, params=params
-    ):
+    the document's prose is set in (`prose`)."""
+    if rb.layout is None and _looks_like_heading(rb, body_size, body_ink, prose, params=params):
         # Engines without a layout model (or blocks outside every region): size and weight.
         return True
     # Display type or a short larger line the layout model took for text (a paper's title,
     # a word processor's heading): real words only. Bold alone is not enough there (the
     # bold names of a paper's authors are not headings).
     return rb.layout == "text" and bool(
-        _display_size(rb, body_size, prose_sizes, params=params)
+        _display_size(rb, body_size, prose, params=params)
         or bold_title
         or (
-            _set_larger(rb, params.heading_size_ratio, body_size, prose_sizes)
-            and _looks_like_heading(rb, body_size, body_ink, prose_sizes, params=params)
+            _set_larger(rb, params.heading_size_ratio, body_size, prose, params=params)
+            and _looks_like_heading(rb, body_size, body_ink, prose, params=params)
             and real_words(rb.words, rb.text)
         )
     )
