@@ -7,7 +7,7 @@ page number set apart from the title by a wide gap: a leader dropped, a right-al
 is an entry's title wrapped onto the next line; consecutive contents blocks with at least
 `min_entries` entries whose page numbers never go down (a contents page's do not; a table's
 column of figures, an index's, do) become list items, one per entry, nested by indentation when
-assembled.
+assembled. A page number a reader gave as a block of its own ends the entry on its row.
 """
 
 from __future__ import annotations
@@ -29,27 +29,66 @@ _LEADER = re.compile(f"[{re.escape(LEADER_DOTS)} ]+")  # what is left of a leade
 def contents_lists(
     blocks: list[ReadBlock], *, params: ContentsParams = CONTENTS
 ) -> list[ReadBlock]:
-    """`blocks` with the runs of contents blocks (module docstring) as list items."""
+    """`blocks` with the runs of contents blocks (module docstring) as list items. A page
+    number that is a block of its own on its entry's row (a contents set without leaders, its
+    numbers ranged right: a reader parts the row at the gap) ends that entry."""
+    beside = _numbers_beside(blocks, params)
+    numbers = {id(number) for number in beside.values()}
     out: list[ReadBlock] = []
-    run: list[tuple[ReadBlock, list[list[Word]]]] = []
+    # (the block as it stands, the block with its page number, its entries; none: a number)
+    run: list[tuple[ReadBlock, ReadBlock, list[list[Word]]]] = []
+    used: set[int] = set()  # page numbers now ending an item
 
     def close() -> None:
-        entries = [entry for _, found in run for entry in found]
+        entries = [entry for _, _, found in run for entry in found]
         if len(entries) >= params.min_entries and _ascending(entries, params):
-            out.extend(_item(block, entry) for block, found in run for entry in found)
+            out.extend(_item(joined, entry) for _, joined, found in run for entry in found)
+            used.update(id(beside[id(block)]) for block, _, _ in run if id(block) in beside)
         else:
-            out.extend(block for block, _ in run)
+            out.extend(block for block, _, _ in run)
         run.clear()
 
     for block in blocks:
-        found = _entries(block, params) if block.kind in ("paragraph", "heading") else None
+        if run and id(block) in numbers:
+            run.append((block, block, []))  # its entry's title is in the run, or it stays
+            continue
+        joined = _with_number(block, beside[id(block)]) if id(block) in beside else block
+        found = _entries(joined, params) if block.kind in ("paragraph", "heading") else None
         if found:
-            run.append((block, found))
+            run.append((block, joined, found))
             continue
         close()
         out.append(block)
     close()
-    return out
+    return [block for block in out if id(block) not in used]
+
+
+def _numbers_beside(blocks: list[ReadBlock], params: ContentsParams) -> dict[int, ReadBlock]:
+    """Blocks that are a page number alone, by the id of the block whose last line they end:
+    the nearest on their row to their left, `page_gap_ratio` of the line's height or more
+    away."""
+    found: dict[int, ReadBlock] = {}
+    for number in blocks:
+        words = number.words
+        if len(words) != 1 or words[0].bbox is None or _page(words[0].text, params) is None:
+            continue
+        box = words[0].bbox
+        middle, height = (box[1] + box[3]) / 2, box[3] - box[1]
+        left = []
+        for block in blocks:
+            last = block.words[-1].bbox if block is not number and block.words else None
+            if last is None or id(block) in found or block.kind not in ("paragraph", "heading"):
+                continue
+            on_row = abs((last[1] + last[3]) / 2 - middle) <= params.same_line_ratio * height
+            if on_row and box[0] - last[2] >= params.page_gap_ratio * height:
+                left.append((last[2], block))
+        if left:
+            found[id(max(left, key=lambda pair: pair[0])[1])] = number
+    return found
+
+
+def _with_number(block: ReadBlock, number: ReadBlock) -> ReadBlock:
+    return replace(block, text=f"{block.text} {number.text}", words=[*block.words, *number.words])
 
 
 def _entries(block: ReadBlock, params: ContentsParams) -> list[list[Word]] | None:

@@ -126,3 +126,30 @@ def test_a_born_digital_contents_page_is_a_list(tmp_path):
     assert items == ["1 Introduction 1", "2 Methods of the survey 4", "2.1 Sampling 5",
                      "3 Results 9"]  # fmt: skip
     assert main.select("li li")[0].get_text(strip=True) == "2.1 Sampling 5"  # nested under 2
+
+
+def _parted(lines: list[list[Word]]) -> tuple[list[ReadBlock], list[ReadBlock]]:
+    """Each line's title a block, its page number another: a row parted at the gap."""
+    titles = [_block([line[:-1]]) for line in lines]
+    return titles, [_block([line[-1:]]) for line in lines]
+
+
+def test_page_numbers_read_as_blocks_of_their_own_end_their_rows_entries():
+    """A contents set without leaders, its numbers ranged right (KOMA-Script's, a scan parted
+    at the gap): the titles came as one block each and the numbers after them, "1" and "1"
+    as paragraphs of their own. Each number ends the entry on its row, wherever it stands in
+    the reading's order; a paragraph beside a number not on its row keeps both."""
+    lines = [_line(100, "1 Preamble", "1"), _line(160, "2 Analysis", "1"),
+             _line(220, "3 Results", "4")]  # fmt: skip
+    titles, numbers = _parted(lines)
+    for order in (titles + numbers, [b for pair in zip(titles, numbers) for b in pair]):
+        out = contents_lists(order)
+        assert [(b.kind, b.text) for b in out] == [
+            ("list_item", "1 Preamble 1"), ("list_item", "2 Analysis 1"),
+            ("list_item", "3 Results 4"),
+        ]  # fmt: skip
+    # Numbers going down (a table's column of figures): nothing changes, nothing is lost.
+    lines = [_line(100, "Apples", "9"), _line(160, "Pears", "4"), _line(220, "Plums", "2")]
+    titles, numbers = _parted(lines)
+    order = [b for pair in zip(titles, numbers) for b in pair]
+    assert contents_lists(order) == order
