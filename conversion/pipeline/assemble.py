@@ -64,6 +64,7 @@ def _page_blocks(
     blocks = captions.attach_table_captions(blocks, params=params)
     blocks = references.reference_entries(blocks, params=params)
     blocks = paragraphs.merge_broken_paragraphs(blocks, params=params)
+    blocks = paragraphs.notes_after_a_column_break(blocks, params=params)
     return paragraphs.dash_continuations(blocks)
 
 

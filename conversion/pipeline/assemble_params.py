@@ -161,6 +161,9 @@ class AssembleParams:
     broken_indent_share: float = 0.1
     # ... and their sizes differ by less than this share of the first one's
     broken_size_share: float = 0.25
+    # small print at a column's foot, set at most this share of the paragraph's size above it
+    # (a paper's copyright block: 7.8 pt under 10 pt, 0.78)
+    column_note_size_ratio: float = 0.85
     # a block whose first line starts this many of its words' heights right of its other
     # lines opens a paragraph (its first-line indent: 1.2 em set, five typewriter spaces,
     # about 1.5 to 3 word heights); the rest of a cut paragraph starts at its column's edge

@@ -1,6 +1,7 @@
 """Broken paragraphs over a page's blocks: a line cut at a column gap, a paragraph split
 mid-sentence (by a figure, a column, a page's layout regions) and a dashed clause the engine took
-for a list item are joined back into the paragraph they continue.
+for a list item are joined back into the paragraph they continue; small print at a column's foot
+moves out of the sentence that goes on at the next column's head.
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams)
     """rb goes on with the paragraph prev: same column and size (or prev its first line), no
     sentence end between; a block opening in a capital whose first line is indented opens
     its own paragraph (a misread full stop, "amour ," over an indented "Lorsque", ends no
-    sentence)."""
+    sentence), and so does one in small print (a note the layout model took for text: a
+    paper's copyright block under the paragraph that goes on in the next column)."""
     return bool(
         prev is not None
         and prev.kind == rb.kind == "paragraph"
@@ -104,6 +106,7 @@ def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams)
             or (
                 _same_body_text(prev, rb, params=params)
                 and not _opens_indented(prev, rb, params=params)
+                and not _small_print(rb, prev, params=params)  # a note under it
             )
         )
         and not _SENTENCE_END.search(prev.text.strip())
@@ -143,6 +146,54 @@ def merge_broken_paragraphs(
             continue
         out.extend(figures_between)
         out.append(rb)
+    return out
+
+
+def _small_print(rb: ReadBlock, body: ReadBlock, *, params: AssembleParams) -> bool:
+    """A note or a paragraph set at most `column_note_size_ratio` of body's size."""
+    size, body_size = rb.font_size or 0.0, body.font_size or 0.0
+    return (
+        rb.kind in ("paragraph", "footnote")
+        and 0 < size <= params.column_note_size_ratio * body_size
+    )
+
+
+def notes_after_a_column_break(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """Small print at a column's foot (a paper's copyright block, a note the layout model
+    took for text) stood in the middle of a sentence that goes on at the next column's head
+    ("... and make deployment [Permission to make digital or hard copies ...] and is used
+    for ..."): a paragraph ending mid-sentence, then blocks of small print under it, then a
+    paragraph in lower case at its size, higher on the page (the next column's head). The
+    small print moves after the paragraph that goes on."""
+    out = list(blocks)
+    k = 0
+    while k < len(out):
+        prev = out[k]
+        notes_end = k + 1
+        while notes_end < len(out) and _small_print(out[notes_end], prev, params=params):
+            notes_end += 1
+        if (
+            notes_end > k + 1
+            and notes_end < len(out)
+            and prev.kind == "paragraph"
+            and prev.bbox
+            and prev.text
+            and not _SENTENCE_END.search(prev.text.strip())
+            and all(n.bbox and n.bbox[1] >= prev.bbox[3] for n in out[k + 1 : notes_end])  # type: ignore[index]
+        ):
+            rb = out[notes_end]
+            size = prev.font_size or 0.0
+            if (
+                rb.kind == "paragraph"
+                and rb.text[:1].islower()
+                and rb.bbox
+                and rb.bbox[1] < prev.bbox[3]
+                and abs((rb.font_size or 0.0) - size) < params.broken_size_share * max(size, 1)
+            ):
+                out[k + 1 : notes_end + 1] = [rb, *out[k + 1 : notes_end]]
+        k += 1
     return out
 
 

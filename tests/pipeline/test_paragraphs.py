@@ -67,3 +67,27 @@ def test_a_typescripts_indented_paragraph_is_not_run_into_the_one_before():
     assert len(_kinds([first, _lines(flush, 300, 700)])) == 1
     # One indented line under the paragraph (Tesseract's block of a new paragraph's first line).
     assert len(_kinds([first, _lines(second[:1], 300, 700)])) == 2
+
+
+COLUMN_ONE = ("Dynamic languages such as JavaScript, Python, and Ruby are popular since they are "
+              "expressive, accessible to non-experts, and make deployment as easy as")  # fmt: skip
+COPYRIGHT = ("Permission to make digital or hard copies of all or part of this work for personal "
+             "or classroom use is granted without fee.")  # fmt: skip
+COLUMN_TWO = ("distributing a single source file. JavaScript is used for the application logic "
+              "of browser-based productivity applications.")  # fmt: skip
+
+
+def test_small_print_at_a_columns_foot_moves_after_the_sentence_that_goes_on_in_the_next():
+    """A two-column paper's first page (pdfjs issue15012): its first column ends mid-sentence
+    over the ACM copyright block (14.5 px under 18.7), and the sentence goes on at the head of
+    the second column. The block was run into the paragraph (its size within a quarter of the
+    body's, no sentence end before it) and stood between the sentence's halves; it now follows
+    them, its own paragraphs."""
+    blocks = [_text(COLUMN_ONE + " " + REST, (112, 1218, 610, 1317), 18.7),
+              _text(COPYRIGHT, (112, 1390, 610, 1470), 14.5),
+              _text("PLDI'09, June 15-20, 2009, Dublin, Ireland.", (112, 1477, 464, 1507), 14.5),
+              _text(COLUMN_TWO, (660, 704, 1158, 803), 18.7)]  # fmt: skip
+    blocks[0].text = COLUMN_ONE  # the paragraph ends mid-sentence at the column's foot
+    assert [text for _, text in _kinds(blocks)] == [
+        COLUMN_ONE[:31], COLUMN_TWO[:31], COPYRIGHT[:31], "PLDI'09, June 15-20, 2009, Dubl"
+    ]  # fmt: skip
