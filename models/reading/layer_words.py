@@ -146,6 +146,19 @@ def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
     return out
 
 
+def _logo_letters(text: str, start: int, end: int) -> bool:
+    """text[start:end] is letters raised or lowered between letters of one word: a logo's
+    (LaTeX's raised A, TeX's lowered E), no exponent or index, which end a word or stand on
+    a figure ("x2", "H2O", "1st")."""
+    return (
+        start > 0
+        and end < len(text)
+        and text[start:end].isalpha()
+        and text[start - 1].isalpha()
+        and text[end].isalpha()
+    )
+
+
 def word_styles(
     page: pymupdf.Page, words: list[tuple] | None = None, *, params: TextLayerParams = TEXT_LAYER
 ) -> tuple[dict[_Key, list], dict[_Key, float], dict[_Key, str]]:
@@ -199,7 +212,9 @@ def word_styles(
                 runs[-1][1] = at + 1
             elif kind:
                 runs.append([at, at + 1, kind])
-        scripts[(k, i, n)] = runs
+        runs = [run for run in runs if not _logo_letters(read, run[0], run[1])]
+        if runs:
+            scripts[(k, i, n)] = runs
     return scripts, sizes, texts
 
 

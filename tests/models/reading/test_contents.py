@@ -142,7 +142,10 @@ def test_page_numbers_read_as_blocks_of_their_own_end_their_rows_entries():
     lines = [_line(100, "1 Preamble", "1"), _line(160, "2 Analysis", "1"),
              _line(220, "3 Results", "4")]  # fmt: skip
     titles, numbers = _parted(lines)
-    for order in (titles + numbers, [b for pair in zip(titles, numbers) for b in pair]):
+    for order in (
+        titles + numbers,
+        [b for pair in zip(titles, numbers, strict=True) for b in pair],
+    ):
         out = contents_lists(order)
         assert [(b.kind, b.text) for b in out] == [
             ("list_item", "1 Preamble 1"), ("list_item", "2 Analysis 1"),
@@ -151,5 +154,5 @@ def test_page_numbers_read_as_blocks_of_their_own_end_their_rows_entries():
     # Numbers going down (a table's column of figures): nothing changes, nothing is lost.
     lines = [_line(100, "Apples", "9"), _line(160, "Pears", "4"), _line(220, "Plums", "2")]
     titles, numbers = _parted(lines)
-    order = [b for pair in zip(titles, numbers) for b in pair]
+    order = [b for pair in zip(titles, numbers, strict=True) for b in pair]
     assert contents_lists(order) == order

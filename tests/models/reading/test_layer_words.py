@@ -123,3 +123,15 @@ def test_an_arabic_word_is_one_word_not_the_pieces_its_joined_letters_make():
         reading = text_layer_reading(page, page_number=1, dpi=150)
     text = " ".join(b.text for b in reading.blocks)
     assert text.split() == [word for line in lines for word in line]
+
+
+def test_a_logos_raised_letter_is_no_exponent_but_a_words_end_is():
+    """pdfTeX's \\LaTeX logo raises a small "A" between "L" and "TEX": it was an exponent, and
+    the HTML said "L<sup>A</sup>TEX" (a reader heard "L, A, TEX"). Letters raised or lowered
+    between letters of one word are a logo's; "x2" and "1st" keep theirs."""
+    page = pymupdf.open(CORPUS / "logos" / "latex-logo.pdf")[0]
+    words = page_words(page)
+    scripts, _, _ = word_styles(page, words)
+    script_of = {w[4]: scripts.get(tuple(w[5:8])) for w in words}
+    assert script_of["LATEX"] is None and script_of["TEX"] is None
+    assert script_of["x2"] == [[1, 2, "sup"]] and script_of["1st"] == [[1, 3, "sup"]]
