@@ -147,15 +147,14 @@ def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
 
 
 def _logo_letters(text: str, start: int, end: int) -> bool:
-    """text[start:end] is letters raised or lowered between letters of one word: a logo's
-    (LaTeX's raised A, TeX's lowered E), no exponent or index, which end a word or stand on
-    a figure ("x2", "H2O", "1st")."""
+    """text[start:end] is capitals raised or lowered between capitals of one word: a logo's
+    (LaTeX's raised A, TeX's lowered E), no exponent or index, which end a word, stand on a
+    figure or sit between small letters ("x2", "H2O", "1st", an inline formula's "aibj")."""
     return (
         start > 0
         and end < len(text)
         and text[start:end].isalpha()
-        and text[start - 1].isalpha()
-        and text[end].isalpha()
+        and text[start - 1 : end + 1].isupper()
     )
 
 
