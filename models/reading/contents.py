@@ -33,7 +33,7 @@ def contents_lists(
     number that is a block of its own on its entry's row (a contents set without leaders, its
     numbers ranged right: a reader parts the row at the gap) ends that entry."""
     beside = _numbers_beside(blocks, params)
-    numbers = {id(number) for number in beside.values()}
+    title_of = {id(number): title for title, number in beside.items()}  # ids
     out: list[ReadBlock] = []
     # (the block as it stands, the block with its page number, its entries; none: a number)
     run: list[tuple[ReadBlock, ReadBlock, list[list[Word]]]] = []
@@ -42,14 +42,19 @@ def contents_lists(
     def close() -> None:
         entries = [entry for _, _, found in run for entry in found]
         if len(entries) >= params.min_entries and _ascending(entries, params):
-            out.extend(_item(joined, entry) for _, joined, found in run for entry in found)
-            used.update(id(beside[id(block)]) for block, _, _ in run if id(block) in beside)
+            titles = {id(block) for block, _, found in run if found}
+            for block, joined, found in run:
+                if found:
+                    out.extend(_item(joined, entry) for entry in found)
+                elif title_of[id(block)] not in titles:
+                    out.append(block)  # a number whose entry is not in the list stays
+            used.update(id(beside[title]) for title in titles if title in beside)
         else:
             out.extend(block for block, _, _ in run)
         run.clear()
 
     for block in blocks:
-        if run and id(block) in numbers:
+        if run and id(block) in title_of:
             run.append((block, block, []))  # its entry's title is in the run, or it stays
             continue
         joined = _with_number(block, beside[id(block)]) if id(block) in beside else block

@@ -156,3 +156,16 @@ def test_page_numbers_read_as_blocks_of_their_own_end_their_rows_entries():
     titles, numbers = _parted(lines)
     order = [b for pair in zip(titles, numbers, strict=True) for b in pair]
     assert contents_lists(order) == order
+
+
+def test_a_page_number_whose_entry_stays_outside_the_list_is_kept():
+    """A number on the row of a block that is no entry (a paragraph of prose before the list,
+    its line ending where the number stands apart), read in the middle of a contents run:
+    the list is made and the number keeps its place, never lost."""
+    prose = _block([_line(y, "Some words of prose that run on", None) for y in (-80, -20, 40)]
+                   + [_line(100, "and end here", None)])  # fmt: skip
+    stray = _block([[Word("9", 95, (PAGE_X, 100, PAGE_X + 25, 100 + HEIGHT))]])
+    lines = [_line(160, "1 Preamble", "1"), _line(220, "2 Analysis", "3")]
+    titles, numbers = _parted(lines)
+    out = contents_lists([prose, titles[0], stray, titles[1], *numbers])
+    assert [b.text for b in out] == [prose.text, "1 Preamble 1", "9", "2 Analysis 3"]
