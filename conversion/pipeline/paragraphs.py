@@ -91,6 +91,13 @@ def _opens_indented(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -
     return indent >= params.opening_indent_heights * heights[len(heights) // 2]
 
 
+def _same_size(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -> bool:
+    """rb's text size differs from prev's by less than `broken_size_share` of prev's."""
+    return abs((prev.font_size or 0) - (rb.font_size or 0)) < params.broken_size_share * (
+        prev.font_size or 1
+    )
+
+
 def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams) -> bool:
     """rb goes on with the paragraph prev: same column and size (or prev its first line), no
     sentence end between; a block opening in a capital whose first line is indented opens
@@ -114,11 +121,7 @@ def _continues(prev: ReadBlock | None, rb: ReadBlock, *, params: AssembleParams)
         and rb.bbox
         and abs(prev.bbox[0] - rb.bbox[0])
         < params.broken_indent_share * max(prev.bbox[2] - prev.bbox[0], 1)
-        and (
-            abs((prev.font_size or 0) - (rb.font_size or 0))
-            < params.broken_size_share * (prev.font_size or 1)
-            or _first_line(prev, rb, params=params)
-        )
+        and (_same_size(prev, rb, params=params) or _first_line(prev, rb, params=params))
     )
 
 
@@ -184,13 +187,12 @@ def notes_after_a_column_break(
             and all(n.bbox and n.bbox[1] >= prev.bbox[3] for n in out[k + 1 : notes_end])  # type: ignore[index]
         ):
             rb = out[notes_end]
-            size = prev.font_size or 0.0
             if (
                 rb.kind == "paragraph"
                 and rb.text[:1].islower()
                 and rb.bbox
                 and rb.bbox[1] < prev.bbox[3]
-                and abs((rb.font_size or 0.0) - size) < params.broken_size_share * max(size, 1)
+                and _same_size(prev, rb, params=params)
             ):
                 out[k + 1 : notes_end + 1] = [rb, *out[k + 1 : notes_end]]
         k += 1
