@@ -59,6 +59,8 @@ def kind_of(block: Tag) -> str:
         return "list"
     if block.name == "aside":
         return "footnote"
+    if block.name == "pre":
+        return "code"
     return "other"
 
 
@@ -70,6 +72,7 @@ _KIND_NAMES = {
     "figure": "figure",
     "list": "list",
     "footnote": "footnote",
+    "code": "code listing",
     "other": "block",
 }
 

@@ -23,6 +23,7 @@ BlockKind = Literal[
     "caption",
     "footnote",
     "formula",
+    "code",  # a listing set in a monospaced font: `text` keeps its lines and indentation
     "page_header",
     "page_footer",
     "page_number",

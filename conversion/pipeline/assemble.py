@@ -385,6 +385,8 @@ def _block(rb: ReadBlock, kind: str, body_size: float, *, params: AssembleParams
                      labels=labels)  # fmt: skip
     if kind == "formula":
         return Block(kind="formula", latex=rb.latex or rb.text, bbox=rb.bbox)
+    if kind == "code":  # its lines and indentation as read: one span, no word spans
+        return Block(kind="code", spans=[Span(text=rb.text, lang=rb.lang)], bbox=rb.bbox)
     if kind == "caption":
         kind = "paragraph"
     block = Block(kind=kind, spans=spans_from(rb, params=params), bbox=rb.bbox, lang=rb.lang)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ BlockKind = Literal[
     "figure",
     "footnote",
     "formula",
+    "code",  # a listing: its one span keeps its lines and indentation
     "page_header",
     "page_footer",
 ]

@@ -261,6 +261,10 @@ def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) 
     if block.kind == "formula":
         state.formula_no += 1
         return _formula_html(block, state.formula_no)
+    if block.kind == "code":
+        # A listing keeps its lines and indentation; the stylesheet wraps a long line rather
+        # than widen the page (reflow at 320 px).
+        return f'<pre class="code"{lang}><code>{esc(block.text)}</code></pre>'
     if not block.text.strip():
         return ""  # an empty paragraph is noise for a screen reader
     return f"<p{lang}>{_spans(block.spans, state)}</p>"

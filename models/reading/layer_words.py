@@ -8,12 +8,14 @@ from __future__ import annotations
 import re
 import statistics
 import unicodedata
+from typing import NamedTuple
 
 import pymupdf
 
 from models.engine import ReadBlock, Word
 from models.reading.boxes import union
 from models.reading.markers import BULLET
+from models.reading.params.code import CODE, MONO_FONT, CodeParams
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
 
 
@@ -158,24 +160,78 @@ def _logo_letters(text: str, start: int, end: int) -> bool:
     )
 
 
+class WordStyles(NamedTuple):
+    """What a word's glyphs tell beyond its text, per word (text block, line, word)."""
+
+    scripts: dict[_Key, list]  # exponents and indices: [[start, end, "sup" | "sub"], ...]
+    sizes: dict[_Key, float]  # its own text size in points
+    texts: dict[_Key, str]  # its text where its glyphs read otherwise than MuPDF's word
+    mono: set[_Key]  # the words set (most of their glyphs) in a monospaced font
+
+
+_NARROW, _WIDE = frozenset("il.,:;!'|"), frozenset("mwMW")
+
+
+def _even_fonts(blocks: list[dict], params: CodeParams) -> set[str]:
+    """The fonts whose glyphs all advance alike, narrow and wide ones among them: monospaced
+    whatever their descriptor and name say (pdfTeX's bitmap Type 3 fonts have neither)."""
+    advances: dict[str, dict[str, float]] = {}
+    for block in blocks:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                if span["size"] <= 0:
+                    continue
+                font = advances.setdefault(span["font"], {})
+                for char in span["chars"]:
+                    if not char["c"].isspace():
+                        font[char["c"]] = (char["bbox"][2] - char["bbox"][0]) / span["size"]
+    even = set()
+    for name, font in advances.items():
+        chars = set(font)
+        if len(chars) < params.even_min_glyphs or not (chars & _NARROW and chars & _WIDE):
+            continue
+        if max(font.values()) <= (1 + params.even_advance_spread) * min(font.values()):
+            even.add(name)
+    return even
+
+
+def _monospaced(span: dict, even: set[str]) -> bool:
+    """A span set in a monospaced font: its descriptor, its name or its glyphs say so."""
+    return (
+        bool(span["flags"] & pymupdf.TEXT_FONT_MONOSPACED)
+        or bool(MONO_FONT.search(span["font"]))
+        or span["font"] in even
+    )
+
+
 def word_styles(
     page: pymupdf.Page, words: list[tuple] | None = None, *, params: TextLayerParams = TEXT_LAYER
-) -> tuple[dict[_Key, list], dict[_Key, float], dict[_Key, str]]:
+) -> WordStyles:
     """Per word (text block, line, word): its exponents and indices ("2t3" with a raised "3",
     from the glyphs' sizes and baselines) as [[start, end, "sup" | "sub"], ...], its own
-    text size in points (a heading's, not that of the paragraph MuPDF put it in), and its text
+    text size in points (a heading's, not that of the paragraph MuPDF put it in), its text
     where its glyphs read otherwise than MuPDF's word (spacing accents composed, ligatures
-    expanded). `words`: the page's `get_text("words", sort=False)` when the caller already has
-    it."""
+    expanded), and whether most of its glyphs are set in a monospaced font. `words`: the page's
+    `get_text("words", sort=False)` when the caller already has it."""
     scripts: dict[_Key, list] = {}
     sizes: dict[_Key, float] = {}
     texts: dict[_Key, str] = {}
+    mono: set[_Key] = set()
+    mono_glyphs: set[int] = set()  # id() of the glyphs set in a monospaced font
     # Words and glyphs come from two extractions whose lines need not be numbered alike: a
     # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
     buckets: dict[int, list[tuple[int, float, dict, float, str | None]]] = {}
     drawn = 0  # the glyphs' order on the page
-    for block in page.get_text("rawdict", sort=False)["blocks"]:
+    blocks = page.get_text("rawdict", sort=False)["blocks"]
+    even = _even_fonts(blocks, CODE)
+    for block in blocks:
         for line in block.get("lines", ()):
+            mono_glyphs.update(
+                id(char)
+                for span in line["spans"]
+                if _monospaced(span, even)
+                for char in span["chars"]
+            )
             for char, size, mark in _line_glyphs(line, params):
                 if not char["c"].isspace():
                     cx = (char["bbox"][0] + char["bbox"][2]) / 2
@@ -196,6 +252,8 @@ def word_styles(
         glyphs = _word_glyphs(inside, text)
         if glyphs is None:
             continue
+        if 2 * sum(id(char) in mono_glyphs for char, _, _ in glyphs) > len(glyphs):
+            mono.add((k, i, n))  # (a "$" of pdfTeX's typewriter type may come from another)
         units = _composed(glyphs)
         read = "".join(t for t, _, _ in units)
         if read != text:
@@ -214,7 +272,7 @@ def word_styles(
         runs = [run for run in runs if not _logo_letters(read, run[0], run[1])]
         if runs:
             scripts[(k, i, n)] = runs
-    return scripts, sizes, texts
+    return WordStyles(scripts, sizes, texts, mono)
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign

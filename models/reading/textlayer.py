@@ -21,6 +21,7 @@ from PIL import Image
 
 from models.engine import PageReading, ReadBlock, Word
 from models.layout import page_regions
+from models.reading.code_blocks import code_blocks
 from models.reading.contents import contents_lists
 from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.floor import fallback_finding, layer_plain_lines, plain_blocks, with_floor
@@ -307,7 +308,9 @@ def _layer_reading(
         [w for w in words_on_page if not any(_centre(w) in r for r in junk_rects)],
         _to_pixels(rot * scale),
     )
-    scripts, word_size, word_text = word_styles(page, words_on_page, params=params)
+    styles = word_styles(page, words_on_page, params=params)
+    scripts, word_size, word_text = styles.scripts, styles.sizes, styles.texts
+    mono_words: set[int] = set()  # id() of the words set in a monospaced font
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in words_on_page:
@@ -322,6 +325,8 @@ def _layer_reading(
                     script=scripts.get(key))  # fmt: skip
         if key in word_size:
             size_of[id(word)] = word_size[key] * scale
+        if key in styles.mono:
+            mono_words.add(id(word))
         words_in.setdefault(k, []).append(((block_no, line_no), word))
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
@@ -369,6 +374,10 @@ def _layer_reading(
                               height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
         ranks = engine_ranks(blocks)  # the layer's own order, a second opinion on ours
         layered = apply_layout(layered, answers)
+        # Listings first: a line of code is no list item, contents entry or heading.
+        layered = replace(
+            layered, blocks=code_blocks(layered.blocks, lambda w: id(w) in mono_words)
+        )
         # A numbered note's lines after its first are its own, as on a scan (the layout
         # model's list-item region holds them all; its marker opens only the first).
         # A contents page's lines are entries, one list item each.

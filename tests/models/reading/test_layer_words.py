@@ -23,7 +23,7 @@ def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path)
         page.insert_text((72, 114 + 12 * k), "body text of the section goes on here", fontsize=9.96)
     doc.save(tmp_path / "mixed.pdf")
     page = pymupdf.open(tmp_path / "mixed.pdf")[0]
-    _, sizes, _ = word_styles(page)
+    sizes = word_styles(page).sizes
     by_text = {w[4]: sizes.get(tuple(w[5:8])) for w in page.get_text("words")}
     assert round(by_text["Human"], 2) == 10.96
     assert round(by_text["body"], 2) == 9.96
@@ -53,14 +53,14 @@ def test_a_spacing_accent_set_over_a_letter_is_composed_with_it(tmp_path):
     page = _accented_page(tmp_path, accent_over=True)
     words = page.get_text("words", sort=False)
     assert [w[4] for w in words] == ["Jim´enez"]  # MuPDF reads the accent as its own glyph
-    _, _, texts = word_styles(page, words)
+    texts = word_styles(page, words).texts
     assert list(texts.values()) == ["Jiménez"]
 
 
 def test_a_spacing_accent_with_its_own_width_stays(tmp_path):
     """An acute typed for an apostrophe ("don´t") is set beside the letters, over none."""
     page = _accented_page(tmp_path, accent_over=False)
-    _, _, texts = word_styles(page)
+    texts = word_styles(page).texts
     assert texts == {}
 
 
@@ -73,7 +73,7 @@ def test_ligature_glyphs_are_written_as_their_letters(tmp_path):
     page = pymupdf.open(tmp_path / "ligatures.pdf")[0]
     words = page.get_text("words", sort=False)
     assert "\ufb01nd" in [w[4] for w in words]
-    _, _, texts = word_styles(page, words)
+    texts = word_styles(page, words).texts
     assert sorted(texts.values()) == ["find", "flow"]
     assert expanded("e\ufb03cient") == "efficient"
 
@@ -131,7 +131,7 @@ def test_a_logos_raised_letter_is_no_exponent_but_a_words_end_is():
     between letters of one word are a logo's; "x2" and "1st" keep theirs."""
     page = pymupdf.open(CORPUS / "logos" / "latex-logo.pdf")[0]
     words = page_words(page)
-    scripts, _, _ = word_styles(page, words)
+    scripts = word_styles(page, words).scripts
     script_of = {w[4]: scripts.get(tuple(w[5:8])) for w in words}
     assert script_of["LATEX"] is None and script_of["TEX"] is None
     assert script_of["x2"] == [[1, 2, "sup"]] and script_of["1st"] == [[1, 3, "sup"]]

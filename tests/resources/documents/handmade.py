@@ -2,9 +2,9 @@
 
 `every_block()` is the reference document for the accessibility tests: three pages, headings
 across pages, nested lists, tables with row/col spans and two header levels, a wide table, a
-table without header cells, formulas, footnotes referenced from the text (one of them twice),
-figures with and without alt text, running headers and footers, low-confidence words and
-passages in a second and third language. `french_only()` has no heading at all.
+table without header cells, formulas, a code listing, footnotes referenced from the text (one
+of them twice), figures with and without alt text, running headers and footers, low-confidence
+words and passages in a second and third language. `french_only()` has no heading at all.
 """
 
 from __future__ import annotations
@@ -133,6 +133,17 @@ def every_block() -> Document:
             _p("The balance follows the usual rule", bbox=(200, 400, 2200, 600)),
             Block(kind="formula", latex=r"\sum_{i=1}^{n} a_i = \frac{n(n+1)}{2}"),
             Block(kind="formula", latex=r"E = mc^2"),
+            # A listing with an indented line and one too long for 320 px: it wraps.
+            Block(
+                kind="code",
+                spans=[
+                    Span(
+                        "def balance(income, costs):\n    return sum(income) - sum(costs)  "
+                        "# every line of the accounts, from the first of January to the last "
+                        "of December"
+                    )
+                ],
+            ),  # fmt: skip
             Block(
                 kind="figure",
                 image="figure-1-p2.png",
