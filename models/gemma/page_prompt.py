@@ -8,13 +8,13 @@ into pixels of the page image the engine was given.
 
 from __future__ import annotations
 
-PROMPT_VERSION = "page-md-v2"
+PROMPT_VERSION = "page-md-v3"
 BOX_SCALE = 1000
 
 # v2 (issue 35): the v1 rules in 26 % fewer characters and words (1,638 -> 1,212 characters,
 # 277 -> 203 words; the random packages' character tokenizer: 1,637 -> 1,212 tokens). It comes
 # before the page image in the prompt, so its KV is computed once per worker (the runtimes'
-# prefix cache).
+# prefix cache). v3: program code and other preformatted text between ``` lines (a code block).
 PAGE_PROMPT = """\
 Transcribe this scanned page for a blind reader: all text, in reading order, exactly as \
 printed; never add, guess or summarize.
@@ -35,6 +35,7 @@ colspan; inside cells write <, >, & as &lt;, &gt;, &amp;.
 values](box:x0,y0,x1,y1), the box on a 0-1000 grid of the page (x0,y0 top left), its printed \
 caption on the next line.
 - Formulas in LaTeX: display ones on their own lines between $$ and $$, inline ones as $...$.
+- Program code and other preformatted text between ``` lines, its lines and indentation kept.
 - <header>running header</header>, <footer>running footer</footer>, \
 <page-number>12</page-number>, <footnote>1 text</footnote>.
 

@@ -128,6 +128,10 @@ def markdown_blocks(src: str, *, width: int, height: int) -> list[ReadBlock]:
             content = _restore_math(t.content.strip(), kept)
             if t.info.strip().lower() in ("math", "latex", "tex") and not items:
                 out.append(ReadBlock(kind="formula", latex=content, text=content))
+            elif not items and content:
+                # A listing keeps its lines and their indentation (only blank lines around it go).
+                listing = _restore_math(t.content.strip("\n").rstrip(), kept)
+                out.append(ReadBlock(kind="code", text=listing))
             else:
                 for para in re.split(r"\n\s*\n", content):
                     add_text(_squash(para))

@@ -49,6 +49,7 @@ CONVENTIONS = [
     ("<page-number>", "<page-number>12</page-number>", "page_number"),
     ("<footnote>", "<footnote>1 A note.</footnote>", "footnote"),
     ("- ", "- one\n- two", "list_item"),
+    ("```", "```\ndef f():\n    return 1\n```", "code"),
 ]  # fmt: skip
 
 
@@ -58,6 +59,18 @@ def test_every_convention_the_prompt_teaches_is_read(taught: str, answer: str, k
     page = parse(f"---\nprimary_language: de\nrotation: 90\nis_blank: false\n---\n{answer}")
     assert kind in kinds(page) and not codes(page), (kinds(page), codes(page))
     assert (page.language, page.rotation) == ("de", 90)  # the front matter it teaches
+
+
+def test_a_listing_keeps_its_lines_and_indentation_and_stays_text(tmp_path: Path) -> None:
+    text = FRONT + "Run:\n\n```python\n\nif x:\n    print('<script>$a$')\n\n```\nDone."
+    page = parse(text)
+    assert [(b.kind, b.text) for b in page.blocks] == [
+        ("paragraph", "Run:"),
+        ("code", "if x:\n    print('<script>$a$')"),
+        ("paragraph", "Done."),
+    ]
+    pre = BeautifulSoup(_html_for(text, tmp_path), "html.parser").find("pre")
+    assert pre.code.get_text() == "if x:\n    print('<script>$a$')" and not pre.find("script")
 
 
 def test_front_matter() -> None:
