@@ -54,6 +54,7 @@ from models.reading.floor import (
     scan_plain_lines,
     with_floor,
 )
+from models.reading.line_numbers import scan_without_line_numbers
 from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR
 from models.reading.scan import ScanImage, scan_structure, scan_text
@@ -443,6 +444,9 @@ class TesseractEngine(PartRereads):
             column = read_paragraphs(tess, self._recognize(api_col, gray, page.dpi), page.dpi)
             if cut_lines(column) < cut_lines(paragraphs):
                 api, paragraphs, cut = api_col, column, None
+        # Line numbers in the margin (pleading paper's, a manuscript's) are no text of the page:
+        # not in the floor either, which would bring them back as words lost.
+        paragraphs = scan_without_line_numbers(paragraphs)
         # The plain reading, before our steps trim and drop lines: the page's floor.
         plain.lines, plain.language = scan_plain_lines(paragraphs), language
         plain.width, plain.height, plain.rotation, plain.skew = *gray.size, rotation, skew

@@ -47,6 +47,7 @@ from models.reading.layer_words import (
     word_styles,
 )
 from models.reading.layout_regions import apply_layout
+from models.reading.line_numbers import line_number_words
 from models.reading.page import ReadingPage
 from models.reading.params.text_layer import (
     FULL_TURN_DEG,
@@ -303,6 +304,12 @@ def _layer_reading(
     }  # fmt: skip
     junk_rects = [pymupdf.Rect(text_blocks[k]["lines"][i]["bbox"]) for k, i in junk]
     words_on_page = page_words(page)  # once: word_styles reads the same words
+    # Line numbers in the margin (a manuscript's, pleading paper's) are no text of the page.
+    numbered = line_number_words([(tuple(w[:4]), w[4]) for w in words_on_page])
+    numbers_only = {words_on_page[k][5] for k in numbered} - {
+        w[5] for k, w in enumerate(words_on_page) if k not in numbered
+    }  # text blocks of line numbers alone
+    words_on_page = [w for k, w in enumerate(words_on_page) if k not in numbered]
     # The plain reading under the structured one: the layer's lines, but its specks (above).
     plain = layer_plain_lines(
         [w for w in words_on_page if not any(_centre(w) in r for r in junk_rects)],
@@ -343,8 +350,8 @@ def _layer_reading(
         k = text_no[id(block)]
         skipped = {i for j, i in junk if j == k}
         words = block_words(words_in.get(k, []), params=params)
-        if words_in.get(k) and not words:
-            continue  # a dot leader alone
+        if (words_in.get(k) and not words) or (k in numbers_only and not words):
+            continue  # a dot leader alone, line numbers alone
         read = _text_block(block, skipped, words, box=box, scale=scale, params=params)
         if read is None:
             continue
