@@ -30,8 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -41,8 +39,9 @@ sys.path.insert(0, str(ROOT))
 
 from bs4 import BeautifulSoup  # noqa: E402
 
+from bench.pdflatex import require_pdflatex, write_document  # noqa: E402
 from bench.report import dated, write_result  # noqa: E402
-from bench.structure_quality import run_ours, run_pymupdf4llm, run_tesseract  # noqa: E402
+from bench.structure_quality import run_system  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
 
 DEFAULT_OUT = ROOT / "bench" / "generated" / "code_listings"
@@ -142,23 +141,12 @@ def document(seed: int, fonts: list[str], typewriter: bool) -> tuple[str, dict]:
 
 
 def generate(out: Path = DEFAULT_OUT) -> list[Path]:
-    if shutil.which("pdflatex") is None:
-        raise SystemExit("pdflatex is missing: apt-get install texlive-latex-recommended ...")
+    require_pdflatex()
     pdfs = []
     for part, seeds in PARTS.items():
-        folder = out / part
-        folder.mkdir(parents=True, exist_ok=True)
         for seed in seeds:
             source, truth = document(seed, FONTS[part], typewriter=seed == seeds[-1])
-            name = f"code-{seed:03d}"
-            (folder / f"{name}.tex").write_text(source, encoding="utf-8")
-            (folder / f"{name}.truth.json").write_text(json.dumps(truth, indent=1), "utf-8")
-            with tempfile.TemporaryDirectory() as tmp:
-                subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                                f"-output-directory={tmp}", str(folder / f"{name}.tex")],
-                               check=True, capture_output=True, timeout=120)  # fmt: skip
-                shutil.copy(Path(tmp) / f"{name}.pdf", folder / f"{name}.pdf")
-            pdfs.append(folder / f"{name}.pdf")
+            pdfs.append(write_document(out / part, f"code-{seed:03d}", source, truth))
     return pdfs
 
 
@@ -247,12 +235,7 @@ def main() -> None:
                 for system in systems:
                     work = Path(tmp) / f"{part}-{pdf.stem}-{system}"
                     work.mkdir()
-                    if system == "ours":
-                        html = run_ours(pdf, work, engine)
-                    elif system == "pymupdf4llm":
-                        html = run_pymupdf4llm(pdf)
-                    else:
-                        html = run_tesseract(pdf, work)
+                    html = run_system(system, pdf, work, engine)
                     row = {"part": part, "doc": pdf.stem, "system": system,
                            "typewriter": truth["typewriter"], **score(html, truth)}  # fmt: skip
                     rows.append(row)

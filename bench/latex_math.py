@@ -21,14 +21,15 @@ suite does not.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import shutil
-import subprocess
-import tempfile
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.pdflatex import require_pdflatex, write_document  # noqa: E402
+
 DEFAULT_OUT = ROOT / "bench" / "generated" / "latex_math"
 PARTS = {"tune": range(8), "valid": range(100, 106), "valid2": range(200, 206)}
 # Math fonts: Computer Modern (most papers) and the Times and Palatino packages of psnfss; the
@@ -187,24 +188,13 @@ def document(
 
 def generate(out: Path = DEFAULT_OUT) -> list[Path]:
     """Render every document of both parts under out/PART/; the PDFs."""
-    if shutil.which("pdflatex") is None:
-        raise SystemExit("pdflatex is missing: apt-get install texlive-latex-base ...")
+    require_pdflatex()
     pdfs = []
     for part, seeds in PARTS.items():
         templates = TEMPLATES if part != "tune" else [t for i, t in enumerate(TEMPLATES) if i % 4]
-        folder = out / part
-        folder.mkdir(parents=True, exist_ok=True)
         for seed in seeds:
             source, truth = document(seed, templates, FONTS[part], CLASSES[part])
-            name = f"math-{seed:03d}"
-            (folder / f"{name}.tex").write_text(source, encoding="utf-8")
-            (folder / f"{name}.truth.json").write_text(json.dumps(truth, indent=1), "utf-8")
-            with tempfile.TemporaryDirectory() as tmp:
-                subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                                f"-output-directory={tmp}", str(folder / f"{name}.tex")],
-                               check=True, capture_output=True, timeout=120)  # fmt: skip
-                shutil.copy(Path(tmp) / f"{name}.pdf", folder / f"{name}.pdf")
-            pdfs.append(folder / f"{name}.pdf")
+            pdfs.append(write_document(out / part, f"math-{seed:03d}", source, truth))
     return pdfs
 
 

@@ -40,10 +40,7 @@ import argparse
 import json
 import random
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 
+from bench.pdflatex import compile_tex, require_pdflatex  # noqa: E402
 from bench.splits import split_of  # noqa: E402
 
 CORPUS = "latex-papers"
@@ -526,8 +524,7 @@ def locate(pdf: Path, outline: dict) -> list[dict]:
 
 def generate(out: Path = DEFAULT_OUT) -> list[Path]:
     """Every paper under out/ (NAME.pdf, NAME.tex, NAME.headings.json); the PDFs."""
-    if shutil.which("pdflatex") is None:
-        raise SystemExit("pdflatex is missing: apt-get install texlive-latex-base ...")
+    require_pdflatex()
     out.mkdir(parents=True, exist_ok=True)
     names = [f"paper-{seed:03d}.pdf" for seed in SEEDS]
     pdfs = []
@@ -536,12 +533,7 @@ def generate(out: Path = DEFAULT_OUT) -> list[Path]:
         source, outline = document(seed, split == "validation")
         stem = name.removesuffix(".pdf")
         (out / f"{stem}.tex").write_text(source, encoding="utf-8")
-        with tempfile.TemporaryDirectory() as tmp:
-            for _ in range(2):  # twice: the contents page reads the first run's .toc
-                subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                                f"-output-directory={tmp}", str(out / f"{stem}.tex")],
-                               check=True, capture_output=True, timeout=120)  # fmt: skip
-            shutil.copy(Path(tmp) / f"{stem}.pdf", out / name)
+        compile_tex(out / f"{stem}.tex", out / name, runs=2)  # the contents page reads .toc
         outline["split"] = split
         outline["headings"] = locate(out / name, outline)
         (out / f"{stem}.headings.json").write_text(json.dumps(outline, indent=1), "utf-8")
