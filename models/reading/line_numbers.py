@@ -132,15 +132,18 @@ def _columns(
 def _numbers_lines(
     column: list[int], words: Sequence[tuple[BBox, str]], params: LineNumberParams, pitch: float
 ) -> bool:
-    """Growing down the page (but for a few misread: "17" read "11"), a line's pitch for each
-    unit of numbering (every line numbered, or every fifth)."""
+    """Growing down the page by one step (every line numbered, every fifth; a few misread:
+    "17" read "11"), a line's pitch for each unit of numbering. A contents page's page numbers
+    grow unevenly and repeat."""
     growing = _longest_growing(column, [int(words[k][1]) for k in column])
     if len(growing) < max(params.min_numbers, params.growing_share * len(column)):
         return False
     values = [int(words[k][1]) for k in growing]
     middles = [_middle(words[k][0]) for k in growing]
-    steps = list(zip(values, values[1:], middles, middles[1:], strict=False))
-    pitches = [(y1 - y0) / (b - a) for a, b, y0, y1 in steps]
+    steps = [b - a for a, b in zip(values, values[1:], strict=False)]
+    if max(map(steps.count, steps)) < params.even_step_share * len(steps):
+        return False
+    pitches = [(y1 - y0) / step for step, y0, y1 in zip(steps, middles, middles[1:], strict=False)]
     return statistics.median(pitches) <= params.max_pitch_ratio * pitch
 
 

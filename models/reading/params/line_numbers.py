@@ -21,6 +21,7 @@ class LineNumberParams:
     prose_word_share: float = 0.7  # ...when this share of them are words of letters
     prose_min_rows: int = 3  # the prose's line pitch is measured over this many steps or more
     growing_share: float = 0.8  # this share of a column grows down the page (OCR misreads a few)
+    even_step_share: float = 0.7  # ...and this share of its steps are one step (1, 5, 10)
     # One number a line: the height per unit of numbering (every line numbered, or every fifth)
     # is at most this many of the prose's line pitches (paragraph numbers step a paragraph:
     # two lines or more and its gap).

@@ -118,3 +118,9 @@ def test_a_tables_column_of_numbers_is_no_line_numbers():
     ]
     shifted = [((b[0] + 200, b[1], b[2] + 200, b[3]) if b[0] >= 780 else b, t) for b, t in words]
     assert _found(shifted + middle) == []
+
+
+def test_a_contents_pages_numbers_are_no_line_numbers():
+    # Page numbers ranged right in a contents column: growing unevenly.
+    pages = ["3", "4", "6", "7", "9", "12", "13", "15", "16", "19", "20", "22"]
+    assert _found(_page(list(zip(pages, range(12), strict=True)))) == []
