@@ -9,9 +9,10 @@ other and growing down the page (a few misread aside), numbering lines: the heig
 numbering takes is about the prose's line pitch (every line numbered, or every fifth), not a
 paragraph's (paragraph numbers in a judgment's margin are text a reader cites). They stand in
 a margin: the text of their rows all on one side of them (a table's column of years has cells
-on both), and no line of prose on the page has a word in their lane or a word space from it (a
-list's numbers stand a word space before their text, a table's first column where the prose
-starts). The page needs lines of prose to measure its line pitch by.
+on both), and no other word of the page starts in their lane or a word space from it (a list's
+numbers stand a word space before their text; a table's first column, a numbered question's, a
+list of tables' entry numbers stand where the page's text starts). The page needs lines of
+prose to measure its line pitch by.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def line_number_words(
             if (
                 _numbers_lines(column, words, params, pitch)
                 and _in_margin(column, words)
-                and _clear_of_prose(column, rows, words, params, height)
+                and _lane_clear(column, words, params, height)
             ):
                 found.update(column)
     return found
@@ -177,19 +178,14 @@ def _in_margin(column: list[int], words: Sequence[tuple[BBox, str]]) -> bool:
     return all(b[0] >= x1 for b in beside) or all(b[2] <= x0 for b in beside)
 
 
-def _clear_of_prose(
-    column: list[int], rows: list[list[int]], words: Sequence[tuple[BBox, str]],
-    params: LineNumberParams, height: float,
-) -> bool:  # fmt: skip
-    """No line of prose on the page has a word in the numbers' lane or within a gap wider
-    than a word space of it: a list's numbers stand a word space before their text, and a
-    numbered question's where the instructions start."""
+def _lane_clear(
+    column: list[int], words: Sequence[tuple[BBox, str]], params: LineNumberParams, height: float
+) -> bool:
+    """No other word of the page starts in the numbers' lane or within a gap wider than a word
+    space of it: a list's numbers stand a word space before their text, a numbered question's
+    where the instructions start, a list of tables' where its title starts."""
     taken = set(column)
     gap = params.margin_gap_ratio * height
     x0 = min(words[k][0][0] for k in column) - gap
     x1 = max(words[k][0][2] for k in column) + gap
-    for row in rows:
-        rest = [j for j in row if j not in taken]
-        if _prose(rest, words, params) and any(x0 <= words[j][0][0] <= x1 for j in rest):
-            return False
-    return True
+    return not any(x0 <= box[0] <= x1 for j, (box, _) in enumerate(words) if j not in taken)

@@ -124,3 +124,10 @@ def test_a_contents_pages_numbers_are_no_line_numbers():
     # Page numbers ranged right in a contents column: growing unevenly.
     pages = ["3", "4", "6", "7", "9", "12", "13", "15", "16", "19", "20", "22"]
     assert _found(_page(list(zip(pages, range(12), strict=True)))) == []
+
+
+def test_a_list_of_tables_numbers_are_no_line_numbers():
+    # Entry numbers where the page's title starts ("List of Tables"), their captions indented.
+    words = _page([(str(r + 1), r + 1) for r in range(11)])
+    words += [((200, 100, 300, 100 + HEIGHT), "List"), ((320, 100, 380, 100 + HEIGHT), "of")]
+    assert _found(words) == []
