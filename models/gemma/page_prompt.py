@@ -14,10 +14,11 @@ BOX_SCALE = 1000
 # v2 (issue 35): the v1 rules in 26 % fewer characters and words (1,638 -> 1,212 characters,
 # 277 -> 203 words; the random packages' character tokenizer: 1,637 -> 1,212 tokens). It comes
 # before the page image in the prompt, so its KV is computed once per worker (the runtimes'
-# prefix cache). v3: program code and other preformatted text between ``` lines (a code block).
+# prefix cache). v3: program code and other preformatted text between ``` lines (a code block);
+# line numbers in the margin left out (as the CPU engine leaves them out).
 PAGE_PROMPT = """\
 Transcribe this scanned page for a blind reader: all text, in reading order, exactly as \
-printed; never add, guess or summarize.
+printed; never add, guess or summarize. Leave out line numbers printed in the margin.
 
 Start with:
 ---
