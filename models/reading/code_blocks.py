@@ -118,10 +118,12 @@ def _line_height(words: list[Word]) -> float:
 
 
 def _char_width(words: list[Word]) -> float:
-    """A monospaced font's character width: the median of its words' widths per character."""
-    return statistics.median(
+    """A monospaced font's character width: the median of its words' widths per character
+    (half a line's height for words drawn without width)."""
+    width = statistics.median(
         (w.bbox[2] - w.bbox[0]) / len(w.text) for w in words if w.bbox and w.text
     )
+    return width if width > 0 else _line_height(words) / 2
 
 
 def _lines(words: list[Word], params: CodeParams) -> list[list[Word]]:

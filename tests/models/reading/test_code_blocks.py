@@ -107,3 +107,11 @@ def test_addresses_set_in_typewriter_type_are_no_code():
     block = _block([_line(200, "{ada,bob}@example.org https://example.org/papers")])
     out = code_blocks([_prose(0, 1), block, _prose(400, 1)], _typewriter(block))
     assert [b.kind for b in out] == ["paragraph"] * 3
+
+
+def test_a_listing_drawn_without_widths_keeps_its_lines():
+    # A PDF may draw a glyph with no advance: every box zero wide.
+    words = [Word(t, 100, (300, y, 300, y + HEIGHT)) for t, y in (("x=1;", 100), ("y=2;", 148))]
+    block = ReadBlock("paragraph", "x=1; y=2;", (300, 100, 300, 188), words=words)
+    out = code_blocks([_prose(0, 1), block], _typewriter(block))
+    assert out[1].kind == "code" and out[1].text == "x=1;\ny=2;"
