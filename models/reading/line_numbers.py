@@ -5,9 +5,10 @@ headings ("1 Introduction 8") and make paragraphs of numbers alone. The reading 
 (as a running head's page number is no text of the body).
 
 A column of line numbers: whole numbers (no sign, no point) aligned on one edge, one above the
-other and growing down the page (a few misread aside), numbering lines: the height a unit of
-numbering takes is about the prose's line pitch (every line numbered, or every fifth), not a
-paragraph's (paragraph numbers in a judgment's margin are text a reader cites). They stand in
+other and growing down the page by one step (every line numbered, or every fifth; a few
+misread aside; a contents column's page numbers grow unevenly), numbering lines: the height a
+unit of numbering takes is about the prose's line pitch, not a paragraph's (paragraph numbers
+in a judgment's margin are text a reader cites). They stand in
 a margin: the text of their rows all on one side of them (a table's column of years has cells
 on both), and no other word of the page starts in their lane or a word space from it (a list's
 numbers stand a word space before their text; a table's first column, a numbered question's, a
@@ -45,7 +46,7 @@ def line_number_words(
     if pitch is None:
         return set()
     found: set[int] = set()
-    for edge in (2, 0):  # flush right (a left margin's, a gutter's), flush left (a right margin's)
+    for edge in (2, 0):  # set flush right (a left margin's), flush left (a right margin's)
         for column in _columns(numbers, words, edge, params, height):
             if (
                 _numbers_lines(column, words, params, pitch)

@@ -25,7 +25,7 @@ class CodeParams:
     code_sign_share: float = 0.04
     same_line_ratio: float = 0.5  # words whose middles lie within this of a line's are on it
     # Two listings' blocks one after the other are one listing when the next starts within
-    # this many line pitches below the last (a blank line between them is kept as one).
+    # this many line heights below the last (a blank line between them is kept as one).
     join_gap_ratio: float = 3.0
     blank_line_ratio: float = 1.5  # a gap this many line pitches or more is a blank line kept
     # A block this close to the text above it or below it (a gap of this share of its line
