@@ -22,6 +22,7 @@ from dataclasses import replace
 from models.engine import ReadBlock, Word
 from models.reading.boxes import union
 from models.reading.params.code import CODE, CodeParams
+from models.reading.word_rows import text_rows
 
 _LISTED_KINDS = ("paragraph", "list_item")  # what a listing's lines may have been read as
 _SIGNS = frozenset("{}[]()<>=;:\\#$%&*_|~^@/")
@@ -126,23 +127,6 @@ def _char_width(words: list[Word]) -> float:
     return width if width > 0 else _line_height(words) / 2
 
 
-def _lines(words: list[Word], params: CodeParams) -> list[list[Word]]:
-    """The words in lines, top to bottom, each left to right."""
-    lines: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: (w.bbox[1] + w.bbox[3]) / 2):  # type: ignore[index]
-        x0, y0, x1, y1 = word.bbox  # type: ignore[misc]
-        middle = (y0 + y1) / 2
-        if lines:
-            head = lines[-1][0].bbox
-            if abs(middle - (head[1] + head[3]) / 2) <= params.same_line_ratio * (
-                head[3] - head[1]
-            ):  # type: ignore[index]
-                lines[-1].append(word)
-                continue
-        lines.append([word])
-    return [sorted(line, key=lambda w: w.bbox[0]) for line in lines]  # type: ignore[index]
-
-
 def _looks_like_code(words: list[Word], params: CodeParams) -> bool:
     """The signs programs use, which prose has few of (indentation tells nothing: a typed
     letter's paragraphs, date and signature start at many places)."""
@@ -166,7 +150,7 @@ def _code(block: ReadBlock, words: list[Word], params: CodeParams) -> ReadBlock:
     """A code block of the words: each line's indent and inner gaps as spaces, a blank line
     where the listing leaves one."""
     width = _char_width(words)
-    lines = _lines(words, params)
+    lines = text_rows(words)
     left = min(line[0].bbox[0] for line in lines)  # type: ignore[index]
     middles = [(line[0].bbox[1] + line[0].bbox[3]) / 2 for line in lines]  # type: ignore[index]
     steps = [b - a for a, b in zip(middles, middles[1:], strict=False)]

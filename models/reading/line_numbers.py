@@ -8,12 +8,12 @@ A column of line numbers: whole numbers (no sign, no point) aligned on one edge,
 other and growing down the page by one step (every line numbered, or every fifth; a few
 misread aside; a contents column's page numbers grow unevenly), numbering lines: the height a
 unit of numbering takes is about the prose's line pitch, not a paragraph's (paragraph numbers
-in a judgment's margin are text a reader cites). They stand in
-a margin: the text of their rows all on one side of them (a table's column of years has cells
-on both), and no other word of the page starts in their lane or a word space from it (a list's
-numbers stand a word space before their text; a table's first column, a numbered question's, a
-list of tables' entry numbers stand where the page's text starts). The page needs lines of
-prose to measure its line pitch by.
+in a judgment's margin are text a reader cites). They stand in a margin: the text of their
+rows all on one side of them (a table's column of years has cells on both), and no other word
+of the page starts in their lane or a word space from it (a list's numbers stand a word space
+before their text; a table's first column, a numbered question's, a list of tables' entry
+numbers stand where the page's text starts). The page needs lines of prose to measure its
+line pitch by.
 """
 
 from __future__ import annotations

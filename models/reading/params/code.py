@@ -23,7 +23,6 @@ class CodeParams:
     # ...and looks like code: this share of its characters or more are brackets, operators and
     # the signs programs use ({}[]()<>=;:\\#$%&*_|~^@/); prose set in typewriter type has few.
     code_sign_share: float = 0.04
-    same_line_ratio: float = 0.5  # words whose middles lie within this of a line's are on it
     # Two listings' blocks one after the other are one listing when the next starts within
     # this many line heights below the last (a blank line between them is kept as one).
     join_gap_ratio: float = 3.0
