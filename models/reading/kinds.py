@@ -241,6 +241,15 @@ def reads_as_code(text: str) -> bool:
     return bool(_CODE_LINE.search(text))
 
 
+def prose_line(texts: list[str]) -> bool:
+    """The words of a line read as running text: `prose_line_words` of them or more, most with
+    a lower-case letter."""
+    lower = sum(any(c.islower() for c in t) for t in texts)
+    return len(texts) >= KINDS.prose_line_words and lower >= KINDS.prose_line_lower_share * len(
+        texts
+    )
+
+
 def reads_as_prose(text: str) -> bool:
     """A sentence or a lead-in, however it is set: words mostly in lower case, and a full stop
     after eight words or more ("You do not need to print and submit these guidelines with

@@ -24,6 +24,7 @@ from models.reading.kinds import (
     PROSE_WORD,
     figure_text,
     math_signs,
+    prose_line,
     reads_as_prose,
     real_words,
 )
@@ -31,6 +32,7 @@ from models.reading.kv_tables import key_value_tables
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.layout_regions import LAYOUT
+from models.reading.params.reading_order import READING_ORDER
 from models.reading.reading_order import reading_order
 from models.reading.word_rows import is_data_row
 from models.reading.word_tables import table_from_words, table_of_figures
@@ -291,7 +293,7 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
             if i is not None:
                 owner[id(part)] = i
     out = join_drop_caps(out)
-    _read_in_order(out, regions, owner, width)
+    _read_in_order(out, regions, owner, width, image.column_rules())
     # A picture holding no words is placed before what follows it in its column: the figures
     # made of the others (a chart with its labels under a diagram) are placed by then.
     worded = {
@@ -322,8 +324,9 @@ def _one_column(blocks: list[ReadBlock]) -> bool:
 
 
 def _read_in_order(
-    blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float
-) -> None:
+    blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float,
+    rules: list[BBox],
+) -> None:  # fmt: skip
     """Blocks sorted in the reading order of their regions (the page's whitespace cut into
     bands and columns, see models.reading.reading_order); a region's blocks keep the engine's
     order among themselves, and a block outside every region is placed by its own box. Places
@@ -358,10 +361,21 @@ def _read_in_order(
         return all(b.kind == "figure" for b in units[key])
 
     placed = [key for key in units if key in boxes and not furniture(key)]
+    # A rule inside a picture is part of it (a mast, a chart's axis), no column's edge.
+    drawn = [boxes[key] for key in placed if picture(key)] + [
+        r.bbox for r in regions if r.kind in _PICTURES
+    ]
     ranked = reading_order(
         [boxes[key] for key in placed],
         min_gap=LAYOUT.column_gap_share * width,
         pictures=[i for i, key in enumerate(placed) if picture(key)],
+        rules=[
+            ((r[0] + r[2]) / 2, r[1], r[3])
+            for r in rules
+            if not any(
+                inside_share(r, box) >= READING_ORDER.column_rule_picture_share for box in drawn
+            )
+        ],
     )
     sequence = (
         [key for key in units if furniture(key) == "page_header"]
@@ -424,6 +438,8 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
         table = ReadBlock(kind="table", bbox=region.bbox, rows=ruled[0][1], text="")
     else:
         table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox))
+        if table is not None and _columns_of_prose(table):
+            return blocks  # columns of running text set close: they stay text
         head = _head_above(region, blocks) if table is not None else None
         if head is not None:
             region, table, inside = _with_head(region, head, blocks, image, table, inside)
@@ -486,6 +502,24 @@ def _with_head(
     ):  # fmt: skip
         return region, table, inside
     return grown, headed, words
+
+
+def _columns_of_prose(table: ReadBlock) -> bool:
+    """Columns of running text set close together (a newspaper's three columns a rule and a
+    few points apart, which the layout model boxed as one table): `prose_columns_min_rows`
+    rows or more, and in every column most of the filled cells lines of prose. A table's
+    columns hold figures, names and phrases; a column of descriptions beside them leaves it
+    a table."""
+    rows = table.rows or []
+    width = max((len(row) for row in rows), default=0)
+    if len(rows) < LAYOUT.prose_columns_min_rows or width < 2:
+        return False
+    for c in range(width):
+        filled = [row[c]["text"].split() for row in rows if c < len(row) and row[c]["text"].strip()]
+        prose = sum(prose_line(words) for words in filled)
+        if not filled or prose < LAYOUT.prose_columns_cell_share * len(filled):
+            return False
+    return True
 
 
 def _columns(row: list[dict]) -> int:

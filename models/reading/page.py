@@ -57,3 +57,7 @@ class PageImageAccess:
     def row_rules(self, bbox: BBox) -> list[float]:
         """The heights of the horizontal rules printed across the box (a table's rows)."""
         return []
+
+    def column_rules(self) -> list[BBox]:
+        """The vertical rules printed on the page that are long enough to part columns."""
+        return []

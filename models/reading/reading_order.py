@@ -15,6 +15,12 @@ At each level (the page, then each band, then each column):
 4. No gutter: the level is cut into strips at rows no box crosses, strips of the same columns
    (a gap between paragraphs that both columns share) kept together; one strip is read top down.
 
+A vertical rule printed between columns (a newspaper's: its columns stand a rule and a few
+points of paper apart, too close for a gutter of whitespace) is a gutter where boxes stand on
+both sides of it along its length and none crosses it there but by a sliver (`min_gap`: a
+scan's line that took the rule in as a "|"); a box crossing its line above or below it (a
+headline, a photo over the columns) is read as any box crossing a gutter.
+
 Why not the engine's order: Tesseract sometimes reads two columns line by line, and the layout
 model's own sorter reads rows across columns; a band-and-column order is what a reader does.
 """
@@ -28,6 +34,7 @@ from models.reading.boxes import inside_share
 from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
 Item = tuple[int, BBox]
+Rule = tuple[float, float, float]  # a vertical rule: x, top, bottom
 
 
 def _rows_meet(a: BBox, b: BBox) -> bool:
@@ -55,6 +62,23 @@ def _gutters(items: list[Item], min_gap: float, params: ReadingOrderParams) -> l
         elif light:
             gutters.append((x0, edges[k + 1]))
     return [g for g in gutters if g[1] - g[0] >= min_gap and _parts_side_by_side(items, g)]
+
+
+def _rule_gutter(items: list[Item], rule: Rule, slack: float, params: ReadingOrderParams):
+    """The rule as a gutter (x - slack, x + slack) for these boxes, or None: boxes wholly on
+    each side of it and close to it (`params.column_rule_reach_gaps` slacks: a column's text
+    runs up to its rule; a photo's edge has no text beside it) share some rows along it, and
+    the boxes crossing it there weigh light."""
+    x, top, bottom = rule
+    reach = params.column_rule_reach_gaps * slack
+    along = [b for _, b in items if min(b[3], bottom) > max(b[1], top)]
+    left = [b for b in along if x - reach <= b[2] <= x + slack]
+    right = [b for b in along if x - slack <= b[0] <= x + reach]
+    if not any(_rows_meet(a, b) for a in left for b in right):
+        return None
+    crossing = sum(b[3] - b[1] for b in along if b[0] < x - slack and b[2] > x + slack)
+    sides = min(sum(b[3] - b[1] for b in left), sum(b[3] - b[1] for b in right))
+    return (x - slack, x + slack) if crossing <= params.gutter_crossed_share * sides else None
 
 
 def _parts_side_by_side(items: list[Item], gutter: tuple) -> bool:
@@ -141,8 +165,9 @@ def _strips(items: list[Item], min_gap: float, params: ReadingOrderParams) -> li
 
 
 def _order(
-    items: list[Item], min_gap: float, params: ReadingOrderParams, pictures: frozenset[int]
-) -> list[Item]:
+    items: list[Item], min_gap: float, params: ReadingOrderParams, pictures: frozenset[int],
+    rules: tuple[Rule, ...],
+) -> list[Item]:  # fmt: skip
     if len(items) < 2:
         return items
     # Columns are found from the text: a picture inside a column whose box reaches into the
@@ -154,14 +179,29 @@ def _order(
     gutters = (_gutters(text, min_gap, params) if len(text) < len(items) else []) or _gutters(
         items, min_gap, params
     )
+    ruled = []
+    for rule in rules:
+        if not any(g0 - min_gap <= rule[0] <= g1 + min_gap for g0, g1 in gutters):
+            gutter = _rule_gutter(text or items, rule, min_gap, params)
+            ruled += [gutter] if gutter else []
+    gutters = sorted(gutters + ruled)
     if gutters:
         cutters = [it for it in items if _crosses(it[1], gutters) and _alone_in_its_rows(it, items)]
-        parts = _bands(items, cutters, params) if cutters else _columns(items, gutters)
+        # A rule that a box with text beside it crosses (a headline over three columns, a
+        # column of advertisements beside it) parts its columns a level down: this level is
+        # parted first at the gutters nothing crosses.
+        clear = [
+            g for g in gutters if g not in ruled or not any(_crosses(b, [g]) for _, b in items)
+        ]
+        if cutters:
+            parts = _bands(items, cutters, params)
+        else:
+            parts = _columns(items, clear) if clear else _strips(items, min_gap, params)
     else:
         parts = _strips(items, min_gap, params)
     if len(parts) < 2:
         return _top_down(items, params)  # one column (or nothing left to cut)
-    return [item for part in parts for item in _order(part, min_gap, params, pictures)]
+    return [item for part in parts for item in _order(part, min_gap, params, pictures, rules)]
 
 
 def reading_order(
@@ -169,8 +209,11 @@ def reading_order(
     *,
     min_gap: float,
     pictures: Collection[int] = (),
+    rules: Collection[Rule] = (),
     params: ReadingOrderParams = READING_ORDER,
 ) -> list[int]:
     """Indices of `boxes` in reading order. `min_gap`: the narrowest gutter between columns;
-    `pictures`: the indices of boxes that are pictures (text wraps around them)."""
-    return [i for i, _ in _order(list(enumerate(boxes)), min_gap, params, frozenset(pictures))]
+    `pictures`: the indices of boxes that are pictures (text wraps around them); `rules`: the
+    vertical rules printed on the page (x, top, bottom), which may part columns."""
+    items = list(enumerate(boxes))
+    return [i for i, _ in _order(items, min_gap, params, frozenset(pictures), tuple(rules))]

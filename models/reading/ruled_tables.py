@@ -17,6 +17,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.kinds import prose_line
 from models.reading.params import at_dpi
 from models.reading.params.tables import RULED_TABLES, RuledTableParams
 from models.reading.scan_lines import Line, ParaLines, keep_lines
@@ -130,6 +131,15 @@ def _rules(dark: np.ndarray, min_len: float, dpi: int, params: RuledTableParams)
                 for y in (first + askew, last - askew)
             ]
     return out
+
+
+def vertical_rules(
+    gray: Image.Image, dpi: float, min_length_px: float, *, params: RuledTableParams = RULED_TABLES
+) -> list[BBox]:
+    """The vertical rules printed on a page image of `dpi`, `min_length_px` long or more."""
+    dark = np.asarray(gray.convert("L")) < params.rule_dark_below_level
+    rules = _rules(np.ascontiguousarray(dark.T), min_length_px, dpi, params)
+    return [(r.pos - r.thickness / 2, r.start, r.pos + r.thickness / 2, r.end) for r in rules]
 
 
 def _alike(a0: int, a1: int, b0: int, b1: int, params: RuledTableParams) -> bool:
@@ -543,6 +553,8 @@ def ruled_tables(
         words = [w for _, inside in taken for w in inside]
         if not words:
             continue
+        if _frames_prose(grid, taken, params):
+            continue  # a newspaper's column rules, a framed page: its text stays text
         table = table_block(grid, words, ink, dpi, params=params)
         cells = [c for row in table.rows or [] for c in row]
         filled = sum(bool(c["text"].strip()) for c in cells)
@@ -565,6 +577,25 @@ def ruled_tables(
     if not tables:
         return [], paragraphs
     return tables, keep_lines(paragraphs, lambda line: bool(line.words))
+
+
+def _frames_prose(
+    grid: Grid, lines: list[tuple[Line, list[Word]]], params: RuledTableParams
+) -> bool:
+    """Rules around columns of running text, no table: a row between two rules holds
+    `frame_min_prose_lines` lines of prose or more, and prose holds a good share of the words
+    (a table's row between two rules holds a line or a few, a group of a text-heavy table's
+    rows fourteen (ICDAR us-015); a newspaper's column rules and the rules under its masthead
+    make one row of the whole page, 64 lines of prose)."""
+    prose = [inside for _, inside in lines if prose_line([w.text for w in inside])]
+    total = sum(len(inside) for _, inside in lines)
+    if sum(map(len, prose)) < params.frame_prose_word_share * total:
+        return False
+    return any(
+        sum(top <= (ws[0].bbox[1] + ws[0].bbox[3]) / 2 <= bottom for ws in prose)  # type: ignore[index]
+        >= params.frame_min_prose_lines
+        for top, bottom in itertools.pairwise(grid.ys)
+    )
 
 
 def table_rules(

@@ -17,9 +17,10 @@ from models.reading.contents import contents_lists
 from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
+from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
 from models.reading.regions import formula_regions, header_tables
-from models.reading.ruled_tables import Grid, ruled_tables, table_rules
+from models.reading.ruled_tables import Grid, ruled_tables, table_rules, vertical_rules
 from models.reading.scan_blocks import (
     Illegibility,
     blocks_from_lines,
@@ -44,6 +45,7 @@ class ScanImage(PageImageAccess):
     ) -> None:
         self._ink = ink
         self._rules = table_rules(gray, header_bars, dpi)
+        self._gray, self._dpi = gray, dpi
 
     def ink(self, bbox: BBox) -> float:
         return self._ink(bbox)
@@ -56,6 +58,10 @@ class ScanImage(PageImageAccess):
 
     def row_rules(self, bbox: BBox) -> list[float]:
         return self._rules(bbox)
+
+    def column_rules(self) -> list[BBox]:
+        length = READING_ORDER.column_rule_min_inch * self._dpi
+        return vertical_rules(self._gray, self._dpi, length)
 
 
 @dataclass

@@ -20,6 +20,10 @@ class KindParams:
     boxed_known_confidence: float = 60.0
     prose_sentence_words: int = 8  # a full stop after this many words ends a sentence, no title
     prose_lead_in_words: int = 6  # a colon after this many words ends a lead-in, no title
+    # A line of running text: this many words or more, this share of them with a lower-case
+    # letter (a newspaper column's line holds six to eight; a table's row of figures none).
+    prose_line_words: int = 5
+    prose_line_lower_share: float = 0.6
     term_part_letters: int = 4  # a compound read surely has a part of this many letters
     math_sign_share: float = 0.12  # mathematics: signs at least this share of the characters
     byline_max_words: int = 30  # a line of authors, affiliations or a date is at most this long

@@ -10,6 +10,11 @@ class ReadingOrderParams:
     # A stripe of whitespace is a gutter while the boxes crossing it (wrapped photos, pull
     # quotes, a title) weigh, in height, no more than this share of the busiest x's boxes.
     gutter_crossed_share: float = 0.35
+    # A vertical rule this long or longer may part columns (a newspaper's column rules; a
+    # table's inner rules and a letter's stroke are shorter, or crossed by their table).
+    column_rule_min_inch: float = 1.5
+    column_rule_picture_share: float = 0.5  # ... unless this share of it lies in a picture
+    column_rule_reach_gaps: float = 3.0  # text on both sides this many narrowest gutters near it
     nested_share: float = 0.8  # a box this share inside another (a drop cap) is read before it
     drop_cap_lines: float = 2.0  # an initial this many word heights tall (or more) is a drop cap
     drop_cap_reach_lines: float = 1.5  # the line beside it starts within this many word heights

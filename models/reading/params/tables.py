@@ -126,6 +126,10 @@ class RuledTableParams:
     # ... in at least this share of the boxes holding two lines or more, two boxes at least
     labelled_box_share: float = 0.5
     min_filled_share: float = 0.4  # a grid with fewer filled cells is a frame or a form, no table
+    # Rules framing columns of running text (a newspaper's): a row between two rules holding
+    # this many lines of prose or more, prose holding this share of the grid's words or more ...
+    frame_min_prose_lines: int = 25
+    frame_prose_word_share: float = 0.4
     row_rules_min_width_px: int = 20  # a narrower table region has no row rules to look for
     row_rules_min_height_px: int = 3  # nor a shorter one
     paper_percentile: int = 90  # the paper's gray: this percentile of the region's pixels

@@ -169,3 +169,47 @@ def test_a_photo_across_both_columns_with_nothing_beside_it_still_cuts_bands():
         (1280, 1850, 2300, 2600),  # 4 right, below
     ]
     assert reading_order(boxes, min_gap=25, pictures=[2]) == [0, 1, 2, 3, 4]
+
+
+def _newspaper_columns():
+    """Four columns of a newspaper (realworld newspaper.pdf at 213 DPI, simplified): a rule
+    and 20 px of paper between them, less than the narrowest gutter of whitespace (35 px);
+    a line that took the rule in as a "|" reaches 10 px past it."""
+    lefts = [400, 980, 1560, 2140]
+    boxes, rules = [], []
+    for top in (2500, 3000, 3500):
+        for left in lefts:
+            boxes.append((left, top, left + 560 + (10 if left == 980 else 0), top + 450))
+    rules = [(left - 10, 2450, 5000) for left in lefts[1:]]
+    return boxes, rules
+
+
+def test_a_newspapers_column_rules_part_its_columns():
+    boxes, rules = _newspaper_columns()
+    title = (400, 400, 2700, 700)  # a headline over the four columns
+    order = reading_order([title, *boxes], min_gap=35, rules=rules)
+    columns = [[1 + row * 4 + col for row in range(3)] for col in range(4)]
+    assert order == [0, *[i for column in columns for i in column]]
+    # Without its rules the page is read in rows, across the columns.
+    assert reading_order([title, *boxes], min_gap=35)[:5] == [0, 1, 2, 3, 4]
+
+
+def test_a_headline_beside_a_column_of_advertisements_does_not_close_the_rules():
+    """The headline and the photo over the four columns cross their rules (above where the
+    rules begin) while the advertisements' column stands beside them: the page is parted at
+    the advertisements' rule first, then the headline cuts the columns' band."""
+    boxes, rules = _newspaper_columns()
+    headline, photo = (400, 400, 2700, 700), (400, 800, 2700, 2400)
+    adverts = [(2730, 400, 3300, 2000), (2730, 2100, 3300, 4500)]
+    rules = [*rules, (2715, 400, 5000)]
+    order = reading_order([headline, photo, *adverts, *boxes], min_gap=35, rules=rules)
+    first = [4 + row * 4 for row in range(3)]  # the first column's boxes
+    assert order[:5] == [0, 1, *first]
+    assert order[-2:] == [2, 3]
+
+
+def test_a_rule_inside_a_table_is_no_gutter():
+    """A table region crosses its own inner rules along their length: no column is parted."""
+    boxes = [(100, 100, 1900, 200), (100, 300, 1900, 1200), (100, 1300, 1900, 1500)]
+    rules = [(700, 300, 1200), (1300, 300, 1200)]
+    assert reading_order(boxes, min_gap=35, rules=rules) == [0, 1, 2]
