@@ -137,6 +137,17 @@ def image_to_pdf(image: Path, pdf: Path) -> Path:
     return pdf
 
 
+def scan_of(page, pdf: Path, *, dpi: int = 300) -> Path:
+    """A drawn PyMuPDF page kept only as its picture at `dpi`: a clean scan of it."""
+    import pymupdf
+
+    scan = pymupdf.open()
+    scan_page = scan.new_page(width=page.rect.width, height=page.rect.height)
+    scan_page.insert_image(scan_page.rect, pixmap=page.get_pixmap(dpi=dpi))
+    scan.save(pdf)
+    return pdf
+
+
 @pytest.fixture(scope="session")
 def phototest_pdf(tmp_path_factory) -> Path:
     return image_to_pdf(CORPUS / "phototest.tif", tmp_path_factory.mktemp("pdf") / "phototest.pdf")

@@ -11,6 +11,7 @@ from bs4 import BeautifulSoup
 
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from models.ocr import TesseractEngine
+from tests.conftest import scan_of
 
 TOPICS = ("harbour", "railway", "council")
 SENTENCES = (
@@ -54,12 +55,7 @@ def _newspaper_scan(path, rules_top: float):
             box = pymupdf.Rect(left, top, left + 176, 755)
             spare = page.insert_textbox(box, "   " + text, fontsize=9.5, fontname="tiro", align=3)
             top = 755 - spare + 6  # the next paragraph under this one, a blank line apart
-    pix = page.get_pixmap(dpi=300)
-    scan = pymupdf.open()
-    scan_page = scan.new_page(width=page.rect.width, height=page.rect.height)
-    scan_page.insert_image(scan_page.rect, pixmap=pix)
-    scan.save(path)
-    return path
+    return scan_of(page, path)
 
 
 @pytest.mark.parametrize(

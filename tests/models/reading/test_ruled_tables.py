@@ -26,6 +26,7 @@ from models.reading.ruled_tables import (
     unread_cells,
 )
 from models.reading.scan_lines import InkMeter, Line, ParaLines
+from tests.conftest import scan_of
 
 
 def _scan_of_table(path, *, spanning_header: bool, born_digital: bool = False):
@@ -53,12 +54,7 @@ def _scan_of_table(path, *, spanning_header: bool, born_digital: bool = False):
     if born_digital:
         doc.save(path)
         return path
-    pix = page.get_pixmap(dpi=300)
-    scan = pymupdf.open()
-    scan_page = scan.new_page(width=page.rect.width, height=page.rect.height)
-    scan_page.insert_image(scan_page.rect, pixmap=pix)
-    scan.save(path)
-    return path
+    return scan_of(page, path)
 
 
 @pytest.fixture(scope="module")
