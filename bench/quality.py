@@ -38,7 +38,8 @@ def cer(hypothesis: str, reference: str) -> float:
     return Levenshtein.distance(hyp, ref) / len(ref)
 
 
-MAIN_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption")
+# A code listing's <pre> is reading text too (its lines, as the page sets them).
+MAIN_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "figcaption", "pre")
 
 
 def iter_main_text(html: str, *, blocks: tuple[str, ...] = MAIN_BLOCKS) -> list[str]:

@@ -149,14 +149,28 @@ def ocr_layer_agrees(
     text: str,
     params: TextLayerParams = TEXT_LAYER,
 ) -> bool:
-    """An earlier OCR run's layer is kept only when it is mostly real lines and Tesseract,
-    reading the crops of a sample of them afresh, finds the same text (case and punctuation
-    count: a lower-cased layer or a layer of misread handwriting does not agree)."""
+    """An earlier OCR run's layer is kept only when it is mostly real lines (not specks read
+    as text) and reads as it is drawn (`reads_as_drawn`)."""
     lines = _layer_lines(page)
     chars = sum(len(line) for line, _ in lines) or 1
     junk = sum(len(line) for line, _ in lines if is_junk_line(line, params=params))
     if junk > params.junk_share * chars:
         return False
+    return reads_as_drawn(page, image, dpi=dpi, text=text, params=params)
+
+
+def reads_as_drawn(
+    page: pymupdf.Page,
+    image: Image.Image,
+    *,
+    dpi: int,
+    text: str,
+    params: TextLayerParams = TEXT_LAYER,
+) -> bool:
+    """Tesseract, reading the crops of a sample of the layer's lines afresh, finds the same
+    text (case and punctuation count: a lower-cased layer, a layer of misread handwriting or
+    a shifted font encoding does not agree)."""
+    lines = _layer_lines(page)
     # Lines long enough that agreeing says something (a short word is found in any read).
     real = [(line, rect) for line, rect in lines
             if sum(c.isalnum() for c in line) >= params.sample_min_alnum

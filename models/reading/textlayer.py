@@ -35,6 +35,7 @@ from models.reading.layer_trust import (
     line_text,
     looks_like_language,
     ocr_layer_agrees,
+    reads_as_drawn,
 )
 from models.reading.layer_words import (
     block_words,
@@ -214,17 +215,27 @@ def _trusted_layer(
 ) -> bool | None:
     """None when the page's layer is not to be trusted; else whether it is an OCR layer."""
     raw = page.get_text("text")
-    if len(raw.strip()) < params.min_layer_chars or not looks_like_language(raw, params=params):
+    if len(raw.strip()) < params.min_layer_chars:
         return None
     # Invisible text, or text under a page-size image: an earlier OCR run's layer, kept only
     # when a fresh read of a sample of its lines agrees (then the scan is its background, not
     # a figure).
-    ocr_layer = is_ocr_layer(page, params=params)
-    if ocr_layer and (
-        image is None or not ocr_layer_agrees(page, image, dpi=dpi, text=raw, params=params)
+    language = looks_like_language(raw, params=params)
+    if is_ocr_layer(page, params=params):
+        agrees = (
+            language
+            and image is not None
+            and ocr_layer_agrees(page, image, dpi=dpi, text=raw, params=params)
+        )
+        return True if agrees else None
+    # Letters in no language's proportions: a shifted font encoding ("Opnbddchmfr ne sgd")
+    # reads otherwise than it is drawn; a code listing's identifiers ("\cs_new:Npn
+    # \__gtl_concat:nnn", few vowels) read as drawn and are the page's text.
+    if not language and (
+        image is None or not reads_as_drawn(page, image, dpi=dpi, text=raw, params=params)
     ):
         return None
-    return ocr_layer
+    return False
 
 
 def _plain_layer_reading(page: pymupdf.Page, *, page_number: int, dpi: int) -> PageReading:

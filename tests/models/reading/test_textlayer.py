@@ -18,7 +18,7 @@ from models.engine import PageReading
 from models.ocr import TesseractEngine
 from models.reading import textlayer
 from models.reading.floor import FALLBACK_CODE, RESTORED_CODE
-from models.reading.layer_trust import is_ocr_layer
+from models.reading.layer_trust import is_ocr_layer, looks_like_language
 from models.reading.layout_regions import apply_layout
 from models.reading.textlayer import text_layer_reading
 from tests.conftest import ROOT
@@ -79,11 +79,68 @@ def _typed(path, text: str):
     return path
 
 
+def _to_unicode(doc: pymupdf.Document, page: pymupdf.Page, font: str, pairs: str) -> None:
+    """Gives the page's font named `font` a ToUnicode map of `pairs` ("<code> <unicode> ...",
+    hex): the text layer then says what the map says, whatever the glyphs drawn."""
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Map def "
+        "1 begincodespacerange <00> <FF> endcodespacerange "
+        f"{pairs} endcmap CMapName currentdict /CMap defineresource pop end end"
+    )
+    xref = next(f[0] for f in page.get_fonts() if f[3] == font)
+    to_unicode = doc.get_new_xref()
+    doc.update_object(to_unicode, "<<>>")
+    doc.update_stream(to_unicode, cmap.encode())
+    doc.xref_set_key(xref, "ToUnicode", f"{to_unicode} 0 R")
+
+
 def test_shifted_encoding_is_read_again(tmp_path):
+    """The glyphs drawn are the text; the font's map shifts each letter one place back
+    ("Opnbddchmfr" in the layer): the page is read again."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(72, 120, 540, 500), BODY * 2, fontsize=11, fontname="helv")
+    letters = [c for c in map(chr, range(32, 127)) if c.isalpha()]
+    pairs = " ".join(f"<{ord(c):02X}> <{ord(_shift(c, -1)):04X}>" for c in letters)
+    _to_unicode(doc, page, "Helvetica", f"{len(letters)} beginbfchar {pairs} endbfchar")
+    pdf = tmp_path / "shifted.pdf"
+    doc.save(pdf)
+    assert _shift(BODY, -1)[:30] in pymupdf.open(pdf)[0].get_text().replace("\n", " ")
     engine = TesseractEngine(detect_rotation=False)
-    pdf = _typed(tmp_path / "shifted.pdf", _shift(BODY * 2, -1))
     result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "ocr"}
+    text = " ".join(iter_main_text(result.html_path.read_text()))
+    assert "Accessible documents" in text
+
+
+# LaTeX3 code as a package's documented source prints it: identifiers of few vowels.
+CODE = [
+    r"\cs_new:Npn \__gtl_concat_auxi:nnnnnn #1#2#3#4#5#6",
+    r"\exp_not:f { \__gtl_concat_auxiii:w \__gtl_brace:nn {#2} #4 ~ \q_stop }",
+    r"\cs_new:Npn \__gtl_concat_auxii:nnnnnn #1#2#3#4#5#6",
+    r"\tl_if_single:nTF {#3} { \__gtl_concat_auxv:wnwnn }",
+    r"\cs_new:Npn \__gtl_concat_auxv:wnwnn #1#2 \q_mark #3#4 \q_mark #5#6",
+    r"\s__gtl {#6} {#7} { { #2 { #1 #4 } } #3 } \s__gtl {#5}",
+    r"\cs_new:Npn \gtl_to_str:N #1 { \exp_after:wN \__gtl_to_str:w #1 }",
+    r"\cs_new:Npn \__gtl_to_str_loopi:nnw #1#2 \q_nil \q_mark #3",
+]
+
+
+def test_a_page_of_code_is_read_from_its_layer(tmp_path):
+    """Code's identifiers are in no language's letter proportions, but its text layer reads
+    as the page is drawn: the layer is the page's text (OCR misreads "\\cs_new" "\\¢es_new")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for i, line in enumerate(CODE * 2):
+        page.insert_text((60, 80 + 16 * i), line, fontsize=10, fontname="cour")
+    pdf = tmp_path / "code.pdf"
+    doc.save(pdf)
+    assert not looks_like_language(pymupdf.open(pdf)[0].get_text())
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
+    text = " ".join(iter_main_text(result.html_path.read_text()))
+    assert all(line in text for line in CODE)
 
 
 def _word_bullets(path):
