@@ -244,7 +244,10 @@ def table_from_words(
     # A row set between two rows is one cell (its words may stand apart: letter-spaced type).
     between = _between_rows(rows, height, params)
     gap = params.phrase_gap_share * height
-    phrase_rows = [[row] if r in between else row_phrases(row, gap) for r, row in enumerate(rows)]
+    phrase_rows = [
+        [row] if r in between else _figures_apart(row_phrases(row, gap))
+        for r, row in enumerate(rows)
+    ]
     floating = {id(phrase_rows[r][0]) for r in between}
     # A row that is one phrase across most of the table (a title set inside it) says nothing
     # about the columns.
@@ -325,6 +328,22 @@ def table_from_words(
             c += span
         rows_out.append(row)
     return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
+
+
+def _figures_apart(phrases: list[list[Word]]) -> list[list[Word]]:
+    """Two figures side by side in a phrase ("1,087,948 1,022,490") are two cells: a
+    monospaced table sets its columns of figures a character apart. A group of three digits
+    goes on with the figure before it ("1 087 948" is one number set with spaces)."""
+    out: list[list[Word]] = []
+    for phrase in phrases:
+        out.append([phrase[0]])
+        for a, b in itertools.pairwise(phrase):
+            group = len(b.text) == 3 and b.text.isdigit()
+            if is_datum(a.text) and is_datum(b.text) and not group:
+                out.append([b])
+            else:
+                out[-1].append(b)
+    return out
 
 
 def _levelled(words: list[Word], height: float, params: WordTableParams) -> list[Word]:

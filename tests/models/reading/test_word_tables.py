@@ -708,3 +708,25 @@ def test_a_wide_table_on_a_scan_read_as_scanned_keeps_its_rows():
     assert table is not None
     assert _texts(table) == [[label] + [f"{r + 1},{c + 1}00,{r}{c}8" for c in range(9)]
                              for r, label in enumerate(labels)]  # fmt: skip
+
+
+def test_figures_set_a_character_apart_are_columns_and_a_spaced_number_is_one():
+    """A monospaced table (ICDAR us-033, Courier) sets its columns of figures one character
+    apart, closer than a phrase's gap: each figure is its own cell; "1 087 948", a number set
+    with spaces, stays one."""
+    rows = [
+        [(100, "Age"), (400, "Male"), (620, "Female"), (840, "Total")],
+        [(100, "1-2"), (300, "2,586,688 2,568,738"), (840, "5,155,426")],
+        [(100, "3-5"), (300, "3,867,692 3,576,723"), (840, "7,444,415")],
+        [(100, "6-11"), (300, "7,808,033 7,401,349"), (840, "15,209,382")],
+    ]
+    table = table_from_words(_cells(rows), (90, 90, 1100, 400))
+    assert table is not None
+    assert _texts(table)[1:] == [["1-2", "2,586,688", "2,568,738", "5,155,426"],
+                                 ["3-5", "3,867,692", "3,576,723", "7,444,415"],
+                                 ["6-11", "7,808,033", "7,401,349", "15,209,382"]]  # fmt: skip
+    spaced = [[(100, "Staff"), (400, "1 087 948")], [(100, "Energy"), (400, "2 568 738")],
+              [(100, "Repairs"), (400, "3 576 723")]]  # fmt: skip
+    table = table_from_words(_cells(spaced), (90, 90, 800, 400))
+    assert table is not None
+    assert [row[1]["text"] for row in table.rows] == ["1 087 948", "2 568 738", "3 576 723"]
