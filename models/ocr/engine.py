@@ -57,6 +57,7 @@ from models.reading.floor import (
 from models.reading.line_numbers import scan_without_line_numbers
 from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR
+from models.reading.params.scan import SCAN
 from models.reading.scan import ScanImage, scan_structure, scan_text
 from models.reading.scan_lines import (
     InkMeter,
@@ -405,6 +406,14 @@ class TesseractEngine(PartRereads):
                 osd = self._detect_orientation_script(original)
                 guess = self._orientation(osd)
             other = guess if guess != rotation else (0 if rotation else None)
+            # OSD misjudges some upright print (a book face with code in it: an upside-down
+            # page "upright" at 4.8, the page itself "upside down" at 3.9): a page of words
+            # that read badly as it stands is read turned over too, and kept so only when
+            # that read reads well.
+            words = sum(len(line.words) for para in paragraphs for line in para)
+            flip = other is None and not rotation and words >= SCAN.upright_min_words
+            if flip:
+                other = 180
             if other is not None:
                 alt_gray, alt_skew = (
                     deskew(original.rotate(other, expand=True), beside=self._beside)
@@ -416,7 +425,13 @@ class TesseractEngine(PartRereads):
                 alt_paragraphs = read_paragraphs(tess, alt_api, page.dpi)
                 alt_score, score = read_score(alt_paragraphs), read_score(paragraphs)
                 # The guessed orientation is kept unless the other read is clearly better.
-                if (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score):
+                if flip:
+                    better = 0.8 * alt_score > score and reads_well(alt_paragraphs)
+                else:
+                    better = (
+                        (alt_score >= 0.8 * score) if other == guess else (0.8 * alt_score > score)
+                    )
+                if better:
                     rotation = other
                     gray, skew, api, paragraphs = alt_gray, alt_skew, alt_api, alt_paragraphs
                     cut = None

@@ -261,7 +261,15 @@ def reads_as_prose(text: str) -> bool:
         return False
     text = text.rstrip()
     sentence = text.endswith(".") and len(words) >= KINDS.prose_sentence_words
-    return sentence or (text.endswith(":") and len(words) >= KINDS.prose_lead_in_words)
+    # A sentence that ends inside the text, the next one going on ("... specify the right
+    # attribute only. The same holds for": a side note's lines cut off mid-sentence).
+    # A word in lower case ends it: "U.S." or "Vol." is no sentence's end.
+    inside = (KINDS.prose_sentence_words - 1 <= k < len(words) - 1 and words[k].endswith(".")
+              and words[k][:-1].isalpha() and words[k][:-1].islower()
+              and words[k + 1][0].isupper() for k in range(len(words)))  # fmt: skip
+    return (
+        sentence or any(inside) or (text.endswith(":") and len(words) >= KINDS.prose_lead_in_words)
+    )
 
 
 def _known(word: Word) -> bool:

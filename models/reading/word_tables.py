@@ -245,7 +245,7 @@ def table_from_words(
     between = _between_rows(rows, height, params)
     gap = params.phrase_gap_share * height
     phrase_rows = [
-        [row] if r in between else _figures_apart(row_phrases(row, gap))
+        [row] if r in between else _figures_apart(row_phrases(row, gap), params)
         for r, row in enumerate(rows)
     ]
     floating = {id(phrase_rows[r][0]) for r in between}
@@ -330,7 +330,7 @@ def table_from_words(
     return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
 
 
-def _figures_apart(phrases: list[list[Word]]) -> list[list[Word]]:
+def _figures_apart(phrases: list[list[Word]], params: WordTableParams) -> list[list[Word]]:
     """Two figures side by side in a phrase ("1,087,948 1,022,490") are two cells: a
     monospaced table sets its columns of figures a character apart. A group of three digits
     goes on with the figure before it ("1 087 948" is one number set with spaces)."""
@@ -338,7 +338,7 @@ def _figures_apart(phrases: list[list[Word]]) -> list[list[Word]]:
     for phrase in phrases:
         out.append([phrase[0]])
         for a, b in itertools.pairwise(phrase):
-            group = len(b.text) == 3 and b.text.isdigit()
+            group = len(b.text) == params.number_group_digits and b.text.isdigit()
             if is_datum(a.text) and is_datum(b.text) and not group:
                 out.append([b])
             else:

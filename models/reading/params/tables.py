@@ -27,6 +27,9 @@ class WordTableParams:
     # cut inside it, parts two cells of narrow columns set closer than `phrase_gap_share`
     # ("Total Costs | Exclusions &": 8.7 pt where its words stand 2.3 pt apart).
     cut_space_ratio: float = 2.5
+    # Two figures side by side are two cells, but a group of this many digits goes on with
+    # the figure before it ("1 087 948": thousands set with spaces).
+    number_group_digits: int = 3
     rows_per_crossing_phrase: int = 5  # one row in this many may cover a column gap (a span)
     title_row_share: float = 0.6  # one phrase this share of the table's width: a title row
     columned_rows_share: float = 0.5  # rows of several phrases this share of all: they alone cut

@@ -106,6 +106,20 @@ def test_a_curved_page_lying_on_its_side_is_turned_the_right_way_up(engine):
     assert "Nous n'allons pas rester" in text
 
 
+def test_an_upside_down_page_orientation_detection_calls_upright_is_turned_over(engine):
+    """A manual's page in a book face with typewriter-type parameters, upside down: Tesseract's
+    orientation detection calls it upright (and the upright page upside down). It reads badly
+    as it stands, so it is read turned over too, and kept so as that read reads well; it was
+    read upside down and called handwriting."""
+    with pymupdf.open(CORPUS / "texlive" / "lecturer-doc-p8.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    page = Image.frombytes("L", (pix.width, pix.height), pix.samples)
+    reading = read(engine, page.rotate(180).convert("RGB"), dpi=200)
+    assert reading.rotation == 180
+    assert not any(f["code"] == "UNREADABLE" for f in reading.findings)
+    assert "The height of the slide." in " ".join(b.text for b in reading.blocks)
+
+
 def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):
     """A low-resolution scan (a letter 500 pixels wide): its lines 8 pixels high, which
     Tesseract reads nothing of; read scaled up, words are there, in the page's pixels."""
