@@ -557,10 +557,15 @@ def _lift_middle_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
 
 def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]:
     """A row with an empty first column and fewer cells than its neighbour above continues
-    that row's cells (text wrapped inside the cells), unless a cell of it spans columns."""
+    that row's cells (text wrapped inside the cells), unless a cell of it spans columns. A
+    row filling every column but the first (two or more) does so once: text wraps in every
+    column for a line or two, and rows that keep coming so have lost their first cells (a
+    scan's short codes, "fx", "g0", read as noise), which joined made one row of the table."""
     out: list[list[dict | None]] = []
+    full_joined: set[int] = set()  # rows of out a row filling all but the first column joined
     for slots in grid:
         filled = sum(s is not None for s in slots)
+        full = filled >= 2 and filled == len(slots) - 1
         if (
             out
             and slots[0] is None
@@ -570,7 +575,10 @@ def _join_wrapped_rows(grid: list[list[dict | None]]) -> list[list[dict | None]]
             # wrapped line stays inside its column.
             and not any(s and s["colspan"] > 1 for s in slots)
             and len(out) > 1  # the header rows below a spanning header are rows of their own
+            and not (full and len(out) - 1 in full_joined)
         ):
+            if full:
+                full_joined.add(len(out) - 1)
             for cell in out[-1]:
                 if cell is not None and cell["rowspan"] > 1:
                     cell["rowspan"] -= 1  # it spanned the row that now joins it

@@ -730,3 +730,21 @@ def test_figures_set_a_character_apart_are_columns_and_a_spaced_number_is_one():
     table = table_from_words(_cells(spaced), (90, 90, 800, 400))
     assert table is not None
     assert [row[1]["text"] for row in table.rows] == ["1 087 948", "2 568 738", "3 576 723"]
+
+
+def test_rows_that_lost_their_first_cell_are_no_text_wrapped_into_one_row():
+    """A scanned font list whose short codes ("fx", "g0") Tesseract dropped as noise: each row
+    after them fills every column but the first, as a wrapped line would; joined one after
+    the other they made one row of thirty names. Text wraps so once; the rows stay rows."""
+    rows = [
+        [(100, "Code"), (300, "Name"), (600, "Family")],
+        [(100, "fa"), (300, "formata"), (600, "Formata")],
+        [(100, "fc"), (300, "freestyl"), (600, "FreeStyle")],
+        [(300, "futurans"), (600, "Futura")],
+        [(300, "felixttl"), (600, "Felix")],
+        [(300, "flyer"), (600, "Flyer")],
+        [(300, "gando"), (600, "Gando")],
+    ]
+    table = table_from_words(_cells(rows), (90, 90, 900, 600))
+    assert table is not None
+    assert [row[-1]["text"] for row in table.rows][-3:] == ["Felix", "Flyer", "Gando"]
