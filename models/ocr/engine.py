@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PIL import Image
+from PIL import Image, ImageOps
 
 from models.engine import PageImage, PageReading
 from models.language import TESSERACT_CODES, detect_language
@@ -35,7 +35,7 @@ from models.ocr.iterate import (
     runs_sideways,
 )
 from models.ocr.prepare import deskew
-from models.ocr.rereads import PartRereads
+from models.ocr.rereads import PartRereads, light_on_dark
 from models.ocr.scale import (
     TESSERACT_MAX_SIDE_PX,
     SmallText,
@@ -397,6 +397,17 @@ class TesseractEngine(PartRereads):
             paragraphs = read_paragraphs(tess, api, page.dpi)
         else:  # api keeps the page's layout, which the bands' words fill
             paragraphs = self._read_in_bands(gray, layout, cut, page.dpi)
+        if not reads_well(paragraphs) and light_on_dark(original):
+            # Light print on a dark ground (a listing in a dark theme) reads as nothing: the
+            # page is read inverted, and kept so when that read is far better (a cover's dark
+            # print in white boxes on dark stripes reads worse inverted).
+            inverted = ImageOps.invert(original)
+            inv_gray, inv_skew = deskew(inverted, beside=self._beside)
+            inv_api = self._recognize(self._api_turned, inv_gray, page.dpi)
+            inv_paragraphs = read_paragraphs(tess, inv_api, page.dpi)
+            if read_score(inv_paragraphs) >= SCAN.inverted_read_gain * read_score(paragraphs):
+                original, upright = inverted, (inv_gray, inv_skew)
+                gray, skew, api, paragraphs, cut = inv_gray, inv_skew, inv_api, inv_paragraphs, None
         if self.detect_rotation and not reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
             # for OSD (and a second read when the page turns out to be upside down, or the

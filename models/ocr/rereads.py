@@ -77,6 +77,19 @@ def photographic(picture: Image.Image) -> bool:
     return float((np.abs(tones - np.median(tones)) >= PHOTO_TONE_LEVELS).mean()) >= PHOTO_TONE_SHARE
 
 
+def light_on_dark(page: Image.Image) -> bool:
+    """The middle of the page is a flat dark fill (SCAN.dark_fill_*): light print on a dark
+    ground (a listing in a dark theme, a slide), which Tesseract, its inversion off, reads as
+    nothing. A scan's black surround (a microfilm's) leaves the middle paper; a photograph's
+    darks are no flat fill."""
+    width, height = page.size
+    cut = SCAN.dark_fill_margin_share
+    middle = page.crop((int(width * cut), int(height * cut),
+                        int(width * (1 - cut)), int(height * (1 - cut))))  # fmt: skip
+    fill, share = _fills(_tones(middle), 1)
+    return fill <= SCAN.dark_fill_grey and share >= SCAN.dark_fill_share
+
+
 def paper_grey(page: Image.Image) -> int:
     """The page's commonest grey: its paper."""
     return int(np.bincount(_tones(page), minlength=256).argmax())

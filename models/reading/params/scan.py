@@ -117,6 +117,13 @@ class ScanParams:
     # A line read with a mean confidence under this, standing on a flat dark fill, is read
     # again as a panel too (a row of white names on dark cells Tesseract read as scraps).
     panel_line_confidence: float = 50
+    # A page whose middle (the page less this share of it on each side) is a flat fill of
+    # this grey or darker, holding this share of its pixels or more, is light print on a dark
+    # ground: read inverted.
+    dark_fill_margin_share: float = 0.2
+    dark_fill_grey: int = 100
+    dark_fill_share: float = 0.5
+    inverted_read_gain: float = 2.0  # ...kept when it reads this many times better (read_score)
     # A picture gives way to the text read in it only where nothing but flat fill lies away
     # from that text: of its tiles of `panel_tile_inch` farther than `panel_reach_inch` from
     # every word, no more than this share hold under `panel_tile_flat_share` of their pixels

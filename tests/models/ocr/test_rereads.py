@@ -15,7 +15,13 @@ from PIL import Image, ImageDraw
 from bench.structure_corpus import scan
 from models.engine import PageImage, Word, reading_to_json
 from models.ocr import TesseractEngine
-from models.ocr.rereads import illegible_text, leader_runs, on_flat_fills, photographic
+from models.ocr.rereads import (
+    illegible_text,
+    leader_runs,
+    light_on_dark,
+    on_flat_fills,
+    photographic,
+)
 from models.reading.boxes import inside_share
 from tests.conftest import CORPUS, RESOURCES
 
@@ -362,3 +368,30 @@ def test_a_scanned_contents_pages_leader_lines_keep_their_entries(engine, tmp_pa
     (reading,) = engine.predict_batch([image])
     items = [b.text for b in reading.blocks if b.kind == "list_item"]
     assert items[:4] == ["1 Introduction 1", "2 Results 1", "2.1 Main bounds 1", "2.2 Discussion 2"]
+
+
+def test_a_page_of_light_print_on_a_dark_ground_is_read_inverted(engine):
+    """A listing set in a dark theme, the whole page a dark fill (a TeX Live manual's pages:
+    hlist-fr p. 12), read as nothing and emptied; read inverted, its lines are there."""
+    lines = [f"{k} \\def\\hlst@name{{item offset}} % the width of line {k} of the list"
+             for k in range(221, 251)]  # fmt: skip
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        page.draw_rect(page.rect, color=None, fill=(0.12, 0.12, 0.14))
+        for k, line in enumerate(lines):
+            page.insert_text((50, 70 + 23 * k), line, fontsize=10, fontname="cour",
+                             color=(0.93, 0.93, 0.88))  # fmt: skip
+        pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
+    (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=1, dpi=300)])
+    text = _said(reading)
+    assert sum(f"the width of line {k}" in text for k in range(221, 251)) >= 20
+
+
+def test_a_dark_surround_or_a_photograph_is_no_dark_ground():
+    """A microfilm's black surround leaves the page's middle paper; a photograph's darks are
+    no flat fill: neither page is read inverted."""
+    surround = Image.new("L", (1000, 1400), 0)
+    surround.paste(Image.new("L", (700, 1000), 235), (150, 200))
+    assert not light_on_dark(surround)
+    assert not light_on_dark(_page_image(CORPUS / "pdfjs" / "issue5475.pdf"))
+    assert light_on_dark(Image.new("L", (1000, 1400), 30))
