@@ -119,10 +119,11 @@ class ScanParams:
     panel_line_confidence: float = 50
     # A page whose middle (the page less this share of it on each side) is a flat fill of
     # this grey or darker, holding this share of its pixels or more, is light print on a dark
-    # ground: read inverted.
+    # ground: read inverted (a listing in a dark theme: 0.85; a black panel holding a photograph
+    # beside a quote, 0.61, is read as a panel, models.ocr.rereads).
     dark_fill_margin_share: float = 0.2
     dark_fill_grey: int = 100
-    dark_fill_share: float = 0.5
+    dark_fill_share: float = 0.75
     inverted_read_gain: float = 2.0  # ...kept when it reads this many times better (read_score)
     # A picture gives way to the text read in it only where nothing but flat fill lies away
     # from that text: of its tiles of `panel_tile_inch` farther than `panel_reach_inch` from
