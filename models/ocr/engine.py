@@ -405,7 +405,7 @@ class TesseractEngine(PartRereads):
             inv_gray, inv_skew = deskew(inverted, beside=self._beside)
             inv_api = self._recognize(self._api_turned, inv_gray, page.dpi)
             inv_paragraphs = read_paragraphs(tess, inv_api, page.dpi)
-            if read_score(inv_paragraphs) >= SCAN.inverted_read_gain * read_score(paragraphs):
+            if read_score(inv_paragraphs) > SCAN.inverted_read_gain * read_score(paragraphs):
                 original, upright = inverted, (inv_gray, inv_skew)
                 gray, skew, api, paragraphs, cut = inv_gray, inv_skew, inv_api, inv_paragraphs, None
         if self.detect_rotation and not reads_well(paragraphs):
