@@ -171,20 +171,6 @@ def is_scrap(line: PlainLine, median_confidence: float, min_confidence: float,
     return longest < params.scrap_letters or line.confidence < floor
 
 
-def _restorable(line: PlainLine, median_confidence: float, min_confidence: float,
-                params: FloorParams) -> PlainLine | None:  # fmt: skip
-    """A lost line as it comes back: whole, unless it is scraps; scraps around a word read
-    surely (a contents entry whose leader dots read as letters, "USING HYPHENATION PATTERNS
-    #52 goss ee"; a code line's signs) bring back the words read surely, no scraps."""
-    if not is_scrap(line, median_confidence, min_confidence, params):
-        return line
-    least = max(min_confidence, median_confidence - params.scrap_confidence_gap)
-    sure = tuple(w for w in line.words if w.confidence >= least)
-    if any(sum(c.isalpha() for c in w.text) >= params.sure_word_letters for w in sure):
-        return _keeping(line, sure)
-    return None
-
-
 def paragraph_of(lines: list[PlainLine]) -> ReadBlock:
     """Plain lines as one paragraph (a hyphen at a line's end mended, as the stages do), of
     the body's size."""
@@ -358,13 +344,11 @@ def with_floor(page: ReadingPage, plain: list[PlainLine], *, page_number: int,
     lost = lost_lines(page.blocks, plain, params)
     median = statistics.median(w.confidence for line in plain for w in line.words)
     least = params.scrap_confidence_floor if min_confidence is None else min_confidence
-    coming = [_restorable(line, median, least, params) if gone else None
-              for line, gone in zip(plain, lost, strict=True)]  # fmt: skip
-    restore = [line is not None for line in coming]
+    restore = [gone and not is_scrap(line, median, least, params)
+               for line, gone in zip(plain, lost, strict=True)]  # fmt: skip
     if not any(restore):
         return page
-    plain = [back or line for back, line in zip(coming, plain, strict=True)]
     blocks = _placed(page.blocks, plain, lost, restore)
-    back = [line for line in coming if line is not None]
+    back = [line for line, keep in zip(plain, restore, strict=True) if keep]
     finding = restored_finding(page_number, back, params)
     return replace(page, blocks=blocks, findings=[*page.findings, finding])

@@ -14,9 +14,6 @@ class FloorParams:
     scrap_letters: int = 2  # a restored line holds a word of at least this many letters
     scrap_confidence_gap: float = 30  # ...read no more than this far below the page's median
     scrap_confidence_floor: float = 40  # ...and at least this confident on its own
-    # A line of scraps with a word of this many letters read as surely as a line must be
-    # brings back its sure words.
-    sure_word_letters: int = 4
     page_figure_share: float = 0.5  # a figure over this share of the page is no figure's text
     twin_overlap_share: float = 0.5  # a layer line drawn again over this share of an equal one
     unreadable_keep_confidence: float = 80  # a handwritten page keeps lines read this surely

@@ -108,30 +108,6 @@ def test_scraps_stay_out():
     assert page.blocks == kept and not page.findings
 
 
-def test_a_line_of_scraps_brings_back_the_words_it_read_surely():
-    """A contents entry whose leader dots Tesseract read as letters ("USING HYPHENATION
-    PATTERNS #52 goss ee 2", the line's mean 28 far below the page's): its words read as surely
-    as the page's text come back, the scraps do not; scraps with no sure word stay out."""
-
-    def read(*pairs: tuple[str, float]) -> PlainLine:
-        words = tuple(
-            Word(text=t, confidence=c, bbox=(100.0 + 200 * k, 600.0, 280.0 + 200 * k, 630.0))
-            for k, (t, c) in enumerate(pairs)
-        )
-        return PlainLine(words, (100.0, 600.0, 100.0 + 200 * len(pairs), 630.0), 5)
-
-    entry = read(("USING", 77), ("PATTERNS", 76), ("#52", 14), ("goss", 14), ("ee", 12),
-                 ("See", 4), ("rc", 13), ("eee", 0), ("2", 96))  # fmt: skip
-    scraps = replace(
-        read(("Tae", 60), ("ee", 12), ("rc", 13), ("0", 90)), bbox=(100, 700, 900, 730)
-    )
-    kept = [block(PLAIN[:2]), block(PLAIN[2:3]), block(PLAIN[3:])]
-    page = with_floor(page_of(kept), [*PLAIN, entry, scraps], page_number=1)
-    (finding,) = page.findings
-    assert finding["code"] == RESTORED_CODE
-    assert [b.text for b in page.blocks if b not in kept] == ["USING PATTERNS 2"]
-
-
 def test_a_line_running_out_of_a_figure_keeps_its_words_beside_it():
     """A drawing's strokes read into the line of text beside it ("Saas) , says," with its
     centre in the figure, ocrmypdf c02-22.pdf): its words inside the figure are the figure's,
