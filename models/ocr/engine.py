@@ -403,7 +403,9 @@ class TesseractEngine(PartRereads):
             # print in white boxes on dark stripes reads worse inverted).
             inverted = ImageOps.invert(original)
             inv_gray, inv_skew = deskew(inverted, beside=self._beside)
-            inv_api = self._recognize(self._api_turned, inv_gray, page.dpi)
+            # A recognizer of its own: the turned-over read below reuses _api_turned, and the
+            # page keeps this one's results (thresholded image, figures) when it wins.
+            inv_api = self._recognize(self._spare("inverted"), inv_gray, page.dpi)
             inv_paragraphs = read_paragraphs(tess, inv_api, page.dpi)
             if read_score(inv_paragraphs) > SCAN.inverted_read_gain * read_score(paragraphs):
                 original, upright = inverted, (inv_gray, inv_skew)
