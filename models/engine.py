@@ -56,7 +56,8 @@ class Word:
     lang: str | None = None  # BCP 47, when the word's line is in another language than the page
     known: bool | None = None  # a dictionary word, when the engine can tell (Tesseract)
     # Characters set as exponents or indices ("t3" with a raised, smaller "3"), born-digital
-    # text: [start, end, "sup" | "sub"] runs within `text`.
+    # text: [start, end, "sup" | "sub"] runs within `text`; an inline formula's words are one
+    # word with a run [start, end, "math", TeX] over the formula.
     script: list | None = None
 
 

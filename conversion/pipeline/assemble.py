@@ -246,17 +246,18 @@ def _classify(
     return "heading" if heading else "paragraph"
 
 
-def _pieces(word: Word) -> list[tuple[str, str | None]]:
-    """A word cut at its exponents and indices: (text, None | "sup" | "sub") pieces."""
-    pieces: list[tuple[str, str | None]] = []
+def _pieces(word: Word) -> list[tuple[str, str | None, str | None]]:
+    """A word cut at its exponents, indices and inline formula: (text, None | "sup" | "sub" |
+    "math", the formula's TeX) pieces."""
+    pieces: list[tuple[str, str | None, str | None]] = []
     at = 0
-    for start, end, kind in word.script or ():
+    for start, end, kind, *tex in word.script or ():
         if start > at:
-            pieces.append((word.text[at:start], None))
-        pieces.append((word.text[start:end], kind))
+            pieces.append((word.text[at:start], None, None))
+        pieces.append((word.text[start:end], kind, tex[0] if tex else None))
         at = end
     if at < len(word.text):
-        pieces.append((word.text[at:], None))
+        pieces.append((word.text[at:], None, None))
     return pieces
 
 
@@ -352,15 +353,21 @@ def spans_from(rb: ReadBlock, *, params: AssembleParams = ASSEMBLE) -> list[Span
         low = word.confidence < params.low_confidence_percent
         lang = word.lang or rb.lang
         cjk = i and _unspaced(rb.words[i - 1].text, word.text)
-        for j, (text, script) in enumerate(_pieces(word)):
+        for j, (text, script, tex) in enumerate(_pieces(word)):
             sep = " " if i and not j and not cjk else ""
             last = spans[-1] if spans else None
-            if last and (last.low_confidence, last.lang, last.script) == (low, lang, script):
+            same = last and (last.low_confidence, last.lang, last.script) == (low, lang, script)
+            if same and script != "math":  # each formula a span of its own
                 last.text += sep + text
                 continue
             if last and sep and last.script is None:
                 last.text, sep = last.text + sep, ""
-            spans.append(Span(text=sep + text, low_confidence=low, lang=lang, script=script))
+            elif sep and script == "math":
+                spans.append(Span(text=sep, low_confidence=low, lang=lang))
+                sep = ""
+            spans.append(
+                Span(text=sep + text, low_confidence=low, lang=lang, script=script, tex=tex)
+            )
     return spans
 
 

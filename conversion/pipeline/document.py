@@ -75,7 +75,9 @@ class Span:
     lang: str | None = None
     # A footnote reference: the id of the footnote Block ("fn-3"); `text` is its marker ("3").
     note_ref: str | None = None
-    script: str | None = None  # "sup" / "sub": an exponent or index set small, raised / lowered
+    script: str | None = None  # "sup" / "sub": an exponent or index set small, raised / lowered;
+    # "math": an inline formula, `text` as printed and `tex` its TeX
+    tex: str | None = None
 
 
 @dataclass

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
 
+import latex2mathml.converter
+
 from conversion.pipeline.assemble_params import DOUBTS, DoubtParams
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
 from conversion.pipeline.output_format import page_marker
@@ -181,6 +183,12 @@ def _spans(spans: list[Span], state: _State | None = None) -> str:
         if span.note_ref:
             out.append(_noteref(span, state))
             continue
+        if span.script == "math" and span.tex:
+            # An inline formula in its sentence; a reader without MathML hears it as printed.
+            math = _mathml(span.tex, "inline", span.text.strip())
+            if math is not None:
+                out.append(math)
+                continue
         text = esc(span.text)
         lang = f' lang="{esc(span.lang or "")}"' if valid_lang(span.lang) else ""
         if span.low_confidence:
@@ -500,24 +508,29 @@ def _table_html(block: Block, table_no: int) -> str:
     )
 
 
-def _formula_html(block: Block, formula_no: int) -> str:
-    tex = (block.latex or "").strip()
-    if not tex:
-        return ""
+def _mathml(tex: str, display: str, alttext: str) -> str | None:
+    """The TeX as MathML with the TeX as its annotation; None when it does not convert."""
     try:
-        import latex2mathml.converter
-
-        mathml = latex2mathml.converter.convert(tex, display="block")
+        mathml = latex2mathml.converter.convert(tex, display=display)
     except Exception:  # the converter raises many types on bad TeX
-        # Unparseable TeX: say so in words rather than show raw markup as math.
-        return f'<p data-review="formula-unparsed">Formula: <code>{esc(tex)}</code></p>'
+        return None
     annotation = f'<annotation encoding="application/x-tex">{esc(tex)}</annotation>'
     # Wrap the converter's content in <semantics> so the TeX travels with the MathML; alttext
     # gives readers without MathML support the formula as text.
     open_end = mathml.index(">") + 1
-    head = mathml[: open_end - 1] + f' alttext="{esc(tex)}">'
+    head = mathml[: open_end - 1] + f' alttext="{esc(alttext)}">'
     inner = mathml[open_end : mathml.rindex("</math>")]
-    math = f"{head}<semantics><mrow>{inner}</mrow>{annotation}</semantics></math>"
+    return f"{head}<semantics><mrow>{inner}</mrow>{annotation}</semantics></math>"
+
+
+def _formula_html(block: Block, formula_no: int) -> str:
+    tex = (block.latex or "").strip()
+    if not tex:
+        return ""
+    math = _mathml(tex, "block", tex)
+    if math is None:
+        # Unparseable TeX: say so in words rather than show raw markup as math.
+        return f'<p data-review="formula-unparsed">Formula: <code>{esc(tex)}</code></p>'
     # A long formula scrolls in its own focusable box at 320 px instead of widening the page.
     return (
         f'<div class="formula" role="group" aria-label="Formula {formula_no}" tabindex="0">'

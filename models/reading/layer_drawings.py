@@ -154,19 +154,31 @@ def _bars_in(bars: list[Bar], clip: pymupdf.Rect, params: TextLayerParams) -> li
     ]  # fmt: skip
 
 
+def rules_in(
+    page: pymupdf.Page, *, params: TextLayerParams = TEXT_LAYER
+) -> Callable[[tuple], list[Bar]]:
+    """A box in points -> the rules drawn in it (fraction bars, radicals' rules). The page's
+    rules are walked once, and only if a box asks."""
+    bars: list[Bar] | None = None
+
+    def rules(box) -> list[Bar]:
+        nonlocal bars
+        if bars is None:
+            bars = _page_bars(page, params)
+        return _bars_in(bars, pymupdf.Rect(box), params)
+
+    return rules
+
+
 def formula_transcriber(
     page: pymupdf.Page, *, scale: float, params: TextLayerParams = TEXT_LAYER
 ) -> Callable[[tuple], str | None]:
     """For `apply_layout`: a formula region's box (in pixels at `scale` per point) -> the TeX
-    rebuilt from its glyphs and the rules drawn in it, or None. The page's rules are walked
-    once, and only if a formula asks."""
-    bars: list[Bar] | None = None
+    rebuilt from its glyphs and the rules drawn in it, or None."""
+    rules = rules_in(page, params=params)
 
     def transcribe(box) -> str | None:
-        nonlocal bars
-        if bars is None:
-            bars = _page_bars(page, params)
         clip = pymupdf.Rect(box) / scale
-        return tex_from_glyphs(_glyphs(page, clip), _bars_in(bars, clip, params))
+        return tex_from_glyphs(_glyphs(page, clip), rules(clip))
 
     return transcribe

@@ -14,7 +14,9 @@ import pymupdf
 
 from models.engine import ReadBlock, Word
 from models.reading.boxes import union
+from models.reading.inline_math import MathGlyph
 from models.reading.markers import BULLET
+from models.reading.math_text import Glyph
 from models.reading.params.code import CODE, MONO_FONT, CodeParams
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
 
@@ -167,6 +169,7 @@ class WordStyles(NamedTuple):
     sizes: dict[_Key, float]  # its own text size in points
     texts: dict[_Key, str]  # its text where its glyphs read otherwise than MuPDF's word
     mono: set[_Key]  # the words set (most of their glyphs) in a monospaced font
+    glyphs: dict[_Key, list[MathGlyph]]  # its glyphs in the order of its text, with their fonts
 
 
 _NARROW, _WIDE = frozenset("il.,:;!'|"), frozenset("mwMW")
@@ -218,6 +221,8 @@ def word_styles(
     texts: dict[_Key, str] = {}
     mono: set[_Key] = set()
     mono_glyphs: set[int] = set()  # id() of the glyphs set in a monospaced font
+    fonts: dict[int, tuple[str, bool]] = {}  # id() of a glyph -> its font's name, italic
+    glyphs_of: dict[_Key, list[MathGlyph]] = {}
     # Words and glyphs come from two extractions whose lines need not be numbered alike: a
     # word's glyphs are those whose centres lie in its box (glyphs bucketed by height).
     buckets: dict[int, list[tuple[int, float, dict, float, str | None]]] = {}
@@ -232,6 +237,9 @@ def word_styles(
                 if _monospaced(span, even)
                 for char in span["chars"]
             )
+            for span in line["spans"]:
+                italic = bool(span["flags"] & pymupdf.TEXT_FONT_ITALIC)
+                fonts.update((id(char), (span["font"], italic)) for char in span["chars"])
             for char, size, mark in _line_glyphs(line, params):
                 if not char["c"].isspace():
                     cx = (char["bbox"][0] + char["bbox"][2]) / 2
@@ -252,6 +260,11 @@ def word_styles(
         glyphs = _word_glyphs(inside, text)
         if glyphs is None:
             continue
+        glyphs_of[(k, i, n)] = [
+            MathGlyph(Glyph(char["c"], size, *char["origin"], tuple(char["bbox"]),
+                            fonts[id(char)][0]), mark, fonts[id(char)][1])
+            for char, size, mark in glyphs
+        ]  # fmt: skip
         if 2 * sum(id(char) in mono_glyphs for char, _, _ in glyphs) > len(glyphs):
             mono.add((k, i, n))  # (a "$" of pdfTeX's typewriter type may come from another)
         units = _composed(glyphs)
@@ -272,7 +285,7 @@ def word_styles(
         runs = [run for run in runs if not _logo_letters(read, run[0], run[1])]
         if runs:
             scripts[(k, i, n)] = runs
-    return WordStyles(scripts, sizes, texts, mono)
+    return WordStyles(scripts, sizes, texts, mono, glyphs_of)
 
 
 _HYPHENS = ("-", "\xad", "¬")  # a hyphen, a soft hyphen, an old OCR's "not" sign
@@ -298,7 +311,7 @@ def join_text(text: str, line: str) -> str:
 
 
 def _shifted(script: list | None, by: int) -> list:
-    return [[start + by, end + by, kind] for start, end, kind in script or ()]
+    return [[start + by, end + by, *rest] for start, end, *rest in script or ()]
 
 
 def _attach(prev: Word, word: Word, *, join: str = "") -> None:
@@ -372,7 +385,8 @@ def block_words(
     last_line = None
     for line, word in without_leaders(entries, params=params):
         prev = out[-1] if out else None
-        whole = word.script and word.script[0][:2] == [0, len(word.text)]
+        whole = word.script and word.script[0][:3] in ([0, len(word.text), "sup"],
+                                                       [0, len(word.text), "sub"])  # fmt: skip
         if prev and whole and prev.bbox and word.bbox:
             height = prev.bbox[3] - prev.bbox[1]
             gap = word.bbox[0] - prev.bbox[2]

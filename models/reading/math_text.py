@@ -42,7 +42,8 @@ _SYMBOLS = {
     "⨁": r"\bigoplus", "⨂": r"\bigotimes", "∐": r"\coprod",
     "⟹": r"\Longrightarrow", "≜": r"\triangleq", "≺": r"\prec", "≻": r"\succ",
 }  # fmt: skip
-_GREEK = {
+# Greek letters and their TeX names.
+GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
     "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "vartheta", "ι": "iota", "κ": "kappa",
     "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma",
@@ -104,7 +105,7 @@ _MATRICES = {("(", ")"): "pmatrix", ("[", "]"): "bmatrix", ("|", "|"): "vmatrix"
 # Operator names set upright ("lim", "sin"): TeX's \lim, \sin; the first ones take limits
 # under them in a display (lim over n -> infinity).
 _LIMIT_NAMES = {"lim", "liminf", "limsup", "max", "min", "sup", "inf", "det", "gcd", "Pr"}
-_NAMES = _LIMIT_NAMES | {
+OPERATOR_NAMES = _LIMIT_NAMES | {
     "sin", "cos", "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh", "coth", "arcsin", "arccos",
     "arctan", "log", "ln", "lg", "exp", "deg", "dim", "ker", "arg", "hom",
 }  # fmt: skip
@@ -146,8 +147,8 @@ def _tex(char: str) -> str | None:
             letter = name.split()[-1]
             return command + "{" + (letter if "CAPITAL" in name else letter.lower()) + "}"
     folded = unicodedata.normalize("NFKC", char)  # mathematical italic 𝑥 -> x
-    if folded in _GREEK:
-        return "\\" + _GREEK[folded]
+    if folded in GREEK:
+        return "\\" + GREEK[folded]
     if len(folded) == 1 and (folded.isascii() and folded.isalnum() or folded in _PLAIN):
         return folded
     # Another mathematical symbol or letter with no name here is itself (MathML takes it as
@@ -315,7 +316,9 @@ def _words(glyphs: list[Glyph], params: MathParams) -> tuple[list[Glyph], dict[i
             if word[0].isdigit():
                 put_together(part, word, word)
             else:
-                put_together(part, word, "\\" + word if word in _NAMES else r"\text{" + word + "}")
+                put_together(
+                    part, word, "\\" + word if word in OPERATOR_NAMES else r"\text{" + word + "}"
+                )
     return [g for g in glyphs if id(g) not in merged] + tokens, made
 
 

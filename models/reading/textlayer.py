@@ -21,12 +21,14 @@ from PIL import Image
 
 from models.engine import PageReading, ReadBlock, Word
 from models.layout import page_regions
+from models.reading.boxes import union
 from models.reading.code_blocks import code_blocks
 from models.reading.contents import contents_lists
 from models.reading.doubts import engine_ranks, with_doubts
 from models.reading.floor import fallback_finding, layer_plain_lines, plain_blocks, with_floor
+from models.reading.inline_math import inline_formulas
 from models.reading.layer_doubts import layer_table_doubts
-from models.reading.layer_drawings import formula_transcriber, with_drawings
+from models.reading.layer_drawings import formula_transcriber, rules_in, with_drawings
 from models.reading.layer_image import LayerImage
 from models.reading.layer_tables import ruled_tables_finder
 from models.reading.layer_trust import (
@@ -329,6 +331,15 @@ def _layer_reading(
     styles = word_styles(page, words_on_page, params=params)
     scripts, word_size, word_text = styles.scripts, styles.sizes, styles.texts
     mono_words: set[int] = set()  # id() of the words set in a monospaced font
+    # Inline formulas: their words made one, its TeX a "math" run over the formula's text.
+    # (An OCR layer's fonts tell nothing of mathematics.)
+    formulas = (
+        {}
+        if ocr_layer
+        else inline_formulas(words_on_page, styles.glyphs, rules_in(page, params=params))
+    )
+    head_of = {key: head for head, f in formulas.items() for key in f.keys[1:]}
+    heads: dict[tuple, Word] = {}
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
     words_in: dict[int, list[tuple[tuple[int, int], Word]]] = {}
     for x0, y0, x1, y1, text, block_no, line_no, word_no in words_on_page:
@@ -339,13 +350,23 @@ def _layer_reading(
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
         key = (block_no, line_no, word_no)
         text = word_text.get(key) or expanded(text)  # accents composed, ligatures expanded
+        head = heads.get(head_of.get(key))
+        if head is not None:
+            head.text = f"{head.text} {text}"
+            head.bbox = union((head.bbox, (box.x0, box.y0, box.x1, box.y1)))
+            continue
         word = Word(text=text, confidence=float(PERCENT), bbox=(box.x0, box.y0, box.x1, box.y1),
                     script=scripts.get(key))  # fmt: skip
+        if key in formulas:
+            heads[key] = word
         if key in word_size:
             size_of[id(word)] = word_size[key] * scale
         if key in styles.mono:
             mono_words.add(id(word))
         words_in.setdefault(k, []).append(((block_no, line_no), word))
+    for key, word in heads.items():
+        formula = formulas[key]
+        word.script = [[0, len(word.text) - formula.trail, "math", formula.tex]]
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale

@@ -27,3 +27,21 @@ def test_a_display_formula_is_mathml_in_its_sentence(tmp_path):
     after = math.find_parent("div").find_next_sibling("p").get_text()
     assert before.endswith("In closed form the update rule reads")
     assert after.startswith("where the constant is fixed in advance. We remark")
+
+
+@pytest.mark.slow
+def test_inline_formulas_are_mathml_in_their_sentence(tmp_path):
+    result = convert_pdf(MATH / "inline-cm.pdf", tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(encoding="utf-8"), "html.parser").main
+    maths = main.find_all("math")
+    assert [m.get("display") for m in maths] == ["inline"] * 5
+    tex = [m.find("annotation", attrs={"encoding": "application/x-tex"}).get_text() for m in maths]
+    assert tex == [r"x ^{2} + y ^{2} = r ^{2}", r"\lambda > 0", r"w _{i}", r"f ( a ) \leq 1",
+                   r"\frac{1}{8}"]  # fmt: skip
+    # In the paragraph, where the page sets it; a reader without MathML hears it as printed.
+    first = maths[0]
+    assert first.find_parent("p") is not None
+    assert first["alttext"] == "x2 + y2 = r2"
+    assert str(first.previous_sibling).endswith("Every point of the circle satisfies ")
+    assert str(first.next_sibling).startswith(", and the step size")
+    assert "5 × 103 points" in main.get_text()  # no variable: text with its exponent

@@ -23,6 +23,14 @@ class MathParams:
     blank_mark_ratio: float = 0.05  # an accent or a slash narrower (of its size) has no width
     # "(3)" at a row's right end, this far (of its size) from the formula: its number.
     equation_number_gap_ratio: float = 1.5
+    # Inline formulas (inline_math.py): this many glyphs or more that are no fence or point.
+    inline_min_glyphs: int = 2
+    inline_gap_ratio: float = 0.6  # ...its words this near (of the word's height) one another
+    # An inline fraction: a word over a word, overlapping across by this share of the narrower
+    fraction_overlap_share: float = 0.5
+    fraction_gap_ratio: float = 0.6  # ...this far apart at most (of the upper one's height)
+    fraction_touch_ratio: float = 0.25  # ...or their boxes overlapping this much at most
+    fraction_width_share: float = 0.8  # ...the wider of them this share of the bar's length
     # Script sizes and rows.
     full_size_ratio: float = 0.9  # a glyph this large (of the full size) or more is no script
     raised_ratio: float = 0.15  # a script raised this far (of the full size) is a superscript

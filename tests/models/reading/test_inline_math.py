@@ -1,0 +1,78 @@
+"""Inline formulas of born-digital LaTeX pages (tests/resources/math, each PDF beside its .tex):
+the words of a line that are mathematics become one formula with its TeX; prose, italic prose
+and a lone variable stay text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from models.reading.inline_math import MathGlyph, inline_formulas
+from models.reading.layer_drawings import rules_in
+from models.reading.layer_words import page_words, word_styles
+from models.reading.math_text import Glyph
+
+MATH = Path(__file__).resolve().parents[2] / "resources" / "math"
+
+
+def _formulas(name: str) -> dict[str, tuple[str, int]]:
+    """The page's inline formulas: their words' text -> (TeX, characters left to the sentence)."""
+    with pymupdf.open(MATH / name) as doc:
+        page = doc[0]
+        words = page_words(page)
+        found = inline_formulas(words, word_styles(page, words).glyphs, rules_in(page))
+    text = {(w[5], w[6], w[7]): w[4] for w in words}
+    return {" ".join(text[k] for k in f.keys): (f.tex, f.trail) for f in found.values()}
+
+
+def test_inline_formulas_of_computer_modern_are_rebuilt_and_prose_stays_text():
+    assert _formulas("inline-cm.pdf") == {
+        # The sentence's comma after the formula is the sentence's.
+        "x2 + y2 = r2,": (r"x ^{2} + y ^{2} = r ^{2}", 1),
+        "λ > 0": (r"\lambda > 0", 0),
+        # An index MuPDF puts on a line of its own is still smaller than its letter.
+        "wi": (r"w _{i}", 0),
+        "f(a) ≤1": (r"f ( a ) \leq 1", 0),
+        # A fraction in the line: its numerator and denominator over and under their bar.
+        "1 8": (r"\frac{1}{8}", 0),
+    }
+    # Not formulas: a lone "x" and a lone "α", the italic "i.e. (a) a short one" and the
+    # upright "5 × 10^3" (no variable).
+
+
+def test_inline_formulas_set_with_times_letters_and_symbol_greek():
+    assert _formulas("inline-times.pdf") == {
+        "θ > 0,": (r"\theta > 0", 1),
+        # Its index is on a line of its own (MuPDF), smaller than its letter: no italic word.
+        "ci": (r"c _{i}", 0),
+        "b ∈K,": (r"b \in K", 1),
+        "ψ3": (r"\psi _{3}", 0),
+        "z(v)": (r"z ( v )", 0),
+        "s2 +v2": (r"s ^{2} + v ^{2}", 0),
+    }
+
+
+def _glyph(char: str, size: float, x: float, y: float) -> MathGlyph:
+    box = (x, y - 0.7 * size, x + 0.5 * size, y + 0.2 * size)
+    return MathGlyph(Glyph(char, size, x, y, box, "NimbusRomNo9L-ReguItal"), None, True)
+
+
+def test_an_index_mupdf_put_on_a_line_of_its_own_is_still_an_index():
+    # math-000 of bench/latex_math.py (mathptmx): "c_i" at a line's end, its "i" a text line
+    # of its own, so not marked lowered; smaller than its letter, it is an index all the same.
+    words = [(100.0, 90.0, 110.0, 102.0, "ci", 0, 0, 0)]
+    glyphs = {(0, 0, 0): [_glyph("c", 10.9, 100, 100), _glyph("i", 8.0, 105.5, 101.6)]}
+    (formula,) = inline_formulas(words, glyphs, lambda box: []).values()
+    assert formula.tex == r"c _{i}"
+
+
+def test_a_table_row_on_one_line_is_no_formula_across_its_columns():
+    # "a = 1" and "b = 2" in two columns an inch apart, MuPDF's words of one line.
+    words, glyphs = [], {}
+    for n, (char, x) in enumerate([("a", 100), ("=", 108), ("1", 116), ("b", 180), ("=", 188),
+                                   ("2", 196)]):  # fmt: skip
+        words.append((x, 90.0, x + 5.0, 102.0, char, 0, 0, n))
+        glyphs[(0, 0, n)] = [_glyph(char, 10.0, x, 100)]
+    found = inline_formulas(words, glyphs, lambda box: [])
+    assert sorted(f.tex for f in found.values()) == ["a = 1", "b = 2"]
