@@ -159,9 +159,10 @@ def _fractions(
     params: MathParams,
 ) -> list[InlineFormula]:
     """Fractions set in a line ("1/8" as TeX sets it in text, small, over a bar): a word of
-    mathematics right over a drawn bar and one right under it, each as wide as the bar (a
-    table's rule under a header is wider than its cells), MuPDF's lines (even blocks) of
-    their own. Only pages with such a pair of words look for the page's rules."""
+    mathematics right over a drawn bar and one right under it, the wider as wide as the bar,
+    MuPDF's lines (even blocks) of their own, with a word of the line beside them (figures
+    over and under a table's rule have none across the rule). Only pages with such a pair of
+    words look for the page's rules."""
     out: list[InlineFormula] = []
     used: set[Key] = set()
     by_top = sorted(words, key=lambda w: w[1])
@@ -193,7 +194,7 @@ def _fractions(
             low, high = upper[3] - height / 2, lower[1] + height / 2
             longest = wide / params.fraction_width_share
             bars = [b for b in bars_in(box) if low <= b[2] <= high and b[1] - b[0] <= longest]
-            if len(bars) != 1:
+            if len(bars) != 1 or not _in_a_line(by_top, tops, box, bars[0][2], params):
                 continue
             core = [g.glyph for p in parts for g in p.core]
             tex = tex_from_glyphs(core, bars, params=params)
@@ -202,6 +203,20 @@ def _fractions(
             used.update(keys)
             out.append(InlineFormula(keys, tex, 0))
     return out
+
+
+def _in_a_line(
+    by_top: list[tuple], tops: list[float], box: tuple, axis: float, params: MathParams
+) -> bool:
+    """A word stands beside the box, near its left or right, across the height of its bar
+    (`axis`): the box is in a line of text."""
+    height = box[3] - box[1]
+    reach = params.fraction_beside_ratio * height
+    for word in by_top[bisect_left(tops, axis - 2 * height) : bisect_right(tops, axis)]:
+        left, right = box[0] - word[2], word[0] - box[2]
+        if word[1] < axis < word[3] and (0 <= left <= reach or 0 <= right <= reach):
+            return True
+    return False
 
 
 def _formula(

@@ -31,6 +31,7 @@ class MathParams:
     fraction_gap_ratio: float = 0.6  # ...this far apart at most (of the upper one's height)
     fraction_touch_ratio: float = 0.25  # ...or their boxes overlapping this much at most
     fraction_width_share: float = 0.8  # ...the wider of them this share of the bar's length
+    fraction_beside_ratio: float = 1.0  # ...a word of the line this near it (of its height)
     # Script sizes and rows.
     full_size_ratio: float = 0.9  # a glyph this large (of the full size) or more is no script
     raised_ratio: float = 0.15  # a script raised this far (of the full size) is a superscript

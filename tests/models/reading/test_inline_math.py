@@ -76,3 +76,22 @@ def test_a_table_row_on_one_line_is_no_formula_across_its_columns():
         glyphs[(0, 0, n)] = [_glyph(char, 10.0, x, 100)]
     found = inline_formulas(words, glyphs, lambda box: [])
     assert sorted(f.tex for f in found.values()) == ["a = 1", "b = 2"]
+
+
+def test_figures_over_and_under_a_table_rule_are_no_fraction():
+    # us-033 of ICDAR 2013: a column's figures over and under a rule, a row label beside the
+    # upper one. The same pair with a word of a line across the rule's height is a fraction.
+    def word(text, x, y, n):
+        glyphs = [_glyph(c, 8.0, x + 4.0 * k, y) for k, c in enumerate(text)]
+        return (x, y - 6.0, x + 4.0 * len(text), y + 2.0, text, 0, n, 0), glyphs
+
+    upper, upper_glyphs = word("138", 200, 100, 0)
+    lower, lower_glyphs = word("14", 202, 109, 1)
+    label, label_glyphs = word("Total", 100, 100, 2)
+    glyphs = {(0, 0, 0): upper_glyphs, (0, 1, 0): lower_glyphs, (0, 2, 0): label_glyphs}
+    rule = [(199.0, 213.0, 103.0)]  # x0, x1, y: as wide as the wider figure
+    assert inline_formulas([upper, lower, label], glyphs, lambda box: rule) == {}
+    prose = (170.0, 96.0, 196.0, 108.0, "share", 0, 3, 0)
+    glyphs[(0, 3, 0)] = [_glyph(c, 10.0, 170 + 5 * k, 105) for k, c in enumerate("share")]
+    (fraction,) = inline_formulas([upper, lower, prose], glyphs, lambda box: rule).values()
+    assert fraction.tex == r"\frac{138}{14}"
