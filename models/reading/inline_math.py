@@ -70,12 +70,19 @@ def _math_word(glyphs: list[MathGlyph], params: MathParams) -> _Word | None:
     """The word as mathematics, or None when a glyph of it is no mathematics. A glyph smaller
     than the word's full size is an exponent or index too (MuPDF puts a lowered index on a
     line of its own, where it is no smaller than its line)."""
-    trail = 0
-    while trail < len(glyphs) and glyphs[-1 - trail].glyph.char in _POINTS:
-        if _math_font(glyphs[-1 - trail].glyph):
-            break
-        trail += 1
-    core = glyphs[: len(glyphs) - trail]
+
+    def sentence_point(at: int) -> bool:
+        return glyphs[at].glyph.char in _POINTS and not _math_font(glyphs[at].glyph)
+
+    end = notes = len(glyphs)
+    while notes and glyphs[notes - 1].mark:
+        notes -= 1
+    if notes < end and notes and sentence_point(notes - 1):
+        end = notes  # a note's mark after the sentence's point ("∈ ET.¹") is the sentence's
+    while end and sentence_point(end - 1):
+        end -= 1
+    trail = len(glyphs) - end
+    core = glyphs[:end]
     if not core:
         return None
     full = max(g.glyph.size for g in core)

@@ -314,7 +314,7 @@ def _shifted(script: list | None, by: int) -> list:
     return [[start + by, end + by, *rest] for start, end, *rest in script or ()]
 
 
-def _attach(prev: Word, word: Word, *, join: str = "") -> None:
+def attach(prev: Word, word: Word, *, join: str = "") -> None:
     """`word` appended to `prev` (its exponents moved along)."""
     by = len(prev.text) + len(join) - (1 if join in _HYPHENS else 0)
     head = prev.text[:-1] if join in _HYPHENS else prev.text + join
@@ -393,7 +393,7 @@ def block_words(
             low, high = params.script_gap_low_ratio, params.script_gap_high_ratio
             touching = low * height <= gap <= high * height
             if touching and word.bbox[1] < prev.bbox[3] and word.bbox[3] > prev.bbox[1]:
-                _attach(prev, word)
+                attach(prev, word)
                 continue
         if whole:
             word.script = None  # a marker set small on its own: plain text
@@ -402,7 +402,7 @@ def block_words(
             and len(prev.text) > params.hyphenated_over_chars
             and prev.text[-2].isalpha() and word.text[:1].islower()
         ):  # fmt: skip
-            _attach(prev, word, join=prev.text[-1])
+            attach(prev, word, join=prev.text[-1])
         else:
             out.append(word)
         last_line = line
@@ -451,7 +451,7 @@ def joined_lines(
                 and last.text != " ".join(w.text for w in last.words + block.words)
             ):
                 mended = last.words[-1]  # hyphenated across the two lines
-                _attach(mended, block.words[0], join=mended.text[-1])
+                attach(mended, block.words[0], join=mended.text[-1])
                 last.words = last.words + block.words[1:]
             else:
                 last.words = last.words + block.words

@@ -40,6 +40,7 @@ from models.reading.layer_trust import (
     reads_as_drawn,
 )
 from models.reading.layer_words import (
+    attach,
     block_words,
     drawn_twice,
     expanded,
@@ -352,7 +353,8 @@ def _layer_reading(
         text = word_text.get(key) or expanded(text)  # accents composed, ligatures expanded
         head = heads.get(head_of.get(key))
         if head is not None:
-            head.text = f"{head.text} {text}"
+            tail = Word(text=text, confidence=float(PERCENT), script=scripts.get(key))
+            attach(head, tail, join=" ")
             head.bbox = union((head.bbox, (box.x0, box.y0, box.x1, box.y1)))
             continue
         word = Word(text=text, confidence=float(PERCENT), bbox=(box.x0, box.y0, box.x1, box.y1),
@@ -366,7 +368,10 @@ def _layer_reading(
         words_in.setdefault(k, []).append(((block_no, line_no), word))
     for key, word in heads.items():
         formula = formulas[key]
-        word.script = [[0, len(word.text) - formula.trail, "math", formula.tex]]
+        end = len(word.text) - formula.trail  # a note's mark after it keeps its own run
+        word.script = [[0, end, "math", formula.tex]] + [
+            run for run in word.script or () if run[0] >= end
+        ]
     blocks: list[ReadBlock] = []
     for number, block in enumerate(data["blocks"]):
         bbox = pymupdf.Rect(block["bbox"]) * rot * scale

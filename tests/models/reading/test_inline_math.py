@@ -53,9 +53,10 @@ def test_inline_formulas_set_with_times_letters_and_symbol_greek():
     }
 
 
-def _glyph(char: str, size: float, x: float, y: float) -> MathGlyph:
+def _glyph(char: str, size: float, x: float, y: float, font: str = "NimbusRomNo9L-ReguItal",
+           mark: str | None = None) -> MathGlyph:  # fmt: skip
     box = (x, y - 0.7 * size, x + 0.5 * size, y + 0.2 * size)
-    return MathGlyph(Glyph(char, size, x, y, box, "NimbusRomNo9L-ReguItal"), None, True)
+    return MathGlyph(Glyph(char, size, x, y, box, font), mark, "Ital" in font)
 
 
 def test_an_index_mupdf_put_on_a_line_of_its_own_is_still_an_index():
@@ -95,3 +96,14 @@ def test_figures_over_and_under_a_table_rule_are_no_fraction():
     glyphs[(0, 3, 0)] = [_glyph(c, 10.0, 170 + 5 * k, 105) for k, c in enumerate("share")]
     (fraction,) = inline_formulas([upper, lower, prose], glyphs, lambda box: rule).values()
     assert fraction.tex == r"\frac{138}{14}"
+
+
+def test_a_notes_mark_after_the_sentences_point_is_no_part_of_the_formula():
+    # badlines.pdf (realworld) p. 3: "... (u, v) ∈ E_T.¹", the note's mark raised after the
+    # sentence's point; "a ∈ K," keeps its comma outside.
+    words = [(100.0, 90.0, 130.0, 102.0, "a∈K.1", 0, 0, 0)]
+    glyphs = {(0, 0, 0): [_glyph("a", 10, 100, 100), _glyph("∈", 10, 106, 100, "CMSY10"),
+                          _glyph("K", 10, 114, 100), _glyph(".", 10, 121, 100, "NimbusRomNo9L"),
+                          _glyph("1", 7, 124, 96, "NimbusRomNo9L", "sup")]}  # fmt: skip
+    (formula,) = inline_formulas(words, glyphs, lambda box: []).values()
+    assert (formula.tex, formula.trail) == (r"a \in K", 2)
