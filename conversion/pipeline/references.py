@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from models.engine import ReadBlock
-from models.reading.kinds import has_year, reference_opening
+from models.reading.kinds import has_year, label_word, reference_opening
 
 _TEXT = ("paragraph", "list_item")
 
@@ -62,6 +62,39 @@ def _entry(lines: list[ReadBlock]) -> ReadBlock:
                    words=[w for rb in lines for w in rb.words])  # fmt: skip
 
 
+def _parted_at_labels(rb: ReadBlock, params: AssembleParams) -> list[ReadBlock]:
+    """A block that holds the end of one entry and the opening of the next (MuPDF's blocks of a
+    bibliography run across entries: "... In ICCV, 2013. [51] I. Sutskever, G. Hinton ...")
+    parted where a word that is a label ("[51]") opens a line at the block's left edge after a
+    word ending an entry (a full stop): each part its own block, boxed by its words."""
+    words = rb.words
+    if rb.kind not in _TEXT or len(words) < 2 or not all(w.bbox for w in words):
+        return [rb]
+    if " ".join(w.text for w in words) != rb.text:
+        return [rb]
+    left = min(w.bbox[0] for w in words)
+    reach = params.reference_align_ratio * _size(rb, params)
+    cuts = [
+        k for k in range(1, len(words))
+        if label_word(words[k].text) and words[k - 1].text.endswith(".")
+        and abs(words[k].bbox[0] - left) <= reach
+        and words[k].bbox[0] < words[k - 1].bbox[0]  # it opens a line
+        and words[k].bbox[1] >= (words[k - 1].bbox[1] + words[k - 1].bbox[3]) / 2
+    ]  # fmt: skip
+    if not cuts:
+        return [rb]
+    parts = []
+    for start, end in zip([0, *cuts], [*cuts, len(words)], strict=True):
+        part = words[start:end]
+        box = (min(w.bbox[0] for w in part), min(w.bbox[1] for w in part),
+               max(w.bbox[2] for w in part), max(w.bbox[3] for w in part))  # fmt: skip
+        kind = rb.kind if start == 0 else "paragraph"
+        marker = rb.marker if start == 0 else None
+        parts.append(replace(rb, kind=kind, marker=marker, text=" ".join(w.text for w in part),
+                             words=part, bbox=box))  # fmt: skip
+    return parts
+
+
 def _is_bibliography(entries: list[list[ReadBlock]], *, params: AssembleParams) -> bool:
     """Two entries or more, and entries opened by a number or an author that mostly hold a
     year (a numbered list of steps holds none)."""
@@ -81,6 +114,7 @@ def reference_entries(
     out: list[ReadBlock] = []
     entries: list[list[ReadBlock]] = []
     left = 0.0
+    blocks = [part for rb in blocks for part in _parted_at_labels(rb, params)]
 
     def flush() -> None:
         if _is_bibliography(entries, params=params):
@@ -104,6 +138,10 @@ def reference_entries(
             entries[-1].append(rb)
             continue
         flush()
+        if opening and rb.bbox:  # an entry at another margin: the next column's first
+            left = rb.bbox[0]
+            entries.append([rb])
+            continue
         out.append(rb)
     flush()
     return out

@@ -227,6 +227,12 @@ def reference_opening(text: str) -> str | None:
     return None
 
 
+def label_word(text: str) -> bool:
+    """The word is a bibliography entry's label and nothing more ("[12]", "[Smi20]")."""
+    match = _BRACKET_LABEL.match(text)
+    return bool(match) and match.end() == len(text)
+
+
 def has_year(text: str) -> bool:
     return bool(_YEAR.search(text))
 

@@ -9,6 +9,8 @@ import pymupdf
 import pytest
 
 from conversion.pipeline.convert import ConvertOptions, convert_pdf
+from conversion.pipeline.references import reference_entries
+from models.engine import ReadBlock, Word
 from models.ocr import TesseractEngine
 
 NUMBERED = [
@@ -102,3 +104,53 @@ def test_a_scanned_bibliography_is_one_list_of_one_item_per_entry(tmp_path, engi
     assert len(lists) == 1 and len(lists[0]) == len(NUMBERED)
     for item, entry in zip(lists[0], NUMBERED, strict=True):
         assert item.startswith(entry[:3]) and item.endswith(entry[-5:])
+
+
+def _line(text: str, x: float, y: float) -> list[Word]:
+    """A line's words, 10 pt type, each word boxed (6 pt a character)."""
+    words = []
+    for word in text.split():
+        words.append(Word(text=word, confidence=100.0, bbox=(x, y, x + 6 * len(word), y + 10)))
+        x += 6 * len(word) + 4
+    return words
+
+
+def _block(lines: list[list[Word]]) -> ReadBlock:
+    words = [w for line in lines for w in line]
+    box = (min(w.bbox[0] for w in words), min(w.bbox[1] for w in words),
+           max(w.bbox[2] for w in words), max(w.bbox[3] for w in words))  # fmt: skip
+    return ReadBlock(kind="paragraph", text=" ".join(w.text for w in words), bbox=box,
+                     words=words, font_size=10.0)  # fmt: skip
+
+
+def test_blocks_running_across_entries_are_parted_at_each_label():
+    # badlines.pdf (realworld) p. 10: MuPDF's blocks hold one entry's last line and the next
+    # entry's first lines ("... In ICCV, 2013. [51] I. Sutskever, G. Hinton ..."), in two
+    # columns: the right column's first entry opens at another margin.
+    blocks = [
+        _block([_line("[50] C. Sun and R. Nevatia. Active: Activity concept", 50, 100)]),
+        _block([_line("in video event classification. In ICCV, 2013.", 68, 112),
+                _line("[51] I. Sutskever, G. Hinton, and G. Taylor. The", 50, 124)]),
+        _block([_line("recurrent temporal machine. In NIPS, 2009.", 68, 136)]),
+        _block([_line("[52] I. Sutskever and Q. V. Le. Sequence to", 320, 100),
+                _line("sequence learning. In NIPS, 2014.", 338, 112)]),
+        _block([_line("[53] C. Sutton. Random fields. Machine", 320, 124),
+                _line("Learning, 4(4), 2011.", 338, 136)]),
+    ]  # fmt: skip
+    entries = reference_entries(blocks)
+    assert [e.kind for e in entries] == ["list_item"] * 4
+    assert [e.text for e in entries] == [
+        "[50] C. Sun and R. Nevatia. Active: Activity concept in video event classification. "
+        "In ICCV, 2013.",
+        "[51] I. Sutskever, G. Hinton, and G. Taylor. The recurrent temporal machine. In NIPS, "
+        "2009.",
+        "[52] I. Sutskever and Q. V. Le. Sequence to sequence learning. In NIPS, 2014.",
+        "[53] C. Sutton. Random fields. Machine Learning, 4(4), 2011.",
+    ]
+
+
+def test_a_citation_opening_a_line_of_prose_parts_nothing():
+    # "... as shown in" / "[12] and ..." : no full stop before the label, no entry ends there.
+    prose = _block([_line("The order follows the columns as shown in", 50, 100),
+                    _line("[12] and the tables keep their rows in 2020.", 50, 112)])  # fmt: skip
+    assert [b.text for b in reference_entries([prose])] == [prose.text]
