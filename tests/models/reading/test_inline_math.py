@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from models.reading.inline_math import MathGlyph, inline_formulas
 from models.reading.layer_drawings import rules_in
@@ -26,31 +27,31 @@ def _formulas(name: str) -> dict[str, tuple[str, int]]:
     return {" ".join(text[k] for k in f.keys): (f.tex, f.trail) for f in found.values()}
 
 
-def test_inline_formulas_of_computer_modern_are_rebuilt_and_prose_stays_text():
-    assert _formulas("inline-cm.pdf") == {
-        # The sentence's comma after the formula is the sentence's.
-        "x2 + y2 = r2,": (r"x ^{2} + y ^{2} = r ^{2}", 1),
-        "λ > 0": (r"\lambda > 0", 0),
-        # An index MuPDF puts on a line of its own is still smaller than its letter.
-        "wi": (r"w _{i}", 0),
-        "f(a) ≤1": (r"f ( a ) \leq 1", 0),
-        # A fraction in the line: its numerator and denominator over and under their bar.
-        "1 8": (r"\frac{1}{8}", 0),
-    }
-    # Not formulas: a lone "x" and a lone "α", the italic "i.e. (a) a short one" and the
-    # upright "5 × 10^3" (no variable).
+COMPUTER_MODERN = {
+    # The sentence's comma after the formula is the sentence's.
+    "x2 + y2 = r2,": (r"x ^{2} + y ^{2} = r ^{2}", 1),
+    "λ > 0": (r"\lambda > 0", 0),
+    "wi": (r"w _{i}", 0),
+    "f(a) ≤1": (r"f ( a ) \leq 1", 0),
+    # A fraction in the line: its numerator and denominator over and under their bar.
+    "1 8": (r"\frac{1}{8}", 0),
+}  # not: a lone "x" or "α", the italic "i.e. (a) a short one", "5 × 10^3" (no variable)
+# mathptmx: math letters in the text's italic font, Greek in the Symbol font.
+TIMES = {
+    "θ > 0,": (r"\theta > 0", 1),
+    "ci": (r"c _{i}", 0),
+    "b ∈K,": (r"b \in K", 1),
+    "ψ3": (r"\psi _{3}", 0),
+    "z(v)": (r"z ( v )", 0),
+    "s2 +v2": (r"s ^{2} + v ^{2}", 0),
+}  # not: the italic "as a careful analysis shows"
 
 
-def test_inline_formulas_set_with_times_letters_and_symbol_greek():
-    assert _formulas("inline-times.pdf") == {
-        "θ > 0,": (r"\theta > 0", 1),
-        # Its index is on a line of its own (MuPDF), smaller than its letter: no italic word.
-        "ci": (r"c _{i}", 0),
-        "b ∈K,": (r"b \in K", 1),
-        "ψ3": (r"\psi _{3}", 0),
-        "z(v)": (r"z ( v )", 0),
-        "s2 +v2": (r"s ^{2} + v ^{2}", 0),
-    }
+@pytest.mark.parametrize(
+    ("name", "formulas"), [("inline-cm.pdf", COMPUTER_MODERN), ("inline-times.pdf", TIMES)]
+)
+def test_inline_formulas_are_rebuilt_and_prose_stays_text(name, formulas):
+    assert _formulas(name) == formulas
 
 
 def _glyph(char: str, size: float, x: float, y: float, font: str = "NimbusRomNo9L-ReguItal",
