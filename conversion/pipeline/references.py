@@ -65,8 +65,9 @@ def _entry(lines: list[ReadBlock]) -> ReadBlock:
 def _parted_at_labels(rb: ReadBlock, params: AssembleParams) -> list[ReadBlock]:
     """A block that holds the end of one entry and the opening of the next (MuPDF's blocks of a
     bibliography run across entries: "... In ICCV, 2013. [51] I. Sutskever, G. Hinton ...")
-    parted where a word that is a label ("[51]") opens a line at the block's left edge after a
-    word ending an entry (a full stop): each part its own block, boxed by its words."""
+    parted where a word that is a label ("[51]") opens a line at the block's left edge after an
+    entry's end (a full stop, a year since the last label): each part its own block, boxed by
+    its words."""
     words = rb.words
     if rb.kind not in _TEXT or len(words) < 2 or not all(w.bbox for w in words):
         return [rb]
@@ -81,6 +82,11 @@ def _parted_at_labels(rb: ReadBlock, params: AssembleParams) -> list[ReadBlock]:
         and words[k].bbox[0] < words[k - 1].bbox[0]  # it opens a line
         and words[k].bbox[1] >= (words[k - 1].bbox[1] + words[k - 1].bbox[3]) / 2
     ]  # fmt: skip
+    # What ends before each label is an entry's end: it holds a year (prose citing "[12]" at a
+    # line's start after a sentence does not part).
+    starts = [0, *cuts]
+    cuts = [cut for cut, start in zip(cuts, starts, strict=False)
+            if has_year(" ".join(w.text for w in words[start:cut]))]  # fmt: skip
     if not cuts:
         return [rb]
     parts = []

@@ -149,8 +149,14 @@ def test_blocks_running_across_entries_are_parted_at_each_label():
     ]
 
 
-def test_a_citation_opening_a_line_of_prose_parts_nothing():
-    # "... as shown in" / "[12] and ..." : no full stop before the label, no entry ends there.
-    prose = _block([_line("The order follows the columns as shown in", 50, 100),
-                    _line("[12] and the tables keep their rows in 2020.", 50, 112)])  # fmt: skip
+@pytest.mark.parametrize(
+    "first",
+    [
+        "The order follows the columns as shown in",  # no full stop before the label
+        "The order follows the columns, as Smith et al.",  # no year: no entry's end
+    ],
+)
+def test_a_citation_opening_a_line_of_prose_parts_nothing(first):
+    second = _line("[12] showed, and the tables keep their rows in 2020.", 50, 112)
+    prose = _block([_line(first, 50, 100), second])
     assert [b.text for b in reference_entries([prose])] == [prose.text]
