@@ -79,6 +79,8 @@ log = logging.getLogger(__name__)
 # score PROBE_MARGIN times the other to decide.
 PROBE_LINES = 3
 PROBE_MARGIN = 2.0
+FLIPPED_DEG = 180  # a page turned over
+FULL_TURN_DEG = 360
 # An unreadable page is print in a script the languages do not read when Tesseract's script
 # detection names another script and finds the page's orientation with at least this score
 # (its own unit): print's regular lines score 9-28 (Thai, Greek, Korean, Chinese, Japanese
@@ -320,6 +322,19 @@ class TesseractEngine(PartRereads):
         best, other = sorted(scores, key=lambda turn: -scores[turn])
         return best if scores[best] >= PROBE_MARGIN * scores[other] and scores[best] > 0 else None
 
+    def _turn_of(self, image: Image.Image, gray: Image.Image, dpi: int) -> int:
+        """The turn that makes a page that reads badly as it stands upright: on its side, its
+        longest lines read both ways (else OSD); else OSD's, or turned over when OSD cannot
+        tell."""
+        api = self._spare("orientation")
+        api.SetImage(gray)
+        api.SetSourceResolution(dpi)
+        boxes = line_boxes(self._tesserocr, api.AnalyseLayout())
+        turn = self._sideways_turn(gray, boxes, dpi) if runs_sideways(boxes) else None
+        if turn is None:
+            turn = self._orientation(self._detect_orientation_script(image)) or FLIPPED_DEG
+        return turn
+
     def _read_in_bands(self, gray: Image.Image, layout, cut: int, dpi: int) -> list[ParaLines]:
         """The page recognized as two bands, above and below `cut` (a row between two text
         lines), at once: each its own crop, on its own thread and Tesseract instance. Their
@@ -402,14 +417,29 @@ class TesseractEngine(PartRereads):
             # page is read inverted, and kept so when that read is far better (a cover's dark
             # print in white boxes on dark stripes reads worse inverted).
             inverted = ImageOps.invert(original)
-            inv_gray, inv_skew = deskew(inverted, beside=self._beside)
+            inv_gray, inv_skew = deskew(inverted.rotate(rotation, expand=True), beside=self._beside)
             # A recognizer of its own: the turned-over read below reuses _api_turned, and the
             # page keeps this one's results (thresholded image, figures) when it wins.
             inv_api = self._recognize(self._spare("inverted"), inv_gray, page.dpi)
             inv_paragraphs = read_paragraphs(tess, inv_api, page.dpi)
+            inv_turn = rotation
+            if self.detect_rotation and not reads_well(inv_paragraphs):
+                # Turned as well (the orientation steps above saw only a dark page): the
+                # inverted page's own lines and OSD tell which way up.
+                inv_turn = (rotation + self._turn_of(inv_gray, inv_gray, page.dpi)) % FULL_TURN_DEG
+                turned = inverted.rotate(inv_turn, expand=True)
+                turned_gray, turned_skew = deskew(turned, beside=self._beside)
+                turned_api = self._recognize(self._spare("inverted turned"), turned_gray, page.dpi)
+                turned_paragraphs = read_paragraphs(tess, turned_api, page.dpi)
+                if read_score(turned_paragraphs) > read_score(inv_paragraphs):
+                    inv_gray, inv_skew, inv_api = turned_gray, turned_skew, turned_api
+                    inv_paragraphs = turned_paragraphs
+                else:
+                    inv_turn = rotation
             if read_score(inv_paragraphs) > SCAN.inverted_read_gain * read_score(paragraphs):
                 original, upright = inverted, (inv_gray, inv_skew)
                 gray, skew, api, paragraphs, cut = inv_gray, inv_skew, inv_api, inv_paragraphs, None
+                rotation, guess = inv_turn, inv_turn
         if self.detect_rotation and not reads_well(paragraphs):
             # Upright pages read well and skip orientation detection; only a doubtful read pays
             # for OSD (and a second read when the page turns out to be upside down, or the
@@ -426,7 +456,7 @@ class TesseractEngine(PartRereads):
             words = sum(len(line.words) for para in paragraphs for line in para)
             flip = other is None and not rotation and words >= SCAN.upright_min_words
             if flip:
-                other = 180
+                other = FLIPPED_DEG
             if other is not None:
                 alt_gray, alt_skew = (
                     deskew(original.rotate(other, expand=True), beside=self._beside)
