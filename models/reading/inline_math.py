@@ -99,13 +99,15 @@ def _math_word(glyphs: list[MathGlyph], params: MathParams) -> _Word | None:
         run_end = at + 1
         while run_end < len(core) and letters[run_end]:
             run_end += 1
-        if char in GREEK:
-            variable = structure = True
-        elif char.isalpha() and not mark:
+        if char.isalpha() and not mark:
+            # A letter alone is a variable when it is a math font's, italic, or Greek (TeX
+            # sets capital Greek upright); letters side by side in a text font are a word
+            # (Greek prose too), but for an operator's name.
             name = "".join(g.glyph.char for g in core[run_start:run_end])
-            if math_font or (item.italic and run_end - run_start == 1):
+            alone = run_end - run_start == 1
+            if math_font or alone and (item.italic or char in GREEK):
                 variable = True
-                structure |= math_font
+                structure |= math_font or char in GREEK
             elif name not in OPERATOR_NAMES:
                 return None
         elif char in SIGNS or mark:

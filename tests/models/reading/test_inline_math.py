@@ -108,3 +108,23 @@ def test_a_notes_mark_after_the_sentences_point_is_no_part_of_the_formula():
                           _glyph("1", 7, 124, 96, "NimbusRomNo9L", "sup")]}  # fmt: skip
     (formula,) = inline_formulas(words, glyphs, lambda box: []).values()
     assert (formula.tex, formula.trail) == (r"a \in K", 2)
+
+
+def test_greek_prose_is_no_formula_and_an_upright_capital_greek_letter_is_a_variable():
+    # textalpha's manual: Greek words set in a text font ("ΣΣ", "και") are prose; TeX sets
+    # a capital Greek letter upright in its text font: "Φ(x)" is a formula.
+    def upright(char: str, x: float) -> MathGlyph:
+        return _glyph(char, 10, x, 100, "CMR10")
+
+    words = [
+        (100.0, 90.0, 118.0, 102.0, "και", 0, 0, 0),
+        (130.0, 90.0, 150.0, 102.0, "Φ(x)", 0, 0, 1),
+    ]
+    glyphs = {
+        (0, 0, 0): [upright("κ", 100), upright("α", 106), upright("ι", 112)],
+        (0, 0, 1): [upright("Φ", 130), upright("(", 137), _glyph("x", 10, 141, 100, "CMMI10"),
+                    upright(")", 146)],
+    }  # fmt: skip
+    assert [f.tex for f in inline_formulas(words, glyphs, lambda box: []).values()] == [
+        r"\Phi ( x )"
+    ]
