@@ -100,12 +100,13 @@ def _math_word(glyphs: list[MathGlyph], params: MathParams) -> _Word | None:
         while run_end < len(core) and letters[run_end]:
             run_end += 1
         if char.isalpha() and not mark:
-            # A letter alone is a variable when it is a math font's, italic, or Greek (TeX
-            # sets capital Greek upright); letters side by side in a text font are a word
-            # (Greek prose too), but for an operator's name.
+            # A letter alone is a variable when it is a math font's, italic, or a capital
+            # Greek one (TeX sets those upright in its text font); letters side by side in a
+            # text font are a word (Greek prose too, whose articles "ο", "η" are letters
+            # alone), but for an operator's name.
             name = "".join(g.glyph.char for g in core[run_start:run_end])
             alone = run_end - run_start == 1
-            if math_font or alone and (item.italic or char in GREEK):
+            if math_font or alone and (item.italic or char in GREEK and char.isupper()):
                 variable = True
                 structure |= math_font or char in GREEK
             elif name not in OPERATOR_NAMES:

@@ -111,19 +111,24 @@ def test_a_notes_mark_after_the_sentences_point_is_no_part_of_the_formula():
 
 
 def test_greek_prose_is_no_formula_and_an_upright_capital_greek_letter_is_a_variable():
-    # textalpha's manual: Greek words set in a text font ("ΣΣ", "και") are prose; TeX sets
-    # a capital Greek letter upright in its text font: "Φ(x)" is a formula.
+    # textalpha's manual: Greek words set in a text font ("ΣΣ", "και") are prose, and so
+    # are its articles, letters alone; TeX sets a capital Greek letter upright in its text
+    # font: "Φ(x)" is a formula.
     def upright(char: str, x: float) -> MathGlyph:
         return _glyph(char, 10, x, 100, "CMR10")
 
     words = [
         (100.0, 90.0, 118.0, 102.0, "και", 0, 0, 0),
-        (130.0, 90.0, 150.0, 102.0, "Φ(x)", 0, 0, 1),
+        (122.0, 90.0, 138.0, 102.0, "η", 0, 0, 1),  # "η 3η" (or the third): an article
+        (142.0, 90.0, 150.0, 102.0, "3η", 0, 0, 2),
+        (170.0, 90.0, 190.0, 102.0, "Φ(x)", 0, 0, 3),
     ]
     glyphs = {
         (0, 0, 0): [upright("κ", 100), upright("α", 106), upright("ι", 112)],
-        (0, 0, 1): [upright("Φ", 130), upright("(", 137), _glyph("x", 10, 141, 100, "CMMI10"),
-                    upright(")", 146)],
+        (0, 0, 1): [upright("η", 122)],
+        (0, 0, 2): [upright("3", 142), upright("η", 146)],
+        (0, 0, 3): [upright("Φ", 170), upright("(", 177), _glyph("x", 10, 181, 100, "CMMI10"),
+                    upright(")", 186)],
     }  # fmt: skip
     assert [f.tex for f in inline_formulas(words, glyphs, lambda box: []).values()] == [
         r"\Phi ( x )"
