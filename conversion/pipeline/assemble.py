@@ -407,13 +407,20 @@ def _block(rb: ReadBlock, kind: str, body_size: float, *, params: AssembleParams
 
 
 def _list_block(items: list[ReadBlock], *, params: AssembleParams) -> Block:
-    """Consecutive list items -> one list; deeper indentation nests under the previous item."""
+    """Consecutive list items -> one list; deeper indentation nests under the previous item.
+    An item standing higher than the one before opens the next column (or page): it stands at
+    that item's depth, and the column's indents count from it (a bibliography's right column
+    is no list nested in its left column's last entry)."""
     ordered = all(i.ordered for i in items)
     root: list[ListItem] = []
     stack: list[tuple[float, ListItem]] = []
-    for rb in items:
+    shift = 0.0  # the current column's indents, moved to line up with the column before
+    for k, rb in enumerate(items):
+        before = items[k - 1].bbox if k else None
+        if rb.bbox and before and stack and rb.bbox[3] <= before[1]:
+            shift = stack[-1][0] - rb.bbox[0]
         # Engines without boxes (the model) give the nesting depth instead.
-        indent = rb.bbox[0] if rb.bbox else float(rb.level or 1) * params.list_depth_indent
+        indent = rb.bbox[0] + shift if rb.bbox else float(rb.level or 1) * params.list_depth_indent
         step = (rb.font_size or params.unknown_font_size) * params.list_nest_step_ratio
         item = ListItem(spans=spans_from(rb, params=params))
         while stack and indent <= stack[-1][0] + step:

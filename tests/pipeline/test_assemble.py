@@ -681,3 +681,27 @@ def test_front_matter_fields_an_algorithms_caption_and_a_diagrams_labels_are_no_
         _heading_at("Encoder → Attention → Loss", (500, 680, 1300, 720), size=40.0),
     )
     assert headings == ["Learning Time Series at Scale", "1. Introduction"]
+
+
+def _item(text, bbox):
+    return ReadBlock(kind="list_item", text=text, bbox=bbox, font_size=40.0, marker="•")
+
+
+def test_a_list_going_on_at_the_next_columns_top_is_not_nested_in_its_last_item():
+    # tracemonkey.pdf (pdfjs) p. 11: three bullets at the foot of the left column, two at the
+    # head of the right one, set further right: one list of five, not two nested under the
+    # third. A deeper item in the right column still nests.
+    items = [
+        _item("First point of the list.", (100, 2000, 900, 2100)),
+        _item("Second point of the list.", (100, 2150, 900, 2250)),
+        _item("Third point of the list.", (100, 2300, 900, 2400)),
+        _item("Fourth point, at the next column's top.", (1100, 300, 1900, 400)),
+        _item("A point under the fourth.", (1200, 450, 1900, 550)),
+        _item("Fifth point of the list.", (1100, 600, 1900, 700)),
+    ]
+    (block,) = _doc(items).pages[0].blocks
+    texts = [" ".join(s.text for s in item.spans) for item in block.items]
+    assert texts == ["First point of the list.", "Second point of the list.",
+                     "Third point of the list.", "Fourth point, at the next column's top.",
+                     "Fifth point of the list."]  # fmt: skip
+    assert [len(item.children) for item in block.items] == [0, 0, 0, 1, 0]
