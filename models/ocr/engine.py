@@ -322,7 +322,7 @@ class TesseractEngine(PartRereads):
         best, other = sorted(scores, key=lambda turn: -scores[turn])
         return best if scores[best] >= PROBE_MARGIN * scores[other] and scores[best] > 0 else None
 
-    def _turn_of(self, image: Image.Image, gray: Image.Image, dpi: int) -> int:
+    def _turn_of(self, gray: Image.Image, dpi: int) -> int:
         """The turn that makes a page that reads badly as it stands upright: on its side, its
         longest lines read both ways (else OSD); else OSD's, or turned over when OSD cannot
         tell."""
@@ -332,8 +332,15 @@ class TesseractEngine(PartRereads):
         boxes = line_boxes(self._tesserocr, api.AnalyseLayout())
         turn = self._sideways_turn(gray, boxes, dpi) if runs_sideways(boxes) else None
         if turn is None:
-            turn = self._orientation(self._detect_orientation_script(image)) or FLIPPED_DEG
+            turn = self._orientation(self._detect_orientation_script(gray)) or FLIPPED_DEG
         return turn
+
+    def _read_turned(self, image: Image.Image, turn: int, api, dpi: int):
+        """The page turned by `turn` degrees and deskewed, read whole by `api`: its image, its
+        skew, the recognizer and what it read."""
+        gray, skew = deskew(image.rotate(turn, expand=True), beside=self._beside)
+        api = self._recognize(api, gray, dpi)
+        return gray, skew, api, read_paragraphs(self._tesserocr, api, dpi)
 
     def _read_in_bands(self, gray: Image.Image, layout, cut: int, dpi: int) -> list[ParaLines]:
         """The page recognized as two bands, above and below `cut` (a row between two text
@@ -417,25 +424,20 @@ class TesseractEngine(PartRereads):
             # page is read inverted, and kept so when that read is far better (a cover's dark
             # print in white boxes on dark stripes reads worse inverted).
             inverted = ImageOps.invert(original)
-            inv_gray, inv_skew = deskew(inverted.rotate(rotation, expand=True), beside=self._beside)
             # A recognizer of its own: the turned-over read below reuses _api_turned, and the
             # page keeps this one's results (thresholded image, figures) when it wins.
-            inv_api = self._recognize(self._spare("inverted"), inv_gray, page.dpi)
-            inv_paragraphs = read_paragraphs(tess, inv_api, page.dpi)
             inv_turn = rotation
+            inv_gray, inv_skew, inv_api, inv_paragraphs = self._read_turned(
+                inverted, inv_turn, self._spare("inverted"), page.dpi
+            )
             if self.detect_rotation and not reads_well(inv_paragraphs):
                 # Turned as well (the orientation steps above saw only a dark page): the
                 # inverted page's own lines and OSD tell which way up.
-                inv_turn = (rotation + self._turn_of(inv_gray, inv_gray, page.dpi)) % FULL_TURN_DEG
-                turned = inverted.rotate(inv_turn, expand=True)
-                turned_gray, turned_skew = deskew(turned, beside=self._beside)
-                turned_api = self._recognize(self._spare("inverted turned"), turned_gray, page.dpi)
-                turned_paragraphs = read_paragraphs(tess, turned_api, page.dpi)
-                if read_score(turned_paragraphs) > read_score(inv_paragraphs):
-                    inv_gray, inv_skew, inv_api = turned_gray, turned_skew, turned_api
-                    inv_paragraphs = turned_paragraphs
-                else:
-                    inv_turn = rotation
+                turn = (rotation + self._turn_of(inv_gray, page.dpi)) % FULL_TURN_DEG
+                turned = self._read_turned(inverted, turn, self._spare("inverted turned"), page.dpi)
+                if read_score(turned[3]) > read_score(inv_paragraphs):
+                    inv_turn = turn
+                    inv_gray, inv_skew, inv_api, inv_paragraphs = turned
             if read_score(inv_paragraphs) > SCAN.inverted_read_gain * read_score(paragraphs):
                 original, upright = inverted, (inv_gray, inv_skew)
                 gray, skew, api, paragraphs, cut = inv_gray, inv_skew, inv_api, inv_paragraphs, None
