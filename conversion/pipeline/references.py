@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from models.engine import ReadBlock
+from models.reading.boxes import union
 from models.reading.kinds import has_year, label_word, reference_opening
 
 _TEXT = ("paragraph", "list_item")
@@ -55,9 +56,7 @@ def _entry(lines: list[ReadBlock]) -> ReadBlock:
             text = text[:-1] + more
         else:
             text = f"{text} {more}"
-    boxes = [rb.bbox for rb in lines if rb.bbox]
-    bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes),
-            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
+    bbox = union(rb.bbox for rb in lines)
     return replace(first, kind="list_item", text=text, bbox=bbox,
                    words=[w for rb in lines for w in rb.words])  # fmt: skip
 
@@ -92,12 +91,10 @@ def _parted_at_labels(rb: ReadBlock, params: AssembleParams) -> list[ReadBlock]:
     parts = []
     for start, end in zip([0, *cuts], [*cuts, len(words)], strict=True):
         part = words[start:end]
-        box = (min(w.bbox[0] for w in part), min(w.bbox[1] for w in part),
-               max(w.bbox[2] for w in part), max(w.bbox[3] for w in part))  # fmt: skip
         kind = rb.kind if start == 0 else "paragraph"
         marker = rb.marker if start == 0 else None
         parts.append(replace(rb, kind=kind, marker=marker, text=" ".join(w.text for w in part),
-                             words=part, bbox=box))  # fmt: skip
+                             words=part, bbox=union(w.bbox for w in part)))  # fmt: skip
     return parts
 
 

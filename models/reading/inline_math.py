@@ -16,11 +16,13 @@ stays outside. A fraction set in the line (a word over a word, a bar between) is
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import NamedTuple
 
+from models.reading.boxes import union
 from models.reading.math_text import GREEK, OPERATOR_NAMES, Bar, Glyph, tex_from_glyphs
 from models.reading.params.math import MATH, MathParams
 
@@ -55,7 +57,12 @@ class InlineFormula(NamedTuple):
 
 
 def _math_font(glyph: Glyph) -> bool:
-    return bool(MATH_FONT.search(glyph.font.split("+")[-1].upper().replace(" ", "")))
+    return _is_math_font(glyph.font)
+
+
+@functools.cache  # a page's glyphs come in a few fonts: each name is matched once
+def _is_math_font(name: str) -> bool:
+    return bool(MATH_FONT.search(name.split("+")[-1].upper().replace(" ", "")))
 
 
 class _Word(NamedTuple):
@@ -199,7 +206,7 @@ def _fractions(
             parts = [_math_word(glyphs[k], params) for k in keys]
             if None in parts or any(p.trail for p in parts):
                 continue
-            box = (min(upper[0], lower[0]), upper[1], max(upper[2], lower[2]), lower[3])
+            box = union((upper[:4], lower[:4]))
             wide = max(upper[2], lower[2]) - box[0]
             low, high = upper[3] - height / 2, lower[1] + height / 2
             longest = wide / params.fraction_width_share
@@ -238,8 +245,7 @@ def _formula(
         return None
     if solid < params.inline_min_glyphs:
         return None
-    box = (min(w[0] for _, _, w in run), min(w[1] for _, _, w in run),
-           max(w[2] for _, _, w in run), max(w[3] for _, _, w in run))  # fmt: skip
+    box = union(w[:4] for _, _, w in run)
     tex = tex_from_glyphs([g.glyph for p in parts for g in p.core], bars_in(box), params=params)
     if tex is None:
         return None

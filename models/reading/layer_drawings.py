@@ -171,11 +171,16 @@ def rules_in(
 
 
 def formula_transcriber(
-    page: pymupdf.Page, *, scale: float, params: TextLayerParams = TEXT_LAYER
+    page: pymupdf.Page,
+    *,
+    scale: float,
+    rules: Callable[[tuple], list[Bar]] | None = None,
+    params: TextLayerParams = TEXT_LAYER,
 ) -> Callable[[tuple], str | None]:
     """For `apply_layout`: a formula region's box (in pixels at `scale` per point) -> the TeX
-    rebuilt from its glyphs and the rules drawn in it, or None."""
-    rules = rules_in(page, params=params)
+    rebuilt from its glyphs and the rules drawn in it, or None. `rules`: the page's
+    `rules_in`, when the caller has one already (the page's drawings are walked once)."""
+    rules = rules or rules_in(page, params=params)
 
     def transcribe(box) -> str | None:
         clip = pymupdf.Rect(box) / scale

@@ -231,13 +231,9 @@ def word_styles(
     even = _even_fonts(blocks, CODE)
     for block in blocks:
         for line in block.get("lines", ()):
-            mono_glyphs.update(
-                id(char)
-                for span in line["spans"]
-                if _monospaced(span, even)
-                for char in span["chars"]
-            )
             for span in line["spans"]:
+                if _monospaced(span, even):
+                    mono_glyphs.update(id(char) for char in span["chars"])
                 italic = bool(span["flags"] & pymupdf.TEXT_FONT_ITALIC)
                 fonts.update((id(char), (span["font"], italic)) for char in span["chars"])
             for char, size, mark in _line_glyphs(line, params):
@@ -385,8 +381,8 @@ def block_words(
     last_line = None
     for line, word in without_leaders(entries, params=params):
         prev = out[-1] if out else None
-        whole = word.script and word.script[0][:3] in ([0, len(word.text), "sup"],
-                                                       [0, len(word.text), "sub"])  # fmt: skip
+        first = word.script[0] if word.script else None  # an exponent or index, not a formula
+        whole = first and first[:2] == [0, len(word.text)] and first[2] != "math"
         if prev and whole and prev.bbox and word.bbox:
             height = prev.bbox[3] - prev.bbox[1]
             gap = word.bbox[0] - prev.bbox[2]

@@ -334,11 +334,8 @@ def _layer_reading(
     mono_words: set[int] = set()  # id() of the words set in a monospaced font
     # Inline formulas: their words made one, its TeX a "math" run over the formula's text.
     # (An OCR layer's fonts tell nothing of mathematics.)
-    formulas = (
-        {}
-        if ocr_layer
-        else inline_formulas(words_on_page, styles.glyphs, rules_in(page, params=params))
-    )
+    rules = rules_in(page, params=params)  # the inline and display formulas' bars, walked once
+    formulas = {} if ocr_layer else inline_formulas(words_on_page, styles.glyphs, rules)
     head_of = {key: head for head, f in formulas.items() for key in f.keys[1:]}
     heads: dict[tuple, Word] = {}
     size_of: dict[int, float] = {}  # id(word) -> its text size in pixels
@@ -403,7 +400,7 @@ def _layer_reading(
     if own_frame:
         layout = page_regions(page, scale=scale)
         regions = with_drawings(page, layout, text_blocks, scale=scale, params=params)
-        transcribe = formula_transcriber(page, scale=scale, params=params)
+        transcribe = formula_transcriber(page, scale=scale, rules=rules, params=params)
         ruled_tables = ruled_tables_finder(page, scale=scale, params=params)
 
         def text_size(words: list[Word]) -> float | None:
