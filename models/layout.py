@@ -48,6 +48,9 @@ PICTURE_CLASSES = ("picture",)  # a chart, a photo, a drawing: its labels are it
 class Region:
     kind: str  # the layout class
     bbox: BBox  # in the caller's coordinates (pixels of the page image)
+    # What was read there when the text left it (a display formula's lines Tesseract read as
+    # scraps): the region's text as read, its alternative when it cannot be transcribed.
+    read: str = ""
 
     def contains(self, box: BBox, *, slack: float = 0.0) -> bool:
         """The centre of `box` lies inside this region (grown by `slack` on every side)."""

@@ -597,7 +597,8 @@ def _picture(
     if tex:
         figure = ReadBlock(kind="formula", latex=tex, text=tex, bbox=region.bbox)
     elif formula:
-        figure.alt = formula_alt(text)
+        # The lines that made the region (read as scraps, out of the text) or the words in it.
+        figure.alt = formula_alt(region.read or text)
         if FORMULA_FINDING not in findings:
             findings.append(dict(FORMULA_FINDING))
     figure.order = min(orders) if orders else order

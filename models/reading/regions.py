@@ -50,23 +50,25 @@ def formula_regions(
     left = min(line.bbox[0] for line in text)
     right = max(line.bbox[2] for line in text)
     height = statistics.median(line.height for line in lines)
-    groups: list[tuple[list[float], bool]] = []  # box, and whether a seed is in it
+    # box, whether a seed is in it, its rows' text
+    groups: list[tuple[list[float], bool, list[str]]] = []
     for line in maths:
         x0, y0, x1, y1 = line.bbox
         # The rows of a display (a fraction's numerator, a sum's limits, a derivation's
         # lines) stand further apart than lines of text.
         if groups and y0 - groups[-1][0][3] < params.display_gap_lines * height:
-            box, has_seed = groups[-1]
+            box, has_seed, rows = groups[-1]
             box[:] = [min(box[0], x0), box[1], max(box[2], x1), max(box[3], y1)]
-            groups[-1] = (box, has_seed or id(line) in seeds)
+            groups[-1] = (box, has_seed or id(line) in seeds, [*rows, line.text])
         else:
-            groups.append(([x0, y0, x1, y1], id(line) in seeds))
+            groups.append(([x0, y0, x1, y1], id(line) in seeds, [line.text]))
     out = []
-    for (x0, y0, x1, y1), has_seed in groups:
+    for (x0, y0, x1, y1), has_seed, rows in groups:
         off_centre = abs((x0 + x1) / 2 - (left + right) / 2)
         centred = off_centre <= params.formula_centre_share * (right - left)
         if has_seed and x1 - x0 <= params.formula_width_share * (right - left) and centred:
-            out.append(Region("formula", (float(x0), float(y0), float(x1), float(y1))))
+            box = (float(x0), float(y0), float(x1), float(y1))
+            out.append(Region("formula", box, read=" ".join(rows)))
     return out
 
 

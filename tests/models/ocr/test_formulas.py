@@ -63,6 +63,8 @@ def test_rows_of_one_display_and_its_kept_scraps_make_one_region() -> None:
     dropped = [numerator, main_row]
     regions = _regions(dropped, also_kept=(limit,))
     assert [r.bbox for r in regions] == [(420.0, 600.0, 780.0, 770.0)]
+    # What was read there, top to bottom: the formula's alternative if it is not transcribed.
+    assert [r.read for r in regions] == ["38n(n +1 = k=1 (n+ i)? in 3."]
 
 
 @pytest.mark.parametrize(
@@ -97,6 +99,11 @@ def test_a_scanned_display_formula_is_kept_as_an_image_with_a_finding() -> None:
     assert any(f.bbox[3] <= prose.bbox[1] for f in formulas)
     assert any(f.bbox[1] >= prose.bbox[3] for f in formulas)
     assert "FORMULA_NOT_TRANSCRIBED" in [f["code"] for f in reading.findings]
+    # Each keeps what Tesseract read of it as its alternative: the scraps left the text, and a
+    # reader without the image would get no trace of them.
+    assert all(f.alt.startswith("Formula, not transcribed; as read: ") for f in formulas), [
+        f.alt for f in formulas
+    ]
     scraps = [b.text for b in reading.blocks if b.kind == "paragraph" and len(b.text) <= 8]
     assert not scraps, scraps  # no "k=1" or "=" left between the paragraphs
     text = " ".join(b.text for b in reading.blocks)
