@@ -13,6 +13,9 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
 _LEADING_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?\s+|^\s*\d{1,2}\.?\s+")
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
+# Signs a program, a markup language or a formula prints and prose does not ("\\def\\Or#1#2{",
+# "short=sup1", "user@host"). Not "|" or "~": Tesseract reads a rule or a speck so.
+MARKUP_SIGNS = frozenset("\\{}=@_#<>^")
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
@@ -294,6 +297,11 @@ def _known(word: Word) -> bool:
     return all(_WORD.fullmatch(p) or p.isdigit() for p in parts) and any(
         len(p) >= KINDS.term_part_letters and p.isalpha() for p in parts
     )
+
+
+def markup_line(text: str) -> bool:
+    """A line of computer text: it prints a sign of MARKUP_SIGNS."""
+    return any(c in MARKUP_SIGNS for c in text)
 
 
 def math_signs(text: str) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import centre_in, union
-from models.reading.kinds import figure_text
+from models.reading.kinds import figure_text, markup_line
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
@@ -109,15 +109,17 @@ def read_surely(word: Word) -> bool:
     return len(word.text) >= 2 and word.confidence >= SCAN.panel_word_confidence
 
 
-def is_illegible(line: Line) -> bool:
+def is_illegible(line: Line, *, printed: bool = False) -> bool:
     """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
     are mostly not in its dictionary (a figure counts as known: a table's row of figures is
     no handwriting), unless two reads confirmed them (`Line.confirmed`): then only a line
     read with little confidence and no word read surely is (a panel's row "Data.gov $0.9M",
-    its figure read at 0, stays)."""
+    its figure read at 0, stays). On a `printed` page a doubtful line of computer text
+    (kinds.markup_line: a listing's "\\def\\Or#1#2{", a key "short=sup1") is print no
+    dictionary holds: only little confidence makes it illegible."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
-    if line.confirmed:
+    if line.confirmed or printed and markup_line(line.text):
         return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) or is_figure(w.text) for w in longer) / max(len(longer), 1)
@@ -194,7 +196,7 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, 
     unreadable (Illegibility: a picture Tesseract found holding many words it cannot read is
     handwriting it takes for an image, models.ocr.rereads)."""
     lines = [line for para in paragraphs for line in para]
-    bad = [line for line in lines if is_illegible(line)]
+    bad = [line for line in lines if is_illegible(line, printed=printed)]
     judged = Illegibility(
         chars=sum(len(line.text) for line in lines),
         bad=tuple(
@@ -205,7 +207,7 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, 
     )
     if not bad:
         return paragraphs, judged
-    return keep_lines(paragraphs, lambda line: not is_illegible(line)), judged
+    return keep_lines(paragraphs, lambda line: not is_illegible(line, printed=printed)), judged
 
 
 def join_lines(lines: list[Line]) -> tuple[str, list[Word]]:
