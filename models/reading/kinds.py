@@ -16,6 +16,7 @@ MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
 # Signs a program, a markup language or a formula prints and prose does not ("\\def\\Or#1#2{",
 # "short=sup1", "user@host"). Not "|" or "~": Tesseract reads a rule or a speck so.
 MARKUP_SIGNS = frozenset("\\{}=@_#<>^")
+MARKUP_WORD = re.compile(r"[^\W\d_]{3,}")
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
@@ -300,8 +301,10 @@ def _known(word: Word) -> bool:
 
 
 def markup_line(text: str) -> bool:
-    """A line of computer text: it prints a sign of MARKUP_SIGNS."""
-    return any(c in MARKUP_SIGNS for c in text)
+    """A line of computer text: it prints a sign of MARKUP_SIGNS and a word of letters (a
+    name, a command). Signs among letters or figures alone ("<g =", "2 = ge a 5") are what
+    Tesseract reads in a chart's marks."""
+    return any(c in MARKUP_SIGNS for c in text) and MARKUP_WORD.search(text) is not None
 
 
 def math_signs(text: str) -> bool:

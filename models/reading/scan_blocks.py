@@ -116,10 +116,13 @@ def is_illegible(line: Line, *, printed: bool = False) -> bool:
     read with little confidence and no word read surely is (a panel's row "Data.gov $0.9M",
     its figure read at 0, stays). On a `printed` page a doubtful line of computer text
     (kinds.markup_line: a listing's "\\def\\Or#1#2{", a key "short=sup1") is print no
-    dictionary holds: only little confidence makes it illegible."""
+    dictionary holds: only little confidence makes it illegible (a stamp printed sideways,
+    read as "UO JASN WepJe|sWy }ENSIBAIUN", is read so, a word or two of it surely)."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
-    if line.confirmed or printed and markup_line(line.text):
+    if printed and markup_line(line.text):
+        return confidence < SCAN.illegible_confidence
+    if line.confirmed:
         return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) or is_figure(w.text) for w in longer) / max(len(longer), 1)
