@@ -14,19 +14,18 @@ addresses, set in typewriter type) stays text."""
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Callable
 from dataclasses import replace
 
 from models.engine import ReadBlock, Word
 from models.reading.boxes import union
+from models.reading.kinds import ADDRESS
 from models.reading.params.code import CODE, CodeParams
 from models.reading.word_rows import text_rows
 
 _LISTED_KINDS = ("paragraph", "list_item")  # what a listing's lines may have been read as
 _SIGNS = frozenset("{}[]()<>=;:\\#$%&*_|~^@/")
-_ADDRESS = re.compile(r"[\w.+{},-]+@[\w.-]+|(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE)
 
 
 def code_blocks(
@@ -82,7 +81,7 @@ def _typewriter_words(
     chars = sum(len(w.text) for w in counted)
     if not chars or sum(len(w.text) for w in counted if mono(w)) < params.mono_share * chars:
         return None
-    if all(_ADDRESS.fullmatch(w.text.strip(",;")) for w in words):
+    if all(ADDRESS.fullmatch(w.text.strip(",;")) for w in words):
         return None
     if block.marker:  # a list item's marker left its words: it is the line's first text
         first = min(words, key=lambda w: (w.bbox[1], w.bbox[0]))  # type: ignore[index]

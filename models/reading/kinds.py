@@ -13,10 +13,13 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
 _LEADING_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?\s+|^\s*\d{1,2}\.?\s+")
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
-# Signs a program, a markup language or a formula prints and prose does not ("\\def\\Or#1#2{",
-# "short=sup1", "user@host"). Not "|" or "~": Tesseract reads a rule or a speck so.
-MARKUP_SIGNS = frozenset("\\{}=@_#<>^")
+# Signs a program, a markup language, a path or a formula prints and prose does not
+# ("\\def\\Or#1#2{", "short=sup1", "user@host", "XeTeX/LuaTeX"). Not "|" or "~": Tesseract
+# reads a rule or a speck so.
+MARKUP_SIGNS = frozenset("\\{}=@_#<>^/")
 MARKUP_WORD = re.compile(r"[^\W\d_]{3,}")
+# A mail or web address ("www.kids.gov" prints no sign of MARKUP_SIGNS).
+ADDRESS = re.compile(r"[\w.+{},-]+@[\w.-]+|(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE)
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
@@ -301,10 +304,11 @@ def _known(word: Word) -> bool:
 
 
 def markup_line(text: str) -> bool:
-    """A line of computer text: it prints a sign of MARKUP_SIGNS and a word of letters (a
-    name, a command). Signs among letters or figures alone ("<g =", "2 = ge a 5") are what
-    Tesseract reads in a chart's marks."""
-    return any(c in MARKUP_SIGNS for c in text) and MARKUP_WORD.search(text) is not None
+    """A line of computer text: it prints a sign of MARKUP_SIGNS or an address, and a word of
+    letters (a name, a command). Signs among letters or figures alone ("<g =", "2 = ge a 5")
+    are what Tesseract reads in a chart's marks."""
+    coded = any(c in MARKUP_SIGNS for c in text) or ADDRESS.search(text) is not None
+    return coded and MARKUP_WORD.search(text) is not None
 
 
 def math_signs(text: str) -> bool:

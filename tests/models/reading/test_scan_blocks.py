@@ -163,18 +163,20 @@ def test_a_table_row_of_figures_read_doubtfully_is_no_illegible_line():
 
 def test_a_listings_line_read_doubtfully_on_a_printed_page_stays():
     """A scanned manual's code (unseen TeX Live pages: "\\setmainlanguage{asturian}" read at
-    58 %, its words in no dictionary) is print, as plain Tesseract keeps it. A chart's marks
-    read as signs ("<g =": no word), a line read with little confidence (a stamp printed
-    sideways, a word of it read surely) and the same code on a page read doubtfully leave."""
+    58 %, its words in no dictionary) or a web address is print, as plain Tesseract keeps
+    it. A chart's marks read as signs ("<g =": no word), a line read with little confidence
+    (a stamp printed sideways, a word of it read surely) and the same code on a page read
+    doubtfully leave."""
     typed = page(sure_confidence=93)
     code = line_of("\\setmainlanguage{asturian} \\def\\Or#1#2{", 600, confidence=58, known=False)
+    address = line_of("www.maxlinear.com", 630, confidence=51, known=False)
     marks = line_of("<g = 2 =", 650, confidence=58, known=False)
     stamp = line_of("UO JASN WepJe }ENSIBAIUN", 700, confidence=25, known=False)
     stamp.words[1].confidence = 80
-    lines = [*typed, ParaLines([code, marks, stamp])]
+    lines = [*typed, ParaLines([code, address, marks, stamp])]
     kept, _ = without_illegible(lines, [], printed=True)
     texts = [ln.text for para in kept for ln in para]
-    assert code.text in texts
+    assert code.text in texts and address.text in texts
     assert marks.text not in texts and stamp.text not in texts
     kept, _ = without_illegible(lines, [], printed=False)
     assert code.text not in [ln.text for para in kept for ln in para]
