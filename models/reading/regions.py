@@ -7,7 +7,7 @@ import re
 import statistics
 
 from models.layout import Region
-from models.reading.boxes import inside_share
+from models.reading.boxes import inside_share, union
 from models.reading.kinds import MATH_SIGNS, math_signs
 from models.reading.params.regions import REGIONS, RegionParams
 from models.reading.scan_lines import Line
@@ -50,25 +50,23 @@ def formula_regions(
     left = min(line.bbox[0] for line in text)
     right = max(line.bbox[2] for line in text)
     height = statistics.median(line.height for line in lines)
-    # box, whether a seed is in it, its rows' text
-    groups: list[tuple[list[float], bool, list[str]]] = []
+    groups: list[list[Line]] = []  # the rows of one display each
     for line in maths:
-        x0, y0, x1, y1 = line.bbox
         # The rows of a display (a fraction's numerator, a sum's limits, a derivation's
         # lines) stand further apart than lines of text.
-        if groups and y0 - groups[-1][0][3] < params.display_gap_lines * height:
-            box, has_seed, rows = groups[-1]
-            box[:] = [min(box[0], x0), box[1], max(box[2], x1), max(box[3], y1)]
-            groups[-1] = (box, has_seed or id(line) in seeds, [*rows, line.text])
+        bottom = max(row.bbox[3] for row in groups[-1]) if groups else None
+        if bottom is not None and line.bbox[1] - bottom < params.display_gap_lines * height:
+            groups[-1].append(line)
         else:
-            groups.append(([x0, y0, x1, y1], id(line) in seeds, [line.text]))
+            groups.append([line])
     out = []
-    for (x0, y0, x1, y1), has_seed, rows in groups:
+    for rows in groups:
+        x0, y0, x1, y1 = (float(v) for v in union(row.bbox for row in rows))
         off_centre = abs((x0 + x1) / 2 - (left + right) / 2)
         centred = off_centre <= params.formula_centre_share * (right - left)
+        has_seed = any(id(row) in seeds for row in rows)
         if has_seed and x1 - x0 <= params.formula_width_share * (right - left) and centred:
-            box = (float(x0), float(y0), float(x1), float(y1))
-            out.append(Region("formula", box, read=" ".join(rows)))
+            out.append(Region("formula", (x0, y0, x1, y1), read=" ".join(r.text for r in rows)))
     return out
 
 

@@ -210,7 +210,8 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, 
     )
     if not bad:
         return paragraphs, judged
-    return keep_lines(paragraphs, lambda line: not is_illegible(line, printed=printed)), judged
+    dropped = {id(line) for line in bad}
+    return keep_lines(paragraphs, lambda line: id(line) not in dropped), judged
 
 
 def join_lines(lines: list[Line]) -> tuple[str, list[Word]]:
