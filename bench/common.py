@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import pymupdf
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
+from models.ocr.tessdata import find_tessdata
 from tests.conftest import image_to_pdf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,3 +83,16 @@ def plain_tesseract_pages(pdf: Path, workdir: Path) -> tuple[dict[int, str], flo
             texts[index + 1], took = plain_tesseract_page(doc, index, workdir)
             seconds += took
     return texts, seconds
+
+
+def run_pymupdf4llm(pdf: Path) -> str:
+    """pymupdf4llm in its own process (its layout module patches pymupdf globally)."""
+    code = (
+        "import sys, pymupdf4llm; from markdown_it import MarkdownIt;"
+        "md = pymupdf4llm.to_markdown(sys.argv[1], header=False, footer=False);"
+        "print(MarkdownIt('commonmark').enable('table').render(md))"
+    )
+    env = {**os.environ, "TESSDATA_PREFIX": find_tessdata(), "OMP_THREAD_LIMIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code, str(pdf)], capture_output=True, text=True,
+                         env=env, check=True, timeout=600)  # fmt: skip
+    return f"<html><body><main>{out.stdout}</main></body></html>"

@@ -62,10 +62,15 @@ _UNSPACED = (
 _TOKEN = re.compile(rf"[{_UNSPACED}]|(?:(?![{_UNSPACED}])\w)+")
 
 
+def word_sequence(text: str) -> list[str]:
+    """A text's words in order: hyphenated line ends mended, normalized, case folded, `\\w+`
+    tokens (single characters in scripts written without spaces)."""
+    return _TOKEN.findall(normalize_text(mend_hyphens(text)).casefold())
+
+
 def words(text: str) -> Counter:
-    """A text's words as a multiset: hyphenated line ends mended, normalized, case folded,
-    `\\w+` tokens (single characters in scripts written without spaces)."""
-    return Counter(_TOKEN.findall(normalize_text(mend_hyphens(text)).casefold()))
+    """A text's words as a multiset (word_sequence's)."""
+    return Counter(word_sequence(text))
 
 
 @functools.cache

@@ -29,7 +29,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,13 +47,12 @@ django.setup()
 from bs4 import BeautifulSoup  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
-from bench.common import plain_tesseract_pages  # noqa: E402
+from bench.common import plain_tesseract_pages, run_pymupdf4llm  # noqa: E402
 from bench.quality import MAIN_BLOCKS, fuzzy_find, normalize_text  # noqa: E402
 from bench.splits import TUNE, VALIDATION, members, split_of  # noqa: E402
 from bench.structure_corpus import DEFAULT_OUT, generate, scan  # noqa: E402
 from conversion.pipeline.convert import ConvertOptions, convert_pdf  # noqa: E402
 from models.ocr import TesseractEngine  # noqa: E402
-from models.ocr.tessdata import find_tessdata  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus" / "structure"
 SYSTEMS = ("ours", "tesseract", "pymupdf4llm")
@@ -278,19 +276,6 @@ def run_tesseract(pdf: Path, workdir: Path) -> str:
     paras = [p for text in pages.values() for p in re.split(r"\n\s*\n", text) if p.strip()]
     body = "".join(f"<p>{BeautifulSoup(p, 'html.parser').get_text()}</p>" for p in paras)
     return f"<html><body><main>{body}</main></body></html>"
-
-
-def run_pymupdf4llm(pdf: Path) -> str:
-    """pymupdf4llm in its own process (its layout module patches pymupdf globally)."""
-    code = (
-        "import sys, pymupdf4llm; from markdown_it import MarkdownIt;"
-        "md = pymupdf4llm.to_markdown(sys.argv[1], header=False, footer=False);"
-        "print(MarkdownIt('commonmark').enable('table').render(md))"
-    )
-    env = {**os.environ, "TESSDATA_PREFIX": find_tessdata(), "OMP_THREAD_LIMIT": "1"}
-    out = subprocess.run([sys.executable, "-c", code, str(pdf)], capture_output=True, text=True,
-                         env=env, check=True, timeout=600)  # fmt: skip
-    return f"<html><body><main>{out.stdout}</main></body></html>"
 
 
 def run_system(system: str, pdf: Path, workdir: Path, engine) -> str:

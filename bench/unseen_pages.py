@@ -1,11 +1,14 @@
-"""Pages none of our corpora hold: TeX Live's manuals on this machine (/usr/share/doc/texlive-doc,
-Debian's texlive-*-doc packages: package documentation, font samples, slides, letters), each
-page read as the file has it, as a scan of it, and as that scan turned over and on its side,
-against the page's own text layer (exact: the words pdfTeX or LuaTeX set). What a hidden
-hold-out of unseen pages asks of the readings, on pages nobody here tuned on.
+"""Pages none of our corpora hold: TeX Live's documentation on this machine (/usr/share/doc/
+texlive-doc, Debian's texlive-*-doc packages), each page read as the file has it, as a scan of
+it, and as that scan turned over and on its side, against the page's own text layer (exact: the
+words pdfTeX or LuaTeX set). What a hidden hold-out of unseen pages asks of the readings, on
+pages nobody here tuned on. Two shelves: `manuals` (package documentation, font samples,
+slides, letters) and `papers` (texlive-publishers-doc: journals' and universities' classes,
+their sample articles, theses and templates: one, two and three columns, title blocks,
+affiliations, abstracts, tables, references).
 
-    OMP_THREAD_LIMIT=1 .venv/bin/python bench/unseen_pages.py [--docs N] [--seed S]
-        [--split tune|validation|all] [--tag TAG]
+    OMP_THREAD_LIMIT=1 .venv/bin/python bench/unseen_pages.py [--shelf manuals|papers]
+        [--docs N] [--seed S] [--split tune|validation|all] [--tag TAG]
 
 Sample: the manuals in sorted order shuffled by `--seed`, those with a page of 30 words or more
 among their first 12 (one such page each, drawn by the seed), the first N of the split. Split:
@@ -17,8 +20,10 @@ Per page and variant (digital, scan: bench.structure_corpus.scan; turned 180 and
 pixels turned before the noise, as a feeder turns a sheet): recall (the layer's words ours holds,
 multisets, bench.do_no_harm.kept_words: a misread letter in a word of four or more is no word
 lost), emptied (under a tenth of the words), flagged (an UNREADABLE finding that names no
-script: "handwriting"), and plain Tesseract's recall on the scan beside ours. Prints a table per
-split; writes bench/results/unseen_pages-<date>[-TAG].json.
+script: "handwriting"), and order (the longest run of the layer's words a reading holds in the
+layer's order, over the words it holds exactly: pdfTeX writes a page in reading order, column
+after column); beside ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a
+table per split; writes bench/results/unseen_pages-<date>[-papers][-TAG].json.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import os
 import random
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +51,11 @@ if __name__ == "__main__":  # not again in each isolated PDF reader, which impor
 import numpy as np  # noqa: E402
 import pymupdf  # noqa: E402
 from PIL import Image, ImageFilter  # noqa: E402
+from rapidfuzz.distance import LCSseq  # noqa: E402
 
+from bench.common import run_pymupdf4llm  # noqa: E402
 from bench.do_no_harm import EMPTIED_SHARE, kept_words, page_texts  # noqa: E402
-from bench.plain_reading import tesseract_reading, words  # noqa: E402
+from bench.plain_reading import tesseract_reading, word_sequence  # noqa: E402
 from bench.report import dated, write_result  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from conversion.engines import get_engine  # noqa: E402
@@ -56,6 +64,9 @@ from conversion.pipeline.convert import convert_pdf  # noqa: E402
 from conversion.pipeline.errors import ConversionError  # noqa: E402
 
 MANUALS = Path("/usr/share/doc/texlive-doc")
+# The files of the papers shelf (Debian's list of the package's files); the rest are manuals.
+PAPERS_LIST = Path("/var/lib/dpkg/info/texlive-publishers-doc.list")
+SHELVES = ("manuals", "papers")
 READ_BY_HAND = ("btxdoc", "makeindex", "amsfndoc", "pdftex", "texlive-en", "live", "koma-script",
                 "scrguide", "letter-example")  # fmt: skip
 MIN_WORDS = 30  # a page of fewer layer words says little
@@ -63,6 +74,7 @@ FIRST_PAGES = 12  # the page is drawn from the first ones (a manual's index page
 TURNS = (180, 90)
 SCAN_DPI = 200  # the turned scans' resolution (a feeder's common setting)
 VARIANTS = ("digital", "scan", *(f"turned {t}" for t in TURNS))
+PEERS = ("plain scan", "pymupdf4llm")  # plain Tesseract on the scan; pymupdf4llm on the file
 
 
 def split_of(path: Path) -> str:
@@ -75,13 +87,20 @@ def _read_by_hand(path: Path) -> bool:
     return any(name in path.name or name in path.parent.name for name in READ_BY_HAND)
 
 
-def sample(seed: int, count: int, split: str) -> list[tuple[Path, int]]:
-    """(manual, 0-based page) pairs of the split, in the seed's order."""
-    manuals = sorted(p for p in MANUALS.rglob("*.pdf") if not _read_by_hand(p))
+def shelf_files(shelf: str) -> list[Path]:
+    """The shelf's PDFs in sorted order (the manuals as before the papers were installed)."""
+    papers = set(PAPERS_LIST.read_text().splitlines()) if PAPERS_LIST.exists() else set()
+    every = sorted(p for p in MANUALS.rglob("*.pdf") if not _read_by_hand(p))
+    return [p for p in every if (str(p) in papers) == (shelf == "papers")]
+
+
+def sample(seed: int, count: int, split: str, shelf: str = "manuals") -> list[tuple[Path, int]]:
+    """(file, 0-based page) pairs of the shelf's split, in the seed's order."""
+    files = shelf_files(shelf)
     rng = random.Random(seed)
-    rng.shuffle(manuals)
+    rng.shuffle(files)
     out = []
-    for path in manuals:
+    for path in files:
         if len(out) == count:
             break
         if split != "all" and split_of(path) != split:
@@ -113,21 +132,28 @@ def turned_scan(pdf: Path, out: Path, turn: int, seed: int) -> None:
     doc.close()
 
 
-def read(pdf: Path, truth, workdir: Path, engine, opts) -> dict:
+def measures(text: str, truth: list[str]) -> dict:
+    """A reading's recall, order and lost words against the layer's word sequence."""
+    sequence = word_sequence(text)
+    ours, layer = Counter(sequence), Counter(truth)
+    _, matched, lost = kept_words(ours, layer)
+    exact = sum((ours & layer).values())
+    return {
+        "recall": matched / max(len(truth), 1),
+        "order": LCSseq.similarity(sequence, truth) / exact if exact else 0.0,
+        "emptied": len(sequence) < EMPTIED_SHARE * len(truth),
+        "lost": lost[:40],
+    }
+
+
+def read(pdf: Path, truth: list[str], workdir: Path, engine, opts) -> dict:
     try:
         result = convert_pdf(pdf, workdir, engine, opts)
     except ConversionError as exc:
         return {"error": exc.code}
-    ours = words(" ".join(page_texts(result.html_path.read_text(encoding="utf-8")).values()))
-    _, matched, lost = kept_words(ours, truth)
-    total = sum(truth.values())
+    text = " ".join(page_texts(result.html_path.read_text(encoding="utf-8")).values())
     unread = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
-    return {
-        "recall": matched / total,
-        "emptied": sum(ours.values()) < EMPTIED_SHARE * total,
-        "flagged": any(not f.get("script") for f in unread),
-        "lost": lost[:40],
-    }
+    return {**measures(text, truth), "flagged": any(not f.get("script") for f in unread)}
 
 
 def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
@@ -135,10 +161,10 @@ def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
     with pymupdf.open(path) as doc:
         doc.select([index])
         doc.save(one)
-        truth = words(doc[0].get_text())
+        truth = word_sequence(doc[0].get_text())
     name = f"{path.stem} p{index + 1}"
     seed = int(hashlib.sha1(name.encode()).hexdigest(), 16) % (1 << 30)
-    row = {"page": name, "file": str(path), "split": split_of(path), "words": sum(truth.values())}
+    row = {"page": name, "file": str(path), "split": split_of(path), "words": len(truth)}
     scanned = workdir / "scan.pdf"
     scan(one, scanned, random.Random(seed))
     row["digital"] = read(one, truth, workdir / "digital", engine, opts)
@@ -149,17 +175,19 @@ def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
         row[f"turned {turn}"] = read(pdf, truth, workdir / f"turned-{turn}", engine, opts)
     with pymupdf.open(scanned) as doc:
         text, _ = tesseract_reading(doc, 0, workdir, "eng")
-    row["plain scan"] = {"recall": kept_words(words(text), truth)[1] / row["words"]}
+    row["plain scan"] = measures(text, truth)
+    row["pymupdf4llm"] = measures(" ".join(page_texts(run_pymupdf4llm(one)).values()), truth)
     return row
 
 
 def summarize(rows: list[dict]) -> dict:
     total = sum(r["words"] for r in rows) or 1
     out: dict = {"pages": len(rows)}
-    for variant in (*VARIANTS, "plain scan"):
-        done = [r for r in rows if "recall" in r[variant]]
+    for variant in (*VARIANTS, *PEERS):
+        done = [r for r in rows if "recall" in r.get(variant, {})]
         out[variant] = {
             "recall_pooled": round(sum(r[variant]["recall"] * r["words"] for r in done) / total, 4),
+            "order_pooled": round(sum(r[variant]["order"] * r["words"] for r in done) / total, 4),
             "failed": len(rows) - len(done),
             "emptied": sum(bool(r[variant].get("emptied")) for r in done),
             "flagged": sum(bool(r[variant].get("flagged")) for r in done),
@@ -169,6 +197,7 @@ def summarize(rows: list[dict]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--shelf", choices=SHELVES, default="manuals")
     parser.add_argument("--docs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--split", choices=("tune", "validation", "all"), default="all")
@@ -179,21 +208,23 @@ def main() -> None:
         return
     engine, opts = get_engine(None), convert_options()
     rows = []
-    for path, index in sample(args.seed, args.docs, args.split):
+    for path, index in sample(args.seed, args.docs, args.split, args.shelf):
         with tempfile.TemporaryDirectory() as tmp:
             row = run_page(path, index, engine, opts, Path(tmp))
         rows.append(row)
-        cells = "  ".join(f"{v} {row[v].get('recall', 0):.3f}" for v in (*VARIANTS, "plain scan"))
+        cells = "  ".join(f"{v} {row[v].get('recall', 0):.3f}" for v in (*VARIANTS, *PEERS))
         print(f"{row['split']:10s} {row['page'][:38]:38s} {cells}", flush=True)
     summary = {split: summarize([r for r in rows if r["split"] == split])
                for split in ("tune", "validation")}  # fmt: skip
     for split, numbers in summary.items():
         print(f"\n{split}: {numbers['pages']} pages")
-        for variant in (*VARIANTS, "plain scan"):
+        for variant in (*VARIANTS, *PEERS):
             n = numbers[variant]
-            print(f"  {variant:12s} recall {n['recall_pooled']:.4f}  failed {n['failed']}  "
+            print(f"  {variant:12s} recall {n['recall_pooled']:.4f}  order {n['order_pooled']:.4f}"
+                  f"  failed {n['failed']}  "
                   f"emptied {n['emptied']}  called handwriting {n['flagged']}")  # fmt: skip
-    name = dated("unseen_pages") + (f"-{args.tag}" if args.tag else "")
+    shelf = "" if args.shelf == "manuals" else f"-{args.shelf}"
+    name = dated("unseen_pages") + shelf + (f"-{args.tag}" if args.tag else "")
     write_result(name, {"args": vars(args), "summary": summary, "pages": rows})
 
 
