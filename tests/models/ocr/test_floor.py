@@ -4,9 +4,12 @@ read scaled down, its boxes in its own pixels."""
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 import pymupdf
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
 from models.engine import PageImage
@@ -118,6 +121,33 @@ def test_an_upside_down_page_orientation_detection_calls_upright_is_turned_over(
     assert reading.rotation == 180
     assert not any(f["code"] == "UNREADABLE" for f in reading.findings)
     assert "The height of the slide." in " ".join(b.text for b in reading.blocks)
+
+
+@pytest.mark.parametrize(
+    ("name", "turn", "words"),
+    [
+        ("fragebogen-p1.pdf", 180, "gemeinsam versorgten Haushalten"),
+        ("bsp-vocab-p2.pdf", 90, "Vokabeltest"),
+    ],
+)
+def test_small_print_turned_over_or_on_its_side_is_turned_back(engine, name, turn, words):
+    """A form's and a worksheet's small print at 200 DPI, turned: orientation detection read
+    a 1200-pixel copy (100 DPI), where it could tell no way up (scores 0.02-1.0), and the
+    pages were read upside down or sideways and called handwriting; at the page's own
+    resolution it tells the turn (5-7)."""
+    with pymupdf.open(CORPUS / "texlive" / name) as doc:
+        pix = doc[0].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    page = Image.frombytes("L", (pix.width, pix.height), pix.samples)
+    # Scanned: a little blur, the sensor's noise, JPEG.
+    page = page.rotate(turn, expand=True).filter(ImageFilter.GaussianBlur(0.6))
+    noise = np.random.default_rng(0).normal(0, 8, (page.height, page.width))
+    page = Image.fromarray(np.clip(np.asarray(page, np.float32) + noise, 0, 255).astype(np.uint8))
+    buf = io.BytesIO()
+    page.save(buf, "JPEG", quality=70)
+    reading = read(engine, Image.open(buf).convert("RGB"), dpi=200)
+    assert reading.rotation == turn  # clockwise, as it was turned counter-clockwise
+    assert not any(f["code"] == "UNREADABLE" for f in reading.findings)
+    assert words in " ".join(b.text for b in reading.blocks)
 
 
 def test_a_page_of_text_too_small_for_tesseract_is_read_larger(engine):
