@@ -22,8 +22,12 @@ multisets, bench.do_no_harm.kept_words: a misread letter in a word of four or mo
 lost), emptied (under a tenth of the words), flagged (an UNREADABLE finding that names no
 script: "handwriting"), and order (the longest run of the layer's words a reading holds in the
 layer's order, over the words it holds exactly: pdfTeX writes a page in reading order, column
-after column); beside ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a
-table per split; writes bench/results/unseen_pages-<date>[-papers][-TAG].json.
+after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
+the page's body size or more, a few words each, consecutive ones of one size joined: a title,
+a section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, spaces
+aside); beside
+ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a table per split; writes
+bench/results/unseen_pages-<date>[-papers][-TAG].json.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import hashlib
 import io
 import os
 import random
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -50,12 +55,15 @@ if __name__ == "__main__":  # not again in each isolated PDF reader, which impor
 
 import numpy as np  # noqa: E402
 import pymupdf  # noqa: E402
+from bs4 import BeautifulSoup  # noqa: E402
 from PIL import Image, ImageFilter  # noqa: E402
+from rapidfuzz import fuzz  # noqa: E402
 from rapidfuzz.distance import LCSseq  # noqa: E402
 
 from bench.common import run_pymupdf4llm  # noqa: E402
 from bench.do_no_harm import EMPTIED_SHARE, kept_words, page_texts  # noqa: E402
 from bench.plain_reading import tesseract_reading, word_sequence  # noqa: E402
+from bench.quality import normalize_text  # noqa: E402
 from bench.report import dated, write_result  # noqa: E402
 from bench.structure_corpus import scan  # noqa: E402
 from conversion.engines import get_engine  # noqa: E402
@@ -75,6 +83,10 @@ TURNS = (180, 90)
 SCAN_DPI = 200  # the turned scans' resolution (a feeder's common setting)
 VARIANTS = ("digital", "scan", *(f"turned {t}" for t in TURNS))
 PEERS = ("plain scan", "pymupdf4llm")  # plain Tesseract on the scan; pymupdf4llm on the file
+DISPLAY_SIZE = 1.25  # a line set this many times the body's size is a title or a head
+DISPLAY_MAX_WORDS = 20  # ... when it holds this many words at most
+HEADING_MATCH = 85  # fuzzy ratio at which an output heading reads as a display line
+HEADING_TAGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
 
 def split_of(path: Path) -> str:
@@ -132,6 +144,46 @@ def turned_scan(pdf: Path, out: Path, turn: int, seed: int) -> None:
     doc.close()
 
 
+def display_lines(page: pymupdf.Page) -> list[str]:
+    """The page's titles and heads by type size (see the module's doc)."""
+    lines = []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if spans:
+                text = "".join(s["text"] for s in spans)
+                lines.append((block["number"], max(s["size"] for s in spans), text))
+    sizes = sorted((size, len(text)) for _, size, text in lines)
+    half, seen, body = sum(n for _, n in sizes) / 2, 0, 0.0
+    for size, n in sizes:  # the median size by characters
+        seen += n
+        if seen >= half:
+            body = size
+            break
+    out: list[tuple[int, float, str]] = []
+    for number, size, text in lines:
+        words = text.split()
+        if size < DISPLAY_SIZE * body or sum(c.isalpha() for c in text) < 3:
+            continue
+        if out and out[-1][0] == number and abs(out[-1][1] - size) < 0.5:
+            out[-1] = (number, size, f"{out[-1][2]} {text}")
+        elif len(words) <= DISPLAY_MAX_WORDS:
+            out.append((number, size, text))
+    return [_bare(t) for _, _, t in out if len(t.split()) <= DISPLAY_MAX_WORDS]
+
+
+def _bare(text: str) -> str:
+    """Case folded, without spaces (a pdfTeX layer's line may have none: "1Introduction")."""
+    return re.sub(r"\s+", "", normalize_text(text).casefold())
+
+
+def headings_found(html: str, displays: list[str]) -> int:
+    """How many of `displays` an output heading (h1-h6, the page's header's title too) reads."""
+    soup = BeautifulSoup(html, "lxml")
+    heads = [_bare(h.get_text(" ")) for h in soup.find_all(HEADING_TAGS)]
+    return sum(any(fuzz.ratio(d, h) >= HEADING_MATCH for h in heads) for d in displays)
+
+
 def measures(text: str, truth: list[str]) -> dict:
     """A reading's recall, order and lost words against the layer's word sequence."""
     sequence = word_sequence(text)
@@ -146,14 +198,18 @@ def measures(text: str, truth: list[str]) -> dict:
     }
 
 
-def read(pdf: Path, truth: list[str], workdir: Path, engine, opts) -> dict:
+def read(pdf: Path, truth: list[str], displays: list[str], workdir: Path, engine, opts) -> dict:
     try:
         result = convert_pdf(pdf, workdir, engine, opts)
     except ConversionError as exc:
         return {"error": exc.code}
-    text = " ".join(page_texts(result.html_path.read_text(encoding="utf-8")).values())
+    html = result.html_path.read_text(encoding="utf-8")
     unread = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
-    return {**measures(text, truth), "flagged": any(not f.get("script") for f in unread)}
+    return {
+        **measures(" ".join(page_texts(html).values()), truth),
+        "flagged": any(not f.get("script") for f in unread),
+        "headings": headings_found(html, displays),
+    }
 
 
 def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
@@ -162,21 +218,27 @@ def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
         doc.select([index])
         doc.save(one)
         truth = word_sequence(doc[0].get_text())
+        displays = display_lines(doc[0])
     name = f"{path.stem} p{index + 1}"
     seed = int(hashlib.sha1(name.encode()).hexdigest(), 16) % (1 << 30)
-    row = {"page": name, "file": str(path), "split": split_of(path), "words": len(truth)}
+    row = {"page": name, "file": str(path), "split": split_of(path), "words": len(truth),
+           "displays": displays}  # fmt: skip
     scanned = workdir / "scan.pdf"
     scan(one, scanned, random.Random(seed))
-    row["digital"] = read(one, truth, workdir / "digital", engine, opts)
-    row["scan"] = read(scanned, truth, workdir / "scan", engine, opts)
+    row["digital"] = read(one, truth, displays, workdir / "digital", engine, opts)
+    row["scan"] = read(scanned, truth, displays, workdir / "scan", engine, opts)
     for turn in TURNS:
         pdf = workdir / f"turned-{turn}.pdf"
         turned_scan(one, pdf, turn, seed)
-        row[f"turned {turn}"] = read(pdf, truth, workdir / f"turned-{turn}", engine, opts)
+        row[f"turned {turn}"] = read(pdf, truth, displays, workdir / f"turned-{turn}", engine, opts)
     with pymupdf.open(scanned) as doc:
         text, _ = tesseract_reading(doc, 0, workdir, "eng")
     row["plain scan"] = measures(text, truth)
-    row["pymupdf4llm"] = measures(" ".join(page_texts(run_pymupdf4llm(one)).values()), truth)
+    html = run_pymupdf4llm(one)
+    row["pymupdf4llm"] = {
+        **measures(" ".join(page_texts(html).values()), truth),
+        "headings": headings_found(html, displays),
+    }
     return row
 
 
@@ -188,6 +250,8 @@ def summarize(rows: list[dict]) -> dict:
         out[variant] = {
             "recall_pooled": round(sum(r[variant]["recall"] * r["words"] for r in done) / total, 4),
             "order_pooled": round(sum(r[variant]["order"] * r["words"] for r in done) / total, 4),
+            "headings_found": sum(r[variant].get("headings", 0) for r in done),
+            "displays": sum(len(r["displays"]) for r in done),
             "failed": len(rows) - len(done),
             "emptied": sum(bool(r[variant].get("emptied")) for r in done),
             "flagged": sum(bool(r[variant].get("flagged")) for r in done),
@@ -221,7 +285,7 @@ def main() -> None:
         for variant in (*VARIANTS, *PEERS):
             n = numbers[variant]
             print(f"  {variant:12s} recall {n['recall_pooled']:.4f}  order {n['order_pooled']:.4f}"
-                  f"  failed {n['failed']}  "
+                  f"  headings {n['headings_found']}/{n['displays']}  failed {n['failed']}  "
                   f"emptied {n['emptied']}  called handwriting {n['flagged']}")  # fmt: skip
     shelf = "" if args.shelf == "manuals" else f"-{args.shelf}"
     name = dated("unseen_pages") + shelf + (f"-{args.tag}" if args.tag else "")
