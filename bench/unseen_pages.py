@@ -24,8 +24,8 @@ script: "handwriting"), and order (the longest run of the layer's words a readin
 layer's order, over the words it holds exactly: pdfTeX writes a page in reading order, column
 after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
 the page's body size or more, a few words each, consecutive ones of one size joined: a title,
-a section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, spaces
-aside); beside
+a section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, or
+holds it whole beside a label, spaces aside); beside
 ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a table per split; writes
 bench/results/unseen_pages-<date>[-papers][-TAG].json.
 """
@@ -86,6 +86,7 @@ PEERS = ("plain scan", "pymupdf4llm")  # plain Tesseract on the scan; pymupdf4ll
 DISPLAY_SIZE = 1.25  # a line set this many times the body's size is a title or a head
 DISPLAY_MAX_WORDS = 20  # ... when it holds this many words at most
 HEADING_MATCH = 85  # fuzzy ratio at which an output heading reads as a display line
+HEADING_PART_MATCH = 95  # ... or at which a heading holds it whole
 HEADING_TAGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
 
@@ -181,7 +182,15 @@ def headings_found(html: str, displays: list[str]) -> int:
     """How many of `displays` an output heading (h1-h6, the page's header's title too) reads."""
     soup = BeautifulSoup(html, "lxml")
     heads = [_bare(h.get_text(" ")) for h in soup.find_all(HEADING_TAGS)]
-    return sum(any(fuzz.ratio(d, h) >= HEADING_MATCH for h in heads) for d in displays)
+    return sum(any(_reads_as(h, d) for h in heads) for d in displays)
+
+
+def _reads_as(heading: str, display: str) -> bool:
+    """The heading is the display line, or holds it whole beside its label or its other
+    line ("3.3" of "3.3 论文选项"; "Kapitel 1" and "Vorwort", set on two lines, as one head)."""
+    if fuzz.ratio(heading, display) >= HEADING_MATCH:
+        return True
+    return len(display) >= 4 and fuzz.partial_ratio(display, heading) >= HEADING_PART_MATCH
 
 
 def measures(text: str, truth: list[str]) -> dict:
