@@ -25,7 +25,10 @@ layer's order, over the words it holds exactly: pdfTeX writes a page in reading 
 after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
 the page's body size or more, a few words each, consecutive ones of one size joined: a title,
 a section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, or
-holds it whole beside a label, spaces aside); beside
+holds it whole beside a label, spaces aside), and whether the report routes the page to
+review for more than a figure's description (bench.do_no_harm's FIGURE_CODES): a wrong page
+(recall or order under WRONG_SHARE) routed to nobody is a silent failure, a right one (both at
+RIGHT_SHARE or more) routed is a false alarm; beside
 ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a table per split; writes
 bench/results/unseen_pages-<date>[-papers][-TAG].json.
 """
@@ -61,7 +64,7 @@ from rapidfuzz import fuzz  # noqa: E402
 from rapidfuzz.distance import LCSseq  # noqa: E402
 
 from bench.common import run_pymupdf4llm  # noqa: E402
-from bench.do_no_harm import EMPTIED_SHARE, kept_words, page_texts  # noqa: E402
+from bench.do_no_harm import EMPTIED_SHARE, FIGURE_CODES, kept_words, page_texts  # noqa: E402
 from bench.plain_reading import tesseract_reading, word_sequence  # noqa: E402
 from bench.quality import normalize_text  # noqa: E402
 from bench.report import dated, write_result  # noqa: E402
@@ -69,6 +72,7 @@ from bench.structure_corpus import scan  # noqa: E402
 from conversion.engines import get_engine  # noqa: E402
 from conversion.options import convert_options  # noqa: E402
 from conversion.pipeline.convert import convert_pdf  # noqa: E402
+from conversion.pipeline.document import OPEN_LEVELS  # noqa: E402
 from conversion.pipeline.errors import ConversionError  # noqa: E402
 
 MANUALS = Path("/usr/share/doc/texlive-doc")
@@ -86,6 +90,8 @@ PEERS = ("plain scan", "pymupdf4llm")  # plain Tesseract on the scan; pymupdf4ll
 DISPLAY_SIZE = 1.25  # a line set this many times the body's size is a title or a head
 DISPLAY_MAX_WORDS = 20  # ... when it holds this many words at most
 HEADING_MATCH = 85  # fuzzy ratio at which an output heading reads as a display line
+WRONG_SHARE = 0.9  # a page that lost a tenth of its words, or of their order, is wrong
+RIGHT_SHARE = 0.98  # ... one that kept this share of both is right
 HEADING_PART_MATCH = 95  # ... or at which a heading holds it whole
 HEADING_TAGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
@@ -213,11 +219,15 @@ def read(pdf: Path, truth: list[str], displays: list[str], workdir: Path, engine
     except ConversionError as exc:
         return {"error": exc.code}
     html = result.html_path.read_text(encoding="utf-8")
-    unread = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
+    findings = result.report["findings"]
+    unread = [f for f in findings if f["code"] == "UNREADABLE"]
+    open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
     return {
         **measures(" ".join(page_texts(html).values()), truth),
         "flagged": any(not f.get("script") for f in unread),
         "headings": headings_found(html, displays),
+        "routed": bool(set(open_codes) - set(FIGURE_CODES)),
+        "open_codes": open_codes,
     }
 
 
@@ -260,12 +270,26 @@ def summarize(rows: list[dict]) -> dict:
             "recall_pooled": round(sum(r[variant]["recall"] * r["words"] for r in done) / total, 4),
             "order_pooled": round(sum(r[variant]["order"] * r["words"] for r in done) / total, 4),
             "headings_found": sum(r[variant].get("headings", 0) for r in done),
+            "wrong": sum(_wrong(r[variant]) for r in done),
+            "silent": sum(_wrong(r[variant]) and not r[variant].get("routed", True) for r in done),
+            "right": sum(_right(r[variant]) for r in done),
+            "false_alarms": sum(
+                _right(r[variant]) and r[variant].get("routed", False) for r in done
+            ),
             "displays": sum(len(r["displays"]) for r in done),
             "failed": len(rows) - len(done),
             "emptied": sum(bool(r[variant].get("emptied")) for r in done),
             "flagged": sum(bool(r[variant].get("flagged")) for r in done),
         }
     return out
+
+
+def _wrong(reading: dict) -> bool:
+    return reading["recall"] < WRONG_SHARE or reading["order"] < WRONG_SHARE
+
+
+def _right(reading: dict) -> bool:
+    return reading["recall"] >= RIGHT_SHARE and reading["order"] >= RIGHT_SHARE
 
 
 def main() -> None:
@@ -294,8 +318,10 @@ def main() -> None:
         for variant in (*VARIANTS, *PEERS):
             n = numbers[variant]
             print(f"  {variant:12s} recall {n['recall_pooled']:.4f}  order {n['order_pooled']:.4f}"
-                  f"  headings {n['headings_found']}/{n['displays']}  failed {n['failed']}  "
-                  f"emptied {n['emptied']}  called handwriting {n['flagged']}")  # fmt: skip
+                  f"  headings {n['headings_found']}/{n['displays']}  silent {n['silent']}/"
+                  f"{n['wrong']}  false alarms {n['false_alarms']}/{n['right']}  "
+                  f"failed {n['failed']}  emptied {n['emptied']}  "
+                  f"called handwriting {n['flagged']}")  # fmt: skip
     shelf = "" if args.shelf == "manuals" else f"-{args.shelf}"
     name = dated("unseen_pages") + shelf + (f"-{args.tag}" if args.tag else "")
     write_result(name, {"args": vars(args), "summary": summary, "pages": rows})
