@@ -28,7 +28,11 @@ a section's head; found when an output heading reads as it, fuzzy ratio HEADING_
 holds it whole beside a label, spaces aside), and whether the report routes the page to
 review for more than a figure's description (bench.do_no_harm's FIGURE_CODES): a wrong page
 (recall or order under WRONG_SHARE) routed to nobody is a silent failure, a right one (both at
-RIGHT_SHARE or more) routed is a false alarm; beside
+RIGHT_SHARE or more) routed is a false alarm, and furniture kept out of the text (the layer's
+lines in the page's top or bottom FURNITURE_BAND that FURNITURE_PAGES other pages nearby print
+there too, digits aside: running heads and feet, page numbers; kept out when the reading's
+text, its `furniture` paragraphs aside, does not hold them: a page number among its first or
+last FURNITURE_EDGE_WORDS words); beside
 ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a table per split; writes
 bench/results/unseen_pages-<date>[-papers][-TAG].json.
 """
@@ -92,6 +96,10 @@ DISPLAY_MAX_WORDS = 20  # ... when it holds this many words at most
 HEADING_MATCH = 85  # fuzzy ratio at which an output heading reads as a display line
 WRONG_SHARE = 0.9  # a page that lost a tenth of its words, or of their order, is wrong
 RIGHT_SHARE = 0.98  # ... one that kept this share of both is right
+FURNITURE_BAND = 0.1  # the page's top or bottom tenth, where running heads and feet stand
+FURNITURE_PAGES = 2  # ... a line there is furniture when this many other pages print it
+FURNITURE_NEAR = 6  # ... among this many pages on either side
+FURNITURE_EDGE_WORDS = 5  # a page number in the text stands among its first or last words
 HEADING_PART_MATCH = 95  # ... or at which a heading holds it whole
 HEADING_TAGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
 
@@ -199,6 +207,52 @@ def _reads_as(heading: str, display: str) -> bool:
     return len(display) >= 4 and fuzz.partial_ratio(display, heading) >= HEADING_PART_MATCH
 
 
+def _band_lines(page: pymupdf.Page) -> list[str]:
+    height, out = page.rect.height, []
+    for block in page.get_text("dict")["blocks"]:
+        for line in block.get("lines", []):
+            text = "".join(s["text"] for s in line["spans"]).strip()
+            middle = (line["bbox"][1] + line["bbox"][3]) / 2
+            if text and not FURNITURE_BAND * height <= middle <= (1 - FURNITURE_BAND) * height:
+                out.append(text)
+    return out
+
+
+def _masked(text: str) -> str:
+    return re.sub(r"\d+", "#", _bare(text))
+
+
+def furniture_lines(doc: pymupdf.Document, index: int) -> list[str]:
+    """The page's running heads, feet and page numbers (see the module's doc)."""
+    near = range(max(0, index - FURNITURE_NEAR), min(doc.page_count, index + FURNITURE_NEAR + 1))
+    others = [{_masked(t) for t in _band_lines(doc[i])} for i in near if i != index]
+    return [
+        t
+        for t in _band_lines(doc[index])
+        if sum(_masked(t) in o for o in others) >= FURNITURE_PAGES
+    ]
+
+
+def furniture_kept_out(html: str, furniture: list[str]) -> int:
+    """How many of the `furniture` lines the reading's text (its furniture paragraphs aside)
+    does not hold."""
+    soup = BeautifulSoup(html, "lxml")
+    for element in soup.select(".furniture"):
+        element.decompose()
+    flow = " ".join(page_texts(str(soup)).values())
+    bare, words = _bare(flow), flow.split()
+    edges = {
+        w.strip(".,:;()[]") for w in words[:FURNITURE_EDGE_WORDS] + words[-FURNITURE_EDGE_WORDS:]
+    }
+    kept_out = 0
+    for line in furniture:
+        if any(c.isalpha() for c in line):
+            kept_out += _bare(line) not in bare
+        else:
+            kept_out += line.strip() not in edges
+    return kept_out
+
+
 def measures(text: str, truth: list[str]) -> dict:
     """A reading's recall, order and lost words against the layer's word sequence."""
     sequence = word_sequence(text)
@@ -213,7 +267,8 @@ def measures(text: str, truth: list[str]) -> dict:
     }
 
 
-def read(pdf: Path, truth: list[str], displays: list[str], workdir: Path, engine, opts) -> dict:
+def read(pdf: Path, truth: list[str], displays: list[str], furniture: list[str], workdir: Path,
+         engine, opts) -> dict:  # fmt: skip
     try:
         result = convert_pdf(pdf, workdir, engine, opts)
     except ConversionError as exc:
@@ -226,6 +281,7 @@ def read(pdf: Path, truth: list[str], displays: list[str], workdir: Path, engine
         **measures(" ".join(page_texts(html).values()), truth),
         "flagged": any(not f.get("script") for f in unread),
         "headings": headings_found(html, displays),
+        "furniture_out": furniture_kept_out(html, furniture),
         "routed": bool(set(open_codes) - set(FIGURE_CODES)),
         "open_codes": open_codes,
     }
@@ -234,6 +290,7 @@ def read(pdf: Path, truth: list[str], displays: list[str], workdir: Path, engine
 def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
     one = workdir / "page.pdf"
     with pymupdf.open(path) as doc:
+        furniture = furniture_lines(doc, index)
         doc.select([index])
         doc.save(one)
         truth = word_sequence(doc[0].get_text())
@@ -241,15 +298,16 @@ def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
     name = f"{path.stem} p{index + 1}"
     seed = int(hashlib.sha1(name.encode()).hexdigest(), 16) % (1 << 30)
     row = {"page": name, "file": str(path), "split": split_of(path), "words": len(truth),
-           "displays": displays}  # fmt: skip
+           "displays": displays, "furniture": furniture}  # fmt: skip
     scanned = workdir / "scan.pdf"
     scan(one, scanned, random.Random(seed))
-    row["digital"] = read(one, truth, displays, workdir / "digital", engine, opts)
-    row["scan"] = read(scanned, truth, displays, workdir / "scan", engine, opts)
+    texts = (truth, displays, furniture)
+    row["digital"] = read(one, *texts, workdir / "digital", engine, opts)
+    row["scan"] = read(scanned, *texts, workdir / "scan", engine, opts)
     for turn in TURNS:
         pdf = workdir / f"turned-{turn}.pdf"
         turned_scan(one, pdf, turn, seed)
-        row[f"turned {turn}"] = read(pdf, truth, displays, workdir / f"turned-{turn}", engine, opts)
+        row[f"turned {turn}"] = read(pdf, *texts, workdir / f"turned-{turn}", engine, opts)
     with pymupdf.open(scanned) as doc:
         text, _ = tesseract_reading(doc, 0, workdir, "eng")
     row["plain scan"] = measures(text, truth)
@@ -257,6 +315,7 @@ def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
     row["pymupdf4llm"] = {
         **measures(" ".join(page_texts(html).values()), truth),
         "headings": headings_found(html, displays),
+        "furniture_out": furniture_kept_out(html, furniture),
     }
     return row
 
@@ -277,6 +336,8 @@ def summarize(rows: list[dict]) -> dict:
                 _right(r[variant]) and r[variant].get("routed", False) for r in done
             ),
             "displays": sum(len(r["displays"]) for r in done),
+            "furniture_out": sum(r[variant].get("furniture_out", 0) for r in done),
+            "furniture": sum(len(r["furniture"]) for r in done),
             "failed": len(rows) - len(done),
             "emptied": sum(bool(r[variant].get("emptied")) for r in done),
             "flagged": sum(bool(r[variant].get("flagged")) for r in done),
@@ -318,7 +379,8 @@ def main() -> None:
         for variant in (*VARIANTS, *PEERS):
             n = numbers[variant]
             print(f"  {variant:12s} recall {n['recall_pooled']:.4f}  order {n['order_pooled']:.4f}"
-                  f"  headings {n['headings_found']}/{n['displays']}  silent {n['silent']}/"
+                  f"  headings {n['headings_found']}/{n['displays']}  furniture out "
+                  f"{n['furniture_out']}/{n['furniture']}  silent {n['silent']}/"
                   f"{n['wrong']}  false alarms {n['false_alarms']}/{n['right']}  "
                   f"failed {n['failed']}  emptied {n['emptied']}  "
                   f"called handwriting {n['flagged']}")  # fmt: skip
