@@ -35,8 +35,8 @@ Per page:
 - emptied: ours holds < EMPTIED_SHARE of plain's words while plain has >= EMPTIED_MIN_WORDS.
 - flagged: an UNREADABLE finding (the engine's "Handwriting or illegible text") on the page;
   a flag is false unless the page is handwritten (realworld's pages with a `flag` test). One
-  that names the script the page is printed in (print our languages do not read) calls
-  nothing handwriting: `unread_script` holds it.
+  that says the page is print ("printed": print our languages do not read, its script named
+  where known) calls nothing handwriting: `unread_script` holds the script.
 - routed: a finding of an open level (conversion.pipeline.document.OPEN_LEVELS: error,
   needs_review) on the page or on no page (the doubts of models/reading/doubts.py and
   conversion/pipeline/doubts.py among them); figure_only: every such finding a figure's
@@ -360,7 +360,7 @@ def page_row(number: int, ours: str, plain: str, kind: str, junk: Counter, findi
     _, text_matched, text_lost = kept_words(ours_words, text_words)
     open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
     unread = [f for f in findings if f["code"] == UNREADABLE]
-    flagged = any(not f.get("script") for f in unread)
+    flagged = any(not f.get("script") and not f.get("printed") for f in unread)
     return {
         "page": number,
         "plain": kind,

@@ -19,8 +19,8 @@ the pdfTeX manual, the TeX Live guide, KOMA-Script's guide and letters) are left
 Per page and variant (digital, scan: bench.structure_corpus.scan; turned 180 and 90: the scan's
 pixels turned before the noise, as a feeder turns a sheet): recall (the layer's words ours holds,
 multisets, bench.do_no_harm.kept_words: a misread letter in a word of four or more is no word
-lost), emptied (under a tenth of the words), flagged (an UNREADABLE finding that names no
-script: "handwriting"), and order (the longest run of the layer's words a reading holds in the
+lost), emptied (under a tenth of the words), flagged (an UNREADABLE finding that does not say
+the page is print: "handwriting"), and order (the longest run of the layer's words a reading holds in the
 layer's order, over the words it holds exactly: pdfTeX writes a page in reading order, column
 after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
 the page's body size or more, a few words each, consecutive ones of one size joined: a title,
@@ -279,7 +279,7 @@ def read(pdf: Path, truth: list[str], displays: list[str], furniture: list[str],
     open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
     return {
         **measures(" ".join(page_texts(html).values()), truth),
-        "flagged": any(not f.get("script") for f in unread),
+        "flagged": any(not f.get("script") and not f.get("printed") for f in unread),
         "headings": headings_found(html, displays),
         "furniture_out": furniture_kept_out(html, furniture),
         "routed": bool(set(open_codes) - set(FIGURE_CODES)),

@@ -131,6 +131,7 @@ def assemble(readings: list[PageReading], opts: AssembleOptions) -> Document:
                     level=f.get("level", "warning"),
                     message=f.get("message", ""),
                     page=reading.page_number,
+                    printed=f.get("printed"),
                     script=f.get("script"),
                 )
             )

@@ -37,8 +37,9 @@ class Finding:
     # spot (accessibility.locate adds both).
     location: str | None = None
     anchor: str | None = None
-    # UNREADABLE: the script the page is printed in, when that is why it was not read (None:
-    # handwriting or illegible text).
+    # UNREADABLE: the page is print (no handwriting), and the script it is printed in when
+    # that is why it was not read (None: handwriting or illegible text).
+    printed: bool | None = None
     script: str | None = None
 
     def as_dict(self) -> dict:
@@ -113,6 +114,7 @@ class Block:
     id: str | None = None  # footnotes: "fn-3"; referenced from the text
     page_scan: bool = False  # figures: the whole page's image, for a page not transcribed
     unread_script: str | None = None  # a page scan: the script that was not read (Finding.script)
+    unread_print: bool = False  # a page scan: print that was not read (Finding.printed)
     # While assemble sets headings and their levels: a text block's size (headings rank by it),
     # and whether the layout model called the block a title. Not part of the document.
     font_key: float | None = field(default=0.0, compare=False, repr=False)

@@ -23,13 +23,16 @@ def add_page_scans(document: Document, *, params: AssembleParams = ASSEMBLE) -> 
     """Each unreadable page opens with a figure of the whole page (cropped like any figure),
     in place of the figures that already showed most of it; such a page is not "blank"."""
     pages = unreadable_pages(document)
-    scripts = {f.page: f.script for f in document.findings if f.code == UNREADABLE and f.script}
+    unread = [f for f in document.findings if f.code == UNREADABLE]
+    scripts = {f.page: f.script for f in unread if f.script}
+    printed = {f.page for f in unread if f.printed}
     for page in document.pages:
         if page.number not in pages:
             continue
         page.blocks = [b for b in page.blocks if not _is_the_page(b, page, params)]
         scan = Block(kind="figure", page_scan=True, bbox=(0, 0, page.width, page.height))
         scan.unread_script = scripts.get(page.number)
+        scan.unread_print = page.number in printed
         page.blocks.insert(0, scan)
     document.findings = [
         f for f in document.findings if not (f.code == _BLANK_PAGE and f.page in pages)

@@ -309,8 +309,12 @@ def _page_scan_html(block: Block, page: Page, figure_no: int, opts: RenderOption
     read = [b for b in page.blocks if not b.page_scan and b.kind not in _FURNITURE]
     partly = any(b.text.strip() or b.rows or b.items for b in read)
     script = block.unread_script
-    if script:  # print, never called handwriting
-        unread = f"printed in the {script} script, which this server's OCR does not read,"
+    if script or block.unread_print:  # print, never called handwriting
+        unread = (
+            f"printed in the {script} script, which this server's OCR does not read,"
+            if script
+            else "printed in a script, a typeface or signs this server's OCR could not read,"
+        )
         says = (
             f"Parts of page {number} are {unread} and were not transcribed. The image of the "
             "whole page follows the note."

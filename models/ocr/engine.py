@@ -82,11 +82,11 @@ PROBE_MARGIN = 2.0
 FLIPPED_DEG = 180  # a page turned over
 OSD_MAX_DPI = 300  # orientation and script detection reads a copy of at most this resolution
 FULL_TURN_DEG = 360
-# An unreadable page is print in a script the languages do not read when Tesseract's script
-# detection names another script and finds the page's orientation with at least this score
-# (its own unit): print's regular lines score 9-28 (Thai, Greek, Korean, Chinese, Japanese
-# pages), handwriting 3.6-3.9. The script's own score tells neither (0.4-5 for print, 0.2-0.6
-# for handwriting called "Japanese").
+# An unreadable page is print when Tesseract's orientation detection finds its orientation with
+# at least this score (its own unit; at OSD_MAX_DPI): print's regular lines score 11-24 (Greek
+# pages, a script OSD names "Latin" when Latin print is beside it), handwriting 1.4-3.9; print
+# in a script the languages do not read when OSD names that script. The script's own score
+# tells neither (0.4-5 for print, 0.2-0.6 for handwriting called "Japanese").
 PRINT_ORIENTATION_SCORE = 8.0
 # The scripts of Tesseract's languages that are not Latin (Tesseract's script names).
 _SCRIPTS = {
@@ -289,17 +289,16 @@ class TesseractEngine(PartRereads):
             return 0  # too little text to tell: keep the page as it is
         return int(osd["orient_deg"]) % 360
 
-    def _foreign_script(self, osd: dict) -> str | None:
-        """The script an unreadable page is printed in when it is surely none of the
-        languages' (Thai print read with English is as illegible as handwriting), from the
-        page's OSD result (the script and the orientation's score are the same whichever way
-        up the page was when OSD ran)."""
+    def _unread_print(self, osd: dict) -> tuple[bool, str | None]:
+        """Whether an unreadable page is print (Thai print read with English, Greek beside
+        Latin, a chart of signs: as illegible as handwriting, but no handwriting), and the
+        script it is printed in when that is surely none of the languages', from the page's
+        OSD result (the script and the orientation's score are the same whichever way up the
+        page was when OSD ran)."""
         script = osd.get("script_name")
         ours = {"Latin"} | {_SCRIPTS.get(code, "Latin") for code in self.languages.split("+")}
         printed = osd.get("orient_conf", 0) >= PRINT_ORIENTATION_SCORE
-        if script and script not in ours and printed:
-            return script
-        return None
+        return printed, script if script and script not in ours and printed else None
 
     def _sideways_turn(self, gray: Image.Image, boxes, dpi: int) -> int | None:
         """90 or 270: the turn that makes a page lying on its side upright, from its longest
@@ -545,8 +544,9 @@ class TesseractEngine(PartRereads):
         )
         if unreadable and osd is None:
             osd = self._detect_orientation_script(gray, page.dpi)
-        script = self._foreign_script(osd) if unreadable else None
-        read = scan_structure(read, image, heads=heads, unreadable=unreadable, script=script)
+        printed, script = self._unread_print(osd) if unreadable else (False, None)
+        read = scan_structure(read, image, heads=heads, unreadable=unreadable, script=script,
+                              printed=printed)  # fmt: skip
         # A page judged handwritten keeps only the lines read surely.
         surely = FLOOR.unreadable_keep_confidence if unreadable else None
         read = with_floor(read, plain.lines, page_number=page.page_number, min_confidence=surely)

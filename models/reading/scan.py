@@ -126,16 +126,18 @@ def scan_structure(
     heads: list,
     unreadable: bool,
     script: str | None = None,
+    printed: bool = False,
 ) -> ReadingPage:
     """The page's blocks given their kinds, tables, figures and order by its layout regions
     (the model's and the formulas'), with a table under each reversed header row of column
     heads (`heads`: each bar with the lines read in it); list items joined with the short
-    paragraphs that continue them; the finding of an unreadable page (`script`: the script it
-    is printed in, when that is why it could not be read)."""
+    paragraphs that continue them; the finding of an unreadable page (`printed`: it is print,
+    no handwriting; `script`: the script it is printed in, when that is why it could not be
+    read)."""
     page = replace(page, regions=page.regions + header_tables(heads, page.regions))
     ranks = engine_ranks(page.blocks)  # Tesseract's own order, a second opinion on ours
     page = apply_layout(page, image)
-    findings = page.findings + ([unreadable_finding(script)] if unreadable else [])
+    findings = page.findings + ([unreadable_finding(script, printed=printed)] if unreadable else [])
     blocks = contents_lists(join_list_continuations(page.blocks))
     page = replace(page, blocks=blocks, findings=findings)
     return with_doubts(page, ranks)

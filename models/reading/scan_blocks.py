@@ -140,13 +140,24 @@ UNREADABLE_FINDING = {
 }
 
 
-def unreadable_finding(script: str | None = None) -> dict:
-    """The finding of a page not transcribed: handwriting or illegible text, or print in a
-    `script` the OCR's languages do not read (print is never called handwriting)."""
-    if script is None:
+def unreadable_finding(script: str | None = None, *, printed: bool = False) -> dict:
+    """The finding of a page not transcribed: handwriting or illegible text; or print
+    (`printed`, "printed": true) the OCR could not read, in a `script` its languages do not
+    read where that is known (print is never called handwriting)."""
+    if script is None and not printed:
         return dict(UNREADABLE_FINDING)
+    if script is None:
+        return {
+            **UNREADABLE_FINDING,
+            "printed": True,
+            "message": "Printed text that this server's OCR could not read (a script, a "
+            "typeface or signs its languages do not cover): not transcribed. Ask for a review "
+            "to have it transcribed, or have an administrator install Tesseract's language for "
+            "it and add it to AXIYA_OCR_LANGUAGES, then convert it again.",
+        }
     return {
         **UNREADABLE_FINDING,
+        "printed": True,
         "script": script,
         "message": f"Printed text in the {script} script, which this server's OCR languages do "
         f"not read: not transcribed. Ask for a review to have it transcribed, or have an "
