@@ -20,9 +20,9 @@ Per page and variant (digital, scan: bench.structure_corpus.scan; turned 180 and
 pixels turned before the noise, as a feeder turns a sheet): recall (the layer's words ours holds,
 multisets, bench.do_no_harm.kept_words: a misread letter in a word of four or more is no word
 lost), emptied (under a tenth of the words), flagged (an UNREADABLE finding that does not say
-the page is print: "handwriting"), and order (the longest run of the layer's words a reading holds in the
-layer's order, over the words it holds exactly: pdfTeX writes a page in reading order, column
-after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
+the page is print: "handwriting"), and order (the longest run of the layer's words a reading
+holds in the layer's order, over the words it holds exactly: pdfTeX writes a page in reading
+order, column after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
 the page's body size or more, a few words each, consecutive ones of one size joined: a title,
 a section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, or
 holds it whole beside a label, spaces aside), and whether the report routes the page to
