@@ -17,24 +17,25 @@ while a rule is tuned; the manuals earlier sessions read by hand (btxdoc, makein
 the pdfTeX manual, the TeX Live guide, KOMA-Script's guide and letters) are left out.
 
 Per page and variant (digital, scan: bench.structure_corpus.scan; turned 180 and 90: the scan's
-pixels turned before the noise, as a feeder turns a sheet): recall (the layer's words ours holds,
-multisets, bench.do_no_harm.kept_words: a misread letter in a word of four or more is no word
-lost), emptied (under a tenth of the words), flagged (an UNREADABLE finding that does not say
-the page is print: "handwriting"), and order (the longest run of the layer's words a reading
-holds in the layer's order, over the words it holds exactly: pdfTeX writes a page in reading
-order, column after column), and display lines found as headings (the layer's lines set DISPLAY_SIZE times
-the page's body size or more, a few words each, consecutive ones of one size joined: a title,
-a section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, or
-holds it whole beside a label, spaces aside), and whether the report routes the page to
-review for more than a figure's description (bench.do_no_harm's FIGURE_CODES): a wrong page
-(recall or order under WRONG_SHARE) routed to nobody is a silent failure, a right one (both at
-RIGHT_SHARE or more) routed is a false alarm, and furniture kept out of the text (the layer's
-lines in the page's top or bottom FURNITURE_BAND that FURNITURE_PAGES other pages nearby print
-there too, digits aside: running heads and feet, page numbers; kept out when the reading's
-text, its `furniture` paragraphs aside, does not hold them: a page number among its first or
-last FURNITURE_EDGE_WORDS words); beside
-ours, plain Tesseract on the scan and pymupdf4llm on the file. Prints a table per split; writes
-bench/results/unseen_pages-<date>[-papers][-TAG].json.
+pixels turned before the noise, as a feeder turns a sheet), beside plain Tesseract on the scan
+and pymupdf4llm on the file:
+- recall: the layer's words a reading holds (multisets, bench.do_no_harm.kept_words: a misread
+  letter in a word of four or more is no word lost); emptied: under a tenth of them;
+- flagged: an UNREADABLE finding that does not say the page is print ("handwriting");
+- order: the longest run of the layer's words a reading holds in the layer's order, over the
+  words it holds exactly (pdfTeX writes a page in reading order, column after column);
+- headings: display lines found as headings (the layer's lines set DISPLAY_SIZE times the
+  page's body size or more, a few words each, consecutive ones of one size joined: a title, a
+  section's head; found when an output heading reads as it, fuzzy ratio HEADING_MATCH, or
+  holds it whole beside a label, spaces aside);
+- furniture kept out of the text: the layer's lines in the page's top or bottom FURNITURE_BAND
+  that FURNITURE_PAGES other pages nearby print there too, digits aside (running heads and
+  feet, page numbers), not in the reading's text, its `furniture` paragraphs aside (a page
+  number: not among its first or last FURNITURE_EDGE_WORDS words);
+- routed: the report routes the page to review for more than a figure's description
+  (bench.do_no_harm's FIGURE_CODES); a wrong page (recall or order under WRONG_SHARE) routed to
+  nobody is a silent failure, a right one (both at RIGHT_SHARE or more) routed a false alarm.
+Prints a table per split; writes bench/results/unseen_pages-<date>[-papers][-TAG].json.
 """
 
 from __future__ import annotations
