@@ -17,12 +17,13 @@ from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
 from models.reading.boxes import area, inside_share
+from models.reading.kinds import is_figure
 from models.reading.markers import BULLET
 from models.reading.params import at_dpi
 from models.reading.params.scan import SCAN, ScanParams
 from models.reading.params.tables import RULED_TABLES
 from models.reading.ruled_tables import Grid, find_grids, reversed_bars, unread_cells
-from models.reading.scan_blocks import is_figure, outside_figures, read_surely, without_scraps
+from models.reading.scan_blocks import outside_figures, read_surely, without_scraps
 from models.reading.scan_lines import (
     InkMeter,
     Line,

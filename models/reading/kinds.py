@@ -311,6 +311,11 @@ def markup_line(text: str) -> bool:
     return coded and MARKUP_WORD.search(text) is not None
 
 
+def is_figure(text: str) -> bool:
+    """Digits and signs, no letter ("45.4", "1 000", "-73.5"): a figure, in no dictionary."""
+    return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text)
+
+
 def math_signs(text: str) -> bool:
     """Signs enough for mathematics: an equals sign or two signs, and signs a share of the
     characters (a sentence with a dash or a bracket has few)."""

@@ -23,6 +23,7 @@ from models.reading.kinds import (
     MATH_SIGNS,
     PROSE_WORD,
     figure_text,
+    is_figure,
     math_signs,
     prose_line,
     reads_as_prose,
@@ -37,6 +38,7 @@ from models.reading.reading_order import reading_order
 from models.reading.word_rows import is_data_row
 from models.reading.word_tables import table_from_words, table_of_figures
 
+MATH_ALPHABETS = (0x1D400, 0x1D7FF)  # Unicode's Mathematical Alphanumeric Symbols
 FORMULA_FINDING = {
     "code": "FORMULA_NOT_TRANSCRIBED",
     "level": "needs_review",
@@ -97,6 +99,40 @@ def _math_pictures(page: ReadingPage, regions: list[Region]) -> list[Region]:
             inside = [w for b in page.blocks if b.kind != "table" for w in _inside(region, b)]
             text = " ".join(w.text for w in inside)
             if inside and math_signs(text) and not _prose(inside):
+                region = Region("formula", region.bbox)
+        out.append(region)
+    return out
+
+
+def _math_letter(char: str) -> bool:
+    """A letter of Unicode's mathematical alphabets (U+1D400-U+1D7FF: the italic letters of
+    unicode-math's fonts and of Word's equations)."""
+    return MATH_ALPHABETS[0] <= ord(char) <= MATH_ALPHABETS[1]
+
+
+def _math_tables(page: ReadingPage, regions: list[Region]) -> list[Region]:
+    """On a page read from its text layer, a table region whose letters are mostly the
+    mathematical alphabets', which prints no word of four letters and more of its words with
+    such letters than numbers, is a display formula the model took for a table (a matrix set
+    across both columns): made a table, its cells were read out one by one, "𝜑 0 (𝜑1, 𝜀1)
+    𝜑𝑘21". A table of values under the heads 𝑥 and 𝑓(𝑥) holds more numbers."""
+    if page.source != "text_layer":
+        return regions
+    out = []
+    for region in regions:
+        if region.kind == "table":
+            words = [w.text for b in page.blocks for w in _inside(region, b)]
+            letters = [c for word in words for c in word if c.isalpha()]
+            math = sum(map(_math_letter, letters))
+            plain = "".join(c if not _math_letter(c) else " " for c in " ".join(words))
+            symbolic = sum(any(map(_math_letter, word)) for word in words)
+            numbers = sum(is_figure(word) for word in words)
+            if (
+                letters
+                and math >= LAYOUT.math_table_letter_share * len(letters)
+                and not PROSE_WORD.search(plain)
+                and symbolic > numbers
+            ):
                 region = Region("formula", region.bbox)
         out.append(region)
     return out
@@ -265,7 +301,8 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
     Every block carries `.order` (a sortable tuple); the result is in that order."""
     blocks, width = page.blocks, page.width
     findings = list(page.findings)
-    regions = _math_captions(_math_pictures(page, _without_nested_text(page.regions)), blocks)
+    regions = _without_nested_text(page.regions)
+    regions = _math_captions(_math_tables(page, _math_pictures(page, regions)), blocks)
     taken_regions = []
     for region in (r for r in regions if r.kind == "table"):
         grids = [b for b in blocks if b.kind == "table" and b.bbox and overlap(b.bbox, region.bbox)]

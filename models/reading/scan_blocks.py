@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import centre_in, union
-from models.reading.kinds import figure_text, markup_line
+from models.reading.kinds import figure_text, is_figure, markup_line
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN
@@ -97,11 +97,6 @@ def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
         return not (scraps and mean < SCAN.noise_confidence)
 
     return keep_lines(paragraphs, real)
-
-
-def is_figure(text: str) -> bool:
-    """Digits and signs, no letter ("45.4", "1 000", "-73.5"): a figure, in no dictionary."""
-    return any(c.isdigit() for c in text) and not any(c.isalpha() for c in text)
 
 
 def read_surely(word: Word) -> bool:

@@ -25,6 +25,8 @@ class LayoutParams:
     order_slack_px: float = 5  # a block this far above a picture's top still follows it (unscaled)
     readable_picture_words: int = 8  # a "picture" of this many real words or more is text
     prose_long_words: int = 20  # running text: this many words of four letters or more
+    # A table region is a formula when this share of its letters or more are mathematical ones
+    math_table_letter_share: float = 0.5
     # A table region over columns of running text: this many rows or more, in every column
     # this share of the filled cells or more lines of prose (models.reading.kinds.prose_line).
     prose_columns_min_rows: int = 12

@@ -285,6 +285,34 @@ def test_a_picture_of_mathematical_glyphs_on_a_text_layer_page_is_a_formula():
         assert "formula" not in [b.kind for b in apply_layout(page, _Image(tex="x")).blocks]
 
 
+def test_a_table_of_mathematical_letters_on_a_text_layer_page_is_a_formula():
+    """The model boxes a matrix set across both columns of a journal's page (asmejour's wide
+    equation, STIX Two Math) as a table: its cells were read out one by one. Letters of
+    Unicode's mathematical alphabets and no word make it a formula: transcribed, or an image
+    with its finding."""
+    rows = ["𝜑 0 0", "(𝜑1, 𝜀1) 𝜑𝑘21 𝜑", "(𝜑2, 𝜀1) (𝜑2, 𝜀2) 𝜑"]
+    region = [Region("table", (590, 690, 1500, 960))]
+
+    def layer(texts, **kw):
+        blocks = [_block(t, 600, 700 + 80 * i, i) for i, t in enumerate(texts)]
+        return replace(_page(blocks, region), source="text_layer", **kw)
+
+    read = apply_layout(layer(rows), _Image())
+    assert [b.kind for b in read.blocks] == ["figure"] and read.findings == [FORMULA_FINDING]
+    read = apply_layout(layer(rows), _Image(tex="\\begin{pmatrix}...\\end{pmatrix}"))
+    assert [b.kind for b in read.blocks] == ["formula"]
+    # A table of words and figures, of values under mathematical heads, or one with a word
+    # beside its letters, is no formula; nor is one read by OCR.
+    for page in (
+        layer(["Group Mean SD", "𝑥 1.2 0.3", "𝑦 2.5 0.4"]),
+        layer(["𝑥 𝑓(𝑥)", "1 2.5", "2 3.1", "3 4.0"]),
+        layer(["𝜑 0 0 where", "(𝜑1, 𝜀1) 𝜑𝑘21 𝜑", "(𝜑2, 𝜀1) (𝜑2, 𝜀2) 𝜑"]),
+        replace(layer(rows), source="ocr"),
+    ):
+        read = apply_layout(page, _Image())
+        assert not {"figure", "formula"} & {b.kind for b in read.blocks} and not read.findings
+
+
 def test_real_captions_stay_captions():
     regions = [Region("caption", (90, 690, 1200, 760))]
     for text in ("Figure 3: growth of a = b + c", "Table 2 (n = 40)", "Fig. 4 x = y + 1",
