@@ -20,7 +20,8 @@ Per page and variant (digital, scan: bench.structure_corpus.scan; turned 180 and
 pixels turned before the noise, as a feeder turns a sheet), beside plain Tesseract on the scan
 and pymupdf4llm on the file:
 - recall: the layer's words a reading holds (multisets, bench.do_no_harm.kept_words: a misread
-  letter in a word of four or more is no word lost); emptied: under a tenth of them;
+  letter in a word of four or more is no word lost; the layer's text with TeX's spacing accents
+  set on their letters, `layer_text`, from session 35); emptied: under a tenth of them;
 - flagged: an UNREADABLE finding that does not say the page is print ("handwriting");
 - order: the longest run of the layer's words a reading holds in the layer's order, over the
   words it holds exactly (pdfTeX writes a page in reading order, column after column);
@@ -48,6 +49,7 @@ import random
 import re
 import sys
 import tempfile
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -158,6 +160,24 @@ def turned_scan(pdf: Path, out: Path, turn: int, seed: int) -> None:
     page.insert_image(page.rect, stream=buf.getvalue())
     doc.save(out)
     doc.close()
+
+
+# TeX's accents in OT1 fonts are glyphs of their own, written before their letter in the layer
+# ("Epit´acio", "cita¸c˜ao", "Lu´ıs"): the truth is the accented letter the page shows.
+_SPACING_ACCENTS = {"´": "\u0301", "`": "\u0300", "ˆ": "\u0302", "˜": "\u0303", "¨": "\u0308",
+                    "¸": "\u0327", "ˇ": "\u030c", "˘": "\u0306", "¯": "\u0304", "˙": "\u0307",
+                    "˚": "\u030a"}  # fmt: skip
+_ACCENTED = re.compile(f"([{''.join(_SPACING_ACCENTS)}])([^\\W\\d_])")
+
+
+def layer_text(page: pymupdf.Page) -> str:
+    """The page's layer text, TeX's spacing accents set on their letters."""
+    return unicodedata.normalize("NFC", _ACCENTED.sub(_accent, page.get_text()))
+
+
+def _accent(match: re.Match) -> str:
+    letter = "i" if match[2] == "ı" else match[2]
+    return letter + _SPACING_ACCENTS[match[1]]
 
 
 def display_lines(page: pymupdf.Page) -> list[str]:
@@ -294,7 +314,7 @@ def run_page(path: Path, index: int, engine, opts, workdir: Path) -> dict:
         furniture = furniture_lines(doc, index)
         doc.select([index])
         doc.save(one)
-        truth = word_sequence(doc[0].get_text())
+        truth = word_sequence(layer_text(doc[0]))
         displays = display_lines(doc[0])
     name = f"{path.stem} p{index + 1}"
     seed = int(hashlib.sha1(name.encode()).hexdigest(), 16) % (1 << 30)
