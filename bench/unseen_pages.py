@@ -351,11 +351,9 @@ def summarize(rows: list[dict]) -> dict:
             "order_pooled": round(sum(r[variant]["order"] * r["words"] for r in done) / total, 4),
             "headings_found": sum(r[variant].get("headings", 0) for r in done),
             "wrong": sum(_wrong(r[variant]) for r in done),
-            "silent": sum(_wrong(r[variant]) and not r[variant].get("routed", True) for r in done),
+            "silent": _routing(done, variant, lambda r: _wrong(r) and not r["routed"]),
             "right": sum(_right(r[variant]) for r in done),
-            "false_alarms": sum(
-                _right(r[variant]) and r[variant].get("routed", False) for r in done
-            ),
+            "false_alarms": _routing(done, variant, lambda r: _right(r) and r["routed"]),
             "displays": sum(len(r["displays"]) for r in done),
             "furniture_out": sum(r[variant].get("furniture_out", 0) for r in done),
             "furniture": sum(len(r["furniture"]) for r in done),
@@ -364,6 +362,17 @@ def summarize(rows: list[dict]) -> dict:
             "flagged": sum(bool(r[variant].get("flagged")) for r in done),
         }
     return out
+
+
+def _routing(rows: list[dict], variant: str, counts) -> int | None:
+    """How many of the variant's readings `counts`, where the reading has a report to route
+    (ours); None for a peer's, which routes nothing."""
+    judged = [r[variant] for r in rows if "routed" in r[variant]]
+    return sum(map(counts, judged)) if judged else None
+
+
+def _shown(count: int | None) -> str:
+    return "-" if count is None else str(count)
 
 
 def _wrong(reading: dict) -> bool:
@@ -401,8 +410,8 @@ def main() -> None:
             n = numbers[variant]
             print(f"  {variant:12s} recall {n['recall_pooled']:.4f}  order {n['order_pooled']:.4f}"
                   f"  headings {n['headings_found']}/{n['displays']}  furniture out "
-                  f"{n['furniture_out']}/{n['furniture']}  silent {n['silent']}/"
-                  f"{n['wrong']}  false alarms {n['false_alarms']}/{n['right']}  "
+                  f"{n['furniture_out']}/{n['furniture']}  silent {_shown(n['silent'])}/"
+                  f"{n['wrong']}  false alarms {_shown(n['false_alarms'])}/{n['right']}  "
                   f"failed {n['failed']}  emptied {n['emptied']}  "
                   f"called handwriting {n['flagged']}")  # fmt: skip
     shelf = "" if args.shelf == "manuals" else f"-{args.shelf}"
