@@ -18,7 +18,7 @@ import statistics
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from PIL import Image, ImageOps
@@ -59,6 +59,7 @@ from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR
 from models.reading.params.scan import SCAN
 from models.reading.scan import ScanImage, scan_structure, scan_text
+from models.reading.scan_blocks import not_read_finding
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -539,9 +540,8 @@ class TesseractEngine(PartRereads):
                            height=gray.height, dpi=page.dpi, source="ocr")  # fmt: skip
         image = ScanImage(gray, ink, [bar for bar, _ in heads], page.dpi)
         # Illegible lines inside the layout model's pictures are a chart's labels, not handwriting.
-        unreadable = text.illegibility.unreadable(
-            [r.bbox for r in regions if r.kind in PICTURE_CLASSES]
-        )
+        pictures = [r.bbox for r in regions if r.kind in PICTURE_CLASSES]
+        unreadable = text.illegibility.unreadable(pictures)
         if unreadable and osd is None:
             osd = self._detect_orientation_script(gray, page.dpi)
         printed, script = self._unread_print(osd) if unreadable else (False, None)
@@ -550,6 +550,11 @@ class TesseractEngine(PartRereads):
         # A page judged handwritten keeps only the lines read surely.
         surely = FLOOR.unreadable_keep_confidence if unreadable else None
         read = with_floor(read, plain.lines, page_number=page.page_number, min_confidence=surely)
+        # Print around lines it cannot read (a manual's Greek words) says so.
+        not_read = not_read_finding(text.illegibility, read.blocks, pictures,
+                                    page_number=page.page_number)  # fmt: skip
+        if not_read:
+            read = replace(read, findings=[*read.findings, not_read])
         layout_s = time.perf_counter() - started_layout
         elapsed = time.perf_counter() - started
         return PageReading(

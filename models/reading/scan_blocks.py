@@ -161,6 +161,72 @@ def unreadable_finding(script: str | None = None, *, printed: bool = False) -> d
     }
 
 
+def _lettered(line: Line) -> bool:
+    """A line of letters a reader misses: words, or one long word (a row of Greek capitals
+    read as one), not a chart's marks or a lone label."""
+    letters = sum(c.isalpha() for c in line.text)
+    return letters >= SCAN.not_read_min_letters and (
+        len(line.words) > 1 or letters >= SCAN.not_read_word_letters
+    )
+
+
+NOT_READ_CODE = "LINES_NOT_READ"
+# Blocks whose place is theirs: a line under them is a figure's label, a formula's scrap, a
+# table's cell, each with its own finding or description.
+_COVERING_KINDS = ("figure", "formula", "table")
+
+
+def not_read_finding(
+    illegibility: Illegibility, blocks: Sequence[ReadBlock], pictures: Sequence[BBox] = (), *,
+    page_number: int,
+) -> dict | None:  # fmt: skip
+    """The finding of a printed page whose illegible lines of letters stay out of its text
+    (`blocks`, the floor's restored lines in them): SCAN.not_read_min_lines or more that no
+    block holds a word of and no picture (the layout model's `pictures`), figure, formula or
+    table covers. It says where: after the text that stands above the first. A page called
+    unreadable has its own finding; this one is for the print around lines it cannot read (a
+    manual's Greek words, an abstract in Cyrillic), which would otherwise end "0 findings"."""
+    if illegibility.unreadable(pictures):
+        return None
+    covering = [b.bbox for b in blocks if b.bbox and b.kind in _COVERING_KINDS] + list(pictures)
+    held = [w.bbox for b in blocks for w in b.words if w.bbox]
+    out = [
+        box for box in illegibility.lettered
+        if not any(centre_in(box, c) for c in covering)
+        and not any(centre_in(w, box) for w in held)
+    ]  # fmt: skip
+    if len(out) < SCAN.not_read_min_lines:
+        return None
+    first = min(out, key=lambda box: (box[1], box[0]))
+    before = _text_above(blocks, first)
+    where = f", the first after “…{before}”" if before else ""
+    return {
+        "code": NOT_READ_CODE,
+        "level": "needs_review",
+        "message": (
+            f"Page {page_number}: {len(out)} lines could not be read and are not in the text"
+            f"{where} (print in a script or signs this server's OCR does not read, handwriting "
+            "or a smudge). Compare the page with its image and transcribe them if they are "
+            "text; for a script, an administrator can install Tesseract's language and add it "
+            "to AXIYA_OCR_LANGUAGES."
+        ),
+    }
+
+
+def _text_above(blocks: Sequence[ReadBlock], box: BBox) -> str:
+    """The last words of the block of text nearest above `box` and beside it on the page."""
+    middle = (box[1] + box[3]) / 2
+    above = [
+        b for b in blocks
+        if b.bbox and b.text and b.kind not in _COVERING_KINDS and b.bbox[3] <= middle
+        and b.bbox[0] < box[2] and box[0] < b.bbox[2]
+    ]  # fmt: skip
+    if not above:
+        return ""
+    words = max(above, key=lambda b: b.bbox[3]).text.split()  # type: ignore[index]
+    return " ".join(words[-SCAN.not_read_quote_words :])
+
+
 def sure_share(lines: list[Line]) -> float:
     """The share of a page's words (of a few letters) Tesseract read surely, whether its
     dictionary knows them or not: print in any language reads so, handwriting does not."""
@@ -181,6 +247,9 @@ class Illegibility:
     bad: tuple[tuple[BBox, int], ...]
     printed: bool
     picture_text: bool
+    # The illegible lines of SCAN.not_read_min_letters letters or more: what not_read_finding
+    # says a printed page left out.
+    lettered: tuple[BBox, ...] = ()
 
     def unreadable(self, pictures: Sequence[BBox] = ()) -> bool:
         """Never where the page's words mostly read surely (print: typewriting in a language
@@ -213,6 +282,7 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, 
         ),
         printed=printed,
         picture_text=any(f.illegible_text for f in figures),
+        lettered=tuple(line.bbox for line in bad if _lettered(line)),
     )
     if not bad:
         return paragraphs, judged

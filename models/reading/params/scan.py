@@ -32,6 +32,15 @@ class ScanParams:
     # ...each of at least this many characters: a chart's markers and swatches read as one or
     # two ("x", "*", "=-", ocrmypdf multipage.pdf p4: six such lines) are marks, not writing.
     writing_min_chars: int = 3
+    # A printed page's illegible lines that stay out of its text (a script or signs its
+    # languages do not read: a manual's Greek words, Cyrillic abstracts) are said, not left
+    # silent: lines of at least this many letters (a chart's marks, a speck read as "SEC",
+    # a formula's scraps are fewer)...
+    not_read_min_letters: int = 8
+    # ...a lone word with this many (a name in a family tree, "Ælfthryth": a chart's label)
+    not_read_word_letters: int = 12
+    not_read_min_lines: int = 2  # ...when this many stay out (one stray line is no page's loss)
+    not_read_quote_words: int = 8  # the words of the text before them the finding quotes
     sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
     sure_confidence: float = 80  # a word read with this confidence or more was read surely
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print
