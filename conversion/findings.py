@@ -31,6 +31,7 @@ GROUP_TITLES = {
     "TEXT_AS_IMAGE": "Text inside images",
     "UNREADABLE": "Handwriting, illegible text or a script not read: pages not transcribed",
     "FORMULA_NOT_TRANSCRIBED": "Formulas not transcribed",
+    "LINES_NOT_READ": "Lines not read (a script, signs or handwriting): not in the text",
 }
 _BLOCK_NAMES = {
     "p": "Paragraph",

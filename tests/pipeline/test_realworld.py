@@ -89,6 +89,28 @@ def test_unread_print_in_a_script_named_latin_is_not_called_handwriting(engine, 
 
 
 @pytest.mark.slow
+def test_lines_of_greek_on_an_english_page_are_said_not_silently_dropped(engine, tmp_path):
+    """A manual's page in English with rows of Greek letters and accents, scanned: read with
+    English, the Greek rows are illegible and leave the text, as plain Tesseract's nonsense
+    would be no reading of them; the page is print, not unreadable, and says where lines
+    were not read instead of ending with no finding."""
+    with pymupdf.open(CORPUS / "texlive" / "test-inputenc-p2.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=300, colorspace="gray")
+        scan = pymupdf.open()
+        scan.new_page(width=doc[0].rect.width, height=doc[0].rect.height).insert_image(
+            doc[0].rect, pixmap=pix
+        )
+        scan.save(tmp_path / "licr.pdf")
+    result = convert_pdf(tmp_path / "licr.pdf", tmp_path, engine, ConvertOptions())
+    codes = [f["code"] for f in result.report["findings"]]
+    assert "UNREADABLE" not in codes
+    (finding,) = [f for f in result.report["findings"] if f["code"] == "LINES_NOT_READ"]
+    assert finding["level"] == "needs_review"
+    assert "the first after “…Greek letters via LICR macros:”" in finding["message"]
+    assert "Greek letters via LICR macros" in result.html_path.read_text()
+
+
+@pytest.mark.slow
 def test_shifted_font_encoding_is_read_again_and_the_title_is_no_section_name(engine, tmp_path):
     result = convert_pdf(REALWORLD / "olmo-page-1.pdf", tmp_path, engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "ocr"}

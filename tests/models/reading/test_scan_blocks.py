@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from PIL import Image
+
 from models.engine import ReadBlock, Word
 from models.reading.params.scan import SCAN
 from models.reading.scan_blocks import (
     Illegibility,
     blocks_from_lines,
+    not_read_finding,
     outside_figures,
     sure_share,
     without_illegible,
@@ -180,3 +183,59 @@ def test_a_listings_line_read_doubtfully_on_a_printed_page_stays():
     assert marks.text not in texts and stamp.text not in texts
     kept, _ = without_illegible(lines, [], printed=False)
     assert code.text not in [ln.text for para in kept for ln in para]
+
+
+def english_page() -> list[ParaLines]:
+    return [
+        ParaLines([line_of(text, 200 + 50 * k, confidence=93, known=True)])
+        for k, text in enumerate(SURE + DOUBTFUL)
+    ]
+
+
+def greek_page() -> tuple[list[ParaLines], list[Line]]:
+    """English print with two rows of Greek read by English as nonsense (a manual's "Greek
+    letters via LICR macros:" and its alphabets) and a chart's lone label."""
+    typed = english_page()
+    greek = [
+        line_of("ABTAEZHOIKAMNEOIPSTYEXvVgQ", 560, confidence=21, known=False),
+        line_of("aBydetndixr AuvEonpotvgydba", 600, confidence=30, known=False),
+    ]
+    label = line_of("Fethelflaed", 700, confidence=18, known=False)
+    return [*typed, ParaLines([*greek, label])], greek
+
+
+def read_blocks(paragraphs: list[ParaLines]) -> list[ReadBlock]:
+    ink = InkMeter(Image.new("1", (1200, 1000), 1))
+    return [block for para in paragraphs for block in blocks_from_lines(para, ink)]
+
+
+def test_lines_of_a_script_nobody_read_on_a_printed_page_are_said_and_where():
+    """A printed page whose illegible lines of letters stay out of its text ends with a
+    finding that routes it to review, quoting the text above them; one such line alone, a
+    chart's lone label, or lines inside a picture are no page's loss."""
+    lines, greek = greek_page()
+    kept, judged = without_illegible(lines, [], printed=True)
+    assert not judged.unreadable()
+    finding = not_read_finding(judged, read_blocks(kept), page_number=3)
+    assert finding["code"] == "LINES_NOT_READ" and finding["level"] == "needs_review"
+    assert finding["message"].startswith("Page 3: 2 lines could not be read")
+    assert "“…du douze mars dernier concernant”" not in finding["message"]  # not the first
+    assert "veuillez agréer nos salutations" in finding["message"]
+    picture = (50, 540, 1200, 660)  # the layout model's picture over the two rows
+    assert not_read_finding(judged, read_blocks(kept), [picture], page_number=3) is None
+    one = [*english_page(), ParaLines([greek[0]])]
+    kept, judged = without_illegible(one, [], printed=True)
+    assert not_read_finding(judged, read_blocks(kept), page_number=3) is None
+
+
+def test_lines_the_floor_brought_back_are_no_lines_not_read():
+    lines, greek = greek_page()
+    kept, judged = without_illegible(lines, [], printed=True)
+    restored = read_blocks([*kept, ParaLines(greek)])
+    assert not_read_finding(judged, restored, page_number=3) is None
+
+
+def test_a_handwritten_page_has_its_own_finding_not_lines_not_read():
+    kept, judged = without_illegible(page(sure_confidence=70), [], printed=False)
+    assert judged.unreadable()
+    assert not_read_finding(judged, read_blocks(kept), page_number=1) is None
