@@ -159,6 +159,13 @@ def ocr_layer_agrees(
     return reads_as_drawn(page, image, dpi=dpi, text=text, params=params)
 
 
+def _latin(text: str, params: TextLayerParams) -> bool:
+    """Mostly letters of the Latin script (or no letters: figures)."""
+    letters = [c for c in text.lower() if c.isalpha()]
+    latin = sum(c.isascii() or c in _VOWELS for c in letters)
+    return latin >= params.latin_share * len(letters)
+
+
 def reads_as_drawn(
     page: pymupdf.Page,
     image: Image.Image,
@@ -171,10 +178,12 @@ def reads_as_drawn(
     text (case and punctuation count: a lower-cased layer, a layer of misread handwriting or
     a shifted font encoding does not agree)."""
     lines = _layer_lines(page)
-    # Lines long enough that agreeing says something (a short word is found in any read).
+    # Lines long enough that agreeing says something (a short word is found in any read), in
+    # the Latin script the OCR reads: a slide's Chinese titles beside its LaTeX code cannot
+    # agree with an English read, and say nothing of whether the layer is drawn as it reads.
     real = [(line, rect) for line, rect in lines
             if sum(c.isalnum() for c in line) >= params.sample_min_alnum
-            and rect.height > 0]  # fmt: skip
+            and _latin(line, params) and rect.height > 0]  # fmt: skip
     if len(real) < params.sample_min_lines:
         return False
     step = max(1.0, len(real) / params.sample_lines)

@@ -143,6 +143,31 @@ def test_a_page_of_code_is_read_from_its_layer(tmp_path):
     assert all(line in text for line in CODE)
 
 
+def test_a_slide_of_chinese_beside_code_is_read_from_its_layer(tmp_path):
+    """A Chinese slide of LaTeX code (unseen TeX Live page: thubeamer's "\\section{后期工作与
+    安排}"): its Latin letters are code, in no language's proportions, so the layer is checked
+    against a fresh read of its lines, which an English OCR cannot make of the Chinese ones.
+    Only the lines in the script the OCR reads are checked: the layer is the page's text (an
+    English read loses every Chinese word)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 80
+    for k, line in enumerate(CODE):
+        if k % 4 == 0:
+            page.insert_text((60, y), "后期研究工作与进度安排", fontsize=12, fontname="china-s")
+            y += 20
+        page.insert_text((60, y), line, fontsize=10, fontname="cour")
+        y += 16
+    pdf = tmp_path / "slide.pdf"
+    doc.save(pdf)
+    assert not looks_like_language(pymupdf.open(pdf)[0].get_text())
+    engine = TesseractEngine(detect_rotation=False)
+    result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
+    assert result.report["page_sources"] == {"1": "text_layer"}
+    text = " ".join(iter_main_text(result.html_path.read_text()))
+    assert "后期研究工作与进度安排" in text and all(line in text for line in CODE)
+
+
 def _word_bullets(path):
     """A list as Word writes it: each bullet a glyph of a symbol font, whose code c the text
     layer gives as U+F000 + c (Symbol's bullet: U+F0B7)."""
