@@ -206,6 +206,32 @@ def _reads_as_text(words: list[Word]) -> bool:
     return bool(sure) and sum(sure) >= SCAN.panel_known_share * len(sure)
 
 
+def _words(found: list[ParaLines]) -> list[Word]:
+    return [w for para in found for line in para for w in line.words]
+
+
+def _lines_span(found: list[ParaLines]) -> float:
+    """How much of a part's height its read lines stand over (pixels, overlaps once)."""
+    spans = sorted((line.bbox[1], line.bbox[3]) for para in found for line in para if line.bbox)
+    total, reach = 0.0, float("-inf")
+    for top, bottom in spans:
+        total += max(0.0, bottom - max(top, reach))
+        reach = max(reach, bottom)
+    return total
+
+
+def _block_of_text(found: list[ParaLines]) -> bool:
+    """A picture's read that is text: 8 words or more, read with a mean confidence of 65 or
+    more, most of those of 3 characters or more dictionary words."""
+    words = _words(found)
+    known = [w.known for w in words if len(w.text) >= 3]
+    return (
+        len(words) >= 8
+        and statistics.mean(w.confidence for w in words) >= 65
+        and sum(known) >= 0.6 * max(len(known), 1)
+    )
+
+
 def _without_marks(line: Line) -> bool:
     """A line without its words of no letter or digit (a fill's edge read as "|"); False
     when none is left."""
@@ -354,21 +380,21 @@ class PartRereads:
             if (x1 - x0) * (y1 - y0) < TEXT_IMAGE_SHARE * gray.width * gray.height:
                 kept.append(figure)
                 continue
-            api = self._recognize(
-                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
-                gray.crop((x0, y0, x1, y1)),
-                dpi,
-            )
-            found = read_paragraphs(self._tesserocr, api, dpi)
-            words = [w for para in found for line in para for w in line.words]
-            known = [w.known for w in words if len(w.text) >= 3]
-            if (
-                len(words) < 8
-                or statistics.mean(w.confidence for w in words) < 65
-                or sum(known) < 0.6 * max(len(known), 1)
-            ):
+            crop = gray.crop((x0, y0, x1, y1))
+            found = self._block_read(crop, dpi)
+            if not _block_of_text(found) or _lines_span(found) < SCAN.tint_read_span * crop.height:
+                # Print on a screened tint (a box shaded with a halftone's dots, a magazine's
+                # sidebar) reads as nothing, beside the lines on paper around it: the part is
+                # read flattened too (each pixel against its neighbourhood's grey: the dots
+                # go), and that read taken when it is text with more words read surely: as
+                # what the first read lacks where that was text (its lines on paper read better
+                # as they stand), else whole.
+                flat = self._block_read(flattened(crop, dpi), dpi)
+                if _block_of_text(flat) and _sure_words(_words(flat)) > _sure_words(_words(found)):
+                    found = found + fill_in(found, flat) if _block_of_text(found) else flat
+            if not _block_of_text(found):
                 writing = illegible_text([line.words for para in found for line in para])
-                if writing and not photographic(gray.crop((x0, y0, x1, y1))):
+                if writing and not photographic(crop):
                     figure.illegible_text = True
                 kept.append(figure)
                 continue
@@ -384,6 +410,11 @@ class PartRereads:
         kept.sort(key=lambda f: f.order)
         paragraphs.sort(key=lambda para: para.order)
         return kept, paragraphs
+
+    def _block_read(self, crop: Image.Image, dpi: int) -> list[ParaLines]:
+        """A part of the page read as one block of text, in the page's first language."""
+        api = self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK)
+        return read_paragraphs(self._tesserocr, self._recognize(api, crop, dpi), dpi)
 
     def _reversed_rows(self, gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
         """Rows printed white on dark (a table's header row: ruled_tables.reversed_bars),

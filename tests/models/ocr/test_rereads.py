@@ -160,6 +160,24 @@ def test_a_dark_band_read_as_scraps_is_read_again_trying_its_lines_inverted(engi
     assert "the library open for every reader" in text
 
 
+def test_a_box_shaded_with_a_halftones_dots_keeps_its_text(engine, tmp_path):
+    """TeX's shade package's description, scanned: a paragraph in a box shaded with a screen
+    of dots, which Tesseract's layout takes for a picture, with lines on paper above it. Read
+    as one block the picture gave nothing of the box: as scraps (the page at 200 DPI), or as
+    the lines above it only, which passed for its text (at the bench's 240). Read flattened
+    too (the dots go), the box's lines come back, and the lines on paper stay as first read."""
+    text = []
+    for seed, dpi in ((1, 200), (322618632, 240)):
+        scanned = tmp_path / f"shade-{seed}.pdf"
+        scan(CORPUS / "texlive" / "shade-description-p1.pdf", scanned, random.Random(seed))
+        with pymupdf.open(scanned) as doc:
+            pix = doc[0].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+        (reading,) = engine.predict_batch([PageImage(pix.pil_image(), page_number=1, dpi=dpi)])
+        text.append(_text(reading))
+    assert all("produces a shaded box slightly" in t for t in text)
+    assert "The shading macro first packs its argument into an hbox" in text[1]
+
+
 def test_a_poster_band_keeps_its_words(engine):
     """pdfjs issue12798: the Dutch slogan on a magenta band, read as scraps and dropped as a
     picture; its words are now read as the page's text. The layout model boxes part of the
