@@ -135,12 +135,17 @@ def test_a_page_of_code_is_read_from_its_layer(tmp_path):
         page.insert_text((60, 80 + 16 * i), line, fontsize=10, fontname="cour")
     pdf = tmp_path / "code.pdf"
     doc.save(pdf)
+    text = _read_from_layer_though_no_language(pdf, tmp_path)
+    assert all(line in text for line in CODE)
+
+
+def _read_from_layer_though_no_language(pdf, tmp_path) -> str:
+    """The text of a one-page PDF whose layer fails the language test, read from its layer."""
     assert not looks_like_language(pymupdf.open(pdf)[0].get_text())
     engine = TesseractEngine(detect_rotation=False)
     result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "text_layer"}
-    text = " ".join(iter_main_text(result.html_path.read_text()))
-    assert all(line in text for line in CODE)
+    return " ".join(iter_main_text(result.html_path.read_text()))
 
 
 def test_a_slide_of_chinese_beside_code_is_read_from_its_layer(tmp_path):
@@ -160,11 +165,7 @@ def test_a_slide_of_chinese_beside_code_is_read_from_its_layer(tmp_path):
         y += 16
     pdf = tmp_path / "slide.pdf"
     doc.save(pdf)
-    assert not looks_like_language(pymupdf.open(pdf)[0].get_text())
-    engine = TesseractEngine(detect_rotation=False)
-    result = convert_pdf(pdf, tmp_path, engine, ConvertOptions())
-    assert result.report["page_sources"] == {"1": "text_layer"}
-    text = " ".join(iter_main_text(result.html_path.read_text()))
+    text = _read_from_layer_though_no_language(pdf, tmp_path)
     assert "后期研究工作与进度安排" in text and all(line in text for line in CODE)
 
 
