@@ -163,10 +163,14 @@ def unreadable_finding(script: str | None = None, *, printed: bool = False) -> d
 
 def _lettered(line: Line) -> bool:
     """A line of letters a reader misses: words, or one long word (a row of Greek capitals
-    read as one), not a chart's marks or a lone label."""
+    read as one), not a chart's marks or a lone label; and across the page, not up its margin
+    (a journal's "Downloaded from ..." stamp set sideways, read as mirrored nonsense)."""
     letters = sum(c.isalpha() for c in line.text)
-    return letters >= SCAN.not_read_min_letters and (
-        len(line.words) > 1 or letters >= SCAN.not_read_word_letters
+    x0, y0, x1, y1 = line.bbox
+    return (
+        letters >= SCAN.not_read_min_letters
+        and (len(line.words) > 1 or letters >= SCAN.not_read_word_letters)
+        and y1 - y0 <= SCAN.vertical_ratio * (x1 - x0)
     )
 
 

@@ -194,14 +194,18 @@ def english_page() -> list[ParaLines]:
 
 def greek_page() -> tuple[list[ParaLines], list[Line]]:
     """English print with two rows of Greek read by English as nonsense (a manual's "Greek
-    letters via LICR macros:" and its alphabets) and a chart's lone label."""
+    letters via LICR macros:" and its alphabets), a chart's lone label and a stamp sideways
+    in the margin."""
     typed = english_page()
     greek = [
         line_of("ABTAEZHOIKAMNEOIPSTYEXvVgQ", 560, confidence=21, known=False),
         line_of("aBydetndixr AuvEonpotvgydba", 600, confidence=30, known=False),
     ]
     label = line_of("Fethelflaed", 700, confidence=18, known=False)
-    return [*typed, ParaLines([*greek, label])], greek
+    # A download stamp up the margin, read as mirrored nonsense.
+    stamp = line_of("papeojumoq WO JEsN jOHISIOAIUN", 150, confidence=33, known=False)
+    stamp.bbox = (1150, 100, 1180, 900)
+    return [*typed, ParaLines([*greek, label]), ParaLines([stamp])], greek
 
 
 def read_blocks(paragraphs: list[ParaLines]) -> list[ReadBlock]:
