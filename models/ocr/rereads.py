@@ -382,10 +382,12 @@ class PartRereads:
                 continue
             crop = gray.crop((x0, y0, x1, y1))
             found = self._block_read(crop, dpi)
-            if not _block_of_text(found) or _lines_span(found) < SCAN.tint_read_span * crop.height:
+            unread = _lines_span(found) < SCAN.tint_read_span * crop.height
+            if not _words(found) or _block_of_text(found) and unread:
                 # Print on a screened tint (a box shaded with a halftone's dots, a magazine's
-                # sidebar) reads as nothing, beside the lines on paper around it: the part is
-                # read flattened too (each pixel against its neighbourhood's grey: the dots
+                # sidebar) reads as nothing, alone or beside the lines on paper around it (a
+                # photograph reads as scraps, and is not read again): the part is read
+                # flattened too (each pixel against its neighbourhood's grey: the dots
                 # go), and that read taken when it is text with more words read surely: as
                 # what the first read lacks where that was text (its lines on paper read better
                 # as they stand), else whole.

@@ -126,8 +126,8 @@ class ScanParams:
     # A line read with a mean confidence under this, standing on a flat dark fill, is read
     # again as a panel too (a row of white names on dark cells Tesseract read as scraps).
     panel_line_confidence: float = 50
-    # A large picture Tesseract's layout made of text is read again flattened when its read
-    # lines stand over less than this share of its height (a tint's lines read as nothing)
+    # A large picture read as text is read again flattened when its read lines stand over
+    # less than this share of its height (a tint's lines read as nothing beside them)
     tint_read_span: float = 0.5
     # A page whose middle (the page less this share of it on each side) is a flat fill of
     # this grey or darker, holding this share of its pixels or more, is light print on a dark
