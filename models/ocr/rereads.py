@@ -382,8 +382,8 @@ class PartRereads:
                 continue
             crop = gray.crop((x0, y0, x1, y1))
             found = self._block_read(crop, dpi)
-            unread = _lines_span(found) < SCAN.tint_read_span * crop.height
-            if not _words(found) or _block_of_text(found) and unread:
+            text = _block_of_text(found)
+            if not _words(found) or text and _lines_span(found) < SCAN.tint_read_span * crop.height:
                 # Print on a screened tint (a box shaded with a halftone's dots, a magazine's
                 # sidebar) reads as nothing, alone or beside the lines on paper around it (a
                 # photograph reads as scraps, and is not read again): the part is read
@@ -393,8 +393,9 @@ class PartRereads:
                 # as they stand), else whole.
                 flat = self._block_read(flattened(crop, dpi), dpi)
                 if _block_of_text(flat) and _sure_words(_words(flat)) > _sure_words(_words(found)):
-                    found = found + fill_in(found, flat) if _block_of_text(found) else flat
-            if not _block_of_text(found):
+                    found = found + fill_in(found, flat) if text else flat
+                    text = _block_of_text(found)
+            if not text:
                 writing = illegible_text([line.words for para in found for line in para])
                 if writing and not photographic(crop):
                     figure.illegible_text = True
@@ -426,13 +427,9 @@ class PartRereads:
         heads: list[tuple[tuple[int, int, int, int], list[ParaLines]]] = []
         for bar in reversed_bars(gray, dpi):
             x0, y0, x1, y1 = bar
-            api = self._recognize(
-                self._api_for(self.primary, psm=self._tesserocr.PSM.SINGLE_BLOCK),
-                ImageOps.invert(gray.crop(bar)),
-                dpi,
-            )
-            found = keep_lines(read_paragraphs(self._tesserocr, api, dpi), without_scraps)
-            words = [w for para in found for line in para for w in line.words]
+            found = keep_lines(self._block_read(ImageOps.invert(gray.crop(bar)), dpi),
+                               without_scraps)  # fmt: skip
+            words = _words(found)
             # A head is often a term of art, and two words are few to judge by: a word read
             # surely counts as known (garbage read from a picture is not read surely).
             known = [w.known or w.confidence >= 85 for w in words if len(w.text) >= 3]
@@ -484,7 +481,7 @@ class PartRereads:
             if not on_flat_fills(crop, paper):
                 continue
             found = self._panel_read(crop, lang=lang, dpi=dpi)
-            read = [w for para in found for line in para for w in line.words]
+            read = _words(found)
             held = [w for para in paragraphs for line in para for w in line.words
                     if w.bbox and inside_share(w.bbox, box) >= 0.5]  # fmt: skip
             sure, sure_before = _sure_words(read), _sure_words(held)
@@ -531,7 +528,7 @@ class PartRereads:
         return max(
             (keep_lines(read_paragraphs(self._tesserocr, api, dpi), _without_marks)
              for api in reads),
-            key=lambda paras: _sure_words([w for p in paras for ln in p for w in ln.words]),
+            key=lambda paras: _sure_words(_words(paras)),
         )  # fmt: skip
 
     def _missed_lines(self, gray: Image.Image, binary: Image.Image | None, paragraphs,
@@ -677,7 +674,7 @@ class PartRereads:
                 for line in para for w in line.words if w.bbox)]  # fmt: skip
             if not mine:
                 continue  # a frame with nothing read in it: no table of ours
-            words = [w for para in mine for line in para for w in line.words]
+            words = _words(mine)
             for box in unread_cells(grid, words, ink, dpi)[:reads]:
                 reads -= 1
                 # The ink inside the cell, clear of its rules, on a margin of paper: in the

@@ -62,7 +62,7 @@ def looks_like_language(text: str, *, params: TextLayerParams = TEXT_LAYER) -> b
         return False
     if len(letters) / visible <= params.letters_share or len(words) < params.min_words:
         return False
-    latin = [c for c in letters if c.isascii() or c in _VOWELS]
+    latin = _latin_letters(letters)
     if len(latin) >= params.latin_share * len(letters) and len(latin) >= params.latin_min_letters:
         vowels = sum(c in _VOWELS for c in latin) / len(latin)
         if not params.vowel_share_low <= vowels <= params.vowel_share_high:
@@ -159,11 +159,15 @@ def ocr_layer_agrees(
     return reads_as_drawn(page, image, dpi=dpi, text=text, params=params)
 
 
+def _latin_letters(letters: list[str]) -> list[str]:
+    """The letters (lower case) of the Latin script: ASCII's and the accented vowels."""
+    return [c for c in letters if c.isascii() or c in _VOWELS]
+
+
 def _latin(text: str, params: TextLayerParams) -> bool:
     """Mostly letters of the Latin script (or no letters: figures)."""
     letters = [c for c in text.lower() if c.isalpha()]
-    latin = sum(c.isascii() or c in _VOWELS for c in letters)
-    return latin >= params.latin_share * len(letters)
+    return len(_latin_letters(letters)) >= params.latin_share * len(letters)
 
 
 def reads_as_drawn(
