@@ -423,7 +423,7 @@ def _list_block(items: list[ReadBlock], *, params: AssembleParams) -> Block:
         # Engines without boxes (the model) give the nesting depth instead.
         indent = rb.bbox[0] + shift if rb.bbox else float(rb.level or 1) * params.list_depth_indent
         step = (rb.font_size or params.unknown_font_size) * params.list_nest_step_ratio
-        item = ListItem(spans=spans_from(rb, params=params))
+        item = ListItem(spans=spans_from(rb, params=params), marker=rb.marker)
         while stack and indent <= stack[-1][0] + step:
             stack.pop()
         if stack:

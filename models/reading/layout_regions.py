@@ -217,6 +217,10 @@ def _split(
                          font_size=size, bold=block.bold, ink=block.ink,
                          stroke=statistics.median(strokes) if strokes else block.stroke,
                          lang=block.lang)  # fmt: skip
+        if k == 0 and block.kind == "list_item" and block.bbox and part.bbox:
+            # The item's marker (no word of it) opens its first part, at the item's margin.
+            part.kind, part.marker, part.ordered = "list_item", block.marker, block.ordered
+            part.bbox = (min(block.bbox[0], part.bbox[0]), *part.bbox[1:])
         part.order = (*block.order, k)
         parts.append((part, owner))
     return parts
