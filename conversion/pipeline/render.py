@@ -20,7 +20,7 @@ from conversion.pipeline.assemble_params import DOUBTS, DoubtParams
 from conversion.pipeline.document import Block, Cell, Document, ListItem, Page, Span
 from conversion.pipeline.output_format import page_marker
 from models.language import BCP47
-from models.reading.markers import list_numbering, marker_family
+from models.reading.markers import marker_family
 from models.reading.word_rows import is_data_row, is_datum
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "output"
@@ -228,50 +228,42 @@ def _lang_attr(block: Block) -> str:
 
 
 def _list_html(items: list[ListItem], ordered: bool, state: _State) -> str:
-    """A list as printed: siblings whose markers count differently ("a) b)" then "4. 5."),
-    or count from the start again, are lists of their own, and an ordered list carries the
-    numbers its markers print (type, start, value), so a screen reader announces step "4" of
-    a list that goes on from the page before, or "b", not "2" or a bullet."""
+    """A list as printed: an ordered item's printed number or letter ("4.", "b)", "(iv)")
+    opens its text, and the list shows no numbers of its own (class "printed"; role="list",
+    which some browsers drop with the list style), so every reader gets step "4" of a list
+    that goes on from the page before, or item "b", not "2" or a bullet. Siblings whose
+    markers count differently ("a) b)" then "4. 5.") are lists of their own; bullets are the
+    list's own, and an ordered list whose reader gave no markers numbers itself."""
     out = []
     for family, run in _marker_runs(items, ordered):
-        if family is None or family == "#":
-            tag, attrs, values = ("ol" if family else "ul"), "", [None] * len(run)
-        else:
-            style, numbers = list_numbering([item.marker or "" for item in run])
-            tag, attrs = "ol", "" if style == "1" else f' type="{style}"'
-            attrs += f' start="{numbers[0]}"' if numbers[0] != 1 else ""
-            # An item's own number only where it does not follow the one before (a gap).
-            pairs = zip(numbers, numbers[1:], strict=False)
-            values = [None, *(n if n != before + 1 else None for before, n in pairs)]
         lis = []
-        for item, value in zip(run, values, strict=True):
+        for item in run:
             inner = _spans(item.spans, state)
+            if family not in (None, "#"):
+                inner = f'<span class="marker">{esc((item.marker or "").strip())}</span> {inner}'
             if item.children:
                 inner += _list_html(item.children, item.ordered_children, state)
-            lis.append(f'<li value="{value}">{inner}</li>' if value else f"<li>{inner}</li>")
-        out.append(f"<{tag}{attrs}>{''.join(lis)}</{tag}>" if lis else "")
+            lis.append(f"<li>{inner}</li>")
+        if family is None:
+            out.append(f"<ul>{''.join(lis)}</ul>")
+        elif family == "#":
+            out.append(f"<ol>{''.join(lis)}</ol>")
+        else:
+            out.append(f'<ol class="printed" role="list">{"".join(lis)}</ol>')
     return "".join(out)
 
 
 def _marker_runs(items: list[ListItem], ordered: bool) -> list[tuple[str | None, list[ListItem]]]:
     """Siblings in runs of one marker family (models.reading.markers.marker_family; "#": an
-    ordered item whose reader gave no marker; None: bullets), a run cut where its numbers
-    start again."""
+    ordered item whose reader gave no marker; None: bullets)."""
     runs: list[tuple[str | None, list[ListItem]]] = []
     for item in items:
         family = marker_family(item.marker) or ("#" if ordered and not item.marker else None)
         if runs and runs[-1][0] == family:
-            run = runs[-1][1]
-            if family in (None, "#") or _counts_on(run, item):
-                run.append(item)
-                continue
-        runs.append((family, [item]))
+            runs[-1][1].append(item)
+        else:
+            runs.append((family, [item]))
     return runs
-
-
-def _counts_on(run: list[ListItem], item: ListItem) -> bool:
-    _, numbers = list_numbering([i.marker or "" for i in [*run, item]])
-    return numbers[-1] > numbers[-2]
 
 
 def _block_html(block: Block, page_no: int, state: _State, opts: RenderOptions) -> str:

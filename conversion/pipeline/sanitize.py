@@ -35,7 +35,6 @@ ALLOWED_ATTRIBUTES = {
     "th": {"scope", "headers", "colspan", "rowspan", "abbr"},
     "td": {"headers", "colspan", "rowspan"},
     "ol": {"start", "type"},
-    "li": {"value"},
     "math": {"display", "xmlns", "alttext"},
     "annotation": {"encoding"},
     "mo": {"stretchy", "fence", "separator", "lspace", "rspace"},

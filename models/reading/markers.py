@@ -36,10 +36,8 @@ def number_the_title(block: ReadBlock, *, full_confidence: float) -> None:
     block.marker, block.ordered = None, False
 
 
-# -- the numbers ordered markers print -------------------------------------------------------------
-_ROMAN = {"i": 1, "v": 5, "x": 10}  # roman numerals' values, as far as a list counts (xxxix)
-_NUMBER = re.compile(r"^\(?(\d{1,3})[.)]?$")
-_LETTERS = re.compile(r"^\(?([a-zA-Z]{1,4})[.)]?$")
+# -- how ordered markers count --------------------------------------------------------------------
+_COUNTER = re.compile(r"^\(?(\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]?$")
 
 
 def marker_family(marker: str | None) -> str | None:
@@ -47,40 +45,8 @@ def marker_family(marker: str | None) -> str | None:
     and roman numerals: "b)", "iv."), "A" (capitals: "B.", "IV."); None for a bullet, a dash
     or no marker. A list whose items change family at one depth is two lists ("a) b)" then
     "4. 5.")."""
-    text = (marker or "").strip()
-    if _NUMBER.match(text):
-        return "1"
-    letters = _LETTERS.match(text)
-    if not letters:
+    counter = _COUNTER.match((marker or "").strip())
+    if not counter:
         return None
-    word = letters.group(1)
-    if len(word) > 1 and _roman(word) is None:
-        return None  # "ab." counts nothing
-    if word.islower():
-        return "a"
-    return "A" if word.isupper() else None
-
-
-def _roman(word: str) -> int | None:
-    values = [_ROMAN.get(c) for c in word.lower()]
-    if not values or None in values:
-        return None
-    total = sum(-v if v < after else v for v, after in zip(values, [*values[1:], 0], strict=True))
-    return total if total > 0 else None
-
-
-def list_numbering(markers: list[str]) -> tuple[str, list[int]]:
-    """The numbering a run of one family's markers prints, as HTML's `<ol type>` ("1", "a",
-    "A", "i", "I") and each item's number: "iv." is four where the run reads as roman numerals
-    (every marker one, and one of them longer than a letter or the first an "i"), else "i."
-    is the ninth letter ("h) i) j)")."""
-    words = [(_NUMBER.match(m.strip()) or _LETTERS.match(m.strip())).group(1) for m in markers]  # type: ignore[union-attr]
-    if words[0].isdigit():
-        return "1", [int(w) for w in words]
-    romans = [_roman(w) for w in words]
-    if None not in romans and (any(len(w) > 1 for w in words) or words[0].lower() == "i"):
-        return ("i" if words[0].islower() else "I"), romans  # type: ignore[return-value]
-    if any(len(w) > 1 for w in words):  # "ii." among letters: counted on from the first
-        first = ord(words[0][0].lower()) - ord("a") + 1
-        return ("a" if words[0].islower() else "A"), list(range(first, first + len(words)))
-    return ("a" if words[0].islower() else "A"), [ord(w.lower()) - ord("a") + 1 for w in words]
+    word = counter.group(1)
+    return "1" if word.isdigit() else "a" if word.islower() else "A" if word.isupper() else None

@@ -116,6 +116,15 @@ def every_block() -> Document:
                     _item("Honorary members"),
                 ],
             ),
+            _p("Dues, as printed, going on from the list on the page before:"),
+            Block(
+                kind="list",
+                ordered=True,
+                items=[
+                    ListItem(spans=[Span("Full members pay in January.")], marker="4."),
+                    ListItem(spans=[Span("Associate members pay in March.")], marker="5."),
+                ],
+            ),
             results_table(),
             _h("Regional detail", 4),  # a skipped level the renderer must repair
             _p("Each region reports its own numbers; the totals were checked twice."),
