@@ -4,8 +4,6 @@ trusted."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pymupdf
 import pytest
 from bs4 import BeautifulSoup
@@ -14,6 +12,7 @@ from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from conversion.pipeline.document import open_findings
 from models.ocr import TesseractEngine
 from tests.conftest import CORPUS
+from tests.pages import scanned_copy
 
 REALWORLD = CORPUS / "realworld"
 
@@ -68,26 +67,15 @@ def test_print_in_a_script_the_languages_do_not_read_is_not_called_handwriting(e
     assert "andwrit" not in note.get_text()
 
 
-def _scanned(pdf: Path, tmp_path: Path) -> Path:
-    """A one-page PDF's page as a clean 300-DPI scan (an image, no text layer)."""
-    out = tmp_path / f"{pdf.stem}-scan.pdf"
-    with pymupdf.open(pdf) as doc:
-        pix = doc[0].get_pixmap(dpi=300, colorspace="gray")
-        scan = pymupdf.open()
-        scan.new_page(width=doc[0].rect.width, height=doc[0].rect.height).insert_image(
-            doc[0].rect, pixmap=pix
-        )
-        scan.save(out)
-    return out
-
-
 @pytest.mark.slow
 def test_unread_print_in_a_script_named_latin_is_not_called_handwriting(engine, tmp_path):
     """A manual's table of Greek numerals beside Latin headings, scanned: read with English, it
     is illegible, and orientation detection names its script "Latin" (the Latin print beside
     it), but finds its lines print's regular ones (a score of 19; handwriting's 1.4-3.9): the
     page is print nobody read, never "handwritten"."""
-    numerals = _scanned(CORPUS / "texlive" / "test-greeknumeral-p1.pdf", tmp_path)
+    numerals = scanned_copy(
+        CORPUS / "texlive" / "test-greeknumeral-p1.pdf", tmp_path / "greeknumeral.pdf"
+    )
     result = convert_pdf(numerals, tmp_path, engine, ConvertOptions())
     unreadable = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
     assert [f.get("printed") for f in unreadable] == [True]
@@ -103,7 +91,7 @@ def test_lines_of_greek_on_an_english_page_are_said_not_silently_dropped(engine,
     English, the Greek rows are illegible and leave the text, as plain Tesseract's nonsense
     would be no reading of them; the page is print, not unreadable, and says where lines
     were not read instead of ending with no finding."""
-    licr = _scanned(CORPUS / "texlive" / "test-inputenc-p2.pdf", tmp_path)
+    licr = scanned_copy(CORPUS / "texlive" / "test-inputenc-p2.pdf", tmp_path / "inputenc.pdf")
     result = convert_pdf(licr, tmp_path, engine, ConvertOptions())
     codes = [f["code"] for f in result.report["findings"]]
     assert "UNREADABLE" not in codes

@@ -12,6 +12,7 @@ from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from conversion.pipeline.references import reference_entries
 from models.engine import ReadBlock, Word
 from models.ocr import TesseractEngine
+from tests.pages import scanned_copy, titled_page
 
 NUMBERED = [
     "[1] A. Martin. Reading order in printed pages and the ways of the layout. Journal of "
@@ -52,24 +53,10 @@ def _hanging(page: pymupdf.Page, y: float, entry: str) -> float:
 
 def _bibliography(path, entries: list[str]) -> None:
     doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 80), "References", fontsize=14, fontname="tibo")
-    left = page.insert_textbox(pymupdf.Rect(72, 95, 540, 200), INTRO * 2, fontsize=10,
-                               fontname="tiro")  # fmt: skip
-    y = 95 + (105 - left) + 16
+    page, y = titled_page(doc, "References", INTRO * 2, size=10)
     for entry in entries:
         y = _hanging(page, y, entry)
     doc.save(path)
-
-
-def _scanned(pdf, out) -> None:
-    scan = pymupdf.open()
-    with pymupdf.open(pdf) as doc:
-        for page in doc:
-            pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-            new = scan.new_page(width=page.rect.width, height=page.rect.height)
-            new.insert_image(new.rect, pixmap=pix)
-    scan.save(out)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +86,7 @@ def test_a_bibliography_with_hanging_indents_is_one_list_of_one_item_per_entry(
 
 def test_a_scanned_bibliography_is_one_list_of_one_item_per_entry(tmp_path, engine):
     _bibliography(tmp_path / "refs.pdf", NUMBERED)
-    _scanned(tmp_path / "refs.pdf", tmp_path / "refs.scan.pdf")
+    scanned_copy(tmp_path / "refs.pdf", tmp_path / "refs.scan.pdf")
     lists, _ = _lists(tmp_path / "refs.scan.pdf", tmp_path, engine)
     assert len(lists) == 1 and len(lists[0]) == len(NUMBERED)
     for item, entry in zip(lists[0], NUMBERED, strict=True):

@@ -12,6 +12,7 @@ from conversion.pipeline.convert import ConvertOptions, convert_pdf
 from conversion.pipeline.document import Block, Document, ListItem, Page, Span
 from conversion.pipeline.render import RenderOptions, render_document
 from models.ocr import TesseractEngine
+from tests.pages import scanned_copy, titled_page
 
 BODY = (
     "Before the pump is started for the first time after a repair, the steps below are taken "
@@ -71,11 +72,7 @@ def test_a_marker_is_text_escaped_like_any_other():
 def _steps_page(path) -> None:
     """A paragraph, a lettered list, then a numbered one that goes on from step 4."""
     doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 80), "Starting the pump", fontsize=16, fontname="tibo")
-    left = page.insert_textbox(pymupdf.Rect(72, 95, 540, 160), BODY * 2, fontsize=11,
-                               fontname="tiro")  # fmt: skip
-    y = 95 + (65 - left) + 24
+    page, y = titled_page(doc, "Starting the pump", BODY * 2, size=11)
     for markers, items in ((("a)", "b)", "c)"), LETTERED), (("4.", "5.", "6."), NUMBERED)):
         for marker, text in zip(markers, items, strict=True):
             page.insert_text((84, y), marker, fontsize=11, fontname="tiro")
@@ -83,16 +80,6 @@ def _steps_page(path) -> None:
             y += 18
         y += 12
     doc.save(path)
-
-
-def _scanned(pdf, out) -> None:
-    scan = pymupdf.open()
-    with pymupdf.open(pdf) as doc:
-        for page in doc:
-            pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
-            new = scan.new_page(width=page.rect.width, height=page.rect.height)
-            new.insert_image(new.rect, pixmap=pix)
-    scan.save(out)
 
 
 @pytest.mark.parametrize("scanned", [False, True], ids=["born-digital", "scanned"])
@@ -104,8 +91,7 @@ def test_a_lettered_list_and_steps_going_on_from_four_keep_their_letters_and_num
     _steps_page(tmp_path / "steps.pdf")
     pdf = tmp_path / "steps.pdf"
     if scanned:
-        _scanned(pdf, tmp_path / "steps.scan.pdf")
-        pdf = tmp_path / "steps.scan.pdf"
+        pdf = scanned_copy(pdf, tmp_path / "steps.scan.pdf")
     html = convert_pdf(pdf, tmp_path / "out", TesseractEngine(), ConvertOptions()).html_path
     lists = _lists(html.read_text())
     assert lists[0] == ("ol", PRINTED, [f"{m}) {t}" for m, t in zip("abc", LETTERED, strict=True)])
