@@ -19,11 +19,14 @@ from models.engine import ReadBlock, Word
 from models.reading.boxes import union
 from models.reading.layer_words import LEADER_DOTS
 from models.reading.params.contents import CONTENTS, ContentsParams
+from models.reading.word_rows import text_rows
 
 _PAGE = re.compile(r"(\d+|[ivxlc]+)\.?")  # arabic or roman (front matter); a scan's speck
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}  # the numerals' values
 _NUMBER = re.compile(r"\d+(?:\.\d+)*\.?|[IVXLC]+\.?")  # a chapter's or section's number
 _LEADER = re.compile(f"[{re.escape(LEADER_DOTS)} ]+")  # what is left of a leader a reader kept
+_LEADER_RUN = re.compile(f"[{re.escape(LEADER_DOTS)}](?: ?[{re.escape(LEADER_DOTS)}]){{2,}}")
+_SECTION = re.compile(r"\d+(?:\.\d+)+\.?(?:\s|$)")  # "2.1", "3.10.2": a section's number
 
 
 def contents_lists(
@@ -66,6 +69,69 @@ def contents_lists(
         out.append(block)
     close()
     return [block for block in out if id(block) not in used]
+
+
+def contents_table(rows: list[list[str]], *, params: ContentsParams = CONTENTS) -> bool:
+    """A grid that is a table of contents: the layout model boxes a contents page as a table,
+    its titles and page numbers as columns, and a reader then heard "Installation . . . . 3"
+    cell by cell. Most rows (`min_entries` or more) end in a page number in their last filled
+    cell, the numbers never go down, every row holds a title's letters (a part's heading or a
+    wrapped title has no number), and most entries show what a contents page has and a
+    table of figures has not: a leader, or a section's number ("2.1", "3.10") opening the
+    title. Its words stay text, for `contents_lists`."""
+    entries: list[tuple[bool, int]] = []
+    marked = filled = 0
+    for row in rows:
+        cells = [cell.strip() for cell in row if cell.strip()]
+        if not cells:
+            continue
+        filled += 1
+        page = _page(cells[-1], params) if len(cells) > 1 else None
+        title = " ".join(cells[:-1] if page is not None else cells)
+        if not any(ch.isalpha() for ch in title):
+            return False
+        if page is not None:
+            entries.append((cells[-1][:1].isdigit(), page))
+            marked += bool(_LEADER_RUN.search(title) or _SECTION.match(title))
+    return (
+        len(entries) >= params.min_entries
+        and 2 * len(entries) > filled
+        and 2 * marked > len(entries)
+        and all(a <= b for a, b in zip(entries, entries[1:], strict=False))
+    )
+
+
+def contents_items(
+    words: list[Word], *, font_size: float | None = None, params: ContentsParams = CONTENTS
+) -> list[ReadBlock] | None:
+    """A contents page's entries from its words, however a reader grouped them (a scan's
+    column of page numbers read as a block of its own, a text layer's lines as one block):
+    the words in rows, an entry ending on a row that ends in its page number (a title wrapped
+    over rows before), one list item each, as `contents_lists` makes them; rows after the
+    last entry (a footnote the region took in) as one paragraph. None where the rows are no
+    contents (under `min_entries` entries, a title running over `max_entry_lines` rows, page
+    numbers going down)."""
+    entries: list[list[Word]] = []
+    pending: list[Word] = []
+    wrapped = 0
+    for row in text_rows([w for w in words if w.bbox]):
+        pending += row
+        if _ends_entry(row, params):
+            entries.append(pending)
+            pending, wrapped = [], 0
+            continue
+        wrapped += 1
+        if wrapped >= params.max_entry_lines and entries:
+            break
+    rest = [w for w in words if w.bbox and not any(w is x for e in entries for x in e)]
+    if len(entries) < params.min_entries or not _ascending(entries, params):
+        return None
+    base = ReadBlock(kind="paragraph", text="", font_size=font_size)
+    items = [_item(base, entry) for entry in entries]
+    if rest:
+        items.append(replace(base, text=" ".join(w.text for w in rest), words=rest,
+                             bbox=union(w.bbox for w in rest)))  # fmt: skip
+    return items
 
 
 def _numbers_beside(blocks: list[ReadBlock], params: ContentsParams) -> dict[int, ReadBlock]:

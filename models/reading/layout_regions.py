@@ -16,6 +16,7 @@ from dataclasses import replace
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading.boxes import inside_share
+from models.reading.contents import contents_items, contents_table
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
 from models.reading.kinds import (
@@ -481,12 +482,32 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
         table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox))
         if table is not None and _columns_of_prose(table):
             return blocks  # columns of running text set close: they stay text
-        head = _head_above(region, blocks) if table is not None else None
-        if head is not None:
-            region, table, inside = _with_head(region, head, blocks, image, table, inside)
     if table is None:
         return blocks  # no grid in the words: they stay text
+    if contents_table([_texts(row) for row in table.rows or []]):
+        return _contents(region, blocks, image, inside)
+    if not ruled:
+        head = _head_above(region, blocks)
+        if head is not None:
+            region, table, inside = _with_head(region, head, blocks, image, table, inside)
     return _table_block(region, blocks, image, table, inside)
+
+
+def _contents(
+    region: Region, blocks: list[ReadBlock], image: PageImageAccess, inside: list[Word]
+) -> list[ReadBlock]:
+    """A contents page the layout model boxed as a table: its entries, one list item each
+    (models.reading.contents), in place of the text blocks' words inside `region`; the
+    blocks as they were where the words make no entries."""
+    items = contents_items(inside, font_size=image.text_size(inside))
+    if not items:
+        return blocks
+    _, orders, kept = _take(region, blocks)
+    if not orders:
+        return blocks
+    for k, item in enumerate(items):
+        item.order, item.layout = (*min(orders), k), "list-item"
+    return kept + items
 
 
 def _head_above(region: Region, blocks: list[ReadBlock]) -> ReadBlock | None:

@@ -3,6 +3,8 @@ as a page holds them, and on a born-digital contents page drawn with PyMuPDF."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 from bs4 import BeautifulSoup
 
@@ -10,7 +12,8 @@ from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from models.engine import ReadBlock, Word
 from models.ocr import TesseractEngine
-from models.reading.contents import contents_lists
+from models.reading.contents import contents_lists, contents_table
+from tests.pages import scanned_copy
 
 HEIGHT = 40  # a line's height in pixels (300 DPI, ~10 pt)
 PAGE_X = 1800  # where the page numbers stand, right-aligned
@@ -169,3 +172,68 @@ def test_a_page_number_whose_entry_stays_outside_the_list_is_kept():
     titles, numbers = _parted(lines)
     out = contents_lists([prose, titles[0], stray, titles[1], *numbers])
     assert [b.text for b in out] == [prose.text, "1 Preamble 1", "9", "2 Analysis 3"]
+
+
+# -- a contents page the layout model boxed as a table --------------------------------------------
+def test_a_grid_of_titles_and_ascending_page_numbers_with_leaders_or_section_numbers_is_contents():
+    assert contents_table([["1", "Introduction", "3"], ["2.1", "Installation . . . .", "3"],
+                           ["", "2.3.1 Commands for Authors", "5"], ["3", "Implementation", ""],
+                           ["3.1", "Identification", "11"]])  # fmt: skip
+
+
+def test_a_data_table_whose_last_column_rises_is_no_contents():
+    """Steps and their minutes, years and a growing count: no leader, no section's number."""
+    assert not contents_table([["1", "Fill the tank", "5"], ["2", "Start the pump", "10"],
+                               ["3", "Close the valve", "15"]])  # fmt: skip
+    assert not contents_table([["2019", "Members", "120"], ["2020", "Members", "145"]])
+    # Numbers going down, or a row of figures alone, are no contents page either.
+    assert not contents_table([["2.1", "Installation", "9"], ["2.2", "Invocation", "4"]])
+    assert not contents_table([["2.1", "Installation", "3"], ["2.2", "0.5", "4"]])
+
+
+TEXLIVE = Path(__file__).resolve().parents[2] / "resources" / "corpus" / "texlive"
+
+
+def _own_text(li) -> str:
+    """An item's text without its nested list's."""
+    return " ".join(
+        " ".join(
+            c.get_text() if hasattr(c, "get_text") else c
+            for c in li.contents
+            if getattr(c, "name", None) != "ul"
+        ).split()
+    )
+
+
+def _main(pdf, tmp_path) -> BeautifulSoup:
+    html = convert_pdf(pdf, tmp_path / "out", TesseractEngine(), ConvertOptions()).html_path
+    return BeautifulSoup(html.read_text(), "html.parser").find("main")
+
+
+def test_a_contents_page_boxed_as_a_table_is_one_nested_list_without_its_leaders(tmp_path):
+    """ijmart's manual, p. 1: the layout model boxes its contents as a table, and the table
+    finder makes a grid of it; it was a table whose cells read "Installation . . . . . .".
+    """
+    main = _main(TEXLIVE / "ijmart-p1.pdf", tmp_path)
+    assert main.find("table") is None
+    top = main.find("ul")
+    assert [_own_text(li) for li in top.find_all("li", recursive=False)] == [
+        "1 Introduction 3", "2 User’s Guide 3", "3 Implementation 11",
+    ]  # fmt: skip
+    items = [_own_text(li) for li in top.find_all("li")]
+    assert "2.1 Installation 3" in items and "3.10 Captions 20" in items
+    assert "2.3.1 Commands for Authors 5" in items and len(items) == 21
+    assert ". . ." not in main.get_text()
+
+
+def test_a_scanned_contents_page_boxed_as_a_table_keeps_each_title_with_its_page(tmp_path):
+    """LuaTeX's manual, p. 5, scanned at 200 DPI: Tesseract reads the right-aligned page
+    numbers as a column of their own, which no title's block ends; the entries are made from
+    the rows' words (left as text, the titles ran together into one paragraph)."""
+    scan = scanned_copy(TEXLIVE / "luatex-p5.pdf", tmp_path / "scan.pdf", dpi=200)
+    main = _main(scan, tmp_path)
+    assert main.find("table") is None
+    items = [_own_text(li) for li in main.find_all("li")]
+    assert len(items) >= 40
+    assert sum(item.rsplit(" ", 1)[-1].isdigit() for item in items) >= 0.9 * len(items)
+    assert "2.2 UNICODE text support 20" in items and "2.4.1 \\directlua 23" in items
