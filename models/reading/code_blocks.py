@@ -72,8 +72,8 @@ def _typewriter_words(
 ) -> list[Word] | None:
     """The block's words with boxes, its list marker one of them, when it is set in a
     monospaced font and is not addresses alone; else None."""
-    if block.kind not in _LISTED_KINDS:
-        return None
+    if block.kind not in _LISTED_KINDS or block.layout == "contents":
+        return None  # (a contents entry naming macros in typewriter type is no listing)
     words = [w for w in block.words if w.bbox]
     # Signs alone ("}", "\\\\", "&") do not count: pdfTeX's listings draw braces and
     # backslashes from the math symbol font, at the typewriter font's width.

@@ -506,7 +506,7 @@ def _contents(
     if not orders:
         return blocks
     for k, item in enumerate(items):
-        item.order, item.layout = (*min(orders), k), "list-item"
+        item.order, item.layout = (*min(orders), k), "contents"  # no listing's line
     return kept + items
 
 
