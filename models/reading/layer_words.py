@@ -5,6 +5,7 @@ again into runs of text, and text a PDF draws twice read once."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 import unicodedata
@@ -121,7 +122,7 @@ def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
     "اﻧﻮاع", its line's text whole). Pieces on one line whose boxes touch (the next one's
     right edge within `rtl_touch_share` of the line's height of the previous one's left) and
     that the line's text holds with no space between them are one word, in MuPDF's order."""
-    words = page.get_text("words", sort=False, **kwargs)
+    words = _letters_joined(page.get_text("words", sort=False, **kwargs), TEXT_LAYER)
     if not any(_right_to_left(w[4]) for w in words):
         return words
     blocks = [b for b in page.get_text("dict", sort=False, **kwargs)["blocks"] if b["type"] == 0]
@@ -148,6 +149,69 @@ def page_words(page: pymupdf.Page, **kwargs) -> list[tuple]:
                 continue
         out.append(word)
     return out
+
+
+def _letters_joined(words: list[tuple], params: TextLayerParams) -> list[tuple]:
+    """Letter-spaced type's letters joined into its words: on a line of mostly lone letters
+    (MuPDF makes each letter of "T H E  P U B L I C" a word) whose gaps fall in two sizes, the
+    pieces between the wide gaps are one word each. The page's other lines of such pieces at
+    that size are parted by the same letter gap ("S U R I N G .", a word's end alone on its
+    line; "A W AY."). Lines of single letters spaced evenly (a list of variables, "x y z") have
+    one size of gap and stay as they are, unless type of their size is letter-spaced."""
+    lines = [list(pieces) for _, pieces in itertools.groupby(words, key=lambda w: (w[5], w[6]))]
+    letter_gap: dict[float, float] = {}  # a size -> the least gap of its letter-spaced lines
+    for line in lines:
+        gaps = _gaps(line)
+        least = min(gaps, default=0.0)
+        wide = [g >= params.letterspaced_word_gap_ratio * least for g in gaps]
+        if (
+            len(line) >= params.letterspaced_min_pieces
+            and _lone_letters(line, params)
+            and least > 0
+            and any(wide)
+            and not all(wide)
+        ):
+            size = _size_key(line, params)
+            letter_gap[size] = min(letter_gap.get(size, least), least)
+    out: list[tuple] = []
+    for line in lines:
+        gap = letter_gap.get(_size_key(line, params))
+        if gap is None or len(line) < 2 or not _lone_letters(line, params):
+            out.extend(line)
+            continue
+        word = [line[0]]
+        for piece, between in zip(line[1:], _gaps(line), strict=True):
+            if between >= params.letterspaced_word_gap_ratio * gap or between < 0:
+                out.append(_one_word(word))
+                word = []
+            word.append(piece)
+        out.append(_one_word(word))
+    return out
+
+
+def _gaps(line: list[tuple]) -> list[float]:
+    return [b[0] - a[2] for a, b in itertools.pairwise(line)]
+
+
+def _size_key(line: list[tuple], params: TextLayerParams) -> float:
+    """The line's type size, rounded to `letterspaced_size_step_pt`: its pieces' median height."""
+    height = statistics.median(w[3] - w[1] for w in line)
+    return round(height / params.letterspaced_size_step_pt)
+
+
+def _lone_letters(line: list[tuple], params: TextLayerParams) -> bool:
+    """Pieces of `letterspaced_piece_chars` characters at most (letters kerned together, "PAT",
+    a letter and its comma), most of them a letter alone."""
+    sizes = [sum(map(str.isalnum, w[4])) for w in line]
+    return max(sizes) <= params.letterspaced_piece_chars and sizes.count(
+        1
+    ) >= params.letterspaced_letter_share * len(line)
+
+
+def _one_word(pieces: list[tuple]) -> tuple:
+    first = pieces[0]
+    return (first[0], min(p[1] for p in pieces), pieces[-1][2], max(p[3] for p in pieces),
+            "".join(p[4] for p in pieces), *first[5:])  # fmt: skip
 
 
 def _logo_letters(text: str, start: int, end: int) -> bool:

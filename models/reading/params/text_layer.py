@@ -62,6 +62,15 @@ class TextLayerParams:
     # right-to-left pieces of one word touch: the next one's edge within this share of the
     # line's height (MuPDF's Arabic pieces meet exactly; a space is about a quarter)
     rtl_touch_share: float = 0.05
+    # Letter-spaced type ("T H E  P U B L I C", a title's or an epigraph's tracking): MuPDF
+    # makes each letter a word. A line of `letterspaced_min_pieces` pieces or more, at least
+    # `letterspaced_letter_share` of them a letter alone, whose gaps fall in two sizes (a word's
+    # gap at least `letterspaced_word_gap_ratio` times the least): its letters joined into words.
+    letterspaced_min_pieces: int = 4
+    letterspaced_letter_share: float = 0.7
+    letterspaced_word_gap_ratio: float = 1.8
+    letterspaced_piece_chars: int = 3  # letters MuPDF keeps together in one piece (kerned)
+    letterspaced_size_step_pt: float = 0.5  # lines of one size: heights within this step
     owner_margin_pt: int = 1  # a word's centre this far outside a block's box is in it
     bold_share: float = 0.6  # a block is bold when more of its characters are
     drawn_twice_min_chars: int = 12  # text this long drawn twice, overlapping, is read once

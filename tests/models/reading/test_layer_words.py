@@ -135,3 +135,26 @@ def test_a_logos_raised_letter_is_no_exponent_but_a_words_end_is():
     script_of = {w[4]: scripts.get(tuple(w[5:8])) for w in words}
     assert script_of["LATEX"] is None and script_of["TEX"] is None
     assert script_of["x2"] == [[1, 2, "sup"]] and script_of["1st"] == [[1, 3, "sup"]]
+
+
+def test_letter_spaced_type_reads_as_its_words_not_as_letters():
+    """The Tufte sample book's epigraphs, set in letter-spaced capitals: MuPDF makes each
+    letter a word ("T H E P U B L I C"), which a screen reader spells out. The letters between
+    the wide gaps are one word, and a word's end alone on its line ("S U R I N G .") is parted
+    by the gap of the letters at its size."""
+    with pymupdf.open(CORPUS / "texlive" / "tufte-sample-book-p2.pdf") as doc:
+        texts = [w[4] for w in page_words(doc[0])]
+    line = " ".join(texts[:12])
+    assert line.startswith("THE PUBLIC IS MORE FAMILIAR WITH BAD DESIGN THAN GOOD DESIGN.")
+    assert "SURING." in texts and "PARTICIPATED" in texts and "SAINT-EXUPÉRY" in texts
+
+
+def test_single_letters_spaced_evenly_stay_apart(tmp_path):
+    """Variables named in a sentence's list, or a row of grades: one size of gap, no word."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x y z w v", fontsize=11)
+    page.insert_text((72, 130), "A B C D E F", fontsize=11)
+    doc.save(tmp_path / "letters.pdf")
+    with pymupdf.open(tmp_path / "letters.pdf") as doc:
+        assert [w[4] for w in page_words(doc[0])] == [*"xyzwv", *"ABCDEF"]
