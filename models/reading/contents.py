@@ -111,18 +111,7 @@ def contents_items(
     last entry (a footnote the region took in) as one paragraph. None where the rows are no
     contents (under `min_entries` entries, a title running over `max_entry_lines` rows, page
     numbers going down)."""
-    entries: list[list[Word]] = []
-    pending: list[Word] = []
-    wrapped = 0
-    for row in text_rows([w for w in words if w.bbox]):
-        pending += row
-        if _ends_entry(row, params):
-            entries.append(pending)
-            pending, wrapped = [], 0
-            continue
-        wrapped += 1
-        if wrapped >= params.max_entry_lines and entries:
-            break
+    entries, _, _ = _gathered(text_rows([w for w in words if w.bbox]), params)
     rest = [w for w in words if w.bbox and not any(w is x for e in entries for x in e)]
     if len(entries) < params.min_entries or not _ascending(entries, params):
         return None
@@ -168,6 +157,16 @@ def _entries(block: ReadBlock, params: ContentsParams) -> list[list[Word]] | Non
     lines = _lines(block.words, params)
     if not lines:
         return None
+    entries, pending, overrun = _gathered(lines, params)
+    return entries if entries and not pending and not overrun else None
+
+
+def _gathered(
+    lines: list[list[Word]], params: ContentsParams
+) -> tuple[list[list[Word]], list[Word], bool]:
+    """The entries the lines make, in order (each its words, the page number last), the words
+    after the last one, and whether a title ran over `max_entry_lines` lines (where the
+    gathering stops)."""
     entries: list[list[Word]] = []
     pending: list[Word] = []
     wrapped = 0
@@ -179,8 +178,8 @@ def _entries(block: ReadBlock, params: ContentsParams) -> list[list[Word]] | Non
             continue
         wrapped += 1
         if wrapped >= params.max_entry_lines:
-            return None
-    return entries if entries and not pending else None
+            return entries, pending, True
+    return entries, pending, False
 
 
 def _lines(words: list[Word], params: ContentsParams) -> list[list[Word]] | None:
