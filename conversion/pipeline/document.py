@@ -86,7 +86,7 @@ class ListItem:
     spans: list[Span]
     children: list[ListItem] = field(default_factory=list)
     ordered_children: bool = False
-    marker: str | None = None  # as printed: "4.", "b)", "iv.", "•"; its number is rendered
+    marker: str | None = None  # as printed: "4.", "b)", "iv.", "•" (render._list_html says it)
 
 
 @dataclass

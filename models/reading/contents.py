@@ -78,7 +78,7 @@ def contents_table(rows: list[list[str]], *, params: ContentsParams = CONTENTS) 
     cell, the numbers never go down, every row holds a title's letters (a part's heading or a
     wrapped title has no number), and most entries show what a contents page has and a
     table of figures has not: a leader, or a section's number ("2.1", "3.10") opening the
-    title. Its words stay text, for `contents_lists`."""
+    title. Its entries are then made from its words (`contents_items`)."""
     entries: list[tuple[bool, int]] = []
     marked = filled = 0
     for row in rows:

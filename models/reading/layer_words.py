@@ -159,7 +159,7 @@ def _letters_joined(words: list[tuple], params: TextLayerParams) -> list[tuple]:
     line; "A W AY."). Lines of single letters spaced evenly (a list of variables, "x y z") have
     one size of gap and stay as they are, unless type of their size is letter-spaced."""
     lines = [list(pieces) for _, pieces in itertools.groupby(words, key=lambda w: (w[5], w[6]))]
-    letter_gap: dict[float, float] = {}  # a size -> the least gap of its letter-spaced lines
+    letter_gap: dict[int, float] = {}  # a size -> the least gap of its letter-spaced lines
     for line in lines:
         gaps = _gaps(line)
         least = min(gaps, default=0.0)
@@ -193,7 +193,7 @@ def _gaps(line: list[tuple]) -> list[float]:
     return [b[0] - a[2] for a, b in itertools.pairwise(line)]
 
 
-def _size_key(line: list[tuple], params: TextLayerParams) -> float:
+def _size_key(line: list[tuple], params: TextLayerParams) -> int:
     """The line's type size, rounded to `letterspaced_size_step_pt`: its pieces' median height."""
     height = statistics.median(w[3] - w[1] for w in line)
     return round(height / params.letterspaced_size_step_pt)
