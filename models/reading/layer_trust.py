@@ -62,6 +62,8 @@ def looks_like_language(text: str, *, params: TextLayerParams = TEXT_LAYER) -> b
         return False
     if len(letters) / visible <= params.letters_share or len(words) < params.min_words:
         return False
+    if sum("\u00c0" <= c <= "\u00ff" for c in letters) >= params.latin1_letter_share * len(letters):
+        return False  # another script's letters in a font encoded over Latin-1
     latin = _latin_letters(letters)
     if len(latin) >= params.latin_share * len(letters) and len(latin) >= params.latin_min_letters:
         vowels = sum(c in _VOWELS for c in latin) / len(latin)

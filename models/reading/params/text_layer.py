@@ -27,6 +27,10 @@ class TextLayerParams:
     letters_digits_share: float = 0.6  # letters and digits together must exceed this share
     letters_share: float = 0.25  # letters alone must exceed this share (a statement is figures)
     min_words: int = 5  # words of two letters or more a layer of language holds at least
+    # Letters of Latin-1's accented range (U+00C0-U+00FF) this share of a text's letters or
+    # more: a Greek or Cyrillic font encoded over Latin-1 ("Þ à ß Þ â ã"; 96 % on a Greek
+    # page), where languages written with them use them for a few letters (Hungarian 14 %).
+    latin1_letter_share: float = 0.5
     latin_share: float = 0.8  # a text this Latin (of its letters) or more has its vowels counted
     latin_min_letters: int = 40  # ...when it holds this many Latin letters or more
     vowel_share_low: float = 0.25  # vowels of a Latin language's letters: at least this share
