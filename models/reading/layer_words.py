@@ -163,13 +163,12 @@ def _letters_joined(words: list[tuple], params: TextLayerParams) -> list[tuple]:
     for line in lines:
         gaps = _gaps(line)
         least = min(gaps, default=0.0)
-        wide = [g >= params.letterspaced_word_gap_ratio * least for g in gaps]
         if (
             len(line) >= params.letterspaced_min_pieces
             and _lone_letters(line, params)
             and least > 0
-            and any(wide)
-            and not all(wide)
+            and _even_letters(gaps, least, params)
+            and sum(len(_letters(w)) >= 2 for w in _joined(line, least, params)) >= 2
         ):
             size = _size_key(line, params)
             letter_gap[size] = min(letter_gap.get(size, least), least)
@@ -178,15 +177,40 @@ def _letters_joined(words: list[tuple], params: TextLayerParams) -> list[tuple]:
         gap = letter_gap.get(_size_key(line, params))
         if gap is None or len(line) < 2 or not _lone_letters(line, params):
             out.extend(line)
-            continue
-        word = [line[0]]
-        for piece, between in zip(line[1:], _gaps(line), strict=True):
-            if between >= params.letterspaced_word_gap_ratio * gap or between < 0:
-                out.append(_one_word(word))
-                word = []
-            word.append(piece)
-        out.append(_one_word(word))
+        else:
+            out.extend(_joined(line, gap, params))
     return out
+
+
+def _joined(line: list[tuple], gap: float, params: TextLayerParams) -> list[tuple]:
+    """The line's pieces joined into words across the gaps under
+    `letterspaced_word_gap_ratio` times the letter `gap`."""
+    out: list[tuple] = []
+    word = [line[0]]
+    for piece, between in zip(line[1:], _gaps(line), strict=True):
+        if between >= params.letterspaced_word_gap_ratio * gap or between < 0:
+            out.append(_one_word(word))
+            word = []
+        word.append(piece)
+    out.append(_one_word(word))
+    return out
+
+
+def _even_letters(gaps: list[float], least: float, params: TextLayerParams) -> bool:
+    """Gaps in two sizes, the letters' even: some at least `letterspaced_word_gap_ratio`
+    times the least, and most of the others (`letterspaced_letter_share`) within
+    `letterspaced_gap_spread` of their median (a pair kerned closer aside). A row of glyphs set
+    at one pitch has gaps as varied as the glyphs' widths; a formula's, as its signs'."""
+    small = [g for g in gaps if g < params.letterspaced_word_gap_ratio * least]
+    if not small or len(small) == len(gaps):
+        return False
+    middle = statistics.median(small)
+    even = sum(abs(g - middle) <= params.letterspaced_gap_spread * middle for g in small)
+    return even >= params.letterspaced_letter_share * len(small)
+
+
+def _letters(word: tuple) -> str:
+    return "".join(c for c in word[4] if c.isalpha())
 
 
 def _gaps(line: list[tuple]) -> list[float]:

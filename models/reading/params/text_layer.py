@@ -74,6 +74,7 @@ class TextLayerParams:
     letterspaced_letter_share: float = 0.7
     letterspaced_word_gap_ratio: float = 1.8
     letterspaced_piece_chars: int = 3  # letters MuPDF keeps together in one piece (kerned)
+    letterspaced_gap_spread: float = 0.1  # the letters' gaps within this share of their median
     letterspaced_size_step_pt: float = 0.5  # lines of one size: heights within this step
     owner_margin_pt: int = 1  # a word's centre this far outside a block's box is in it
     bold_share: float = 0.6  # a block is bold when more of its characters are

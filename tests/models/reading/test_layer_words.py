@@ -150,11 +150,29 @@ def test_letter_spaced_type_reads_as_its_words_not_as_letters():
 
 
 def test_single_letters_spaced_evenly_stay_apart(tmp_path):
-    """Variables named in a sentence's list, or a row of grades: one size of gap, no word."""
+    """Variables named in a sentence's list, a row of grades, an alphabet shown letter by
+    letter before its ellipsis (textalpha's Greek alphabet): one size of gap between letters,
+    so no word, though a wider gap stands before the dots."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 100), "x y z w v", fontsize=11)
     page.insert_text((72, 130), "A B C D E F", fontsize=11)
+    page.insert_text((72, 160), "a b c d e f g h i j k    . . .", fontsize=11)
     doc.save(tmp_path / "letters.pdf")
     with pymupdf.open(tmp_path / "letters.pdf") as doc:
-        assert [w[4] for w in page_words(doc[0])] == [*"xyzwv", *"ABCDEF"]
+        assert [w[4] for w in page_words(doc[0])] == [*"xyzwv", *"ABCDEF", *"abcdefghijk", *"..."]
+
+
+def test_pieces_set_at_uneven_gaps_stay_apart(tmp_path):
+    """A formula's or a list's pieces ("S/pn ~t (n -1).", "A. B. C- a,") have gaps of many sizes,
+    however wide the widest: no even letter gap, so no letter-spaced word."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    x = 72.0
+    for text, gap in zip(["A.", "B.", "C", "a,", "D.", "E."], [1.7, 2.9, 3.3, 1.7, 2.9, 0],
+                         strict=True):  # fmt: skip
+        page.insert_text((x, 100), text, fontsize=11)
+        x += pymupdf.get_text_length(text, fontsize=11) + gap
+    doc.save(tmp_path / "pieces.pdf")
+    with pymupdf.open(tmp_path / "pieces.pdf") as doc:
+        assert [w[4] for w in page_words(doc[0])] == ["A.", "B.", "C", "a,", "D.", "E."]
