@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from models.engine import ReadBlock, Word
 from models.reading.boxes import union
+from models.reading.contents import CONTENTS_LAYOUT
 from models.reading.kinds import ADDRESS
 from models.reading.params.code import CODE, CodeParams
 from models.reading.word_rows import text_rows
@@ -72,7 +73,7 @@ def _typewriter_words(
 ) -> list[Word] | None:
     """The block's words with boxes, its list marker one of them, when it is set in a
     monospaced font and is not addresses alone; else None."""
-    if block.kind not in _LISTED_KINDS or block.layout == "contents":
+    if block.kind not in _LISTED_KINDS or block.layout == CONTENTS_LAYOUT:
         return None  # (a contents entry naming macros in typewriter type is no listing)
     words = [w for w in block.words if w.bbox]
     # Signs alone ("}", "\\\\", "&") do not count: pdfTeX's listings draw braces and

@@ -26,6 +26,7 @@ _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}  # the numerals' values
 _NUMBER = re.compile(r"\d+(?:\.\d+)*\.?|[IVXLC]+\.?")  # a chapter's or section's number
 _LEADER = re.compile(f"[{re.escape(LEADER_DOTS)} ]+")  # what is left of a leader a reader kept
 _LEADER_RUN = re.compile(f"[{re.escape(LEADER_DOTS)}](?: ?[{re.escape(LEADER_DOTS)}]){{2,}}")
+CONTENTS_LAYOUT = "contents"  # the layout a contents entry made from a table region carries
 _SECTION = re.compile(r"\d+(?:\.\d+)+\.?(?:\s|$)")  # "2.1", "3.10.2": a section's number
 
 
@@ -91,13 +92,13 @@ def contents_table(rows: list[list[str]], *, params: ContentsParams = CONTENTS) 
         if not any(ch.isalpha() for ch in title):
             return False
         if page is not None:
-            entries.append((cells[-1][:1].isdigit(), page))
+            entries.append(_page_key(cells[-1], params))
             marked += bool(_LEADER_RUN.search(title) or _SECTION.match(title))
     return (
         len(entries) >= params.min_entries
         and 2 * len(entries) > filled
         and 2 * marked > len(entries)
-        and all(a <= b for a, b in zip(entries, entries[1:], strict=False))
+        and _rising(entries)
     )
 
 
@@ -112,7 +113,8 @@ def contents_items(
     contents (under `min_entries` entries, a title running over `max_entry_lines` rows, page
     numbers going down)."""
     entries, _, _ = _gathered(text_rows([w for w in words if w.bbox]), params)
-    rest = [w for w in words if w.bbox and not any(w is x for e in entries for x in e)]
+    taken = {id(w) for entry in entries for w in entry}
+    rest = [w for w in words if w.bbox and id(w) not in taken]
     if len(entries) < params.min_entries or not _ascending(entries, params):
         return None
     base = ReadBlock(kind="paragraph", text="", font_size=font_size)
@@ -224,9 +226,17 @@ def _page(text: str, params: ContentsParams) -> int | None:
     return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
 
 
+def _page_key(text: str, params: ContentsParams) -> tuple[bool, int]:
+    """A page number's place in a contents page's order: roman front matter before arabic."""
+    return text[:1].isdigit(), _page(text, params) or 0
+
+
 def _ascending(entries: list[list[Word]], params: ContentsParams) -> bool:
     """Page numbers that never go down, roman front matter before arabic."""
-    keys = [(entry[-1].text[:1].isdigit(), _page(entry[-1].text, params) or 0) for entry in entries]
+    return _rising([_page_key(entry[-1].text, params) for entry in entries])
+
+
+def _rising(keys: list[tuple[bool, int]]) -> bool:
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
 
 

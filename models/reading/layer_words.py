@@ -161,17 +161,19 @@ def _letters_joined(words: list[tuple], params: TextLayerParams) -> list[tuple]:
     lines = [list(pieces) for _, pieces in itertools.groupby(words, key=lambda w: (w[5], w[6]))]
     letter_gap: dict[int, float] = {}  # a size -> the least gap of its letter-spaced lines
     for line in lines:
+        if len(line) < params.letterspaced_min_pieces or not _lone_letters(line, params):
+            continue  # (most lines: the gaps are measured only on lines of lone letters)
         gaps = _gaps(line)
-        least = min(gaps, default=0.0)
+        least = min(gaps)
         if (
-            len(line) >= params.letterspaced_min_pieces
-            and _lone_letters(line, params)
-            and least > 0
+            least > 0
             and _even_letters(gaps, least, params)
             and sum(len(_letters(w)) >= 2 for w in _joined(line, least, params)) >= 2
         ):
             size = _size_key(line, params)
             letter_gap[size] = min(letter_gap.get(size, least), least)
+    if not letter_gap:
+        return words  # no letter-spaced type on the page: nothing to join
     out: list[tuple] = []
     for line in lines:
         gap = letter_gap.get(_size_key(line, params))

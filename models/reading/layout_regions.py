@@ -16,7 +16,7 @@ from dataclasses import replace
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading.boxes import inside_share
-from models.reading.contents import contents_items, contents_table
+from models.reading.contents import CONTENTS_LAYOUT, contents_items, contents_table
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
 from models.reading.kinds import (
@@ -506,7 +506,7 @@ def _contents(
     if not orders:
         return blocks
     for k, item in enumerate(items):
-        item.order, item.layout = (*min(orders), k), "contents"  # no listing's line
+        item.order, item.layout = (*min(orders), k), CONTENTS_LAYOUT  # no listing's line
     return kept + items
 
 
