@@ -7,6 +7,7 @@ engine module stays the page's own read.
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 
@@ -292,10 +293,16 @@ def leader_runs(dark: np.ndarray, params: ScanParams = SCAN) -> list[tuple[int, 
         if len(run) >= params.leader_min_dots:
             steps = np.diff([(a + b) / 2 for a, b in run])
             usual = float(np.median(steps))
-            even = np.all(np.abs(steps - usual) <= params.leader_step_spread * usual)
-            long = run[-1][1] - run[0][0] >= params.leader_min_span_ratio * height
-            if even and long and usual <= params.leader_step_ratio * height:
-                runs.append((run[0][0], run[-1][1]))
+            # A small mark at a step of its own ends the leader, not the whole run: the foot
+            # of an italic page number just past the dots ("\AcceptText ....... 3").
+            uneven = np.flatnonzero(np.abs(steps - usual) > params.leader_step_spread * usual)
+            bounds = [0, *(uneven + 1).tolist(), len(run)]
+            for start, stop in itertools.pairwise(bounds):
+                part = run[start:stop]
+                long = part[-1][1] - part[0][0] >= params.leader_min_span_ratio * height
+                if (len(part) >= params.leader_min_dots and long
+                        and usual <= params.leader_step_ratio * height):  # fmt: skip
+                    runs.append((part[0][0], part[-1][1]))
         run.clear()
 
     for dot in dots:
@@ -621,9 +628,9 @@ class PartRereads:
         mangles the words beside them ("97° Main bognds 266 Ss a ee 1"), which then go as
         noise. The line is read again alone with the leaders' dots whitened; its words up to
         the last leader's end replace those first read there when they are sure
-        (`missed_confidence`); after it, the surer of the two reads stands (a table's figures
-        read well the first time, a page number lost to the dots before it). At most
-        SCAN.leader_max_reads lines a page."""
+        (`missed_confidence`), or legible and surer than the first read; after it, the surer
+        of the two reads stands (a table's figures read well the first time, a page number
+        lost to the dots before it). At most SCAN.leader_max_reads lines a page."""
         api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
         reads = 0
         for para in paragraphs:
@@ -648,9 +655,15 @@ class PartRereads:
                 before, after = _split_at(again, end)
                 if len(lines) != 1 or not before:
                     continue
-                if _mean_confidence(before) < SCAN.missed_confidence:
+                first_before, first = _split_at(line.words, end)
+                # Sure, or surer than the dots read as letters and legible: the mended line is
+                # judged as any other (an index's "\Address 4 \IfPrepare" read at 56 to 91,
+                # where the first read was "NAGArONH Oe aes oe" at 0 to 30).
+                sure = _mean_confidence(before)
+                if sure < SCAN.missed_confidence and (
+                    sure < SCAN.illegible_confidence or sure <= _mean_confidence(first_before)
+                ):
                     continue
-                first = _split_at(line.words, end)[1]
                 if not after or (first and _mean_confidence(first) >= _mean_confidence(after)):
                     after = first
                 mended = Line(before + after, line.bbox, line.ink)
