@@ -59,13 +59,15 @@ def with_drawings(
         if abs(rect) > params.page_frame_share * page_area:
             continue  # a frame around the page
         strokes = slanted = 0
-        for drawing in drawings:
-            if rect.contains(drawing["rect"]):
-                for item in drawing["items"]:
-                    strokes += 1
-                    slanted += _slanted(item, params)
+        inside = [d for d in drawings if rect.contains(d["rect"])]
+        for drawing in inside:
+            for item in drawing["items"]:
+                strokes += 1
+                slanted += _slanted(item, params)
         if strokes < params.picture_min_strokes or slanted < params.slanted_share * strokes:
             continue
+        if all(_box_across(d, rect, params) for d in inside):
+            continue  # a box round text (a remark's, a listing's rounded frame), no picture
         rect = _with_labels(rect, labels, params)
         box = (rect.x0 * scale, rect.y0 * scale, rect.x1 * scale, rect.y1 * scale)
         if any(overlap(box, region.bbox) for region in kept):
@@ -120,6 +122,34 @@ def _slanted(item: tuple, params: TextLayerParams) -> bool:
         a, b = item[1], item[2]
         return abs(a.x - b.x) > params.slant_min_pt and abs(a.y - b.y) > params.slant_min_pt
     return item[0] == "qu" and not item[1].is_rectangular
+
+
+def _box_across(drawing: dict, cluster: pymupdf.Rect, params: TextLayerParams) -> bool:
+    """A drawing that is a box, or a band of one, across the whole of `cluster` (its width or
+    its height): level and upright edges, rounded at most at its corners (curves within
+    `params.box_corner_pt` of one). A remark's frame and title bar drawn with rounded corners
+    (a LaTeX tcolorbox: 4 of its 8 strokes are curves) is such; a chart's axes hold ticks and
+    a plotted line, a logo or a diagram's shapes curve elsewhere."""
+    rect = drawing["rect"]
+    across = (rect.width >= params.box_across_share * cluster.width
+              or rect.height >= params.box_across_share * cluster.height)  # fmt: skip
+    return across and all(_box_edge(item, rect, params) for item in drawing["items"])
+
+
+def _box_edge(item: tuple, rect: pymupdf.Rect, params: TextLayerParams) -> bool:
+    """A box's edge: a rectangle, or a level or upright line, or a curve at one of the corners
+    of the box's `rect` (all its points within `params.box_corner_pt` of that corner)."""
+    if item[0] == "re" or (item[0] == "qu" and item[1].is_rectangular):
+        return True
+    if item[0] == "l":
+        return not _slanted(item, params)
+    if item[0] != "c":
+        return False
+    reach = params.box_corner_pt
+    return any(
+        all(abs(p.x - corner.x) <= reach and abs(p.y - corner.y) <= reach for p in item[1:])
+        for corner in (rect.tl, rect.tr, rect.bl, rect.br)
+    )
 
 
 def _thin(rect: pymupdf.Rect, params: TextLayerParams) -> bool:

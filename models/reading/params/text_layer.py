@@ -129,6 +129,11 @@ class TextLayerParams:
     picture_min_strokes: int = 10  # a picture is drawn with this many strokes or more...
     slanted_share: float = 0.15  # ...this share of them curves or slanted (0 % in forms, tables)
     slant_min_pt: int = 1  # a line slanted this much across and up is no level or upright rule
+    # A drawing whose paths are all boxes across it (a remark's rounded frame and title bar) is
+    # a box round text: edges level and upright, curves only this near a corner (tcolorbox's
+    # arcs are 2-6 pt), each box over this share of the drawing's width or height.
+    box_corner_pt: float = 12.0
+    box_across_share: float = 0.9
     label_max_lines: int = 2  # a drawing's label (a tick's number, an axis title) has few lines
     label_max_words: int = 6  # ...and few words
     label_passes: int = 3  # labels taken around a drawing, grown from those already taken

@@ -12,6 +12,8 @@ import pytest
 
 from models.reading.layer_drawings import formula_transcriber, with_drawings
 from models.reading.params.text_layer import TEXT_LAYER
+from models.reading.textlayer import text_layer_reading
+from tests.conftest import CORPUS
 
 
 def _text_blocks(page):
@@ -29,6 +31,51 @@ def test_a_page_of_too_many_paths_is_not_looked_through_for_drawings():
     assert [r.kind for r in found] == ["drawing"]
     few = dataclasses.replace(TEXT_LAYER, max_drawings=5)
     assert with_drawings(page, [], _text_blocks(page), scale=1.0, params=few) == []
+
+
+def _rounded_box(page, rect, radius: float = 4.0, *, fill=(0.9, 0.95, 1.0)):
+    """A box with rounded corners, one path of four lines and four arcs (as tcolorbox draws)."""
+    shape = page.new_shape()
+    shape.draw_rect(rect, radius=radius / min(rect.width, rect.height))
+    shape.finish(color=None, fill=fill)
+    shape.commit()
+
+
+def test_a_box_with_rounded_corners_round_text_is_no_picture_but_a_chart_in_one_is():
+    """A remark's frame and title bar (half their strokes are the corners' arcs) round a
+    paragraph are no drawing; a plotted curve inside such a frame is one, and rings across
+    their box (a logo) are one too."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        _rounded_box(page, pymupdf.Rect(72, 100, 540, 220), fill=(0.0, 0.6, 0.75))
+        _rounded_box(page, pymupdf.Rect(74, 118, 538, 218))
+        page.insert_text((80, 112), "Remark 5.1: showing the acknowledgements", fontsize=10)
+        sentence = "For the acknowledgements to be shown, the command must be used at the end. "
+        page.insert_textbox(pymupdf.Rect(80, 125, 530, 215), sentence * 3, fontsize=10)
+        assert with_drawings(page, [], _text_blocks(page), scale=1.0) == []
+        _rounded_box(page, pymupdf.Rect(72, 300, 540, 500))
+        page.draw_polyline([(90 + 10 * k, 480 - 150 * (k / 44) ** 2) for k in range(45)])
+        (drawing,) = with_drawings(page, [], _text_blocks(page), scale=1.0)
+        assert drawing.kind == "drawing" and drawing.bbox[1] >= 290
+    with pymupdf.open() as doc:  # a logo of rings across its box: curves away from corners
+        page = doc.new_page(width=612, height=792)
+        for r in (100, 97, 94):
+            page.draw_circle((300, 400), r)
+        (drawing,) = with_drawings(page, [], _text_blocks(page), scale=1.0)
+        assert drawing.kind == "drawing"
+
+
+def test_a_remark_box_and_the_heading_under_it_stay_text():
+    """nwejm's French manual, p. 11: a "Remarque" box (tcolorbox, rounded) was taken for a
+    picture, and the section heading under it for its label: the remark's sentence and the
+    heading "6 Commandes de structuration" were only the figure's text."""
+    with pymupdf.open(CORPUS / "texlive" / "nwejm-fr-p11.pdf") as doc:
+        reading = text_layer_reading(doc[0], page_number=11, dpi=150)
+    kinds = {b.text: b.kind for b in reading.blocks}
+    assert "figure" not in kinds.values()
+    assert kinds["6 Commandes de structuration"] == "heading"
+    assert any(t.startswith("Pour que les remerciements") for t, k in kinds.items()
+               if k == "paragraph")  # fmt: skip
 
 
 MATH = Path(__file__).resolve().parents[2] / "resources" / "math"
