@@ -59,7 +59,7 @@ from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR
 from models.reading.params.scan import SCAN
 from models.reading.scan import ScanImage, scan_structure, scan_text
-from models.reading.scan_blocks import not_read_finding
+from models.reading.scan_blocks import not_read_finding, without_dictionary
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -527,6 +527,7 @@ class TesseractEngine(PartRereads):
         self._leader_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         self._doubtful_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         grids = self._unread_cells(gray, ink, paragraphs, lang=language, dpi=page.dpi)
+        without_dictionary(paragraphs)
         text = scan_text(paragraphs, figures, gray, ink, page.dpi, grids=grids)
         started_layout = time.perf_counter()
         scanned, scan = scans.pop()

@@ -13,7 +13,7 @@ from models.reading.boxes import centre_in, union
 from models.reading.kinds import figure_text, is_figure, markup_line
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
-from models.reading.params.scan import SCAN
+from models.reading.params.scan import SCAN, ScanParams
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -178,6 +178,8 @@ NOT_READ_CODE = "LINES_NOT_READ"
 # Blocks whose place is theirs: a line under them is a figure's label, a formula's scrap, a
 # table's cell, each with its own finding or description.
 _COVERING_KINDS = ("figure", "formula", "table")
+# Punctuation around a word that is no part of it.
+_WORD_EDGE = ".,;:!?()[]\"'’”“«»"
 
 
 def not_read_finding(
@@ -229,6 +231,30 @@ def _text_above(blocks: Sequence[ReadBlock], box: BBox) -> str:
         return ""
     words = max(above, key=lambda b: b.bbox[3]).text.split()  # type: ignore[index]
     return " ".join(words[-SCAN.not_read_quote_words :])
+
+
+def without_dictionary(paragraphs: list[ParaLines], params: ScanParams = SCAN) -> None:
+    """A page whose words Tesseract reads surely but its dictionary mostly does not know is in
+    a language it has no dictionary for (a Dutch thesis, a Latin sample text, read with
+    English): there the dictionary cannot tell a word from a scrap, and its words' `known`
+    becomes None, as for an engine without one. Only confidence then judges a heading's words
+    (a thesis's "Onderzoeksvraag", read at 89, was no heading for being no English word).
+    Words of `dictionary_word_letters` letters or more read at `sure_confidence` or more
+    count, `dictionary_min_words` of them at least, fewer than `dictionary_known_share`
+    known."""
+    words = [w for para in paragraphs for line in para for w in line.words]
+    cores = ((w, w.text.strip(_WORD_EDGE)) for w in words)
+    sure = [
+        w for w, core in cores
+        if w.confidence >= params.sure_confidence and core.isalpha()
+        and len(core) >= params.dictionary_word_letters
+    ]  # fmt: skip
+    if len(sure) < params.dictionary_min_words:
+        return
+    if sum(bool(w.known) for w in sure) >= params.dictionary_known_share * len(sure):
+        return
+    for w in words:
+        w.known = None
 
 
 def sure_share(lines: list[Line]) -> float:

@@ -102,6 +102,20 @@ def test_lines_of_greek_on_an_english_page_are_said_not_silently_dropped(engine,
 
 
 @pytest.mark.slow
+def test_a_heading_in_a_language_the_dictionary_lacks_is_a_heading(engine, tmp_path):
+    """A Dutch thesis's chapter page (Latin sample text under Dutch headings), scanned and read
+    with English: "Onderzoeksvraag", read at 89 in the layout model's heading box, was no
+    heading for being no English word. The page's words read surely are mostly no English
+    words, so the dictionary says nothing of them and the heading stands."""
+    thesis = scanned_copy(CORPUS / "texlive" / "kdgmasterthesis-example-p7.pdf",
+                          tmp_path / "thesis.pdf", dpi=240)  # fmt: skip
+    result = convert_pdf(thesis, tmp_path, engine, ConvertOptions())
+    soup = BeautifulSoup(result.html_path.read_text(), "lxml")
+    headings = [h.get_text(" ", strip=True) for h in soup.find_all(["h1", "h2", "h3"])]
+    assert "Onderzoeksvraag" in headings and "1.1 Een beetje Cicero" in headings
+
+
+@pytest.mark.slow
 def test_shifted_font_encoding_is_read_again_and_the_title_is_no_section_name(engine, tmp_path):
     result = convert_pdf(REALWORLD / "olmo-page-1.pdf", tmp_path, engine, ConvertOptions())
     assert result.report["page_sources"] == {"1": "ocr"}

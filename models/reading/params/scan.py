@@ -44,6 +44,12 @@ class ScanParams:
     sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
     sure_confidence: float = 80  # a word read with this confidence or more was read surely
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print
+    # A page whose surely read words (this many letters or more, this many words at least) are
+    # fewer than this share dictionary words is in a language the dictionary lacks (English
+    # pages: 80-95 %).
+    dictionary_word_letters: int = 4
+    dictionary_min_words: int = 20
+    dictionary_known_share: float = 0.5
     size_jump_ratio: float = 1.6  # a line this many times taller (or shorter) starts a block
     continuation_indent_ratio: float = 0.4  # an item's continuation is indented this many sizes
     continuation_gap_ratio: float = 1.5  # and stands less than this many text sizes under it

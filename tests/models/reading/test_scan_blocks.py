@@ -16,6 +16,7 @@ from models.reading.scan_blocks import (
     not_read_finding,
     outside_figures,
     sure_share,
+    without_dictionary,
     without_illegible,
 )
 from models.reading.scan_lines import InkMeter, Line, ParaLines
@@ -243,3 +244,29 @@ def test_a_handwritten_page_has_its_own_finding_not_lines_not_read():
     kept, judged = without_illegible(page(sure_confidence=70), [], printed=False)
     assert judged.unreadable()
     assert not_read_finding(judged, read_blocks(kept), page_number=1) is None
+
+
+ENGLISH = "the committee has received your letter about the shipment of parcels abroad"
+DUTCH = "het onderzoek beschrijft welke gegevens verzameld worden tijdens deze studie"
+
+
+def _page_of(text: str, *, known, lines: int = 4, confidence: float = 92) -> list[ParaLines]:
+    return [ParaLines([line_of(text, 200 + 50 * k, confidence=confidence, known=known)
+                       for k in range(lines)])]  # fmt: skip
+
+
+def test_a_page_in_a_language_the_dictionary_lacks_has_its_words_unjudged_by_it():
+    """Words read surely that the dictionary mostly does not know: the page's language is not
+    the dictionary's, and `known` says nothing (None)."""
+    dutch = _page_of(DUTCH, known=False)
+    without_dictionary(dutch)
+    assert {w.known for line in dutch[0] for w in line.words} == {None}
+    english = _page_of(ENGLISH, known=True)
+    without_dictionary(english)
+    assert {w.known for line in english[0] for w in line.words} == {True}
+    few = _page_of(DUTCH, known=False, lines=1)  # too few words to tell
+    without_dictionary(few)
+    assert {w.known for line in few[0] for w in line.words} == {False}
+    doubtful = _page_of(DUTCH, known=False, confidence=60)
+    without_dictionary(doubtful)  # read doubtfully: handwriting's words, the dictionary judges
+    assert {w.known for line in doubtful[0] for w in line.words} == {False}
