@@ -20,8 +20,10 @@ class LayerImage(PageImageAccess):
         transcribe: Callable[[BBox], str | None],
         ruled_tables: Callable[[BBox], list[tuple[BBox, list[list[dict]]]]],
         text_size: Callable[[list[Word]], float | None],
+        drawn: bool = True,
     ) -> None:
         self._ink = ink
+        self._drawn = drawn
         self._transcribe = transcribe
         self._ruled_tables = ruled_tables
         self._text_size = text_size
@@ -37,3 +39,6 @@ class LayerImage(PageImageAccess):
 
     def text_size(self, words: list[Word]) -> float | None:
         return self._text_size(words)
+
+    def glyphs_drawn(self) -> bool:
+        return self._drawn

@@ -350,7 +350,7 @@ def apply_layout(page: ReadingPage, image: PageImageAccess) -> ReadingPage:
         elif region.kind in _PICTURES:
             out = _picture(region, out, page, image, findings)
     out = _with_key_value_tables(out)
-    out = _with_tables_of_figures(out)
+    out = _with_tables_of_figures(out, drawn=image.glyphs_drawn())
     figures = [b for b in out if b.kind == "figure"]
     for figure in figures:
         if figure.bbox and not figure.alt and not figure_worthy(figure.bbox, page, image):
@@ -479,7 +479,8 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
     if ruled:
         table = ReadBlock(kind="table", bbox=region.bbox, rows=ruled[0][1], text="")
     else:
-        table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox))
+        table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox),
+                                 drawn=image.glyphs_drawn())  # fmt: skip
         if table is not None and _columns_of_prose(table):
             return blocks  # columns of running text set close: they stay text
     if table is None:
@@ -551,7 +552,8 @@ def _with_head(
     hx0, hy0, hx1, _ = head.bbox  # type: ignore[misc]
     grown = Region(kind=region.kind, bbox=(min(x0, hx0), hy0, max(x1, hx1), bottom))
     words = _text_words(grown, blocks)
-    headed = table_from_words(words, grown.bbox, rules=image.row_rules(grown.bbox))
+    headed = table_from_words(words, grown.bbox, rules=image.row_rules(grown.bbox),
+                              drawn=image.glyphs_drawn())  # fmt: skip
     if headed is None or len(headed.rows) != len(table.rows) + 1:
         return region, table, inside
     top, rest = headed.rows[0], headed.rows[1:]
@@ -698,16 +700,17 @@ def _prose(words: list[Word]) -> bool:
 _PICTURES = ("picture", "drawing", "formula")
 
 
-def _with_tables_of_figures(blocks: list[ReadBlock]) -> list[ReadBlock]:
+def _with_tables_of_figures(blocks: list[ReadBlock], *, drawn: bool) -> list[ReadBlock]:
     """A text block that is a table of figures no region showed (a booktabs table on a scan,
     which the layout model read as text and Tesseract as one paragraph of its rows) becomes
-    that table (word_tables.table_of_figures), in its place."""
+    that table (word_tables.table_of_figures), in its place. `drawn`: the words are a text
+    layer's glyphs (PageImageAccess.glyphs_drawn)."""
     out = []
     for block in blocks:
         table = None
         words = block.words
         if block.kind == "paragraph" and block.bbox and words and all(w.bbox for w in words):
-            table = table_of_figures(words, block.bbox)
+            table = table_of_figures(words, block.bbox, drawn=drawn)
         if table is None:
             out.append(block)
             continue

@@ -61,3 +61,8 @@ class PageImageAccess:
     def column_rules(self) -> list[BBox]:
         """The vertical rules printed on the page that are long enough to part columns."""
         return []
+
+    def glyphs_drawn(self) -> bool:
+        """The words are glyphs the file draws (a born-digital text layer), not a reading of
+        ink: no ruling line was read as a "|" or a "[" in them."""
+        return False

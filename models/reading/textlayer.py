@@ -409,8 +409,10 @@ def _layer_reading(
             known = [size_of[id(w)] for w in words for _ in w.text if id(w) in size_of]
             return statistics.median(known) if known else None
 
+        # An OCR layer's words are a reading of ink: a ruling line may be one of its "|".
         answers = LayerImage(ink=_ink_meter(image), transcribe=transcribe,
-                             ruled_tables=ruled_tables, text_size=text_size)  # fmt: skip
+                             ruled_tables=ruled_tables, text_size=text_size,
+                             drawn=not ocr_layer)  # fmt: skip
         layered = ReadingPage(blocks=blocks, regions=regions, width=rect.width,
                               height=rect.height, dpi=dpi, source="text_layer")  # fmt: skip
         ranks = engine_ranks(blocks)  # the layer's own order, a second opinion on ours

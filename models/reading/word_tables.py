@@ -226,14 +226,16 @@ def _is_number(text: str) -> bool:
 
 
 def table_from_words(
-    words: list[Word], bbox: BBox, *, rules: Sequence[float] = (),
+    words: list[Word], bbox: BBox, *, rules: Sequence[float] = (), drawn: bool = False,
     params: WordTableParams = WORD_TABLES,
 ) -> ReadBlock | None:  # fmt: skip
     """A table block from the words inside a table region, or None when they do not line up
     into at least `params.min_rows` rows of `params.min_cols` columns. `rules`: heights of
     horizontal rules printed across the region (a scan's row rules); the lines between two of
-    them are one row where only one column wraps."""
-    words = [_without_rules(w) for w in words if w.bbox and w.text.strip()]
+    them are one row where only one column wraps. `drawn`: the words are glyphs a born-digital
+    layer draws, where a "[" or a "!" is text ("Requires [amsfonts]"), never a ruling line
+    read as one."""
+    words = [w if drawn else _without_rules(w) for w in words if w.bbox and w.text.strip()]
     words = [w for w in words if w.text]
     if len(words) < params.min_rows * params.min_cols:
         return None
@@ -377,13 +379,13 @@ def _levelled(words: list[Word], height: float, params: WordTableParams) -> list
 
 
 def table_of_figures(
-    words: list[Word], bbox: BBox, *, params: WordTableParams = WORD_TABLES
+    words: list[Word], bbox: BBox, *, drawn: bool = False, params: WordTableParams = WORD_TABLES
 ) -> ReadBlock | None:
     """The table a block of text holds when no region showed one: its lines part into columns
     (table_from_words) and most of its rows are figures, several to a row
     (`params.figure_table_*`). Prose never parts into columns; a list of labelled values
     (two columns) is a key/value table's, not this."""
-    table = table_from_words(words, bbox, params=params)
+    table = table_from_words(words, bbox, drawn=drawn, params=params)
     if table is None or not table.rows:
         return None
     rows = [[cell["text"] for cell in row] for row in table.rows]

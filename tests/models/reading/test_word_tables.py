@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import math
 
+import pymupdf
+
 from models.engine import Word
 from models.reading.params.tables import WordTableParams
+from models.reading.textlayer import text_layer_reading
 from models.reading.word_tables import table_from_words, table_of_figures
+from tests.conftest import CORPUS
 
 CHAR = 20  # width of one character, in pixels
 ROW = 60  # height of one table row
@@ -50,6 +54,20 @@ def test_unruled_table_rows_columns_and_header_row():
     # A text first column beside figures holds the row headers.
     assert [row[0]["header"] for row in table.rows[1:]] == [True, True, True]
     assert not any(c["header"] for row in table.rows[1:] for c in row[1:])
+
+
+def test_a_rule_read_as_a_glyph_leaves_a_scans_words_and_a_drawn_bracket_stays():
+    """A scan's vertical rule read at a word's edge ("|812", "798[") is no text; in a text
+    layer's glyphs "[ams]" and "Yes!" are the cell's text."""
+    rows = [list(row) for row in BUDGET]
+    rows[1] = [(100, "Staff"), (400, "|812"), (600, "798[")]
+    rows[2] = [(100, "Energy"), (400, "[ams]"), (600, "Yes!")]
+    words = _cells(rows)
+    read = table_from_words(words, (90, 90, 800, 400))
+    drawn = table_from_words(words, (90, 90, 800, 400), drawn=True)
+    assert read is not None and drawn is not None
+    assert _texts(read)[1:3] == [["Staff", "812", "798"], ["Energy", "ams", "Yes"]]
+    assert _texts(drawn)[1:3] == [["Staff", "|812", "798["], ["Energy", "[ams]", "Yes!"]]
 
 
 def test_a_first_row_whose_answers_recur_below_is_no_header():
@@ -748,3 +766,15 @@ def test_rows_that_lost_their_first_cell_are_no_text_wrapped_into_one_row():
     table = table_from_words(_cells(rows), (90, 90, 900, 600))
     assert table is not None
     assert [row[-1]["text"] for row in table.rows][-3:] == ["Felix", "Flyer", "Gando"]
+
+
+def test_a_born_digital_tables_brackets_stay_in_its_cells():
+    """REVTeX's command summary, p. 5 (a two-column table of macros and their use): its cells
+    came out "Requires amsfonts or amssymb]." and "\\begin{table}[<placement>", the brackets
+    taken for ruling lines read as glyphs, which a text layer's glyphs never are."""
+    with pymupdf.open(CORPUS / "texlive" / "revtex-summary-p5.pdf") as doc:
+        reading = text_layer_reading(doc[0], page_number=5, dpi=150)
+    (table,) = [b for b in reading.blocks if b.kind == "table"]
+    cells = [c["text"] for row in table.rows for c in row]
+    assert "Math fraktur font. Requires [amsfonts] or [amssymb]." in cells
+    assert "\\begin{table}[<placement>]" in cells
