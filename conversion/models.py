@@ -103,6 +103,7 @@ class Page(models.Model):
     number = models.PositiveIntegerField()  # 1-based
     status = models.CharField(max_length=16, choices=PageStatus.choices, default=PageStatus.QUEUED)
     dpi = models.PositiveIntegerField(default=0)
+    drawn = models.BooleanField(default=False)  # no raster image on it (RenderedPage.drawn)
     reading = models.JSONField(null=True, blank=True)  # models.engine.PageReading as JSON
     source = models.CharField(max_length=16, blank=True)  # ocr / text_layer / model
     attempts = models.PositiveSmallIntegerField(default=0)

@@ -116,14 +116,18 @@ def job_start(*, job_id) -> list[int]:
     )
 
 
-def page_rasterized(*, job_id, number: int, dpi: int, timings: dict, text_layer) -> None:
+def page_rasterized(
+    *, job_id, number: int, dpi: int, timings: dict, text_layer, drawn: bool = False
+) -> None:
     """Record a rasterized page; a page whose text layer is trusted is read at once. Its image
     (already in place), dpi and text-layer reading change together, in one transaction: a worker
     killed in between leaves dpi 0 (rasterize again), never a rasterized page without its
     reading, which recovery would send to OCR (issue 17: a born-digital page read by OCR)."""
     page_id = Page.objects.values_list("pk", flat=True).get(job_id=job_id, number=number)
     with transaction.atomic():
-        Page.objects.filter(pk=page_id).update(dpi=dpi, timings=timings, updated_at=timezone.now())
+        Page.objects.filter(pk=page_id).update(
+            dpi=dpi, drawn=drawn, timings=timings, updated_at=timezone.now()
+        )
         if text_layer is not None:
             _pages_store(readings=[(page_id, job_id, text_layer, timings)])
 

@@ -334,7 +334,7 @@ def read_page_image(job_id, number: int) -> Image.Image | None:
 def engine_input(page: Page) -> PageImage:
     """A rasterized page as an engine reads it (FileNotFoundError when it has no image)."""
     with _open(page_key(page.job_id, page.number)) as fh, Image.open(fh) as image:
-        return flow.engine_input(image, page.number, page.dpi)
+        return flow.engine_input(image, page.number, page.dpi, drawn=page.drawn)
 
 
 # --- outputs --------------------------------------------------------------------------------

@@ -46,6 +46,9 @@ class PageImage:
     image: Image.Image
     page_number: int  # 1-based
     dpi: int
+    # Drawn from fonts and vector paths, no raster image in it (a born-digital page whose text
+    # layer could not be used): what cannot be read on it is print, never handwriting.
+    drawn: bool = False
 
 
 @dataclass

@@ -97,7 +97,8 @@ def read_pages(
                 timings["rasterize_s"] += time.perf_counter() - started
                 rendered_modes[number] = image.mode
                 if layer is None:
-                    batch.append(flow.engine_input(image, number, rendered.dpi))
+                    batch.append(flow.engine_input(image, number, rendered.dpi,
+                                                   drawn=rendered.drawn))  # fmt: skip
                 else:
                     readings.append(layer)
                     keep_if_figures(layer, image)

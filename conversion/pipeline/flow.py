@@ -164,9 +164,10 @@ def _clean(reading: PageReading) -> PageReading:
     return reading if cleaned == as_json else reading_from_json(cleaned)
 
 
-def engine_input(image: Image.Image, number: int, dpi: int) -> PageImage:
-    """What every engine is given: the page as RGB (the same pixels on every path)."""
-    return PageImage(image=image.convert("RGB"), page_number=number, dpi=dpi or 300)
+def engine_input(image: Image.Image, number: int, dpi: int, *, drawn: bool = False) -> PageImage:
+    """What every engine is given: the page as RGB (the same pixels on every path), and whether
+    it is drawn (RenderedPage.drawn)."""
+    return PageImage(image=image.convert("RGB"), page_number=number, dpi=dpi or 300, drawn=drawn)
 
 
 def page_image(pages_dir: Path, number: int) -> Image.Image | None:

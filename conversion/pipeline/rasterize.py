@@ -87,10 +87,14 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
 class RenderedPage:
     dpi: int
     text_reading: dict | None  # models.engine.PageReading as JSON, when the text layer is usable
+    # No raster image on the page: it is drawn from fonts and vector paths, so whatever an
+    # engine cannot read on it is print (a glyph table of a script or of emoji), no handwriting.
+    drawn: bool = False
 
 
-def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage, dict | None]:
-    """One page's image and its text layer (a PageReading as JSON, or None)."""
+def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage, dict | None, bool]:
+    """One page's image, its text layer (a PageReading as JSON, or None) and whether it is
+    drawn (RenderedPage.drawn)."""
     with pymupdf.open(pdf_path, filetype="pdf") as doc:
         if doc.needs_pass:
             doc.authenticate("")
@@ -99,18 +103,19 @@ def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage,
         layer = text_layer_reading(
             doc[index], page_number=index + 1, dpi=image.dpi, image=image.image
         )
-    return image, reading_to_json(layer) if layer is not None else None
+        drawn = not doc[index].get_image_info()
+    return image, reading_to_json(layer) if layer is not None else None, drawn
 
 
 def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path) -> RenderedPage:
     """Rasterize one page of a PDF file into a PNG (atomically) and read its text layer. Made
     to run in an isolated child process (conversion.pipeline.isolate): file in, file out."""
-    image, text_reading = _render(pdf_path, index, opts)
+    image, text_reading, drawn = _render(pdf_path, index, opts)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.png")
     image.image.save(tmp, format="PNG", compress_level=1)
     os.replace(tmp, out)
-    return RenderedPage(dpi=image.dpi, text_reading=text_reading)
+    return RenderedPage(dpi=image.dpi, text_reading=text_reading, drawn=drawn)
 
 
 @dataclass(frozen=True)
@@ -129,9 +134,9 @@ class RenderedPixels:
 def render_page_pixels(pdf_path: Path, index: int, opts: RasterOptions) -> RenderedPixels:
     """render_page_file for a caller that keeps the page in memory (the command line): the
     pixels travel back from the isolated child instead of through a PNG file."""
-    image, text_reading = _render(pdf_path, index, opts)
+    image, text_reading, drawn = _render(pdf_path, index, opts)
     return RenderedPixels(
-        RenderedPage(dpi=image.dpi, text_reading=text_reading),
+        RenderedPage(dpi=image.dpi, text_reading=text_reading, drawn=drawn),
         image.image.mode,
         image.image.size,
         image.image.tobytes(),

@@ -171,6 +171,7 @@ def pages_rasterize(*, job_id, numbers: list[int]) -> list[int]:
                     dpi=rendered.dpi,
                     timings={"rasterize_s": time.perf_counter() - started},
                     text_layer=flow.text_layer(rendered),
+                    drawn=rendered.drawn,
                 )
     return list(
         Page.objects.filter(job=job, number__in=numbers, dpi__gt=0)

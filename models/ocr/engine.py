@@ -546,6 +546,8 @@ class TesseractEngine(PartRereads):
         if unreadable and osd is None:
             osd = self._detect_orientation_script(gray, page.dpi)
         printed, script = self._unread_print(osd) if unreadable else (False, None)
+        # A page drawn from fonts and paths (its text layer unusable) holds no handwriting.
+        printed = printed or (unreadable and page.drawn)
         read = scan_structure(read, image, heads=heads, unreadable=unreadable, script=script,
                               printed=printed)  # fmt: skip
         # A page judged handwritten keeps only the lines read surely.

@@ -80,6 +80,7 @@ def scaled_page(page: PageImage, factor: float) -> PageImage:
         image=page.image.resize(size, Image.Resampling.LANCZOS),
         page_number=page.page_number,
         dpi=max(1, round(page.dpi * factor)),
+        drawn=page.drawn,
     )
 
 

@@ -1,7 +1,13 @@
 import pymupdf
 
-from conversion.pipeline.rasterize import RasterOptions, choose_dpi, rasterize_page
+from conversion.pipeline.rasterize import (
+    RasterOptions,
+    choose_dpi,
+    rasterize_page,
+    render_page_pixels,
+)
 from tests.conftest import CORPUS
+from tests.pages import scanned_copy
 
 
 def test_poster_page_stays_under_the_pixel_cap():
@@ -39,3 +45,17 @@ def test_skew_estimate_undoes_a_known_rotation():
         gray = rasterize_page(doc, 0, RasterOptions(dpi=150)).image.convert("L")
     assert estimate_skew(gray) == 0.0
     assert abs(estimate_skew(gray.rotate(-4, expand=True, fillcolor=255)) - 4) <= 0.5
+
+
+def test_a_page_without_a_raster_image_is_drawn_and_a_scan_is_not(tmp_path):
+    """RenderedPage.drawn: a page of fonts and paths alone holds no handwriting (the OCR engine
+    is told so); a scan, or any page with an image on it, may."""
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((72, 72), "A glyph table", fontsize=12)
+        page.draw_rect(pymupdf.Rect(72, 100, 300, 300))
+        doc.save(tmp_path / "drawn.pdf")
+    scan = scanned_copy(tmp_path / "drawn.pdf", tmp_path / "scan.pdf", dpi=100)
+    opts = RasterOptions()
+    assert render_page_pixels(tmp_path / "drawn.pdf", 0, opts).page.drawn
+    assert not render_page_pixels(scan, 0, opts).page.drawn

@@ -68,6 +68,17 @@ def test_print_in_a_script_the_languages_do_not_read_is_not_called_handwriting(e
 
 
 @pytest.mark.slow
+def test_a_page_drawn_from_fonts_that_no_one_reads_is_print_not_handwriting(engine, tmp_path):
+    """pdf.js's issue7426: a glyph table of the Bhaiksuki script, drawn from its fonts, no
+    image on the page. Its text layer is no language a reader knows, so OCR reads the page and
+    finds it illegible; a page drawn from fonts and paths holds no handwriting, and the page
+    says it is print its OCR could not read."""
+    result = convert_pdf(CORPUS / "pdfjs" / "issue7426.pdf", tmp_path, engine, ConvertOptions())
+    (unreadable,) = [f for f in result.report["findings"] if f["code"] == "UNREADABLE"]
+    assert unreadable["printed"] is True and "andwrit" not in unreadable["message"]
+
+
+@pytest.mark.slow
 def test_unread_print_in_a_script_named_latin_is_not_called_handwriting(engine, tmp_path):
     """A manual's table of Greek numerals beside Latin headings, scanned: read with English, it
     is illegible, and orientation detection names its script "Latin" (the Latin print beside

@@ -8,6 +8,7 @@ import os
 import time
 from datetime import timedelta
 
+import pymupdf
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -49,6 +50,21 @@ def test_a_rasterized_page_and_its_text_layer_reading_are_recorded_together(
     assert runner.pages_rasterize(job_id=job.id, numbers=numbers) == []  # nothing left to OCR
     page.refresh_from_db()
     assert page.status == PageStatus.DONE and page.source == "text_layer"
+
+
+@pytest.mark.django_db
+def test_a_page_drawn_without_an_image_reaches_the_engine_as_drawn(owner, tmp_path):
+    """A born-digital page whose text layer cannot be used goes to the engine; that it holds
+    no raster image (RenderedPage.drawn: its illegible lines are print, not handwriting) is
+    kept with the page between the rasterizing worker and the reading one."""
+    with pymupdf.open() as doc:
+        doc.new_page().draw_rect(pymupdf.Rect(72, 100, 300, 300))  # no text, no image
+        doc.save(tmp_path / "drawn.pdf")
+    job = runner.job_create(owner=owner, upload=tmp_path / "drawn.pdf")
+    numbers = services.job_start(job_id=job.id)
+    (page_id,) = runner.pages_rasterize(job_id=job.id, numbers=numbers)
+    page = Page.objects.get(pk=page_id)
+    assert page.drawn and storage.engine_input(page).drawn
 
 
 @pytest.mark.django_db(transaction=True)
