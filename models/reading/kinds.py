@@ -23,6 +23,8 @@ ADDRESS = re.compile(r"[\w.+{},-]+@[\w.-]+|(?:https?|ftp)://\S+|www\.\S+", re.IG
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 PROSE_WORD = re.compile(r"[^\W\d_]{4,}")
+# Punctuation around a word that is no part of it ("(see", "words.", "“quoted”").
+WORD_EDGE = ".,:;!?()[]\"'’”“"
 CAPTION_LABEL = re.compile(
     r"^\W*(?:fig(?:ure)?|tab(?:le)?|chart|plate|scheme|graph|map|exhibit|box)s?\b", re.I
 )
@@ -294,7 +296,7 @@ def _known(word: Word) -> bool:
         return True
     if word.confidence < KINDS.sure_word_confidence:
         return False
-    stripped = word.text.strip(".,:;!?()[]\"'’”“")
+    stripped = word.text.strip(WORD_EDGE)
     if _CODE.fullmatch(stripped):
         return True  # "U1503A", "368X": a code read surely is no misreading
     parts = stripped.split("-")

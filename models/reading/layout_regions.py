@@ -23,6 +23,7 @@ from models.reading.kinds import (
     CAPTION_LABEL,
     MATH_SIGNS,
     PROSE_WORD,
+    WORD_EDGE,
     figure_text,
     is_figure,
     math_signs,
@@ -693,7 +694,7 @@ def _passage(text: str) -> bool:
 
 def _prose(words: list[Word]) -> bool:
     """Running text: many words of four letters or more, half the words or more."""
-    long = sum(bool(PROSE_WORD.fullmatch(w.text.strip(".,;:!?()[]\"'’”“"))) for w in words)
+    long = sum(bool(PROSE_WORD.fullmatch(w.text.strip(WORD_EDGE))) for w in words)
     return long >= LAYOUT.prose_long_words and long >= 0.5 * len(words)
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import centre_in, union
-from models.reading.kinds import figure_text, is_figure, markup_line
+from models.reading.kinds import WORD_EDGE, figure_text, is_figure, markup_line
 from models.reading.markers import BULLET, ORDERED
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN, ScanParams
@@ -178,8 +178,6 @@ NOT_READ_CODE = "LINES_NOT_READ"
 # Blocks whose place is theirs: a line under them is a figure's label, a formula's scrap, a
 # table's cell, each with its own finding or description.
 _COVERING_KINDS = ("figure", "formula", "table")
-# Punctuation around a word that is no part of it.
-_WORD_EDGE = ".,;:!?()[]\"'’”“«»"
 
 
 def not_read_finding(
@@ -243,7 +241,7 @@ def without_dictionary(paragraphs: list[ParaLines], params: ScanParams = SCAN) -
     count, `dictionary_min_words` of them at least, fewer than `dictionary_known_share`
     known."""
     words = [w for para in paragraphs for line in para for w in line.words]
-    cores = ((w, w.text.strip(_WORD_EDGE)) for w in words)
+    cores = ((w, w.text.strip(WORD_EDGE)) for w in words)
     sure = [
         w for w, core in cores
         if w.confidence >= params.sure_confidence and core.isalpha()
