@@ -29,15 +29,16 @@ class RasterOptions:
     max_megapixels: float = 20.0
 
 
-def native_dpi(page: pymupdf.Page) -> float | None:
+def native_dpi(page: pymupdf.Page, images: list[dict] | None = None) -> float | None:
     """The resolution of the page's scan (its largest image, when that covers half the page or
     more), in pixels per inch of the page. A figure is no scan: a born-digital page renders at
     one resolution whatever its pictures, so text sizes in pixels compare across its pages
     (heading levels are one scale for the whole document; a paper's pages with photos were
-    rendered at 240 DPI, the others at 300, and its section headings stepped down a level)."""
+    rendered at 240 DPI, the others at 300, and its section headings stepped down a level).
+    `images`: the page's `get_image_info()`, when the caller has it already."""
     best = None
     area_of_page = abs(page.rect) or 1.0
-    for info in page.get_image_info():
+    for info in page.get_image_info() if images is None else images:
         bbox = pymupdf.Rect(info["bbox"])
         if bbox.width <= 0 or bbox.height <= 0 or abs(bbox & page.rect) < 0.5 * area_of_page:
             continue
@@ -48,8 +49,8 @@ def native_dpi(page: pymupdf.Page) -> float | None:
     return best[1] if best else None
 
 
-def choose_dpi(page: pymupdf.Page, opts: RasterOptions) -> int:
-    scan = native_dpi(page)
+def choose_dpi(page: pymupdf.Page, opts: RasterOptions, images: list[dict] | None = None) -> int:
+    scan = native_dpi(page, images)
     if scan is None or scan < opts.min_scan_dpi:
         dpi = float(opts.dpi)
     else:
@@ -70,7 +71,10 @@ def _is_gray(pix: pymupdf.Pixmap) -> bool:
 
 def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> PageImage:
     page = doc[index]
-    dpi = choose_dpi(page, opts)
+    # One pass over the page's content finds its images: for the scan's resolution, and
+    # whether it has none (PageImage.drawn).
+    images = page.get_image_info()
+    dpi = choose_dpi(page, opts, images)
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False, annots=False)
     size = (pix.width, pix.height)
     if _is_gray(pix):
@@ -80,7 +84,7 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
         image = rgb.convert("L")
     else:
         image = Image.frombytes("RGB", size, pix.samples)
-    return PageImage(image=image, page_number=index + 1, dpi=dpi)
+    return PageImage(image=image, page_number=index + 1, dpi=dpi, drawn=not images)
 
 
 @dataclass(frozen=True)
@@ -88,13 +92,13 @@ class RenderedPage:
     dpi: int
     text_reading: dict | None  # models.engine.PageReading as JSON, when the text layer is usable
     # No raster image on the page: it is drawn from fonts and vector paths, so whatever an
-    # engine cannot read on it is print (a glyph table of a script or of emoji), no handwriting.
+    # engine cannot read on it is print (a glyph table of a script or of emoji), no handwriting
+    # (PageImage.drawn, as rasterize_page found it).
     drawn: bool = False
 
 
-def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage, dict | None, bool]:
-    """One page's image, its text layer (a PageReading as JSON, or None) and whether it is
-    drawn (RenderedPage.drawn)."""
+def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage, dict | None]:
+    """One page's image and its text layer (a PageReading as JSON, or None)."""
     with pymupdf.open(pdf_path, filetype="pdf") as doc:
         if doc.needs_pass:
             doc.authenticate("")
@@ -103,19 +107,18 @@ def _render(pdf_path: Path, index: int, opts: RasterOptions) -> tuple[PageImage,
         layer = text_layer_reading(
             doc[index], page_number=index + 1, dpi=image.dpi, image=image.image
         )
-        drawn = not doc[index].get_image_info()
-    return image, reading_to_json(layer) if layer is not None else None, drawn
+    return image, reading_to_json(layer) if layer is not None else None
 
 
 def render_page_file(pdf_path: Path, index: int, opts: RasterOptions, out: Path) -> RenderedPage:
     """Rasterize one page of a PDF file into a PNG (atomically) and read its text layer. Made
     to run in an isolated child process (conversion.pipeline.isolate): file in, file out."""
-    image, text_reading, drawn = _render(pdf_path, index, opts)
+    image, text_reading = _render(pdf_path, index, opts)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.png")
     image.image.save(tmp, format="PNG", compress_level=1)
     os.replace(tmp, out)
-    return RenderedPage(dpi=image.dpi, text_reading=text_reading, drawn=drawn)
+    return RenderedPage(dpi=image.dpi, text_reading=text_reading, drawn=image.drawn)
 
 
 @dataclass(frozen=True)
@@ -134,9 +137,9 @@ class RenderedPixels:
 def render_page_pixels(pdf_path: Path, index: int, opts: RasterOptions) -> RenderedPixels:
     """render_page_file for a caller that keeps the page in memory (the command line): the
     pixels travel back from the isolated child instead of through a PNG file."""
-    image, text_reading, drawn = _render(pdf_path, index, opts)
+    image, text_reading = _render(pdf_path, index, opts)
     return RenderedPixels(
-        RenderedPage(dpi=image.dpi, text_reading=text_reading, drawn=drawn),
+        RenderedPage(dpi=image.dpi, text_reading=text_reading, drawn=image.drawn),
         image.image.mode,
         image.image.size,
         image.image.tobytes(),

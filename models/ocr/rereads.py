@@ -295,14 +295,15 @@ def leader_runs(dark: np.ndarray, params: ScanParams = SCAN) -> list[tuple[int, 
             usual = float(np.median(steps))
             # A small mark at a step of its own ends the leader, not the whole run: the foot
             # of an italic page number just past the dots ("\AcceptText ....... 3").
-            uneven = np.flatnonzero(np.abs(steps - usual) > params.leader_step_spread * usual)
-            bounds = [0, *(uneven + 1).tolist(), len(run)]
-            for start, stop in itertools.pairwise(bounds):
-                part = run[start:stop]
-                long = part[-1][1] - part[0][0] >= params.leader_min_span_ratio * height
-                if (len(part) >= params.leader_min_dots and long
-                        and usual <= params.leader_step_ratio * height):  # fmt: skip
-                    runs.append((part[0][0], part[-1][1]))
+            if usual <= params.leader_step_ratio * height:  # marks farther apart: no leader
+                uneven = np.flatnonzero(np.abs(steps - usual) > params.leader_step_spread * usual)
+                bounds = [0, *(uneven + 1).tolist(), len(run)]
+                parts = [run[start:stop] for start, stop in itertools.pairwise(bounds)]
+                runs.extend(
+                    (part[0][0], part[-1][1]) for part in parts
+                    if len(part) >= params.leader_min_dots
+                    and part[-1][1] - part[0][0] >= params.leader_min_span_ratio * height
+                )  # fmt: skip
         run.clear()
 
     for dot in dots:

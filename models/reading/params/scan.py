@@ -46,7 +46,7 @@ class ScanParams:
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print
     # A page whose surely read words (this many letters or more, this many words at least) are
     # fewer than this share dictionary words is in a language the dictionary lacks (English
-    # pages: 80-95 %).
+    # pages of fresh TeX Live samples: 73-95 %; German, Portuguese, Czech, Latin: 19-49 %).
     dictionary_word_letters: int = 4
     dictionary_min_words: int = 20
     dictionary_known_share: float = 0.5
