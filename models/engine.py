@@ -87,13 +87,15 @@ class ReadBlock:
     layout: str | None = None  # the layout model's class of the block's region ("title", ...)
     # For the reading steps only, never in a reading's JSON (reading_to_json): the block's place
     # in the engine's order until the reading order is decided; a figure whose words Tesseract
-    # found but could not read (the page is then unreadable).
+    # found but could not read (the page is then unreadable); a list item's marker as a word
+    # (markers.take_marker), which a region taking the block's words takes with them.
     order: tuple = field(default=(), compare=False, repr=False)
     illegible_text: bool = field(default=False, compare=False, repr=False)
+    marker_word: Word | None = field(default=None, compare=False, repr=False)
 
 
 # ReadBlock's fields of the reading steps, left out of a reading's JSON.
-_STEP_FIELDS = ("order", "illegible_text")
+_STEP_FIELDS = ("order", "illegible_text", "marker_word")
 
 
 @dataclass

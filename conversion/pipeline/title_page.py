@@ -20,8 +20,9 @@ def _words(block: Block) -> int:
 
 def _is_title_page(page: Page, body_size: float, *, params: AssembleParams) -> bool:
     """Headings, no body text (no paragraph of `title_page_max_words` words or more, no table,
-    no list) and display type (`display_size_ratio` times the body's size or more)."""
-    texts = [b for b in page.blocks if b.kind in ("heading", "paragraph", "list", "table")]
+    no list, no code listing) and display type (`display_size_ratio` times the body's size or
+    more)."""
+    texts = [b for b in page.blocks if b.kind in ("heading", "paragraph", "list", "table", "code")]
     return (
         bool(body_size)
         and any(b.kind == "heading" for b in texts)
@@ -47,6 +48,23 @@ def _in_rows(pieces: list[Block]) -> list[Block]:
     return [b for row in rows for b in sorted(row, key=lambda b: b.bbox[0])]  # type: ignore[index]
 
 
+def _unbroken(pieces: list[Block], page: Page) -> list[Block]:
+    """The first piece and the pieces that follow it with nothing of the page between them:
+    a heading in display type under a listing or a picture and its caption ("List of Codes")
+    is a heading of its own, not more of the title."""
+    run = pieces[:1]
+    for piece in pieces[1:]:
+        top, bottom = run[-1].bbox[3], piece.bbox[1]  # type: ignore[index]
+        if any(
+            b.bbox and top <= b.bbox[1] and b.bbox[3] <= bottom
+            for b in page.blocks
+            if all(b is not p for p in pieces)
+        ):
+            break
+        run.append(piece)
+    return run
+
+
 def _title_pieces(page: Page, *, params: AssembleParams) -> list[Block]:
     """The lines set in the page's largest size (within `same_size_measured_share`): the
     title, in pieces where the reader cut its widely spaced words apart or took some of them
@@ -66,7 +84,7 @@ def title_page(pages: list[Page], body_size: float, *, params: AssembleParams = 
         return
     if not _is_title_page(first, body_size, params=params):
         return
-    pieces = _in_rows(_title_pieces(first, params=params))
+    pieces = _unbroken(_in_rows(_title_pieces(first, params=params)), first)
     said = " ".join(b.text.strip() for b in pieces)
     if not pieces or not real_words([], said):
         return

@@ -40,8 +40,8 @@ def code_blocks(
     for k, block in enumerate(blocks):
         words = typed[k]
         run = runs[-1] if runs and runs[-1][0][-1] == k - 1 else None
-        if words is None and run is not None and _signs(block):
-            words = [w for w in block.words if w.bbox]  # a listing's closing "}" on its own
+        if words is None and run is not None and (_signs(block) or _numbers(block)):
+            words = [w for w in block.words if w.bbox]  # a closing "}", a line's number alone
         if words is None:
             continue
         typed[k] = words
@@ -76,9 +76,11 @@ def _typewriter_words(
     if block.kind not in _LISTED_KINDS or block.layout == CONTENTS_LAYOUT:
         return None  # (a contents entry naming macros in typewriter type is no listing)
     words = [w for w in block.words if w.bbox]
+    # A listing's line numbers are set in the text font ("4 {"): they do not count.
+    code = [w for w in words if not (w.text.isdigit() and not mono(w))]
     # Signs alone ("}", "\\\\", "&") do not count: pdfTeX's listings draw braces and
     # backslashes from the math symbol font, at the typewriter font's width.
-    counted = [w for w in words if any(c.isalnum() for c in w.text)] or words
+    counted = [w for w in code if any(c.isalnum() for c in w.text)] or code
     chars = sum(len(w.text) for w in counted)
     if not chars or sum(len(w.text) for w in counted if mono(w)) < params.mono_share * chars:
         return None
@@ -100,6 +102,13 @@ def _signs(block: ReadBlock) -> bool:
         and any(w.bbox for w in block.words)
         and not any(c.isalnum() for c in block.text)
     )
+
+
+def _numbers(block: ReadBlock) -> bool:
+    """Numbers alone: a listing's line numbers where its line is blank or the page's blocks
+    parted them from their lines."""
+    words = [w for w in block.words if w.bbox]
+    return block.kind in _LISTED_KINDS and bool(words) and all(w.text.isdigit() for w in words)
 
 
 def _in_prose(words: list[Word], prose: list[ReadBlock], params: CodeParams) -> bool:
@@ -169,4 +178,5 @@ def _code(block: ReadBlock, words: list[Word], params: CodeParams) -> ReadBlock:
     return replace(
         block, kind="code", text="\n".join(out), words=[w for line in lines for w in line],
         bbox=union([w.bbox for w in words if w.bbox]), level=None, ordered=False, marker=None,
+        marker_word=None,
     )  # fmt: skip

@@ -16,7 +16,7 @@ import pymupdf
 from models.engine import ReadBlock, Word
 from models.reading.boxes import union
 from models.reading.inline_math import MathGlyph
-from models.reading.markers import BULLET
+from models.reading.markers import BULLET, take_marker
 from models.reading.math_text import Glyph
 from models.reading.params.code import CODE, MONO_FONT, CodeParams
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
@@ -520,10 +520,7 @@ def joined_lines(
         last = out[-1] if out else None
         bullet = BULLET.match(block.text) if block.kind == "paragraph" else None
         if bullet:  # a printed bullet (read as "¢", "©", "e") starts a list item, as in OCR
-            block.kind = "list_item"
-            block.marker = bullet.group(0).strip()
-            block.text = block.text[bullet.end() :]
-            block.words = block.words[1:] if len(block.words) > 1 else block.words
+            take_marker(block, bullet)
         elif (
             last is not None and last.kind in ("paragraph", "list_item")
             and block.kind == "paragraph"

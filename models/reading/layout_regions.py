@@ -32,7 +32,7 @@ from models.reading.kinds import (
     real_words,
 )
 from models.reading.kv_tables import key_value_tables
-from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title
+from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title, take_marker
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.layout_regions import LAYOUT
 from models.reading.params.reading_order import READING_ORDER
@@ -222,6 +222,7 @@ def _split(
         if k == 0 and block.kind == "list_item" and block.bbox and part.bbox:
             # The item's marker (no word of it) opens its first part, at the item's margin.
             part.kind, part.marker, part.ordered = "list_item", block.marker, block.ordered
+            part.marker_word = block.marker_word
             part.bbox = (min(block.bbox[0], part.bbox[0]), *part.bbox[1:])
         part.order = (*block.order, k)
         parts.append((part, owner))
@@ -244,10 +245,8 @@ def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     if kind == "list_item" and block.kind == "paragraph":
         marker = LIST_MARKER.match(block.text)
         if marker:
-            block.marker = marker.group(0).strip()
+            take_marker(block, marker)
             block.ordered = block.marker[:1].isdigit() or block.marker[:1] == "("
-            block.text = block.text[marker.end() :]
-            block.words = block.words[1:] if len(block.words) > 1 else block.words
         else:
             kind = "paragraph"  # an item without a marker reads as its own paragraph
     if kind == "paragraph" and block.kind == "list_item":
@@ -439,7 +438,9 @@ def overlap(a: BBox, b: BBox) -> bool:
 
 
 def _inside(region: Region, block: ReadBlock) -> list[Word]:
-    return [w for w in block.words if w.bbox and region.contains(w.bbox, slack=2)]
+    """The block's words inside `region`, a list item's marker among them."""
+    words = [block.marker_word, *block.words] if block.marker_word else block.words
+    return [w for w in words if w.bbox and region.contains(w.bbox, slack=2)]
 
 
 def _take(region: Region, blocks: list[ReadBlock]) -> tuple[list[Word], list, list[ReadBlock]]:

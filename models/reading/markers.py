@@ -26,6 +26,18 @@ LIST_MARKER = re.compile(rf"^(?:[{BULLET_GLYPHS}]\s*|(?:[*–—-]|{_ORDINAL})\s
 BULLET_GLYPH = re.compile(rf"^[{BULLET_GLYPHS}]\s*")
 
 
+def take_marker(block: ReadBlock, marker: re.Match) -> None:
+    """`block` a list item opened by `marker` (a match at the start of its text): the marker
+    said apart from its text, its word kept aside (`ReadBlock.marker_word`). A region that
+    then takes the block's words (a table's numbered rows, a contents page boxed as a table:
+    "1. Name, Legal Form ... 2") takes the number with them."""
+    block.kind = "list_item"
+    block.marker = marker.group(0).strip()
+    block.text = block.text[marker.end() :]
+    if len(block.words) > 1:
+        block.marker_word, block.words = block.words[0], block.words[1:]
+
+
 def number_the_title(block: ReadBlock, *, full_confidence: float) -> None:
     """A numbered section title the engine took for a list item ("1. Introduction" read as
     item "1." of a list): the number is part of the heading again, as sure as its least sure
@@ -33,7 +45,7 @@ def number_the_title(block: ReadBlock, *, full_confidence: float) -> None:
     confidence = min((w.confidence for w in block.words), default=full_confidence)
     block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
     block.text = f"{block.marker} {block.text}"
-    block.marker, block.ordered = None, False
+    block.marker, block.ordered, block.marker_word = None, False, None
 
 
 # -- how ordered markers count --------------------------------------------------------------------

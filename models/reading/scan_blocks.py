@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import centre_in, union
 from models.reading.kinds import WORD_EDGE, figure_text, is_figure, markup_line
-from models.reading.markers import BULLET, ORDERED
+from models.reading.markers import BULLET, ORDERED, take_marker
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN, ScanParams
 from models.reading.scan_lines import (
@@ -115,10 +115,10 @@ def is_illegible(line: Line, *, printed: bool = False) -> bool:
     read as "UO JASN WepJe|sWy }ENSIBAIUN", is read so, a word or two of it surely)."""
     words = line.words
     confidence = sum(w.confidence for w in words) / max(len(words), 1)
-    if printed and markup_line(line.text):
-        return confidence < SCAN.illegible_confidence
     if line.confirmed:
         return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))
+    if printed and markup_line(line.text):
+        return confidence < SCAN.illegible_confidence
     longer = [w for w in words if len(w.text) >= SCAN.known_word_letters]
     known = sum(bool(w.known) or is_figure(w.text) for w in longer) / max(len(longer), 1)
     doubtful = confidence < SCAN.doubtful_confidence and known < SCAN.illegible_known_share
@@ -369,16 +369,10 @@ def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:
         bullet = BULLET.match(text) if not _tall_first_word(words) else None
         ordered = ORDERED.match(text)
         if bullet:
-            block.kind = "list_item"
-            block.marker = bullet.group(0).strip()
-            block.text = text[bullet.end() :]
-            block.words = words[1:] if len(words) > 1 else words
+            take_marker(block, bullet)
         elif ordered and len(group) >= 1 and len(text) > ordered.end() + 2:
-            block.kind = "list_item"
+            take_marker(block, ordered)
             block.ordered = True
-            block.marker = ordered.group(0).strip()
-            block.text = text[ordered.end() :]
-            block.words = words[1:] if len(words) > 1 else words
         block.order = lines.order
         blocks.append(block)
     return blocks

@@ -148,3 +148,18 @@ def test_an_old_books_ocr_layer_that_agrees_is_kept(engine, tmp_path):
     assert "a fortress on the island" in text and "undertook the command" in text
     assert "a. t>." not in text
     assert main.find("figure") is None  # the scan under the layer is no figure
+
+
+@pytest.mark.slow
+def test_a_tables_numbered_rows_keep_their_numbers(engine, tmp_path):
+    """KOMA-Script's scrjura example, page 1, scanned: a contents page the layout model boxes
+    as a table, its entries "§ 1. Name, Legal Form, Headquarters .... 2". Each entry read as
+    a list item, its "1." a marker apart from its words; the table took the words and left
+    the numbers behind ("Name, Legal Form, Headquarters | 2")."""
+    bylaws = scanned_copy(CORPUS / "texlive" / "scrjura-example-en-p1.pdf",
+                          tmp_path / "bylaws.pdf", dpi=240)  # fmt: skip
+    result = convert_pdf(bylaws, tmp_path, engine, ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(), "lxml").find("main")
+    text = " ".join(main.get_text(" ").split())
+    for entry in ("1. Name, Legal Form", "2. Purpose of the Club", "9. Effective Date"):
+        assert entry in text

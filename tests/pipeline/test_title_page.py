@@ -61,3 +61,33 @@ def test_a_subtitle_in_display_type_under_the_title_stays_a_heading():
     ])  # fmt: skip
     heads = [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
     assert heads == ["PART ONE", "The Early Years"]
+
+
+def _chapter_opening(listing: ReadBlock) -> list[ReadBlock]:
+    """A thesis's first chapter page (elteikthesis's minted example, page 1): the chapter's
+    number and title in display type, a listing and its caption, then "List of Codes" in the
+    same display type over its one entry."""
+    return [
+        _line("heading", "Chapter 1", (300, 400, 900, 480), 86),
+        _line("heading", "Minted source code example", (300, 560, 1800, 640), 86),
+        listing,
+        _line("paragraph", "Code 1.1: Hello World in C++", (900, 1700, 1600, 1740), 41.5, "text"),
+        _line("heading", "List of Codes", (300, 2000, 1000, 2080), 86),
+        _line("paragraph", "1.1 Hello World in C++ 1", (400, 2200, 2000, 2240), 41.5, "text"),
+    ]  # fmt: skip
+
+
+def test_display_lines_parted_by_a_picture_are_not_one_title():
+    """Read as a picture, the listing leaves a page of headings and short lines; "List of
+    Codes", under the picture and its caption, is its own heading, not the title's end."""
+    doc = _book(_chapter_opening(ReadBlock(kind="figure", text="", bbox=(300, 800, 1900, 1600))))
+    heads = [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+    assert heads == ["Chapter 1 Minted source code example", "List of Codes"]
+
+
+def test_a_page_with_a_code_listing_is_no_title_page():
+    """A listing is body to read: the page's display lines stay the headings they are."""
+    code = ReadBlock(kind="code", text="int main()\n{\n  return 0;\n}", bbox=(300, 800, 1900, 1600))
+    doc = _book(_chapter_opening(code))
+    heads = [b.text for b in doc.pages[0].blocks if b.kind == "heading"]
+    assert "List of Codes" in heads and not doc.pages[0].blocks[0].is_title

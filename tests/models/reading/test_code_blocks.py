@@ -115,3 +115,16 @@ def test_a_listing_drawn_without_widths_keeps_its_lines():
     block = ReadBlock("paragraph", "x=1; y=2;", (300, 100, 300, 188), words=words)
     out = code_blocks([_prose(0, 1), block], _typewriter(block))
     assert out[1].kind == "code" and out[1].text == "x=1;\ny=2;"
+
+
+def test_a_listings_line_numbers_in_the_text_font_stay_in_it():
+    """elteikthesis's minted example, page 1: a listing numbered 1 to 12 in 6-point roman
+    beside 12-point typewriter lines; lines 2, 7 and 10 are blank, so their numbers stand
+    alone. The listing is one code block with its numbers, not a run of code and paragraphs."""
+    with pymupdf.open(CODE.parent / "corpus" / "texlive" / "elteikthesis-minted-p1.pdf") as doc:
+        blocks = text_layer_reading(doc[0], page_number=1, dpi=150).blocks
+    (listing,) = [b for b in blocks if b.kind == "code"]
+    lines = listing.text.split("\n")
+    assert [line.split()[0] for line in lines] == [str(n) for n in range(1, 13)]
+    assert lines[4].split() == ["5", "int", "c;"] and lines[-1].split() == ["12", "}"]
+    assert not any(b.text.strip().isdigit() for b in blocks if b.kind == "paragraph")

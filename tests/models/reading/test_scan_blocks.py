@@ -186,6 +186,22 @@ def test_a_listings_line_read_doubtfully_on_a_printed_page_stays():
     assert code.text not in [ln.text for para in kept for ln in para]
 
 
+def test_a_listings_line_two_reads_confirmed_stays_with_a_word_read_surely():
+    """A manual's display line of macros ("(repeat) {(arg-1)}(repeat){(arg-2)}... (repeat)
+    {(arg-n)}", domore p. 4 scanned) read at 42 on average, its first word at 89: as read
+    once, a line of computer text that unsure leaves; read alike twice (`Line.confirmed`),
+    it stays for its word read surely, as any confirmed line does."""
+    typed = page(sure_confidence=93)
+    macros = line_of("(repeat) {(arg-1)}(repeat){(arg-2)}... (repeat) {(arg-n)}", 600,
+                     confidence=15, known=False)  # fmt: skip
+    macros.words[0].confidence, macros.words[1].confidence = 89, 50
+    kept, _ = without_illegible([*typed, ParaLines([macros])], [], printed=True)
+    assert macros.text not in [ln.text for para in kept for ln in para]
+    macros.confirmed = True
+    kept, _ = without_illegible([*typed, ParaLines([macros])], [], printed=True)
+    assert macros.text in [ln.text for para in kept for ln in para]
+
+
 def english_page() -> list[ParaLines]:
     return [
         ParaLines([line_of(text, 200 + 50 * k, confidence=93, known=True)])
