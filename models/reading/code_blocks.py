@@ -36,12 +36,15 @@ def code_blocks(
     word is set in a monospaced font. A listing is judged whole: the page's blocks may part
     it ("git checkout -b fix-42" has no sign of code; the lines above it do)."""
     typed = {k: _typewriter_words(block, mono, params) for k, block in enumerate(blocks)}
+    numbers = {k: _line_number(block, mono) for k, block in enumerate(blocks)}
     runs: list[tuple[list[int], list[Word]]] = []  # blocks one under the other, their words
     for k, block in enumerate(blocks):
         words = typed[k]
         run = runs[-1] if runs and runs[-1][0][-1] == k - 1 else None
-        if words is None and run is not None and (_signs(block) or _numbers(block)):
-            words = [w for w in block.words if w.bbox]  # a closing "}", a line's number alone
+        if words is None and run is not None and (_signs(block) or _next_line(k, run, numbers)):
+            # A closing "}"; a numbered listing's next line, its number alone (a blank line)
+            # or before what the page's fonts set apart (docstrip's "92 <\tmple>" in italics)
+            words = [w for w in block.words if w.bbox]
         if words is None:
             continue
         typed[k] = words
@@ -104,11 +107,20 @@ def _signs(block: ReadBlock) -> bool:
     )
 
 
-def _numbers(block: ReadBlock) -> bool:
-    """Numbers alone: a listing's line numbers where its line is blank or the page's blocks
-    parted them from their lines."""
+def _line_number(block: ReadBlock, mono: Callable[[Word], bool]) -> int | None:
+    """The number opening the block's first line when it is set in the text font, as a
+    listing's line numbers are; else None."""
     words = [w for w in block.words if w.bbox]
-    return block.kind in _LISTED_KINDS and bool(words) and all(w.text.isdigit() for w in words)
+    if block.kind not in _LISTED_KINDS or not words:
+        return None
+    first = text_rows(words)[0][0]
+    return int(first.text) if first.text.isdigit() and not mono(first) else None
+
+
+def _next_line(k: int, run: tuple[list[int], list[Word]], numbers: dict) -> bool:
+    """Block `k` opens with the number after the last line number of the listing's `run`."""
+    last = next((numbers[j] for j in reversed(run[0]) if numbers[j] is not None), None)
+    return last is not None and numbers[k] == last + 1
 
 
 def _in_prose(words: list[Word], prose: list[ReadBlock], params: CodeParams) -> bool:

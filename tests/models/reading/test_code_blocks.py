@@ -128,3 +128,17 @@ def test_a_listings_line_numbers_in_the_text_font_stay_in_it():
     assert [line.split()[0] for line in lines] == [str(n) for n in range(1, 13)]
     assert lines[4].split() == ["5", "int", "c;"] and lines[-1].split() == ["12", "}"]
     assert not any(b.text.strip().isdigit() for b in blocks if b.kind == "paragraph")
+
+
+def test_a_numbered_listings_lines_in_another_font_stay_in_it():
+    """articleingud's manual p. 8: docstrip source numbered 85 to 122, its guard lines
+    ("92 <\\tmple>") set in italics between angle brackets, no typewriter type. Each such line
+    opens with the number after the listing's last one and stays in the listing, which was
+    cut at each guard and left as paragraphs, each part beside a guard "prose". (A guard line
+    the text opens, 110 under a paragraph, stays a paragraph; the lines after it are one.)"""
+    with pymupdf.open(CODE.parent / "corpus" / "texlive" / "articleingud-p8.pdf") as doc:
+        blocks = text_layer_reading(doc[0], page_number=1, dpi=150).blocks
+    listings = [b.text.split("\n") for b in blocks if b.kind == "code"]
+    assert [int(line.split()[0]) for line in listings[0]] == list(range(85, 110))
+    assert [int(line.split()[0]) for line in listings[1]] == list(range(111, 121))
+    assert not any(b.text.startswith("9") for b in blocks if b.kind == "paragraph")
