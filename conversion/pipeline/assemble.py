@@ -181,14 +181,19 @@ def _prose_sizes(
     readings: list[PageReading], *, params: AssembleParams
 ) -> tuple[headings.ProseSizes, headings.ProseSizes]:
     """The sizes the document's prose is set in, as its text layers give them (exact) and as
-    its scans measure them: [text layer, scan]."""
+    its scans measure them: [text layer, scan]. Lines in capitals are no prose (a thesis's
+    title page, scanned: its title in capitals held 30 % of the page's characters, and its
+    size passed for the prose's); they count in the whole."""
     exact: Counter[float] = Counter()
     measured: Counter[float] = Counter()
+    capitals: Counter[float] = Counter()
     for r in readings:
         for b in r.blocks:
             if b.font_size and b.kind in ("paragraph", "list_item"):
-                (measured if r.source == "ocr" else exact)[round(b.font_size, 1)] += len(b.text)
-    total = sum(exact.values()) + sum(measured.values())
+                caps = headings.in_capitals(b.text, params=params)
+                sizes = capitals if caps else measured if r.source == "ocr" else exact
+                sizes[round(b.font_size, 1)] += len(b.text)
+    total = sum(exact.values()) + sum(measured.values()) + sum(capitals.values())
     return (
         headings.ProseSizes(tuple(exact.items()), total, params.prose_size_exact_tolerance),
         headings.ProseSizes(tuple(measured.items()), total, params.prose_size_measured_tolerance),

@@ -139,6 +139,16 @@ def bold_titles(
     return found
 
 
+def in_capitals(text: str, *, params: AssembleParams = ASSEMBLE) -> bool:
+    """Set in capitals: `centred_min_letters` letters or more, `centred_capitals_share` of
+    them capitals."""
+    letters = [c for c in text if c.isalpha()]
+    capitals = sum(c.isupper() for c in letters)
+    return len(letters) >= params.centred_min_letters and capitals >= (
+        params.centred_capitals_share * len(letters)
+    )
+
+
 def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE) -> set[int]:
     """Titles set in capitals at the body's size, centred over the text (an old book's
     "LETTER XXVII.", a typescript's "ET LA CHEVELURE"): one line of real words in capitals
@@ -157,10 +167,8 @@ def centred_titles(blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
         if not (rb.kind == "paragraph" or numbered) or not rb.bbox or line_count(rb) != 1:
             continue
         text = rb.text.strip()
-        letters = [c for c in text if c.isalpha()]
         if (
-            len(letters) < params.centred_min_letters
-            or sum(c.isupper() for c in letters) < params.centred_capitals_share * len(letters)
+            not in_capitals(text, params=params)
             or len(text.split()) > params.bold_title_max_words
             or not real_words([w for w in rb.words if not _NUMERAL.fullmatch(w.text)], text)
             or numbered_caption(text)

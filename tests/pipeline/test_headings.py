@@ -260,6 +260,28 @@ def test_a_short_line_at_the_size_of_the_body_text_is_no_heading_when_smaller_te
     ]  # fmt: skip
 
 
+def test_a_title_in_capitals_is_no_prose_size_on_a_title_page_alone():
+    """A thesis's title page scanned alone (hithesis's example p. 5, an unseen tune page): the
+    title in capitals at 1.6 times the size of the lines under it holds 30 % of the page's
+    characters, so its size passed for the prose's and the title stayed a paragraph. Lines in
+    capitals are no prose; the abstract's rule above still holds for sentences."""
+
+    def line(text, y, size, height=None):
+        return ReadBlock(kind="paragraph", text=text, bbox=(350, y, 1650, y + (height or size)),
+                         font_size=size, layout="text")  # fmt: skip
+
+    title = "RESEARCH ON KEY TECHNOLOGIES OF PARTIAL POROUS EXTERNALLY PRESSURIZED GAS BEARING"
+    doc = _document([
+        ("ocr", [line("Classified Index: TM301.2 U.D.C: 62-5", 314, 38.9, 94),
+                 line("Dissertation for the Doctoral Degree in Engineering", 718, 56.9),
+                 line(title, 1052, 72.2, 243),
+                 line("Candidate: Yu Dongmei Supervisor: Professor XXX", 1693, 44.4, 129),
+                 line("Degree-Conferring-Institution: Harbin Institute of Technology", 2304,
+                      44.4)]),
+    ])  # fmt: skip
+    assert [text for text, _ in _levels(doc)] == [title]
+
+
 def _scanned(text, y, size, heights):
     """A scanned heading: the reader's size (`size`), its words `heights` tall."""
     words, x = [], 200
