@@ -541,9 +541,13 @@ class PartRereads:
 
     def _missed_lines(self, gray: Image.Image, binary: Image.Image | None, paragraphs,
                       figures: list[ReadBlock], *, lang: str, dpi: int) -> None:  # fmt: skip
-        """Lines Tesseract's line finder skipped inside a paragraph (ink between two of its
-        lines, far apart, that no line read and no figure holds), read again one by one and put
-        back in place when they read as words; at most SCAN.missed_max_reads of them a page."""
+        """Lines Tesseract's line finder skipped (ink far from the lines around it that no line
+        read and no figure holds), read again one by one and put back in place when they read
+        as words; at most SCAN.missed_max_reads of them a page. Inside a paragraph, between
+        two of its lines; then between the page's paragraphs, across its text's width, put
+        back as a paragraph of its own after the one above (a form's label "NOM ET ADRESSE DE
+        L'ORGANISME ... :" over two dotted lines, which the page's layout left out whole once
+        the page was straightened)."""
         if binary is None:
             return
         dark = np.asarray(binary.convert("L")) < SCAN.dark_level
@@ -551,6 +555,11 @@ class PartRereads:
         for x0, y0, x1, y1 in held + [f.bbox for f in figures if f.bbox]:
             dark[int(y0) : int(y1), int(x0) : int(x1)] = False
         runs = [(para, above, box) for para in paragraphs for above, box in unread_rows(dark, para)]
+        page = ParaLines(
+            sorted((ln for para in paragraphs for ln in para), key=lambda ln: ln.bbox[1])
+        )
+        runs += [(None, above, box) for above, box in unread_rows(dark, page)
+                 if not any(inside_share(box, b) > 0 for _, _, b in runs)]  # fmt: skip
         api = self._api_for(lang, psm=self._tesserocr.PSM.SINGLE_LINE)
         for para, above, box in runs[: SCAN.missed_max_reads]:
             pad = int(SCAN.missed_margin_ratio * above.height)
@@ -560,7 +569,13 @@ class PartRereads:
                 continue
             if statistics.mean(w.confidence for w in words) < SCAN.missed_confidence:
                 continue
-            para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])
+            if para is not None:
+                para.insert(next(k for k, line in enumerate(para) if line is above) + 1, lines[0])
+                continue
+            k = next(k for k, p in enumerate(paragraphs) if any(line is above for line in p))
+            alone = ParaLines([lines[0]])
+            alone.order = (*paragraphs[k].order, 1)  # after the paragraph above it
+            paragraphs.insert(k + 1, alone)
 
     def _read_alone(self, api, gray: Image.Image, box, pad: int, dpi: int,
                     scale: float = 1.0) -> list[Line]:  # fmt: skip

@@ -306,7 +306,8 @@ def _ink_runs(dark: np.ndarray, least: int) -> list[tuple[int, int]]:
 
 def unread_rows(dark: np.ndarray, para: ParaLines) -> list[tuple[Line, tuple[int, int, int, int]]]:
     """Rows of ink between two lines of a paragraph where no line was read: (the line they
-    follow, their box), on the binarized page `dark` (True: ink)."""
+    follow, their box), on the binarized page `dark` (True: ink). Given the page's lines from
+    the top as one `para`, the rows between its paragraphs too, across its text's width."""
     lines = [line for line in para if has_words(line)]
     if len(lines) < 2:
         return []

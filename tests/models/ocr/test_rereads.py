@@ -477,3 +477,17 @@ def test_macro_lines_read_alike_twice_stand_however_unsure(engine, tmp_path, see
     assert "the result is like (repeat) {(arg-1)}(repeat){(arg-2)}" in _said(reading)
     if seed != 1:
         assert "(balanced-1) (balanced-2)" in [b.text for b in reading.blocks]
+
+
+@pytest.mark.parametrize("seed", [2, 7])
+def test_a_line_the_layout_left_out_between_paragraphs_is_read(engine, tmp_path, seed):
+    """A French health-insurance form scanned (pdf.js's issue6127, p. 1): straightened, the
+    page's layout leaves out the label "NOM ET ADRESSE DE L'ORGANISME QUI REGLE VOS
+    PRESTATIONS ... :" over its two dotted lines: no block, no line, between "ADRESSE :" and
+    the next heading. Ink between two paragraphs that no line holds is read again, across the
+    text's width, as it is between two lines of one paragraph."""
+    scan(CORPUS / "pdfjs" / "issue6127-p1.pdf", tmp_path / "scan.pdf", random.Random(seed))
+    with pymupdf.open(tmp_path / "scan.pdf") as doc:
+        pix = doc[0].get_pixmap(dpi=240, colorspace=pymupdf.csGRAY)
+    (reading,) = engine.predict_batch([PageImage(image=pix.pil_image(), page_number=1, dpi=240)])
+    assert "NOM ET ADRESSE DE L'ORGANISME QUI REGLE VOS PRESTATIONS" in _said(reading)
