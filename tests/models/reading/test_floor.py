@@ -108,6 +108,20 @@ def test_scraps_stay_out():
     assert page.blocks == kept and not page.findings
 
 
+def test_a_lost_line_comes_back_with_its_words_read_surely():
+    """A scanned tax form's line "Income 7 Wages, tips, etc. Attach" whose dot leader read as
+    "Spite eee noms" at 0 to 15: the line, 44 on average, stayed out as a scrap. Its words read
+    as surely as the page's text come back; the leader's do not."""
+    income = line("Income 7 Wages, tips, etc. Attach Spite eee noms iene eho", 600, paragraph=5)
+    words = [replace(w, confidence=c) for w, c in
+             zip(income.words, [95, 91, 77, 97, 97, 97, 0, 0, 15, 12, 0], strict=True)]  # fmt: skip
+    income = replace(income, words=tuple(words))
+    kept = [block(PLAIN[:2]), block(PLAIN[2:3]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), [*PLAIN, income], page_number=1)
+    assert page.blocks[-1].text == "Income 7 Wages, tips, etc. Attach"
+    assert page.findings[0]["code"] == RESTORED_CODE
+
+
 def test_a_line_running_out_of_a_figure_keeps_its_words_beside_it():
     """A drawing's strokes read into the line of text beside it ("Saas) , says," with its
     centre in the figure, ocrmypdf c02-22.pdf): its words inside the figure are the figure's,
