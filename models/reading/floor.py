@@ -344,13 +344,12 @@ def with_floor(page: ReadingPage, plain: list[PlainLine], *, page_number: int,
     lost = lost_lines(page.blocks, plain, params)
     median = statistics.median(w.confidence for line in plain for w in line.words)
     least = params.scrap_confidence_floor if min_confidence is None else min_confidence
-    # A lost line comes back with its words read as surely as a scrap's must be: a form's
-    # "Income 7 Wages, tips, etc. Attach" keeps those, not its dot leader read as "Spite eee
-    # noms" at 0 to 15, which made the whole line read at 44 on average and stay out.
+    # A lost line read as a scrap comes back with its words read as surely as a line must be:
+    # a form's "Income 7 Wages, tips, etc. Attach" keeps those, not its dot leader read as
+    # "Spite eee noms" at 0 to 15, which made the whole line read at 44 on average.
     sure = max(least, median - params.scrap_confidence_gap)
-    plain = [
-        _sure(line, least=sure) if gone else line for line, gone in zip(plain, lost, strict=True)
-    ]
+    plain = [_sure(line, least=sure) if gone and is_scrap(line, median, least, params) else line
+             for line, gone in zip(plain, lost, strict=True)]  # fmt: skip
     restore = [gone and bool(line.words) and not is_scrap(line, median, least, params)
                for line, gone in zip(plain, lost, strict=True)]  # fmt: skip
     if not any(restore):

@@ -120,6 +120,12 @@ def test_a_lost_line_comes_back_with_its_words_read_surely():
     page = with_floor(page_of(kept), [*PLAIN, income], page_number=1)
     assert page.blocks[-1].text == "Income 7 Wages, tips, etc. Attach"
     assert page.findings[0]["code"] == RESTORED_CODE
+    # A line read surely enough as a whole comes back whole, its doubtful word with it.
+    doubtful = zip(PLAIN[2].words, [92, 92, 50, 92], strict=True)
+    client = replace(PLAIN[2], words=tuple(replace(w, confidence=c) for w, c in doubtful))
+    kept = [block(PLAIN[:2]), block(PLAIN[3:])]
+    page = with_floor(page_of(kept), [*PLAIN[:2], client, PLAIN[3]], page_number=1)
+    assert page.blocks[1].text == "CLIENT NO.: L8557.002 account"
 
 
 def test_a_line_running_out_of_a_figure_keeps_its_words_beside_it():
