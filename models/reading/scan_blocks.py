@@ -196,8 +196,7 @@ def not_read_finding(
     held = [w.bbox for b in blocks for w in b.words if w.bbox]
     out = [
         box for box in illegibility.lettered
-        if not any(centre_in(box, c) for c in covering)
-        and not any(centre_in(w, box) for w in held)
+        if not any(centre_in(box, c) for c in covering) and not _held(box, held)
     ]  # fmt: skip
     if len(out) < SCAN.not_read_min_lines:
         return None
@@ -215,6 +214,13 @@ def not_read_finding(
             "to AXIYA_OCR_LANGUAGES."
         ),
     }
+
+
+def _held(box: BBox, held: Sequence[BBox]) -> bool:
+    """Most of the line's width in words of the text (`SCAN.not_read_held_share`): the floor
+    brought the line back. A word or two of it read surely and brought back is not the line."""
+    width = sum(w[2] - w[0] for w in held if centre_in(w, box))
+    return width >= SCAN.not_read_held_share * (box[2] - box[0])
 
 
 def _text_above(blocks: Sequence[ReadBlock], box: BBox) -> str:

@@ -41,6 +41,7 @@ class ScanParams:
     not_read_word_letters: int = 12
     not_read_min_lines: int = 2  # ...when this many stay out (one stray line is no page's loss)
     not_read_quote_words: int = 8  # the words of the text before them the finding quotes
+    not_read_held_share: float = 0.5  # ...a line is in the text when words cover this share
     sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
     sure_confidence: float = 80  # a word read with this confidence or more was read surely
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print

@@ -256,6 +256,20 @@ def test_lines_the_floor_brought_back_are_no_lines_not_read():
     assert not_read_finding(judged, restored, page_number=3) is None
 
 
+def test_a_word_of_a_line_brought_back_is_no_line_read():
+    """The floor brings a lost line back with its words read surely: a word or two of a line
+    of Greek read as nonsense ("ABTAEZ...") is not the line read, and the page still says
+    its lines were not read."""
+    greek = [line_of("ABTAE ZHOIKAM NEOIPS TYEXvVgQ", 560, confidence=21, known=False),
+             line_of("aBydet ndixr AuvEon potvgydba", 600, confidence=30, known=False)]  # fmt: skip
+    kept, judged = without_illegible([*english_page(), ParaLines(greek)], [], printed=True)
+    scraps = [Line(line.words[:1], line.words[0].bbox, 0.1) for line in greek]
+    finding = not_read_finding(judged, read_blocks([*kept, ParaLines(scraps)]), page_number=3)
+    assert finding is not None and finding["code"] == "LINES_NOT_READ"
+    whole = read_blocks([*kept, ParaLines(greek)])  # the lines brought back whole
+    assert not_read_finding(judged, whole, page_number=3) is None
+
+
 def test_a_handwritten_page_has_its_own_finding_not_lines_not_read():
     kept, judged = without_illegible(page(sure_confidence=70), [], printed=False)
     assert judged.unreadable()
