@@ -114,7 +114,7 @@ def _line_number(block: ReadBlock, mono: Callable[[Word], bool]) -> int | None:
     if block.kind not in _LISTED_KINDS or not words:
         return None
     first = text_rows(words)[0][0]
-    return int(first.text) if first.text.isdigit() and not mono(first) else None
+    return int(first.text) if first.text.isdecimal() and not mono(first) else None
 
 
 def _next_line(k: int, run: tuple[list[int], list[Word]], numbers: dict) -> bool:

@@ -142,3 +142,12 @@ def test_a_numbered_listings_lines_in_another_font_stay_in_it():
     assert [int(line.split()[0]) for line in listings[0]] == list(range(85, 110))
     assert [int(line.split()[0]) for line in listings[1]] == list(range(111, 121))
     assert not any(b.text.startswith("9") for b in blocks if b.kind == "paragraph")
+
+
+def test_a_superscript_opening_a_block_is_no_line_number():
+    """pdf.js's issue6605: a block opening with "³" (a digit to str.isdigit, no number to
+    int) failed the page's reading, which fell back to its plain text."""
+    note = _block([[Word("³", 100, (300, 100, 310, 120))], _line(140, "Transfer balances")])
+    listing = _block([_line(300, "int main() {"), _line(340, "return 0; }")])
+    kinds = [b.kind for b in code_blocks([note, listing], lambda w: w.bbox[1] >= 300)]
+    assert kinds == ["paragraph", "code"]
