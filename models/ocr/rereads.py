@@ -596,12 +596,13 @@ class PartRereads:
         """Short lines Tesseract read with little confidence (a bold head in a word it does not
         know: "B.1 Hyperparameters" read right at 13, dropped as noise), read again alone at
         another scale (SCAN.reread_scale). Two reads that agree letter for letter, however
-        spaced, are the line, its confidence the second read's (specks and strokes read as
-        letters do not read the same twice): when the second is legible
-        (`reread_agree_confidence`), or whatever its confidence when they agree over
-        `reread_agree_min_chars` (a manual's macro line "(repeat){(arg-1)}(repeat)..." read
-        at 42, then alike); the line is then judged as a confirmed one (`is_illegible`). A
-        second read that disagrees is taken only when sure (`missed_confidence`).
+        spaced ("(repeat) {(arg-1)} (repeat)" then "(repeat) {(arg-1)}(repeat)"), are the
+        line, its confidence the second read's (specks and strokes read as letters do not
+        read the same twice), when the second is legible (`reread_agree_confidence`); the
+        line is then judged as a confirmed one (`is_illegible`). Not at any confidence: a
+        script the languages do not read (Greek read with English) reads as the same Latin
+        nonsense twice. A second read that disagrees is taken only when sure
+        (`missed_confidence`).
         Only on a page of sure print: one with more than SCAN.reread_max_lines such lines
         holds writing, a script its languages do not read or a picture's marks, which stay as
         they were read (the page is judged on them). Lines of figures alone that would be
@@ -638,11 +639,7 @@ class PartRereads:
             sure = statistics.mean(w.confidence for w in words)
             said = "".join(w.text for w in words)
             agree = said == "".join(w.text for w in line.words)  # however the spaces fell
-            need = SCAN.missed_confidence
-            if agree:  # a long line read alike twice stands, however unsure each read
-                long = len(said) >= SCAN.reread_agree_min_chars
-                need = 0 if long else SCAN.reread_agree_confidence
-            if sure < need:
+            if sure < (SCAN.reread_agree_confidence if agree else SCAN.missed_confidence):
                 continue
             lines[0].confirmed = agree
             para[k] = lines[0]

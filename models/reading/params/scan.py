@@ -75,15 +75,14 @@ class ScanParams:
     # A short line read doubtfully is read again alone at another scale (a bold head in a word
     # Tesseract does not know read right at 13, 67 at 1.5 times): at most this many words,
     # under this mean confidence, on a page of at most this many such lines (more: writing);
-    # its words are taken when both reads agree and the second is this sure (or they agree
-    # over `reread_agree_min_chars`), or when the second reads at `missed_confidence` or more.
+    # its words are taken when both reads agree (letter for letter, however spaced) and the
+    # second is this sure, or when the second reads at `missed_confidence` or more.
     reread_max_words: int = 8
     reread_below_confidence: float = 40
     reread_max_lines: int = 4
     reread_max_figure_lines: int = 10  # lines of figures alone read so again, at most
     reread_scale: float = 1.5
     reread_agree_confidence: float = 50
-    reread_agree_min_chars: int = 8  # two reads alike over this many characters (spaces aside)
     # A line with a dot leader ("2.1 Main bounds . . . . . 1") is read again without it:
     # Tesseract reads the dots as letters and loses the words beside them. A leader is a run
     # of `leader_min_dots` small marks or more, each at most `leader_dot_ratio` of the line's
