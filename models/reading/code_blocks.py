@@ -111,8 +111,8 @@ def _line_number(block: ReadBlock, mono: Callable[[Word], bool]) -> int | None:
     """The number opening the block's first line when it is set in the text font, as a
     listing's line numbers are; else None."""
     words = [w for w in block.words if w.bbox]
-    if block.kind not in _LISTED_KINDS or not words:
-        return None
+    if block.kind not in _LISTED_KINDS or not any(w.text.isdecimal() for w in words):
+        return None  # (no number: no rows to sort, on every block of every page)
     first = text_rows(words)[0][0]
     return int(first.text) if first.text.isdecimal() and not mono(first) else None
 
