@@ -27,6 +27,9 @@ class RasterOptions:
     min_scan_dpi: int = 240
     max_dpi: int = 240
     max_megapixels: float = 20.0
+    # An image no larger than a big letter (a third of an inch either way) is a glyph: a font
+    # drawn as pictures (a Type 3 font's bitmaps, a CAD plot's letters), no scan or photo.
+    glyph_image_max_pt: float = 24.0
 
 
 def native_dpi(page: pymupdf.Page, images: list[dict] | None = None) -> float | None:
@@ -84,16 +87,27 @@ def rasterize_page(doc: pymupdf.Document, index: int, opts: RasterOptions) -> Pa
         image = rgb.convert("L")
     else:
         image = Image.frombytes("RGB", size, pix.samples)
-    return PageImage(image=image, page_number=index + 1, dpi=dpi, drawn=not images)
+    return PageImage(image=image, page_number=index + 1, dpi=dpi, drawn=_drawn(images, opts))
+
+
+def _drawn(images: list[dict], opts: RasterOptions) -> bool:
+    """No raster image larger than a glyph on the page: it is drawn from fonts, glyph bitmaps
+    and vector paths, so none of it is handwriting (a plotter's lettering drawn as 2,156 glyph
+    images, pdf.js's bug1799927, was called handwriting)."""
+    for info in images:
+        bbox = pymupdf.Rect(info["bbox"])
+        if max(bbox.width, bbox.height) > opts.glyph_image_max_pt:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
 class RenderedPage:
     dpi: int
     text_reading: dict | None  # models.engine.PageReading as JSON, when the text layer is usable
-    # No raster image on the page: it is drawn from fonts and vector paths, so whatever an
-    # engine cannot read on it is print (a glyph table of a script or of emoji), no handwriting
-    # (PageImage.drawn, as rasterize_page found it).
+    # No raster image on the page larger than a glyph: it is drawn from fonts, glyph bitmaps
+    # and vector paths, so whatever an engine cannot read on it is print (a glyph table of a
+    # script or of emoji), no handwriting (PageImage.drawn, as rasterize_page found it).
     drawn: bool = False
 
 

@@ -59,3 +59,25 @@ def test_a_page_without_a_raster_image_is_drawn_and_a_scan_is_not(tmp_path):
     opts = RasterOptions()
     assert render_page_pixels(tmp_path / "drawn.pdf", 0, opts).page.drawn
     assert not render_page_pixels(scan, 0, opts).page.drawn
+
+
+def test_a_page_whose_only_images_are_glyphs_is_drawn(tmp_path):
+    """A plotter's lettering drawn as one small bitmap per letter (pdf.js's bug1799927: 2,156
+    images of 7 x 10 pixels, 6 x 4 pt) is a font, not a scan: the page is drawn, and what OCR
+    cannot read on it is print. One picture the size of a photo makes it a page that may hold
+    handwriting again."""
+    opts = RasterOptions()
+    assert render_page_pixels(CORPUS / "pdfjs" / "bug1799927.pdf", 0, opts).page.drawn
+    glyph = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 7, 10), False)
+    glyph.clear_with(0)
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for n in range(20):
+            page.insert_image(pymupdf.Rect(72 + 7 * n, 72, 78 + 7 * n, 82), pixmap=glyph)
+        doc.save(tmp_path / "glyphs.pdf")
+        photo = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 300, 100), False)
+        photo.clear_with(200)
+        page.insert_image(pymupdf.Rect(72, 200, 372, 300), pixmap=photo)
+        doc.save(tmp_path / "photo.pdf")
+    assert render_page_pixels(tmp_path / "glyphs.pdf", 0, opts).page.drawn
+    assert not render_page_pixels(tmp_path / "photo.pdf", 0, opts).page.drawn
