@@ -27,7 +27,10 @@ Per page:
   `\\w+` tokens; single characters in scripts written without spaces, since 2026-12-05):
   plain's words that ours has / plain's words, a word of NEAR_MIN_CHARS or
   more also kept as a spelling within NEAR_WORD (rapidfuzz ratio; either reading's misread
-  letter is no word lost); recall_exact: same words only; recall_text: the same over plain's
+  letter is no word lost; letter-spaced type, which MuPDF's words give letter by letter
+  (spaced_runs: SPACED_RUN_MIN one-letter words or more, kerned pairs among them), is kept
+  where ours has the words it spells,
+  since 2026-12-06); recall_exact: same words only; recall_text: the same over plain's
   words that are no junk, on printed pages (a handwritten page's plain reading is no reading
   of it; the figure issue 31 holds to 98 %; recall counts the junk and every page).
   Furniture aside: the text ours kept as furniture (running heads, page numbers) counts as
@@ -92,7 +95,7 @@ from rapidfuzz import fuzz, process  # noqa: E402
 
 # structure_quality (realworld_quality imports it) sets Django up itself when imported.
 from bench.common import DOCS, RESOURCES  # noqa: E402
-from bench.plain_reading import plain_reading, words  # noqa: E402
+from bench.plain_reading import plain_reading, word_sequence, words  # noqa: E402
 from bench.quality import cer, iter_main_text, normalize_text  # noqa: E402
 from bench.realworld_quality import REALWORLD, TESTS, page_pdf, passes, reading_of  # noqa: E402
 from bench.splits import SHARED_CORPUS, TUNE, VALIDATION, members, split_of  # noqa: E402
@@ -122,6 +125,7 @@ UNREADABLE = "UNREADABLE"
 FIGURE_CODES = ("FIGURE_ALT_REVIEW", "FIGURE_ALT_EMPTY", "FORMULA_NOT_TRANSCRIBED")
 NEAR_WORD = 80  # rapidfuzz ratio: a word of ours this close to plain's is the same word misread
 NEAR_MIN_CHARS = 4  # shorter words match only exactly
+SPACED_RUN_MIN = 3  # one-letter words in a row in plain's reading: letter-spaced type ("L o r e m")
 LOST_SHOWN = 80  # plain's words ours lacks, kept per page in the results (where words go)
 MESSAGE_SHOWN = 200  # characters of each open finding's message kept per page (why it routes)
 PLAIN_LANG = {"typewritten-fr": "fra"}  # plain Tesseract's language where it is not English
@@ -309,10 +313,14 @@ def page_count(pdf: Path) -> int:
         return doc.page_count
 
 
-def kept_words(ours: Counter, plain: Counter) -> tuple[int, int, list[str]]:
+def kept_words(
+    ours: Counter, plain: Counter, spaced: list[list[str]] = ()
+) -> tuple[int, int, list[str]]:
     """(exact, near, lost): plain's words that ours has, as the same word, and also as a
     spelling within NEAR_WORD (one reading's misread letter is not a word lost), each word of
-    ours used once; and plain's words that ours lacks (where the lost words go)."""
+    ours used once; and plain's words that ours lacks (where the lost words go). `spaced`:
+    plain's letter-spaced runs (spaced_runs): a word of ours spelled inside one holds its
+    pieces, which plain read letter by letter ("L o r e m" read "Lorem" loses no word)."""
     exact = sum((ours & plain).values())
     left = list((ours - plain).elements())
     near = 0
@@ -326,7 +334,46 @@ def kept_words(ours: Counter, plain: Counter) -> tuple[int, int, list[str]]:
             left.pop(hit[2])
         else:
             lost.append(word)
+    spelled = _spelled(left, list(spaced)) & Counter(lost)
+    for piece in spelled.elements():
+        lost.remove(piece)
+    near += sum(spelled.values())
     return exact, exact + near, lost
+
+
+def spaced_runs(sequence: list[str]) -> list[list[str]]:
+    """Letter-spaced type in a reading's words (in order): runs of words of one or two letters
+    (a kerned pair, "AT", stays together) holding SPACED_RUN_MIN one-letter words or more."""
+    runs, run = [], []
+    for token in [*sequence, ""]:
+        if 0 < len(token) <= 2 and token.isalpha():
+            run.append(token)
+            continue
+        if sum(len(t) == 1 for t in run) >= SPACED_RUN_MIN:
+            runs.append(run)
+        run = []
+    return runs
+
+
+def _spelled(words: list[str], runs: list[list[str]]) -> Counter:
+    """The runs' pieces that words of two letters or more spell (each piece once)."""
+    runs = [list(run) for run in runs]
+    pieces: Counter = Counter()
+    for word in sorted(words, key=len, reverse=True):
+        if len(word) < 2 or not word.isalpha():
+            continue
+        for run in runs:
+            start = "".join(run).find(word)
+            if start < 0:
+                continue
+            at = 0
+            for i, piece in enumerate(run):
+                if start <= at and at + len(piece) <= start + len(word):
+                    pieces[piece] += 1
+                    run[i] = "|" * len(piece)  # spelled once: no word runs across it
+                at += len(piece)
+            break
+    return pieces
 
 
 def page_texts(html: str) -> dict[int, str]:
@@ -354,10 +401,11 @@ def page_row(number: int, ours: str, plain: str, kind: str, junk: Counter, findi
              sample: Sample) -> dict:  # fmt: skip
     ours_words, plain_words = words(ours), words(plain)
     plain_n, ours_n = sum(plain_words.values()), sum(ours_words.values())
-    exact, matched, lost = kept_words(ours_words, plain_words)
+    spaced = spaced_runs(word_sequence(plain))
+    exact, matched, lost = kept_words(ours_words, plain_words, spaced)
     text_words = plain_words - junk
     text_n = sum(text_words.values())
-    _, text_matched, text_lost = kept_words(ours_words, text_words)
+    _, text_matched, text_lost = kept_words(ours_words, text_words, spaced)
     open_codes = sorted({f["code"] for f in findings if f.get("level") in OPEN_LEVELS})
     unread = [f for f in findings if f["code"] == UNREADABLE]
     flagged = any(not f.get("script") and not f.get("printed") for f in unread)

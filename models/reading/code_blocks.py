@@ -80,7 +80,7 @@ def _typewriter_words(
         return None  # (a contents entry naming macros in typewriter type is no listing)
     words = [w for w in block.words if w.bbox]
     # A listing's line numbers are set in the text font ("4 {"): they do not count.
-    code = [w for w in words if not (w.text.isdigit() and not mono(w))]
+    code = [w for w in words if not _line_number_word(w, mono)]
     # Signs alone ("}", "\\\\", "&") do not count: pdfTeX's listings draw braces and
     # backslashes from the math symbol font, at the typewriter font's width.
     counted = [w for w in code if any(c.isalnum() for c in w.text)] or code
@@ -114,7 +114,12 @@ def _line_number(block: ReadBlock, mono: Callable[[Word], bool]) -> int | None:
     if block.kind not in _LISTED_KINDS or not any(w.text.isdecimal() for w in words):
         return None  # (no number: no rows to sort, on every block of every page)
     first = text_rows(words)[0][0]
-    return int(first.text) if first.text.isdecimal() and not mono(first) else None
+    return int(first.text) if _line_number_word(first, mono) else None
+
+
+def _line_number_word(word: Word, mono: Callable[[Word], bool]) -> bool:
+    """A number in the text font: a listing's line number, no code."""
+    return word.text.isdecimal() and not mono(word)
 
 
 def _next_line(k: int, run: tuple[list[int], list[Word]], numbers: dict) -> bool:
