@@ -89,7 +89,9 @@ def _typewriter_words(
         return None
     if all(ADDRESS.fullmatch(w.text.strip(",;")) for w in words):
         return None
-    if block.marker:  # a list item's marker left its words: it is the line's first text
+    if block.marker_word and block.marker_word.bbox:  # a list item's marker, read as a word
+        words = [block.marker_word, *words]
+    elif block.marker:  # a list item's marker left its words: it is the line's first text
         first = min(words, key=lambda w: (w.bbox[1], w.bbox[0]))  # type: ignore[index]
         width = _char_width(words)
         x0 = first.bbox[0] - (len(block.marker) + 1) * width  # type: ignore[index]

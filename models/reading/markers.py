@@ -34,16 +34,19 @@ def take_marker(block: ReadBlock, marker: re.Match) -> None:
     block.kind = "list_item"
     block.marker = marker.group(0).strip()
     block.text = block.text[marker.end() :]
-    if len(block.words) > 1:
+    # (a bullet glued to its first word, "•Text", leaves the word with the text)
+    if len(block.words) > 1 and block.words[0].text.strip() == block.marker:
         block.marker_word, block.words = block.words[0], block.words[1:]
 
 
 def number_the_title(block: ReadBlock, *, full_confidence: float) -> None:
     """A numbered section title the engine took for a list item ("1. Introduction" read as
-    item "1." of a list): the number is part of the heading again, as sure as its least sure
-    word (`full_confidence` where it has none)."""
+    item "1." of a list): the number is part of the heading again, its own word where the
+    marker was read as one, else as sure as its least sure word (`full_confidence` where it
+    has none)."""
     confidence = min((w.confidence for w in block.words), default=full_confidence)
-    block.words = [Word(text=block.marker, confidence=confidence), *block.words]  # type: ignore[arg-type]
+    number = block.marker_word or Word(text=block.marker, confidence=confidence)  # type: ignore[arg-type]
+    block.words = [number, *block.words]
     block.text = f"{block.marker} {block.text}"
     block.marker, block.ordered, block.marker_word = None, False, None
 
