@@ -104,7 +104,7 @@ def read_surely(word: Word) -> bool:
     return len(word.text) >= 2 and word.confidence >= SCAN.panel_word_confidence
 
 
-def is_illegible(line: Line, *, printed: bool = False) -> bool:
+def is_illegible(line: Line, *, printed: bool = False, listing: bool = False) -> bool:
     """A line Tesseract could not really read (handwriting, a smudge): doubtful words that
     are mostly not in its dictionary (a figure counts as known: a table's row of figures is
     no handwriting), unless two reads confirmed them (`Line.confirmed`): then only a line
@@ -112,9 +112,12 @@ def is_illegible(line: Line, *, printed: bool = False) -> bool:
     its figure read at 0, stays). On a `printed` page a doubtful line of computer text
     (kinds.markup_line: a listing's "\\def\\Or#1#2{", a key "short=sup1") is print no
     dictionary holds: only little confidence makes it illegible (a stamp printed sideways,
-    read as "UO JASN WepJe|sWy }ENSIBAIUN", is read so, a word or two of it surely)."""
+    read as "UO JASN WepJe|sWy }ENSIBAIUN", is read so, a word or two of it surely); inside a
+    `listing` (in_listing), a line of computer text only under SCAN.listing_line_confidence."""
     words = line.words
-    confidence = sum(w.confidence for w in words) / max(len(words), 1)
+    confidence = _mean_confidence(line)
+    if listing and markup_line(line.text):
+        return confidence < SCAN.listing_line_confidence
     if line.confirmed:
         return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))
     if printed and markup_line(line.text):
@@ -302,13 +305,31 @@ class Illegibility:
         return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
 
 
+def _mean_confidence(line: Line) -> float:
+    return sum(w.confidence for w in line.words) / max(len(line.words), 1)
+
+
+def in_listing(para: ParaLines, *, printed: bool) -> bool:
+    """A paragraph of a printed page that is a listing: SCAN.listing_sure_lines of its lines
+    computer text read with SCAN.doubtful_confidence or more (a sideways stamp read as
+    "}ENSIBAIUN" or a chart's marks hold none)."""
+    sure = [
+        line for line in para
+        if markup_line(line.text) and _mean_confidence(line) >= SCAN.doubtful_confidence
+    ]  # fmt: skip
+    return printed and len(sure) >= SCAN.listing_sure_lines
+
+
 def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, printed: bool):
     """Illegible lines leave the text (confident nonsense is worse than nothing; what was read
     surely comes back with models.reading.floor); with what tells whether the page is
     unreadable (Illegibility: a picture Tesseract found holding many words it cannot read is
     handwriting it takes for an image, models.ocr.rereads)."""
     lines = [line for para in paragraphs for line in para]
-    bad = [line for line in lines if is_illegible(line, printed=printed)]
+    bad = []
+    for para in paragraphs:
+        listing = in_listing(para, printed=printed)
+        bad += [line for line in para if is_illegible(line, printed=printed, listing=listing)]
     judged = Illegibility(
         chars=sum(len(line.text) for line in lines),
         bad=tuple(

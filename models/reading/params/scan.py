@@ -27,6 +27,12 @@ class ScanParams:
     illegible_confidence: float = 45  # a line read with less mean confidence is illegible
     doubtful_confidence: float = 70  # a line read with less is illegible when few words are known
     illegible_known_share: float = 0.4  # dictionary words of a doubtful line, fewer: illegible
+    # A paragraph of a printed page holding this many lines of computer text read with
+    # doubtful_confidence or more is a listing: its other lines of computer text, which
+    # Tesseract reads right at 20 to 45 (no dictionary holds "\\let\\CurrentOption"), are
+    # illegible only under listing_line_confidence.
+    listing_sure_lines: int = 2
+    listing_line_confidence: float = 15
     unreadable_lines: int = 3  # illegible lines that may make a page unreadable
     unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
     # ...each of at least this many characters: a chart's markers and swatches read as one or

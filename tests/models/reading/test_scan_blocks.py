@@ -300,3 +300,26 @@ def test_a_page_in_a_language_the_dictionary_lacks_has_its_words_unjudged_by_it(
     doubtful = _page_of(DUTCH, known=False, confidence=60)
     without_dictionary(doubtful)  # read doubtfully: handwriting's words, the dictionary judges
     assert {w.known for line in doubtful[0] for w in line.words} == {False}
+
+
+def test_a_listings_lines_read_unsurely_stay_beside_its_lines_read_surely():
+    """A scanned manual's listing (expkv-opt p. 8): "\\edef\\CurrentOption" read at 84 and
+    "#1\\@unusedoptionlist" at 92 beside "\\let\\CurrentOption\\ekvo@unpreparedCurrentOption"
+    at 32 and "#1\\ekv@mark\\ekvo@prepare@unusedoption@c" at 21, read right: no dictionary
+    holds such words. In a paragraph with two lines of computer text read surely, the others
+    stay down to SCAN.listing_line_confidence; alone, they leave as before."""
+    typed = page(sure_confidence=93)
+    sure = [line_of("\\edef\\CurrentOption", 600, confidence=84, known=False),
+            line_of("#1\\@unusedoptionlist", 640, confidence=92, known=False)]  # fmt: skip
+    unsure = [line_of("\\let\\CurrentOption\\ekvo@unpreparedCurrentOption", 680,
+                      confidence=32, known=False),
+              line_of("#1\\ekv@mark\\ekvo@prepare@unusedoption@c", 720, confidence=21,
+                      known=False),
+              line_of("\\ekvo@ifx@F\\@empty", 760, confidence=10, known=False)]  # fmt: skip
+    kept, _ = without_illegible([*typed, ParaLines([*sure, *unsure])], [], printed=True)
+    texts = [ln.text for para in kept for ln in para]
+    assert unsure[0].text in texts and unsure[1].text in texts
+    assert unsure[2].text not in texts  # under SCAN.listing_line_confidence
+    kept, _ = without_illegible([*typed, ParaLines(sure), ParaLines(unsure)], [], printed=True)
+    texts = [ln.text for para in kept for ln in para]
+    assert not any(line.text in texts for line in unsure)
