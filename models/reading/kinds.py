@@ -265,6 +265,16 @@ def prose_line(texts: list[str]) -> bool:
     )
 
 
+def runs_on(above: str, text: str) -> bool:
+    """The line `text` goes on with the line `above`, both running text: a sentence broken
+    mid-way, the next line starting in lower case, or a word broken by a hyphen."""
+    if not above or not text or not prose_line(text.split()):
+        return False
+    if above.endswith("-") and text[0].isalpha():
+        return True
+    return prose_line(above.split()) and above[-1] not in ".:;!?" and text[0].islower()
+
+
 def reads_as_prose(text: str) -> bool:
     """A sentence or a lead-in, however it is set: words mostly in lower case, and a full stop
     after eight words or more ("You do not need to print and submit these guidelines with

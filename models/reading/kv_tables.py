@@ -10,8 +10,10 @@ from __future__ import annotations
 import bisect
 import re
 import statistics
+from itertools import pairwise
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.kinds import runs_on
 from models.reading.params.tables import KEY_VALUE, KeyValueParams
 from models.reading.word_rows import RULE_GLYPHS, row_phrases, text_rows, words_box
 
@@ -180,6 +182,13 @@ def _kv_table_ok(rows, page: _Rows, params: KeyValueParams) -> bool:
     if sum(widest - label.x1 <= tol for label in labels) >= justified:
         return False  # labels ending together: a justified column of text, not labels
     firsts = [values[0] for values in paired]
+    valued = [(label, values) for label, values in rows if values]
+    running = sum(
+        label is not None and runs_on(above[-1].text, values[0].text)
+        for (_, above), (label, values) in pairwise(valued)
+    )  # fmt: skip
+    if running >= max(params.running_rows, params.running_share * (len(valued) - 1)):
+        return False  # a column of text running on beside lines that start entries: no values
     if sum(bool(_PAGE_NUMBER.fullmatch(v.text.strip())) for v in firsts) > len(firsts) / 2:
         return False  # entries and their page numbers: a table of contents
     beside = 0

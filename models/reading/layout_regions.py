@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 import unicodedata
 from dataclasses import replace
+from itertools import pairwise
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
@@ -30,6 +31,7 @@ from models.reading.kinds import (
     prose_line,
     reads_as_prose,
     real_words,
+    runs_on,
 )
 from models.reading.kv_tables import key_value_tables
 from models.reading.markers import BULLET_GLYPH, LIST_MARKER, number_the_title, take_marker
@@ -483,7 +485,7 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
     else:
         table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox),
                                  drawn=image.glyphs_drawn())  # fmt: skip
-        if table is not None and _columns_of_prose(table):
+        if table is not None and (_columns_of_prose(table) or _text_beside(table)):
             return blocks  # columns of running text set close: they stay text
     if table is None:
         return blocks  # no grid in the words: they stay text
@@ -588,6 +590,40 @@ def _columns_of_prose(table: ReadBlock) -> bool:
     return True
 
 
+def _text_beside(table: ReadBlock) -> bool:
+    """A column of running text beside the table's entries (a paper's contents in its first
+    column, which the layout model boxed as one table with the second column's text): its
+    lines run on from the row above in LAYOUT.running_column_rows rows or more while another
+    column starts an entry there. A table's cell wrapped over rows runs on where the other
+    columns are empty (or run on too)."""
+    grid = [_by_column(row) for row in table.rows or []]
+    for c in {c for row in grid for c in row}:
+        filled = sum(bool(row.get(c)) for row in grid)
+        running = sum(
+            runs_on(above.get(c, ""), row.get(c, ""))
+            and any(_starts_entry(text) for d, text in row.items() if d != c)
+            for above, row in pairwise(grid)
+        )  # fmt: skip
+        if running >= max(LAYOUT.running_column_rows, LAYOUT.running_column_share * filled):
+            return True
+    return False
+
+
+def _by_column(row: list[dict]) -> dict[int, str]:
+    """A row's filled cells by the grid column each starts in."""
+    cells, column = {}, 0
+    for cell in row:
+        if cell["text"].strip():
+            cells[column] = cell["text"].strip()
+        column += cell.get("colspan") or 1
+    return cells
+
+
+def _starts_entry(text: str) -> bool:
+    """A cell that starts an entry: a capital or a figure first ("3", "Title page")."""
+    return text[:1].isupper() or text[:1].isdigit()
+
+
 def _columns(row: list[dict]) -> int:
     return sum(cell["colspan"] for cell in row)
 
@@ -641,7 +677,10 @@ def _picture(
     text = " ".join(w.text for w in inside)
     # A "picture" full of readable text is text: keep it as such. A drawing's labels (a
     # chart's axes and legend, a structure's atoms) are its own unless they are prose.
-    readable = inside and real_words(inside, text) and len(inside) >= LAYOUT.readable_picture_words
+    readable = len(inside) >= LAYOUT.readable_picture_words and (
+        real_words(inside, text)
+        or _ink_in_words(region, inside, image) >= LAYOUT.text_picture_ink_share
+    )
     if not formula and readable and (region.kind != "drawing" or _prose(inside)):
         joined = any(labels_apart(_inside(region, b)) for b in blocks if b.kind != "table")
         if joined and PICTURE_TEXT_FINDING not in findings:
@@ -670,6 +709,17 @@ def _picture(
     figure.order = min(orders) if orders else order
     figure.layout = region.kind
     return kept + [figure]
+
+
+def _ink_in_words(region: Region, words: list[Word], image: PageImageAccess) -> float:
+    """The share of the region's ink that lies in its words' boxes (a chart's axes and bars
+    lie outside them)."""
+
+    def ink(box: BBox) -> float:
+        return image.ink(box) * max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+    total = ink(region.bbox)
+    return sum(ink(w.bbox) for w in words if w.bbox) / total if total else 0.0
 
 
 def formula_alt(text: str) -> str:

@@ -24,6 +24,10 @@ class LayoutParams:
     column_gap_share: float = 0.01  # the narrowest gutter between columns, of the page's width
     order_slack_px: float = 5  # a block this far above a picture's top still follows it (unscaled)
     readable_picture_words: int = 8  # a "picture" of this many real words or more is text
+    # ... or of this many words of any kind holding this share of its ink or more: an index's
+    # columns of macro names and page numbers (0.94 on eufrak p. 2 scanned), not a chart's
+    # labels beside its axes and bars (0.35 to 0.50 on 128 fresh TeX Live scans)
+    text_picture_ink_share: float = 0.75
     prose_long_words: int = 20  # running text: this many words of four letters or more
     # A table region is a formula when this share of its letters or more are mathematical ones
     math_table_letter_share: float = 0.5
@@ -31,6 +35,11 @@ class LayoutParams:
     # this share of the filled cells or more lines of prose (models.reading.kinds.prose_line).
     prose_columns_min_rows: int = 12
     prose_columns_cell_share: float = 0.6
+    # A column of running text beside a table's entries: in this many rows or more, and this
+    # share of its filled cells or more, its line runs on from the row above (a line of prose
+    # broken mid-sentence or by a hyphen) while another column starts an entry.
+    running_column_rows: int = 4
+    running_column_share: float = 0.4
     # A "formula" region the glyphs do not transcribe is a passage of words when this share of
     # its characters are letters (their marks with them: Thai, Devanagari) ...
     formula_words_letter_share: float = 0.5

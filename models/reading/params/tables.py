@@ -84,6 +84,11 @@ class KeyValueParams:
     continued_value_gap_share: float = 1.5  # a value line this close under a value goes on with it
     min_capitals_share: float = 0.75  # labels starting with a capital or a digit (prose does not)
     justified_labels_share: float = 0.6  # this share of labels ending together: justified prose
+    # Labelled rows whose value runs on from the row above (a sentence broken mid-way or by a
+    # hyphen: the column of text beside a paper's contents), this many or more and this share
+    # of the rows after the first or more: no table.
+    running_rows: int = 2
+    running_share: float = 0.5
 
 
 @dataclass(frozen=True)

@@ -205,3 +205,24 @@ def test_a_third_column_beside_the_values_is_not_a_key_value_table():
 
 
 # Scanned tables: rules across the table part its rows; cells set between rows span them.
+
+
+def test_contents_beside_a_column_of_running_text_are_no_labels():
+    """A paper's contents in its first column beside the second column's text (mnras_guide
+    p. 1): each title beside a line of a paragraph that runs on from the line above ("...the
+    final appear-" / "ance of the journal") is no label of it. Values that start afresh in
+    each row are values."""
+    titles = ["Obtaining it", "Preparing", "Options", "Title page", "Sections", "Mathematics"]
+    text = [
+        "The journal asks authors to write. The",
+        "style file can be used to show the appear-",
+        "ance of the journal and its many features",
+        "to simplify the preparation of papers and",
+        "this document gives guidance on using that",
+        "style file and the features it enables.",
+    ]
+    assert _kv_texts(_two_columns(titles, text)) == []
+    values = ["Three copies to the office", "Signed by the head of the unit",
+              "Dated within the last month", "Sent before the end of June",
+              "Kept for five years at least", "Shown to the auditor on request"]  # fmt: skip
+    assert len(_kv_texts(_two_columns(titles, values))) == 1

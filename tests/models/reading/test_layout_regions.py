@@ -648,3 +648,39 @@ def test_a_title_over_a_table_with_its_heads_is_no_head_row():
     assert [b.kind for b in blocks] == ["paragraph", "table"]
     (table,) = [b for b in blocks if b.kind == "table"]
     assert [c["text"] for c in table.rows[0]] == ["Exemption", "Description"]
+
+
+CONTENTS_BESIDE = [
+    ("2", "Obtaining it", "The journal asks authors to write. The"),
+    ("3", "Preparing", "style file can be used to show the appear-"),
+    ("4", "Options", "ance of the journal and its many features"),
+    ("5", "Title page", "to simplify the preparation of papers and"),
+    ("6", "Sections", "this document gives guidance on using that"),
+    ("7", "Mathematics", "style file and the features it enables."),
+]
+
+
+def _rows_of_three(rows, start=0) -> list[ReadBlock]:
+    """Each row as three blocks at x 100, 300 and 900 (a row 60 px under the last)."""
+    blocks = []
+    for r, cells in enumerate(rows):
+        for x, text in zip((100, 300, 900), cells, strict=True):
+            if text:
+                blocks.append(_block(text, x, 500 + 60 * r, start + 3 * r + x // 100))
+    return blocks
+
+
+def test_a_column_of_running_text_beside_a_table_region_is_no_table():
+    """mnras_guide p. 1 scanned: the layout model boxed the contents in the first column and
+    the second column's text beside it as one table (numbers, titles, "...the final appear-" /
+    "ance of the journal"). The text running on from row to row while the contents start an
+    entry in each row is no cell of theirs: the region stays text. A table's description
+    wrapped over rows (the other cells empty there) is a table."""
+    region = Region("table", (90, 490, 1990, 900))
+    blocks, _ = _run(_rows_of_three(CONTENTS_BESIDE), [region])
+    assert "table" not in [b.kind for b in blocks]
+    wrapped = []
+    for number, title, text in CONTENTS_BESIDE[::2]:
+        wrapped += [(number, title, text), ("", "", "goes on with the rest of the row's text")]
+    blocks, _ = _run(_rows_of_three(wrapped), [region])
+    assert [b.kind for b in blocks] == ["table"]
