@@ -20,6 +20,11 @@ MARKUP_SIGNS = frozenset("\\{}=@_#<>^/")
 MARKUP_WORD = re.compile(r"[^\W\d_]{3,}")
 # A mail or web address ("www.kids.gov" prints no sign of MARKUP_SIGNS).
 ADDRESS = re.compile(r"[\w.+{},-]+@[\w.-]+|(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE)
+# A web or mail address as such: a scheme, "www." or a domain with a dot after the "@" (TeX's
+# internal macros, "\\ekvo@prepare@unusedoption@c", are none).
+WEB_ADDRESS = re.compile(
+    r"(?:https?|ftp)://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.IGNORECASE
+)
 # A code of capitals and digits, both ("U1503A", "368X", "H2O"): a hole, an expedition, a form.
 _CODE = re.compile(r"(?=[A-Z\d]*[A-Z])(?=[A-Z\d]*\d)[A-Z\d]{2,10}")
 PROSE_WORD = re.compile(r"[^\W\d_]{4,}")

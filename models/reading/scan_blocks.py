@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import centre_in, union
-from models.reading.kinds import WORD_EDGE, figure_text, is_figure, markup_line
+from models.reading.kinds import WEB_ADDRESS, WORD_EDGE, figure_text, is_figure, markup_line
 from models.reading.markers import BULLET, ORDERED, take_marker
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN, ScanParams
@@ -113,9 +113,12 @@ def is_illegible(line: Line, *, printed: bool = False, listing: bool = False) ->
     (kinds.markup_line: a listing's "\\def\\Or#1#2{", a key "short=sup1") is print no
     dictionary holds: only little confidence makes it illegible (a stamp printed sideways,
     read as "UO JASN WepJe|sWy }ENSIBAIUN", is read so, a word or two of it surely); inside a
-    `listing` (in_listing), a line of computer text only under SCAN.listing_line_confidence."""
+    `listing` (in_listing), a line of computer text only under SCAN.listing_line_confidence;
+    on a printed page, an address (_address_line) never is."""
     words = line.words
     confidence = _mean_confidence(line)
+    if printed and _address_line(line):
+        return False
     if listing and markup_line(line.text):
         return confidence < SCAN.listing_line_confidence
     if line.confirmed:
@@ -307,6 +310,15 @@ class Illegibility:
 
 def _mean_confidence(line: Line) -> float:
     return sum(w.confidence for w in line.words) / max(len(line.words), 1)
+
+
+def _address_line(line: Line) -> bool:
+    """A line that is mostly a web or mail address (SCAN.address_line_share of its
+    characters, SCAN.address_min_chars or more): Tesseract reads one at little confidence
+    however right, as no dictionary holds it."""
+    chars = sum(len(w.text) for w in line.words)
+    found = sum(len(m.group(0)) for w in line.words for m in WEB_ADDRESS.finditer(w.text))
+    return found >= SCAN.address_min_chars and found >= SCAN.address_line_share * chars
 
 
 def in_listing(para: ParaLines, *, printed: bool) -> bool:

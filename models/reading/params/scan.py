@@ -33,6 +33,11 @@ class ScanParams:
     # illegible only under listing_line_confidence.
     listing_sure_lines: int = 2
     listing_line_confidence: float = 15
+    # A web or mail address (kinds.WEB_ADDRESS) of this many characters or more, this share of its
+    # line's characters: read at 0 to 40 however right (a bibliography's collection address
+    # under a "Sample" watermark read at 34, the same twice), it is print, never illegible.
+    address_min_chars: int = 10
+    address_line_share: float = 0.8
     unreadable_lines: int = 3  # illegible lines that may make a page unreadable
     unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
     # ...each of at least this many characters: a chart's markers and swatches read as one or

@@ -323,3 +323,20 @@ def test_a_listings_lines_read_unsurely_stay_beside_its_lines_read_surely():
     kept, _ = without_illegible([*typed, ParaLines(sure), ParaLines(unsure)], [], printed=True)
     texts = [ln.text for para in kept for ln in para]
     assert not any(line.text in texts for line in unsure)
+
+
+def test_a_web_address_read_unsurely_on_a_printed_page_stays():
+    """A biosketch's "http://www.ncbi.nlm.nih.gov/myncbi/browse/collection/45972964/" under a
+    "Sample" watermark, read right at 34 (and again alike at 0): no dictionary holds an
+    address, and Tesseract's confidence in one says little. On a printed page it stays; on a
+    page not read as print, or as a line mostly of other words, it is judged as any line."""
+    typed = page(sure_confidence=93)
+    address = line_of("http://www.ncbi.nlm.nih.gov/myncbi/browse/collection/45972964/", 600,
+                      confidence=34, known=False)  # fmt: skip
+    stamp = line_of("Downloaded from www.x.org by Gueslt on Jannuary", 650, confidence=30,
+                    known=False)  # fmt: skip
+    kept, _ = without_illegible([*typed, ParaLines([address, stamp])], [], printed=True)
+    texts = [ln.text for para in kept for ln in para]
+    assert address.text in texts and stamp.text not in texts
+    kept, _ = without_illegible([*typed, ParaLines([address])], [], printed=False)
+    assert address.text not in [ln.text for para in kept for ln in para]
