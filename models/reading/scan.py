@@ -25,6 +25,7 @@ from models.reading.scan_blocks import (
     Illegibility,
     blocks_from_lines,
     crossed_by_text,
+    ground_of_text,
     join_list_continuations,
     outside_figures,
     sure_share,
@@ -92,7 +93,10 @@ def scan_text(
     the ruled tables found on the page (`grids`: its grids, when the engine found them); the
     rest cut into blocks (list items, size jumps)."""
     printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
-    figures = [f for f in figures if not crossed_by_text(f, paragraphs)]
+    figures = [
+        f for f in figures
+        if not crossed_by_text(f, paragraphs) and not ground_of_text(f, paragraphs, gray.size)
+    ]  # fmt: skip
     paragraphs = outside_figures(paragraphs, figures)
     legible, illegibility = without_illegible(without_noise(paragraphs), figures, printed=printed)
     unreadable = illegibility.unreadable()

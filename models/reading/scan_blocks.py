@@ -7,9 +7,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from models.engine import BBox, ReadBlock, Word
-from models.reading.boxes import centre_in, union
+from models.reading.boxes import area, centre_in, union
 from models.reading.kinds import WEB_ADDRESS, WORD_EDGE, figure_text, is_figure, markup_line
 from models.reading.markers import BULLET, ORDERED, take_marker
 from models.reading.params.reading_order import READING_ORDER
@@ -52,6 +53,20 @@ def crossed_by_text(figure: ReadBlock, paragraphs: list[ParaLines]) -> bool:
         inside = [w for w in line.words if _word_in(w, figure)]
         crossing += 0 < len(inside) < len(line.words) - len(inside) and _read_as_text(inside)
     return crossing >= SCAN.figure_crossing_lines
+
+
+def ground_of_text(figure: ReadBlock, paragraphs: list[ParaLines], page: tuple[int, int]) -> bool:
+    """A "picture" as large as the page (`page`: its width and height) holding a page of text
+    read as such: the ground of a dark page read inverted, whose lines are its text, not a
+    picture's labels (all of a dark listing's lines went into the figure as its labels)."""
+    if figure.bbox is None or area(figure.bbox) < SCAN.ground_page_share * page[0] * page[1]:
+        return False
+    inside = [
+        line for para in paragraphs for line in para
+        if line.words and all(map(partial(_word_in, figure=figure), line.words))
+        and _read_as_text(line.words)
+    ]  # fmt: skip
+    return len(inside) >= SCAN.ground_text_lines
 
 
 def _read_as_text(words: list[Word]) -> bool:

@@ -69,6 +69,11 @@ class ScanParams:
     # A "picture" this many text lines run across (words inside it and more outside) is text:
     # a faded margin or a shadow over the lines' first words (typewritten-fr 10763_2: 44 lines).
     figure_crossing_lines: int = 3
+    # A "picture" over this share of the page or more, holding this many lines read as text or
+    # more, is the page's ground: a dark page read inverted (a listing in a dark theme: 54 and
+    # 64 lines) comes out as one image block from edge to edge, its text inside it.
+    ground_page_share: float = 0.8
+    ground_text_lines: int = 10
     # A word cut by a column Tesseract took for a gutter: its two halves on one row, no further
     # apart than this many line heights (a gutter or a tab stands a word space or more apart).
     cut_gap_ratio: float = 0.35

@@ -74,3 +74,17 @@ def test_contents_beside_a_column_of_text_are_read_column_by_column(engine, tmp_
     assert not [c for c in cells if "journal" in c or "authors" in c]
     text = _text(reading)
     assert text.index("Additional commands for editors") < text.index("encourages authors")
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_dark_listing_read_inverted_is_text_not_a_pictures_labels(engine, tmp_path, seed):
+    """hlist-fr p. 12 (a listing in a dark theme) scanned: read inverted, Tesseract gives one
+    image block from edge to edge, and every line went into that figure as its labels (the
+    text came back only as far as the floor brings a plain read back). The page's ground is
+    no picture: its lines are the page's text."""
+    reading = _read(engine, "hlist-fr-p12", seed, tmp_path)
+    with pymupdf.open(CORPUS / "texlive" / "hlist-fr-p12.pdf") as doc:
+        truth = doc[0].get_text().split()
+    assert not [b for b in reading.blocks if b.kind == "figure"]
+    words = set(_text(reading).split())
+    assert sum(w in words for w in truth) >= 0.6 * len(truth)

@@ -13,6 +13,7 @@ from models.reading.params.scan import SCAN
 from models.reading.scan_blocks import (
     Illegibility,
     blocks_from_lines,
+    ground_of_text,
     not_read_finding,
     outside_figures,
     sure_share,
@@ -340,3 +341,17 @@ def test_a_web_address_read_unsurely_on_a_printed_page_stays():
     assert address.text in texts and stamp.text not in texts
     kept, _ = without_illegible([*typed, ParaLines([address])], [], printed=False)
     assert address.text not in [ln.text for para in kept for ln in para]
+
+
+def test_a_picture_as_large_as_the_page_over_a_page_of_text_is_its_ground():
+    """A dark listing read inverted (hlist-fr p. 12, listofitems p. 11 scanned): Tesseract
+    gives one image block from edge to edge, and all 54 lines read inside it went to the
+    figure as its labels. A "picture" over most of the page holding ten lines read as text or
+    more is the page's ground; one over part of it, or holding a few labels, is a picture."""
+    lines = [line_of(f"\\loi_count_occur#1\\in#3:\\loi_temp{k} relax", 200 + 50 * k,
+                     confidence=85, known=False) for k in range(12)]  # fmt: skip
+    ground = ReadBlock(kind="figure", bbox=(0, 0, 2000, 2800))
+    assert ground_of_text(ground, [ParaLines(lines)], (2000, 2800))
+    assert not ground_of_text(ground, [ParaLines(lines[:4])], (2000, 2800))
+    half = ReadBlock(kind="figure", bbox=(0, 0, 2000, 1400))
+    assert not ground_of_text(half, [ParaLines(lines)], (2000, 2800))
