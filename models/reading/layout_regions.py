@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
-from models.reading.boxes import inside_share
+from models.reading.boxes import area, inside_share
 from models.reading.contents import CONTENTS_LAYOUT, contents_items, contents_table
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
@@ -715,11 +715,9 @@ def _ink_in_words(region: Region, words: list[Word], image: PageImageAccess) -> 
     """The share of the region's ink that lies in its words' boxes (a chart's axes and bars
     lie outside them)."""
 
-    def ink(box: BBox) -> float:
-        return image.ink(box) * max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-    total = ink(region.bbox)
-    return sum(ink(w.bbox) for w in words if w.bbox) / total if total else 0.0
+    total = image.ink(region.bbox) * area(region.bbox)
+    held = sum(image.ink(w.bbox) * area(w.bbox) for w in words if w.bbox)
+    return held / total if total else 0.0
 
 
 def formula_alt(text: str) -> str:
