@@ -7,7 +7,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import area, centre_in, union
@@ -63,7 +62,7 @@ def ground_of_text(figure: ReadBlock, paragraphs: list[ParaLines], page: tuple[i
         return False
     inside = [
         line for para in paragraphs for line in para
-        if line.words and all(map(partial(_word_in, figure=figure), line.words))
+        if line.words and all(_word_in(w, figure) for w in line.words)
         and _read_as_text(line.words)
     ]  # fmt: skip
     return len(inside) >= SCAN.ground_text_lines
@@ -99,6 +98,10 @@ def outside_figures(paragraphs: list[ParaLines], figures: list[ReadBlock]) -> li
     return keep_lines(paragraphs, trim)
 
 
+def _mean_confidence(line: Line) -> float:
+    return sum(w.confidence for w in line.words) / max(len(line.words), 1)
+
+
 def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
     """Drop lines of doubtful scraps ("SA ar Es te Se"): strokes of a drawing or speckles read as
     letters. Real text has longer words or is read with confidence."""
@@ -108,8 +111,7 @@ def without_noise(paragraphs: list[ParaLines]) -> list[ParaLines]:
         scraps = len(words) >= SCAN.noise_min_words and all(
             len(w.text) <= SCAN.noise_word_letters for w in words
         )
-        mean = sum(w.confidence for w in words) / max(len(words), 1)
-        return not (scraps and mean < SCAN.noise_confidence)
+        return not (scraps and _mean_confidence(line) < SCAN.noise_confidence)
 
     return keep_lines(paragraphs, real)
 
@@ -323,10 +325,6 @@ class Illegibility:
         return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
 
 
-def _mean_confidence(line: Line) -> float:
-    return sum(w.confidence for w in line.words) / max(len(line.words), 1)
-
-
 def _address_line(line: Line) -> bool:
     """A line that is mostly a web or mail address (SCAN.address_line_share of its
     characters, SCAN.address_min_chars or more): Tesseract reads one at little confidence
@@ -340,11 +338,13 @@ def in_listing(para: ParaLines, *, printed: bool) -> bool:
     """A paragraph of a printed page that is a listing: SCAN.listing_sure_lines of its lines
     computer text read with SCAN.doubtful_confidence or more (a sideways stamp read as
     "}ENSIBAIUN" or a chart's marks hold none)."""
+    if not printed:
+        return False
     sure = [
         line for line in para
         if markup_line(line.text) and _mean_confidence(line) >= SCAN.doubtful_confidence
     ]  # fmt: skip
-    return printed and len(sure) >= SCAN.listing_sure_lines
+    return len(sure) >= SCAN.listing_sure_lines
 
 
 def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, printed: bool):
