@@ -205,10 +205,18 @@ def find_grids(
         for run in _joined_runs(rows, v_rules, edges, slack):
             grid = _grid(run, v_rules, edges, dpi, params)
             if len(run) >= params.grid_min_h_rules and grid is not None:
+                if _page_border(grid, width, height, at_dpi(params.page_border_px, dpi)):
+                    continue
                 grids.append(grid)
                 top_y, bottom_y = run[0].pos - slack, run[-1].pos + slack
                 used.update(j for j in same if top_y <= h_rules[j].pos <= bottom_y)
     return grids
+
+
+def _page_border(grid: Grid, width: int, height: int, near: float) -> bool:
+    """The grid runs along all four edges of the image, `near` pixels or closer."""
+    x0, y0, x1, y1 = grid.bbox
+    return x0 <= near and y0 <= near and x1 >= width - 1 - near and y1 >= height - 1 - near
 
 
 def _apart(rows: list[Rule], slack: float) -> list[Rule]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 from bs4 import BeautifulSoup
-from PIL import Image
+from PIL import Image, ImageOps
 from rapidfuzz import fuzz
 
 from conversion.pipeline.convert import convert_pdf
@@ -478,3 +478,13 @@ def test_a_forms_box_keeps_its_label_with_its_answer(engine, tmp_path):
     assert len(rows) == 3
     assert fuzz.ratio(rows[0][0], "FULL NAME MARGARET OKONKWO") >= 90
     assert fuzz.ratio(rows[2][1], "TELEPHONE 555 014 2297") >= 90
+
+
+def test_an_inverted_pages_margins_are_no_grid():
+    """A dark listing read inverted (hlist-fr p. 12): the page's margins turn black, their
+    edges and the listing's shaded lines make rules along all four edges of the image: the
+    page's border, no table."""
+    listing = Path(__file__).parents[2] / "resources" / "corpus" / "texlive" / "hlist-fr-p12.pdf"
+    with pymupdf.open(listing) as doc:
+        gray = doc[0].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY).pil_image()
+    assert find_grids(ImageOps.invert(gray), 200) == []
