@@ -293,6 +293,11 @@ def is_heading(
     if rb.layout is None and _looks_like_heading(rb, body_size, body_ink, prose, params=params):
         # Engines without a layout model (or blocks outside every region): size and weight.
         return True
+    if rb.layout == "picture" and real_words(rb.words, rb.text):
+        # Text in a region the model took for a picture (a sheet of four title pages, their
+        # frames and logos, boxed as one picture): size and weight, of real words (a logo's
+        # triangle read as "A" is none).
+        return _looks_like_heading(rb, body_size, body_ink, prose, params=params)
     # Display type or a short larger line the layout model took for text (a paper's title,
     # a word processor's heading): real words only. Bold alone is not enough there (the
     # bold names of a paper's authors are not headings).
@@ -713,10 +718,11 @@ def assign_heading_levels(
 
 # -- the title ------------------------------------------------------------------------------------
 def _trusted(block: Block, *, params: AssembleParams) -> bool:
-    """Mostly confident text: a title read from a decorative initial is not a title."""
+    """Mostly confident text, a letter or digit in it: a title read from a decorative initial,
+    or a logo read as "©", is not a title."""
     text = block.text.strip()
     doubtful = sum(len(s.text.strip()) for s in block.spans if s.low_confidence)
-    return bool(text) and doubtful <= params.trusted_doubtful_share * len(text)
+    return any(c.isalnum() for c in text) and doubtful <= params.trusted_doubtful_share * len(text)
 
 
 def _running_title(block: Block, *, params: AssembleParams) -> str | None:

@@ -5,6 +5,7 @@ run together split at their numbers, source code that is no heading, the title a
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pymupdf
 import pytest
@@ -530,3 +531,30 @@ def test_a_bold_title_in_its_column_beside_the_next_column_is_a_heading():
     doc = assemble([PageReading(page_number=1, blocks=blocks, width=2400, height=2000)],
                    AssembleOptions())  # fmt: skip
     assert [b.text for b in doc.pages[0].blocks if b.kind == "heading"] == ["1 Introduction"]
+
+
+def test_display_lines_in_a_region_taken_for_a_picture_are_headings_of_real_words():
+    """A scanned sheet of four title pages, their frames and logos: the layout model boxed the
+    whole sheet as one picture, whose words were kept as text (FrontespiziAssemblati p. 1).
+    Its titles set large are headings by size, as outside every region; a logo's triangle
+    read as "A", however large, is none, and no document's title is a logo read as "©"."""
+    picture = partial(_read, "paragraph", layout="picture")
+    doc = _document([
+        ("ocr", [picture("©", 90, 160), picture("A", 300, 79),
+                 picture("UNIVERSITÀ DI MARCONIA", 500, 29),
+                 picture("Corso di Laurea in Ingegneria delle Telecomunicazioni", 600, 29),
+                 picture("Titolo della tesi di laurea magistrale", 800, 43),
+                 picture("Sottotitolo della tesi di laurea magistrale", 900, 25),
+                 picture("Relatore prof. Enrico Rosa", 1100, 25),
+                 picture("Corso di Laurea in Ingegneria Biomedica", 1400, 29),
+                 picture("Dicembre 2011", 1600, 29)]),
+    ])  # fmt: skip
+    assert [text for text, _ in _levels(doc)] == ["Titolo della tesi di laurea magistrale"]
+    assert doc.title == "Titolo della tesi di laurea magistrale"
+
+
+def test_a_logo_read_as_a_sign_is_no_title():
+    """A page with no heading takes its title from its first paragraph: a logo read as "©"
+    is none, the text under it is."""
+    doc = _document([("ocr", [_read("paragraph", "©", 90, 41.5, layout="text"), _body(300)])])
+    assert doc.title.startswith(BODY[:20])
