@@ -221,7 +221,17 @@ def page_regions(page: pymupdf.Page, *, scale: float) -> list[Region]:
             # taken for this one's.
             image_features().consume_cache()
         LOADED.features_of = None
-        groups = pymupdf._get_layout(page, return_raw=True) or []
+        # The model sees glyph boxes as pymupdf4llm's process gives them (MuPDF's ascender and
+        # descender corrections off, as importing pymupdf, which imports pymupdf4llm, sets them
+        # for the whole process), also in the readers' fork server, which keeps pymupdf4llm
+        # out: there its regions were others (a slide's sentence and the formulas beside it one
+        # picture). Our own words keep their process's boxes.
+        corrected = pymupdf.TOOLS.unset_quad_corrections()
+        pymupdf.TOOLS.unset_quad_corrections(True)
+        try:
+            groups = pymupdf._get_layout(page, return_raw=True) or []
+        finally:
+            pymupdf.TOOLS.unset_quad_corrections(corrected)
     regions = []
     for group in groups:
         x0, y0, x1, y1 = group["group_bbox"][:4]

@@ -4,6 +4,7 @@ fresh analysis gives, and image features prepared for one page never leak into a
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -169,3 +170,28 @@ def test_the_text_boxes_features_are_those_pymupdf_layout_computes(monkeypatch):
     assert len(ours[2]) >= 5 and ours == theirs
     assert not any("OCR layer" in text for text in ours[1])  # the invisible box was dropped
     doc.close()
+
+
+@pytest.mark.parametrize("skipped", [False, True])
+def test_a_pages_regions_do_not_depend_on_the_process_s_quad_corrections(skipped):
+    """Importing pymupdf imports pymupdf4llm, which turns MuPDF's ascender and descender
+    corrections of glyph boxes off for the whole process; the readers' fork server keeps it
+    out, so its pages were read with them on, and the layout model saw other boxes there: on a
+    beamer slide (lecturer's demo, p. 4) one picture over a sentence and the formula beside it,
+    and the sentence read as \\text{} inside the formula. The model sees the boxes of the
+    process it was made with (corrections off) everywhere, and the setting is left as found."""
+    slide = (
+        Path(__file__).parents[1] / "resources" / "corpus" / "texlive" / "lecturer-beamer-p4.pdf"
+    )
+    before = pymupdf.TOOLS.unset_quad_corrections()
+    try:
+        pymupdf.TOOLS.unset_quad_corrections(skipped)
+        with pymupdf.open(slide) as doc:
+            regions = layout.page_regions(doc[0], scale=300 / 72)
+        assert pymupdf.TOOLS.unset_quad_corrections() == skipped
+    finally:
+        pymupdf.TOOLS.unset_quad_corrections(before)
+    (picture,) = (r for r in regions if r.kind == "picture")
+    texts = [r for r in regions if r.kind == "text"]
+    # The sentence is text, left of the formula's picture.
+    assert texts and all(text.bbox[2] < picture.bbox[0] for text in texts)

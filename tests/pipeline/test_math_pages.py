@@ -45,3 +45,16 @@ def test_inline_formulas_are_mathml_in_their_sentence(tmp_path):
     assert str(first.previous_sibling).endswith("Every point of the circle satisfies ")
     assert str(first.next_sibling).startswith(", and the step size")
     assert "5 × 103 points" in main.get_text()  # no variable: text with its exponent
+
+
+@pytest.mark.slow
+def test_a_slides_sentence_beside_its_formulas_stays_a_sentence(tmp_path):
+    """A beamer slide (lecturer's demo, p. 4): a bullet's sentence, and beside it a column of
+    formulas. Read in the readers' process, the layout model once made one picture of both
+    and the sentence went into the formula's MathML as \\text{And} \\text{but}..."""
+    slide = MATH.parent / "corpus" / "texlive" / "lecturer-beamer-p4.pdf"
+    result = convert_pdf(slide, tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(encoding="utf-8"), "html.parser").main
+    (math,) = main.find_all("math")
+    assert "common factor" not in math.get("alttext", "") + math.get_text()
+    assert any("have no common factor" in p.get_text() for p in main.find_all(["p", "li"]))
