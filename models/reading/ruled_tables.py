@@ -205,7 +205,7 @@ def find_grids(
         for run in _joined_runs(rows, v_rules, edges, slack):
             grid = _grid(run, v_rules, edges, dpi, params)
             if len(run) >= params.grid_min_h_rules and grid is not None:
-                if _page_border(grid, width, height, at_dpi(params.page_border_px, dpi)):
+                if _page_border(grid, dark, at_dpi(params.page_border_px, dpi), params):
                     continue
                 grids.append(grid)
                 top_y, bottom_y = run[0].pos - slack, run[-1].pos + slack
@@ -213,10 +213,21 @@ def find_grids(
     return grids
 
 
-def _page_border(grid: Grid, width: int, height: int, near: float) -> bool:
-    """The grid runs along all four edges of the image, `near` pixels or closer."""
-    x0, y0, x1, y1 = grid.bbox
-    return x0 <= near and y0 <= near and x1 >= width - 1 - near and y1 >= height - 1 - near
+def _page_border(grid: Grid, dark: np.ndarray, near: float, params: RuledTableParams) -> bool:
+    """The grid runs along all four edges of the image (`near` pixels or closer) and its first
+    and last columns are solid ink (`page_border_dark_share`): the dark margins of an inverted
+    page, no table's cells (a figure's table cropped to its frame holds its labels there)."""
+    height, width = dark.shape
+    x0, y0, x1, y1 = (round(v) for v in grid.bbox)
+    if not (x0 <= near and y0 <= near and x1 >= width - 1 - near and y1 >= height - 1 - near):
+        return False
+    if len(grid.xs) < 3:
+        return False
+    first, last = round(grid.xs[1]), round(grid.xs[-2])
+    return all(
+        band.size and band.mean() >= params.page_border_dark_share
+        for band in (dark[y0:y1, x0:first], dark[y0:y1, last:x1])
+    )
 
 
 def _apart(rows: list[Rule], slack: float) -> list[Rule]:

@@ -116,9 +116,11 @@ class RuledTableParams:
     grid_min_column_px: int = 60  # a grid's columns are this wide or more (median)
     grid_slack_px: int = 15  # a rule meets a grid's edge, or lies on one of its lines, this close
     v_rule_reach_px: int = 10  # a vertical rule goes at least this far below the grid's top
-    # A grid this close to all four edges of the image is the page's own border: an inverted
-    # page's margins, a scanner's dark surround (a printed table keeps some paper around it).
+    # A grid this close to all four edges of the image, its first and last columns this share
+    # dark or more, is the page's own border: an inverted page's margins, a scanner's dark
+    # surround (a figure's table cropped to its frame has its labels in those columns).
     page_border_px: int = 8
+    page_border_dark_share: float = 0.9
     v_rule_row_share: float = 0.5  # an inner vertical runs along this share of a row or more
     cell_rule_share: float = 0.6  # a rule along this share of a cell's side parts it from the next
     header_rule_ratio: float = 1.6  # the rule under the first row this times the median: a header

@@ -488,3 +488,13 @@ def test_an_inverted_pages_margins_are_no_grid():
     with pymupdf.open(listing) as doc:
         gray = doc[0].get_pixmap(dpi=200, colorspace=pymupdf.csGRAY).pil_image()
     assert find_grids(ImageOps.invert(gray), 200) == []
+
+
+def test_a_table_cropped_to_its_frame_is_a_grid():
+    """A figure's table whose PDF is cropped to its frame (schule's glyph table U+2600-26FF):
+    its rules run along the image's four edges, but its first and last columns hold labels on
+    paper, no dark margin: a table."""
+    image = Image.new("L", (1200, 323), 250)
+    _grid_image(image, 0, 8, [0, 400, 800, 1197], drop=0)
+    grids = find_grids(image, 300)
+    assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(8, 3)]
