@@ -293,11 +293,6 @@ def is_heading(
     if rb.layout is None and _looks_like_heading(rb, body_size, body_ink, prose, params=params):
         # Engines without a layout model (or blocks outside every region): size and weight.
         return True
-    if rb.layout == "picture" and real_words(rb.words, rb.text):
-        # Text in a region the model took for a picture (a sheet of four title pages, their
-        # frames and logos, boxed as one picture): size and weight, of real words (a logo's
-        # triangle read as "A" is none).
-        return _looks_like_heading(rb, body_size, body_ink, prose, params=params)
     # Display type or a short larger line the layout model took for text (a paper's title,
     # a word processor's heading): real words only. Bold alone is not enough there (the
     # bold names of a paper's authors are not headings).

@@ -685,6 +685,12 @@ def _picture(
         joined = any(labels_apart(_inside(region, b)) for b in blocks if b.kind != "table")
         if joined and PICTURE_TEXT_FINDING not in findings:
             findings.append(dict(PICTURE_TEXT_FINDING))  # one block joins labels apart
+        if area(region.bbox) >= LAYOUT.page_picture_share * page.width * page.height:
+            # The page taken for one picture: its blocks are text, their titles headings by
+            # their size (a chart's legend, inside a picture of its own, stays no heading).
+            for block in blocks:
+                if block.layout == region.kind and _inside(region, block):
+                    block.layout = "text"
         return blocks
     if formula and real_words(inside, text) and not any(c in MATH_SIGNS for c in text):
         # Words and no sign: text (a heading in small capitals the model boxed), told as text.

@@ -533,21 +533,21 @@ def test_a_bold_title_in_its_column_beside_the_next_column_is_a_heading():
     assert [b.text for b in doc.pages[0].blocks if b.kind == "heading"] == ["1 Introduction"]
 
 
-def test_display_lines_in_a_region_taken_for_a_picture_are_headings_of_real_words():
+def test_display_lines_of_a_page_taken_for_one_picture_are_headings_of_real_words():
     """A scanned sheet of four title pages, their frames and logos: the layout model boxed the
-    whole sheet as one picture, whose words were kept as text (FrontespiziAssemblati p. 1).
-    Its titles set large are headings by size, as outside every region; a logo's triangle
-    read as "A", however large, is none, and no document's title is a logo read as "©"."""
-    picture = partial(_read, "paragraph", layout="picture")
+    whole sheet as one picture, whose blocks layout_regions made text (FrontespiziAssemblati
+    p. 1). Its titles set large are headings by size; a logo's triangle read as "A", however
+    large, is none, and no document's title is a logo read as "©"."""
+    text = partial(_read, "paragraph", layout="text")
     doc = _document([
-        ("ocr", [picture("©", 90, 160), picture("A", 300, 79),
-                 picture("UNIVERSITÀ DI MARCONIA", 500, 29),
-                 picture("Corso di Laurea in Ingegneria delle Telecomunicazioni", 600, 29),
-                 picture("Titolo della tesi di laurea magistrale", 800, 43),
-                 picture("Sottotitolo della tesi di laurea magistrale", 900, 25),
-                 picture("Relatore prof. Enrico Rosa", 1100, 25),
-                 picture("Corso di Laurea in Ingegneria Biomedica", 1400, 29),
-                 picture("Dicembre 2011", 1600, 29)]),
+        ("ocr", [text("©", 90, 160), text("A", 300, 79),
+                 text("UNIVERSITÀ DI MARCONIA", 500, 29),
+                 text("Corso di Laurea in Ingegneria delle Telecomunicazioni", 600, 29),
+                 text("Titolo della tesi di laurea magistrale", 800, 43),
+                 text("Sottotitolo della tesi di laurea magistrale", 900, 25),
+                 text("Relatore prof. Enrico Rosa", 1100, 25),
+                 text("Corso di Laurea in Ingegneria Biomedica", 1400, 29),
+                 text("Dicembre 2011", 1600, 29)]),
     ])  # fmt: skip
     assert [text for text, _ in _levels(doc)] == ["Titolo della tesi di laurea magistrale"]
     assert doc.title == "Titolo della tesi di laurea magistrale"

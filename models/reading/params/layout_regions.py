@@ -28,6 +28,9 @@ class LayoutParams:
     # columns of macro names and page numbers (0.94 on eufrak p. 2 scanned), not a chart's
     # labels beside its axes and bars (0.35 to 0.50 on 128 fresh TeX Live scans)
     text_picture_ink_share: float = 0.75
+    # A readable "picture" over this share of the page or more is the page the model took for
+    # one picture (a sheet of four title pages, their frames and logos): its blocks are text
+    page_picture_share: float = 0.5
     prose_long_words: int = 20  # running text: this many words of four letters or more
     # A table region is a formula when this share of its letters or more are mathematical ones
     math_table_letter_share: float = 0.5

@@ -212,6 +212,26 @@ def test_a_charts_labels_stay_with_its_figure_and_strokes_leave():
     assert blocks[0].text == ""  # no caption: its labels are no caption
 
 
+@pytest.mark.parametrize(
+    ("region", "layout"),
+    [
+        ((100, 100, 1900, 2900), "text"),  # the page taken for one picture: its text is text
+        ((100, 100, 1500, 1400), "picture"),  # a picture of its own (a chart's legend) stays one
+    ],
+)
+def test_a_page_taken_for_one_picture_is_text(region, layout):
+    """A scanned sheet of four thesis title pages, their frames and logos (FrontespiziAssemblati
+    p. 1): the model boxed the sheet as one picture. Its readable words stay text, and over half
+    the page they are text blocks (their titles headings by size: tests/pipeline/
+    test_headings.py), not a picture's; a readable picture of its own keeps its class."""
+    lines = ["Titolo della tesi di laurea magistrale", "Sottotitolo della tesi di laurea",
+             "Corso di Laurea in Ingegneria delle Telecomunicazioni"]  # fmt: skip
+    blocks = [_block(text, 200, 300 + 200 * k, k) for k, text in enumerate(lines)]
+    read, _ = _run(blocks, [Region("picture", region)])
+    assert [b.kind for b in read] == ["paragraph"] * 3
+    assert {b.layout for b in read} == {layout}
+
+
 def test_a_formula_not_transcribed_is_an_image_with_a_finding():
     scraps = _block("λg = ∑ s∈S", 600, 700, 1)
     body = _block("Text after the formula.", 100, 900, 2)
