@@ -24,12 +24,7 @@ os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 for _optional in ("pymupdf.layout", "pymupdf4llm"):
     sys.modules.setdefault(_optional, None)  # `import` of a None entry raises ImportError
 
-import pymupdf  # noqa: E402  (loaded once here, shared copy-on-write by every reader)
-
-# Glyph boxes as in every other process: there importing PyMuPDF imports pymupdf4llm, which
-# turns MuPDF's ascender and descender corrections off for the process; kept out here, it left
-# them on, and a page read in a reader came out otherwise than the same page read in a test.
-pymupdf.TOOLS.unset_quad_corrections(True)
+import pymupdf  # noqa: E402,F401  (loaded once here, shared copy-on-write by every reader)
 
 import conversion.pipeline.rasterize  # noqa: E402,F401
 import conversion.pipeline.validate  # noqa: E402,F401

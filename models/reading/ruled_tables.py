@@ -221,8 +221,6 @@ def _page_border(grid: Grid, dark: np.ndarray, near: float, params: RuledTablePa
     x0, y0, x1, y1 = (round(v) for v in grid.bbox)
     if not (x0 <= near and y0 <= near and x1 >= width - 1 - near and y1 >= height - 1 - near):
         return False
-    if len(grid.xs) < 3:
-        return False
     first, last = round(grid.xs[1]), round(grid.xs[-2])
     return all(
         band.size and band.mean() >= params.page_border_dark_share

@@ -74,7 +74,3 @@ def layout_kinds(path: Path) -> list[str]:
 def import_missing() -> None:
     """A reader step whose module will not import (an installation lost a package): ours."""
     raise ImportError("No module named 'lost_package'")
-
-
-def quad_corrections_skipped() -> bool:
-    return pymupdf.TOOLS.unset_quad_corrections()

@@ -44,11 +44,3 @@ def test_a_reader_reads_a_born_digital_page_with_the_inherited_model(tmp_path):
     doc.save(path)
     kinds = run_isolated(isolated_calls.layout_kinds, path, timeout_s=60, memory_mb=2048)
     assert "text" in kinds
-
-
-def test_a_reader_measures_glyph_boxes_as_every_other_process():
-    """Importing PyMuPDF imports pymupdf4llm, which turns MuPDF's glyph box corrections off
-    for the process (this one's too); the fork server keeps pymupdf4llm out and sets them so
-    itself: a page reads the same in a reader as in a test."""
-    assert pymupdf.TOOLS.unset_quad_corrections()
-    assert run_isolated(isolated_calls.quad_corrections_skipped, timeout_s=60, memory_mb=2048)
