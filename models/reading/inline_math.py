@@ -40,6 +40,7 @@ MATH_FONT = re.compile(
 SIGNS = frozenset("=<>+−×·⋅±∓≤≥≠≈∈∉∋⊂⊆⊃⊇∪∩→←⇒⇐⇔↔↦∼≃≅≡∝∀∃∑∏∫∮∂∇∞∘⊗⊕∧∨¬≪≫∥∣⊥≺≻≲≳⋆√")
 _FENCES = frozenset("()[]{}|‖⟨⟩⌊⌋⌈⌉")
 _OPENING = frozenset("([{⟨⌊⌈")
+_CLOSING = frozenset(")]}⟩⌋⌉")
 _POINTS = frozenset(",.;:")
 _PRIMES = frozenset("′″'")
 
@@ -144,29 +145,74 @@ def inline_formulas(
     found = {f.keys[0]: f for f in _fractions(words, glyphs, bars_in, params)}
     taken = {key for f in found.values() for key in f.keys}
     run: list[tuple[Key, _Word, tuple]] = []
+    # Points the run took in (below): its index -> the word as it was (None: a word of points).
+    joins: dict[int, _Word | None] = {}
+
+    def emit(part: list[tuple[Key, _Word, tuple]]) -> None:
+        formula = _formula(part, bars_in, params) if part else None
+        if formula is not None:
+            found[formula.keys[0]] = formula
 
     def close() -> None:
-        if run:
-            formula = _formula(run, bars_in, params)
-            if formula is not None:
-                found[formula.keys[0]] = formula
+        if joins and _open_fence(run):
+            # The fence never closed: the points were the sentence's ("(π, µ and ∂)").
+            part: list[tuple[Key, _Word, tuple]] = []
+            for at, (key, math, word) in enumerate(run):
+                if at not in joins:
+                    part.append((key, math, word))
+                    continue
+                if joins[at] is not None:
+                    part.append((key, joins[at], word))
+                emit(part)
+                part = []
+            emit(part)
+        else:
+            emit(run)
         run.clear()
+        joins.clear()
 
     for word in words:
         x0, y0, x1, y1, text, block, line, number = word
         key = (block, line, number)
         math = _math_word(glyphs[key], params) if key in glyphs and key not in taken else None
-        last = run[-1] if run else None
+        last, points = (run[-1] if run else None), False
+        if last and last[0][:2] == key[:2] and _open_fence(run):
+            # "I(X; Z)", "I(Y ; Z)": a point inside the formula's open fence is the formula's.
+            if math is None and not last[1].trail and key in glyphs and _points(glyphs[key]):
+                math, points = _Word(glyphs[key], 0, False, False, 0), True
+                joins[len(run)] = None
+            elif math is not None and last[1].trail:
+                joins[len(run) - 1] = last[1]
+                run[-1] = (last[0], last[1]._replace(core=glyphs[last[0]], trail=0), last[2])
+                last = run[-1]
         if (
             math is None
             or (last and (last[0][:2] != key[:2] or last[1].trail))
             or (last and x0 - last[2][2] > params.inline_gap_ratio * (last[2][3] - last[2][1]))
         ):  # (a table's row on one line: its columns are no formula)
             close()
-        if math is not None:
+        if math is not None and not (points and not run):  # a point opens no formula
             run.append((key, math, word))
     close()
     return found
+
+
+def _open_fence(run: list[tuple[Key, _Word, tuple]]) -> bool:
+    """A fence the run opens is still open at its end (a closing fence before any opening
+    one is the sentence's or a fence opened before the run)."""
+    depth = 0
+    for _, math, _ in run:
+        for g in math.core:
+            if g.glyph.char in _OPENING:
+                depth += 1
+            elif g.glyph.char in _CLOSING:
+                depth = max(0, depth - 1)
+    return depth > 0
+
+
+def _points(glyphs: list[MathGlyph]) -> bool:
+    """A word of points alone (a semicolon set apart: "I(Y ; Z)")."""
+    return bool(glyphs) and all(g.glyph.char in _POINTS for g in glyphs)
 
 
 def _fractions(

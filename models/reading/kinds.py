@@ -10,6 +10,7 @@ from models.engine import Word
 from models.reading.params.kinds import KINDS
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_TITLE_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")  # "Hyphenation", "Multi-scale"
 _SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[IVX]{1,4}|[A-Z])(?:\.\d{1,2})*\.?")  # "1", "2.1.", "IV."
 _LEADING_NUMBER = re.compile(r"^\s*(?:\d{1,2}|[A-Z])(?:\.\d{1,2})+\.?\s+|^\s*\d{1,2}\.?\s+")
 MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
@@ -35,14 +36,20 @@ CAPTION_LABEL = re.compile(
 )
 
 
-def real_words(words: list[Word], text: str, *, boxed: bool = False) -> bool:
+def real_words(
+    words: list[Word], text: str, *, boxed: bool = False, numbered: bool = False
+) -> bool:
     """Text a heading can be made of: mostly letters in words of two or more, read with
     confidence (OCR) and, where the engine knows, mostly dictionary words. A section's number
     before the title ("2.1 Data") is no part of the letters' share. `boxed`: the layout model
     drew a heading's box around it, so half its words read surely as dictionary words are
     enough (`boxed_sure_share`): a logo or a name the engine could not read ("Customizing
     Tufte-ETEx", TeX's raised letters read as garbage) does not undo a heading; so are
-    dictionary words only, read less surely (`boxed_known_confidence`: bold print on a scan)."""
+    dictionary words only, read less surely (`boxed_known_confidence`: bold print on a scan),
+    and so is a numbered title of words read at `heading_confidence` (its section number in
+    `text`, or `numbered`: a list item's marker): the number and the box say heading where the
+    dictionary does not know its word ("4 Hyphenation" at 77, a Hungarian chapter's "1.
+    fejezet" at 88; a garbled "3.1 Cornplexitv" is read at 64)."""
     titled = _LEADING_NUMBER.sub("", text, count=1) or text
     letters = sum(c.isalpha() for c in titled)
     visible = sum(not c.isspace() for c in titled) or 1
@@ -64,6 +71,13 @@ def real_words(words: list[Word], text: str, *, boxed: bool = False) -> bool:
         if boxed and _half_sure(titled):
             return True
         confidence = statistics.mean(w.confidence for w in titled)
+        if (
+            boxed
+            and (numbered or len(titled) < len(words))
+            and confidence >= KINDS.heading_confidence
+            and all(_TITLE_WORD.fullmatch(w.text) for w in titled)
+        ):
+            return True
         known = [
             _known(w)
             for w in titled

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 import statistics
+import unicodedata
 
 import pymupdf
 from PIL import Image
@@ -28,6 +29,12 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
 # Where Windows puts a symbol font's glyphs (Symbol, Wingdings: Word's bullets U+F0B7, its
 # equation symbols): signs a page holds beside its words, not a font whose text is encoded away.
 _SYMBOL_FONT_CODES = re.compile("[\uf020-\uf0ff]")
+# Where Adobe's glyph list puts the pieces tall delimiters are built from (a matrix's brackets,
+# a case's brace, U+F8E5-U+F8FE): the drawing of a formula set in a math extension font.
+_DELIMITER_PIECES = re.compile("[\uf8e5-\uf8fe]")
+# A formula's operators and brackets (Unicode's math symbols, opening and closing punctuation):
+# notation, not glyph codes.
+_NOTATION_CATEGORIES = frozenset({"Sm", "Ps", "Pe"})
 _VOWELS = set("aeiouyàáâäãåèéêëìíîïòóôöõùúûüæœ")
 
 
@@ -43,13 +50,16 @@ def looks_like_language(text: str, *, params: TextLayerParams = TEXT_LAYER) -> b
     (a symbol font's signs aside), mostly letters, words of two letters or more, and letters
     in the proportions of a language (a shifted font encoding, "Opnbddchmfr ne sgd", has few
     vowels and none of the short common words)."""
-    text = _SYMBOL_FONT_CODES.sub(" ", text)
-    # A contents page's dot leaders are drawing, not text: they would outnumber its letters.
-    text = _leaders(params.leader_min_dots).sub(" ", text)
-    visible = sum(not c.isspace() for c in text) or 1
     # A few glyphs without a character (a figure's labels, math italics: "node \ufffd") leave
     # the rest of a good layer good; more, and the font's text is not to be trusted.
     unmapped = text.count("\ufffd") + params.cid_code_weight * text.count("(cid:")
+    text = _DELIMITER_PIECES.sub(" ", _SYMBOL_FONT_CODES.sub(" ", text))
+    # A page of formulas ("H(X; Y) = H(X) - H(X|Y)") is half operators and brackets: they would
+    # outnumber its letters and digits as a font's codes do.
+    text = "".join(" " if unicodedata.category(c) in _NOTATION_CATEGORIES else c for c in text)
+    # A contents page's dot leaders are drawing, not text: they would outnumber its letters.
+    text = _leaders(params.leader_min_dots).sub(" ", text)
+    visible = sum(not c.isspace() for c in text) or 1
     if unmapped > params.unmapped_share * visible:
         return False
     if len(_PRIVATE_USE.findall(text)) > params.private_use_share * visible:

@@ -231,13 +231,19 @@ def _split(
     return parts
 
 
+def _numbered(block: ReadBlock) -> bool:
+    """A list item whose marker is a number: a numbered title read as an item ("1. fejezet")."""
+    return block.kind == "list_item" and bool(block.ordered and block.marker)
+
+
 def _labelled(block: ReadBlock, region: Region | None) -> ReadBlock:
     block.layout = region.kind if region else None
     if region is None or block.kind not in ("paragraph", "list_item"):
         return block
     kind = _KIND.get(region.kind)
     if kind == "heading" and (
-        not real_words(block.words, block.text, boxed=True) or reads_as_prose(block.text)
+        not real_words(block.words, block.text, boxed=True, numbered=_numbered(block))
+        or reads_as_prose(block.text)
     ):
         kind = "paragraph"
     if kind == "heading" and BULLET_GLYPH.match(block.text):

@@ -249,16 +249,26 @@ def reads_well(paragraphs: list[ParaLines]) -> bool:
 
 def _cuts_word(left: Line, right: Line) -> bool:
     """`right` goes on `left`'s row a fraction of a word space after it, mid-word: a line
-    Tesseract cut in two ("Le problém" | "e des hommages"), a letter then a lower-case one."""
+    Tesseract cut in two ("Le problém" | "e des hommages"), a letter then a lower-case one, or
+    any two characters closer than the lines' own spaces between words."""
     height = min(left.height, right.height)
     overlap = min(left.bbox[3], right.bbox[3]) - max(left.bbox[1], right.bbox[1])
     gap = right.bbox[0] - left.bbox[2]
-    return (
-        overlap >= height / 2
-        and -SCAN.cut_gap_ratio * height <= gap <= SCAN.cut_gap_ratio * height
-        and left.words[-1].text[-1:].isalpha()
-        and right.words[0].text[:1].islower()
-    )
+    if (
+        overlap < height / 2
+        or not -SCAN.cut_gap_ratio * height <= gap <= SCAN.cut_gap_ratio * height
+    ):
+        return False
+    if left.words[-1].text[-1:].isalpha() and right.words[0].text[:1].islower():
+        return True
+    spaces = _word_spaces(left) + _word_spaces(right)
+    return bool(spaces) and gap < SCAN.cut_word_space_share * statistics.median(spaces)
+
+
+def _word_spaces(line: Line) -> list[float]:
+    """The gaps between the line's words, in pixels."""
+    boxes = [w.bbox for w in line.words if w.bbox]
+    return [b[0] - a[2] for a, b in zip(boxes, boxes[1:], strict=False) if b[0] > a[2]]
 
 
 def cut_lines(paragraphs: list[ParaLines]) -> int:

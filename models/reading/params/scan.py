@@ -77,6 +77,10 @@ class ScanParams:
     # A word cut by a column Tesseract took for a gutter: its two halves on one row, no further
     # apart than this many line heights (a gutter or a tab stands a word space or more apart).
     cut_gap_ratio: float = 0.35
+    # ... or, whatever the letters, narrower than this share of the two lines' median space
+    # between words: no word space at all (a listing's "\changes{4." | "0c}{1999/11/13}{New",
+    # 7 pixels apart where its words stand 18 to 21, the dot's blank cell taken for a gutter).
+    cut_word_space_share: float = 0.5
     cut_min_lines: int = 3  # lines cut so, at least: the page's columns are wrong...
     cut_min_share: float = 0.1  # ...and at least this share of its lines
     # A line Tesseract's line finder skipped (typewritten-fr 24_3cb67: a typed line over a pencil

@@ -54,6 +54,25 @@ def test_inline_formulas_are_rebuilt_and_prose_stays_text(name, formulas):
     assert _formulas(name) == formulas
 
 
+# Points inside the formula's fences are the formula's: an information measure's semicolons,
+# set apart or not; the sentence's comma after the last fence stays outside. Not: the letters
+# of a parenthesis in prose, "(π, µ and ∂)" (a fence that never closes: its points the
+# sentence's).
+POINTS = {
+    "p(x; θ)": (r"p ( x ; \theta )", 0),
+    "I(X; Y, Z) = I(X; Z)+I(X; Y | Z)": (r"I ( X ; Y , Z ) = I ( X ; Z ) + I ( X ; Y | Z )", 0),
+    "I(X; Y ; Z)": (r"I ( X ; Y ; Z )", 0),
+    "H(Z) ≤H(Y )": (r"H ( Z ) \leq H ( Y )", 0),
+    "I(X; Z),": (r"I ( X ; Z )", 1),
+}
+
+
+def test_a_point_inside_a_formulas_fences_is_the_formulas():
+    """Cut at each semicolon, "I(X; Y, Z)" was read as "I(X", then "Y, Z) = I(X": formulas
+    whose fences do not close (a homework page in Chinese, all its measures so cut)."""
+    assert _formulas("inline-points.pdf") == POINTS
+
+
 def _glyph(char: str, size: float, x: float, y: float, font: str = "NimbusRomNo9L-ReguItal",
            mark: str | None = None) -> MathGlyph:  # fmt: skip
     box = (x, y - 0.7 * size, x + 0.5 * size, y + 0.2 * size)

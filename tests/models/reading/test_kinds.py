@@ -68,3 +68,19 @@ def test_a_filled_front_matter_field_and_labels_joined_by_arrows():
     assert reads_as_diagram("Input -> Encoder --> Loss")
     assert not reads_as_diagram("Results > 90 % of the Time") and not reads_as_diagram("A|B")
     assert not reads_as_diagram("From Pixels to Words")
+
+
+def test_a_numbered_title_in_a_heading_box_needs_no_dictionary_word():
+    """A scanned manual's "4 Hyphenation" (read at 77, no word of Tesseract's English
+    dictionary) and a Hungarian thesis's chapter label "1. fejezet" (its "1." a list item's
+    marker, "fejezet" at 88), each in a box the layout model drew as a heading: the number and
+    the box make them headings. Unnumbered, outside such a box, or read less surely, not."""
+    hyphenation = [Word("4", 91.1, known=False), Word("Hyphenation", 77.4, known=False)]
+    assert real_words(hyphenation, "4 Hyphenation", boxed=True)
+    assert not real_words(hyphenation, "4 Hyphenation")
+    assert not real_words(hyphenation[1:], "Hyphenation", boxed=True)
+    chapter = [Word("fejezet", 87.9, known=False)]
+    assert real_words(chapter, "fejezet", boxed=True, numbered=True)
+    assert not real_words(chapter, "fejezet", boxed=True)
+    murky = [Word("4", 70.0, known=False), Word("Hyphenation", 70.0, known=False)]
+    assert not real_words(murky, "4 Hyphenation", boxed=True)

@@ -4,9 +4,13 @@ encoding or private-use glyphs); an OCR layer's lines of specks are junk."""
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
 from models.reading.layer_trust import is_junk_line, looks_like_language
+from models.reading.textlayer import text_layer_reading
 from tests.conftest import CORPUS
+
+TEXLIVE = CORPUS / "texlive"
 
 BODY = (
     "Accessible documents let every reader follow the text in its order. This paragraph was "
@@ -90,3 +94,15 @@ def test_languages_written_with_latin1s_accented_letters_stay_language():
     )
     french = "Ça été déjà évoqué à l'époque où le côté pratique n'était pas très élevé. " * 3
     assert all(looks_like_language(text * 2) for text in (hungarian, icelandic, french))
+
+
+@pytest.mark.parametrize("name", ["ithw-p2.pdf", "jfigs-p2.pdf"])
+def test_a_page_of_formulas_keeps_its_layer(name):
+    """Formulas' operators and brackets (a homework page in Chinese, half its marks notation)
+    and the pieces of a matrix's tall brackets (Adobe's private-use codes) are no glyph codes:
+    the layer is read, not the page by English OCR (which read the Chinese as "Cyrillic")."""
+    with pymupdf.open(TEXLIVE / name) as doc:
+        page = doc[0]
+        assert looks_like_language(page.get_text())
+        reading = text_layer_reading(page, page_number=1, dpi=150)
+    assert reading is not None and reading.source == "text_layer"

@@ -101,6 +101,21 @@ def test_a_section_header_with_one_word_the_engine_could_not_read_is_still_a_hea
     assert not real_words(words, "Customizing Tufte-ETEx")
 
 
+def test_a_numbered_title_read_as_a_list_item_in_a_section_header_region_is_a_heading():
+    """A Hungarian thesis's scanned chapter label "1. fejezet": Tesseract reads "1." as a list
+    item's marker and "fejezet" (no English dictionary word) at 88; in the layout model's
+    heading box the item is the chapter's numbered heading. The same item out of such a box
+    stays a list item."""
+    items = []
+    for y in (500, 900):
+        item = _block("fejezet", 100, y, y, confidence=87.9, known=False)
+        item.kind, item.marker, item.ordered = "list_item", "1.", True
+        items.append(item)
+    blocks, _ = _run(items, [Region("section-header", (60, 490, 400, 550))])
+    assert [(b.kind, b.text) for b in blocks] == [("heading", "1. fejezet"),
+                                                  ("list_item", "fejezet")]  # fmt: skip
+
+
 def test_a_sentence_or_a_lead_in_in_a_section_header_region_stays_a_paragraph():
     """Set bold or large on a form, a sentence or a lead-in to a list is no section title."""
     texts = [

@@ -101,11 +101,38 @@ def test_a_gutter_between_columns_cuts_nothing():
 
 
 def test_one_paragraphs_lines_and_words_starting_upper_case_are_no_cut():
-    # A new sentence or a name after a narrow gap is a tab, not a word cut in two.
+    # A new sentence or a name after a narrow gap (a tab: more than half a word space, 18 px
+    # here) is not a word cut in two.
     upper = [paragraph(line_at("Présents", 100, 100 + 40 * k)) for k in range(len(ROWS))] + [
-        paragraph(line_at("Jacques Jouet qui reçoit", 248, 100 + 40 * k)) for k in range(4)
+        paragraph(line_at("Jacques Jouet qui reçoit", 254, 100 + 40 * k)) for k in range(4)
     ]
     assert cut_lines(upper) == 0
+
+
+LISTING = [
+    ("104 \\changes{4.", "0c}{1999/11/13}{New option ‘‘checkin’’}"),
+    ("105 \\changes{4.", "0c}{1999/11/13}{Prevent an inner footnote}"),
+    ("106 \\changes{4.", "0d}{2000/04/10}{Also alter how lists get indented.}"),
+    ("107 \\changes{4.", "0d}{2000/04/10}{eprint takes an optional argument}"),
+]
+
+
+def test_lines_cut_closer_than_their_word_spaces_are_found_whatever_their_letters():
+    """A scanned listing (revtex4-1's documented source): each line's "\\changes{4." ends a
+    dot's blank cell before "0c}": Tesseract took the dots' column for a gutter and read the
+    page's halves one after the other. 4 pixels apart where the words stand 18: a cut."""
+    starts = [line_at(left, 100, 100 + 40 * k) for k, (left, _) in enumerate(LISTING)]
+    ends = [
+        line_at(right, s.bbox[2] + 4, s.bbox[1])
+        for s, (_, right) in zip(starts, LISTING, strict=True)
+    ]
+    assert cut_lines([paragraph(*starts), paragraph(*ends)]) == len(LISTING)
+    assert columns_cut([paragraph(*starts), paragraph(*ends)])
+    apart = [
+        line_at(right, s.bbox[2] + 10, s.bbox[1])
+        for s, (_, right) in zip(starts, LISTING, strict=True)
+    ]
+    assert cut_lines([paragraph(*starts), paragraph(*apart)]) == 0
 
 
 def test_a_few_cut_lines_among_many_are_not_the_page_s_columns():
