@@ -221,8 +221,11 @@ def edge_rows(
         kinds[id(number)] = "page_number" if PAGE_NUMBER.match(number.text.strip()) else kind
     for b in boxed:
         # A page number on a row of its own, near an edge, with only furniture between it and
-        # that edge ("Page 3 of 6" over a form's disclaimer footer, above the 7 % band).
-        if id(b) in kinds or b.kind != "paragraph" or not PAGE_NUMBER.match(b.text.strip()):
+        # that edge ("Page 3 of 6" over a form's disclaimer footer, above the 7 % band); at
+        # the foot, a line or two of small print under it is a footer too (a letterhead's
+        # address under the folio).
+        number = b.kind in ("paragraph", "page_footer") and PAGE_NUMBER.match(b.text.strip())
+        if id(b) in kinds or not number:
             continue
         bottom = b.bbox[1] >= (1 - band) * reading.height
         if not bottom and b.bbox[3] > band * reading.height:
@@ -230,9 +233,27 @@ def edge_rows(
         beyond = [
             o for o in boxed if (o.bbox[1] >= b.bbox[3] if bottom else o.bbox[3] <= b.bbox[1])
         ]
-        if all(kinds.get(id(o), o.kind) in ("page_header", "page_footer") for o in beyond):
+        under = [
+            o for o in beyond if kinds.get(id(o), o.kind) not in ("page_header", "page_footer")
+        ]
+        # (alone on its row: a footnote's number beside its text is no folio)
+        alone = not any(_same_row(o.bbox, b.bbox) for o in boxed if o is not b)
+        if all(bottom and alone and _foot_print(o, body_size, params=params) for o in under):
             kinds[id(b)] = "page_number"
+            kinds.update((id(o), "page_footer") for o in under)
     return kinds
+
+
+def _foot_print(rb: ReadBlock, body_size: float, *, params: AssembleParams) -> bool:
+    """A paragraph of a line or two set smaller than the body: what a page's foot holds under
+    its number (an institution's address, a publisher's line)."""
+    size = rb.font_size or 0.0
+    return (
+        rb.kind == "paragraph"
+        and bool(body_size)
+        and 0 < size < body_size
+        and line_count(rb) <= params.running_head_max_lines
+    )
 
 
 def _plain_furniture(rb: ReadBlock, repeated: set[str]) -> bool:

@@ -492,6 +492,24 @@ def test_a_page_number_with_only_furniture_below_it_is_the_page_label():
         "paragraph", "paragraph", "page_footer"]  # fmt: skip
 
 
+def test_small_print_under_the_page_number_is_the_pages_foot():
+    """timbreicmc's documentation p. 5: under the folio "5", the institute's letterhead footer
+    in small print, two lines ("Instituto de Ciências Matemáticas e de Computação | ..."),
+    above the 7 % band: a footer, not the page's last paragraph. A footnote's number beside its
+    text is no folio, and text at the body's size under a number stays text."""
+    text = "Text that goes on for a while on this page. " * 3
+    blocks = [_para(text, (220, 300, 1900, 2500), size=41),
+              _para("5", (1366, 2695, 1387, 2736), size=41),
+              _para("Instituto de Ciências Matemáticas e de Computação | Av. Trabalhador "
+                    "São-carlense, 400", (411, 2800, 2138, 2887), size=37)]  # fmt: skip
+    assert [b.kind for b in _doc(blocks).pages[0].blocks] == ["paragraph", "page_footer"]
+    note = _para("See the class's manual for the colours.", (1400, 2695, 2138, 2736), size=37)
+    kinds = [b.kind for b in _doc([*blocks[:2], note, blocks[2]]).pages[0].blocks]
+    assert kinds.count("paragraph") >= 3
+    blocks[2].font_size = 41
+    assert [b.kind for b in _doc(blocks).pages[0].blocks][-1] == "paragraph"
+
+
 def _scanned(text, bbox, *, stroke, size=35.0, confidence=95.0, layout="text"):
     """A block as the OCR engine reads it: words on one line per 1.5 sizes of its box, its
     strokes' width measured on the scan."""
