@@ -4,6 +4,7 @@ a short indented paragraph after an item joins it. Plain functions over scan_lin
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -325,12 +326,17 @@ class Illegibility:
         return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
 
 
+_SCHEME_SPACE = re.compile(r"\b(https?|ftp):\s+//", re.IGNORECASE)
+
+
 def _address_line(line: Line) -> bool:
     """A line that is mostly a web or mail address (SCAN.address_line_share of its
     characters, SCAN.address_min_chars or more): Tesseract reads one at little confidence
     however right, as no dictionary holds it."""
-    chars = sum(len(w.text) for w in line.words)
-    found = sum(len(m.group(0)) for w in line.words for m in WEB_ADDRESS.finditer(w.text))
+    # Tesseract reads a space into an address after its scheme ("https: //ctan.org/pkg/x").
+    text = _SCHEME_SPACE.sub(r"\1://", " ".join(w.text for w in line.words))
+    chars = sum(not c.isspace() for c in text)
+    found = sum(len(m.group(0)) for m in WEB_ADDRESS.finditer(text))
     return found >= SCAN.address_min_chars and found >= SCAN.address_line_share * chars
 
 

@@ -341,6 +341,11 @@ def test_a_web_address_read_unsurely_on_a_printed_page_stays():
     assert address.text in texts and stamp.text not in texts
     kept, _ = without_illegible([*typed, ParaLines([address])], [], printed=False)
     assert address.text not in [ln.text for para in kept for ln in para]
+    # A footnote's address with a space read after its scheme (a thesis template's manual,
+    # "https: //ctan.org/pkg/algorithms", its superscript "10" read into the scheme at 7).
+    footnote = line_of("https: //ctan.org/pkg/algorithms", 700, confidence=30, known=False)
+    kept, _ = without_illegible([*typed, ParaLines([footnote])], [], printed=True)
+    assert footnote.text in [ln.text for para in kept for ln in para]
 
 
 def test_a_picture_as_large_as_the_page_over_a_page_of_text_is_its_ground():
