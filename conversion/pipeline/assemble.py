@@ -60,6 +60,7 @@ def _page_blocks(
     for rb in blocks:  # weight measured on a scan: a bold title is no body text
         rb.bold = rb.bold or headings.bold_scan(rb, body_size, body_stroke, params=params)
     blocks = paragraphs.lines_cut_at_a_gutter(blocks, params=params)
+    blocks = paragraphs.numbers_beside_headings(blocks, params=params)
     blocks = captions.attach_captions(blocks, params=params)
     blocks = captions.attach_table_captions(blocks, params=params)
     blocks = references.reference_entries(blocks, params=params)

@@ -155,6 +155,9 @@ class AssembleParams:
     line_cut_gap_ratio: float = 0.8
     # a block no taller than this many times its tallest word is a single line
     cut_line_height_ratio: float = 1.5
+    # a section's number read apart from its title stands at most this many line heights left
+    # of it (an em or two: a scanned manual's "2.2.1" | "Primary Source", 12 pt apart at 10 pt)
+    number_title_gap_ratio: float = 3.0
     # the pieces of a cut line share their bottom within this share of the line's height
     cut_line_bottom_share: float = 0.3
     # the halves of a broken paragraph start within this share of the first one's width

@@ -54,6 +54,40 @@ def lines_cut_at_a_gutter(
     return [b for b in blocks if id(b) not in joined]
 
 
+# A section's number alone, dotted: "2.2.1", "4.", "A.1" (a bare "12" beside a line may be a
+# running head's page number).
+_SECTION_NUMBER = re.compile(r"(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?|\d{1,2}\.")
+
+
+def numbers_beside_headings(
+    blocks: list[ReadBlock], *, params: AssembleParams = ASSEMBLE
+) -> list[ReadBlock]:
+    """A section's number the engine read apart from its title (a scanned manual's "2.2.1" |
+    "Primary Source", an em apart): a paragraph of a number alone, on the row of a heading that
+    starts less than `number_title_gap_ratio` of a line height right of it, opens that
+    heading."""
+    joined: set[int] = set()  # ids: ReadBlock is a dataclass, == compares every field
+    headings = [b for b in blocks if b.kind == "heading" and b.bbox and b.text]
+    for rb in blocks:
+        if rb.kind != "paragraph" or not rb.bbox or not _SECTION_NUMBER.fullmatch(rb.text.strip()):
+            continue
+        height = rb.bbox[3] - rb.bbox[1]
+        for head in headings:
+            gap = head.bbox[0] - rb.bbox[2]  # type: ignore[index]
+            if (
+                id(head) not in joined
+                and head.bbox[1] <= (rb.bbox[1] + rb.bbox[3]) / 2 <= head.bbox[3]  # type: ignore[index]
+                and 0 <= gap <= params.number_title_gap_ratio * height
+            ):
+                head.text = rb.text.strip() + " " + head.text.lstrip()
+                head.words = rb.words + head.words
+                head.bbox = (rb.bbox[0], min(rb.bbox[1], head.bbox[1]), head.bbox[2],  # type: ignore[index]
+                             max(rb.bbox[3], head.bbox[3]))  # type: ignore[index]  # fmt: skip
+                joined.add(id(rb))
+                break
+    return [b for b in blocks if id(b) not in joined]
+
+
 def _same_body_text(prev: ReadBlock, rb: ReadBlock, *, params: AssembleParams) -> bool:
     """Both several lines of the same weight: a paragraph cut in two, not a heading and text."""
     if not prev.bbox or not prev.font_size:

@@ -510,6 +510,24 @@ def test_small_print_under_the_page_number_is_the_pages_foot():
     assert [b.kind for b in _doc(blocks).pages[0].blocks][-1] == "paragraph"
 
 
+def test_a_section_number_read_apart_from_its_heading_opens_it():
+    """A scanned manual's "2.2.1" | "Primary Source" (aip's documentation p. 4): Tesseract
+    read the number, an em left of its title, as a paragraph of its own, and the heading came
+    without it. On the heading's row and near it, the number opens the heading; far from it,
+    or beside a paragraph, it stays where it is."""
+    text = "The following are the files of this distribution, arranged by provenance. " * 3
+    number = _para("2.2.1", (532, 894, 607, 916), size=30)
+    title = ReadBlock(kind="heading", text="Primary Source", bbox=(649, 893, 910, 923),
+                      font_size=30)  # fmt: skip
+    body = _para(text, (532, 960, 1900, 1300), size=30)
+    blocks = _doc([number, title, body]).pages[0].blocks
+    assert [(b.kind, b.text) for b in blocks][0] == ("heading", "2.2.1 Primary Source")
+    far = _para("2.2.1", (100, 894, 175, 916), size=30)
+    title.text = "Primary Source"
+    blocks = _doc([far, title, body]).pages[0].blocks
+    assert "2.2.1" in [b.text for b in blocks]
+
+
 def _scanned(text, bbox, *, stroke, size=35.0, confidence=95.0, layout="text"):
     """A block as the OCR engine reads it: words on one line per 1.5 sizes of its box, its
     strokes' width measured on the scan."""
