@@ -326,17 +326,22 @@ class Illegibility:
         return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
 
 
-_SCHEME_SPACE = re.compile(r"\b(https?|ftp):\s+//", re.IGNORECASE)
+# A host and its path with no scheme ("tug.org/TUGboat/tb11-2/tb28jeffrey.pdf", a footnote's).
+_ADDRESS = re.compile(
+    f"{WEB_ADDRESS.pattern}|[\\w-]+(?:\\.[\\w-]+)*\\.[^\\W\\d_]{{2,}}/\\S*", re.IGNORECASE
+)
 
 
 def _address_line(line: Line) -> bool:
     """A line that is mostly a web or mail address (SCAN.address_line_share of its
     characters, SCAN.address_min_chars or more): Tesseract reads one at little confidence
-    however right, as no dictionary holds it."""
-    # Tesseract reads a space into an address after its scheme ("https: //ctan.org/pkg/x").
-    text = _SCHEME_SPACE.sub(r"\1://", " ".join(w.text for w in line.words))
+    however right, as no dictionary holds it. A line of a few words (SCAN.address_max_words)
+    is judged with its words joined: Tesseract reads spaces into an address ("https:
+    //ctan.org/pkg/x", "en.wiktionary .org/wiki/bite")."""
+    words = [w.text for w in line.words]
+    text = "".join(words) if len(words) <= SCAN.address_max_words else " ".join(words)
     chars = sum(not c.isspace() for c in text)
-    found = sum(len(m.group(0)) for m in WEB_ADDRESS.finditer(text))
+    found = sum(len(m.group(0)) for m in _ADDRESS.finditer(text))
     return found >= SCAN.address_min_chars and found >= SCAN.address_line_share * chars
 
 

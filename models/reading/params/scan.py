@@ -38,6 +38,7 @@ class ScanParams:
     # under a "Sample" watermark read at 34, the same twice), it is print, never illegible.
     address_min_chars: int = 10
     address_line_share: float = 0.8
+    address_max_words: int = 3  # ...its words joined when the line holds this many at most
     unreadable_lines: int = 3  # illegible lines that may make a page unreadable
     unreadable_char_share: float = 0.25  # ...when they hold this share of its characters
     # ...each of at least this many characters: a chart's markers and swatches read as one or

@@ -343,9 +343,19 @@ def test_a_web_address_read_unsurely_on_a_printed_page_stays():
     assert address.text not in [ln.text for para in kept for ln in para]
     # A footnote's address with a space read after its scheme (a thesis template's manual,
     # "https: //ctan.org/pkg/algorithms", its superscript "10" read into the scheme at 7).
-    footnote = line_of("https: //ctan.org/pkg/algorithms", 700, confidence=30, known=False)
-    kept, _ = without_illegible([*typed, ParaLines([footnote])], [], printed=True)
-    assert footnote.text in [ln.text for para in kept for ln in para]
+    # A footnote's address with a space read into it, or with no scheme, its footnote number
+    # read into it (a thesis template's manual, "https: //ctan.org/pkg/algorithms" at 7 and
+    # 61; bitelist's "6tug.org/TUGboat/tb11-2/tb28jeffrey.pdf" at 43, "en.wiktionary
+    # .org/wiki/bite#Etymology" at 39). A line of words and a figure's "3.5/10" are no address.
+    texts = ["https: //ctan.org/pkg/algorithms", "Stug.org/TUGboat/tb11-2/tb28jeffrey.pdf",
+             "Sen.wiktionary .org/wiki/bite#Etymology", "Sen wiktionary org wiki bite Etymology",
+             "3.5/10 7.2/10"]  # fmt: skip
+    notes = [
+        line_of(text, 700 + 40 * k, confidence=30, known=False) for k, text in enumerate(texts)
+    ]
+    kept, _ = without_illegible([*typed, ParaLines(notes)], [], printed=True)
+    texts = [ln.text for para in kept for ln in para]
+    assert [note.text in texts for note in notes] == [True, True, True, False, False]
 
 
 def test_a_picture_as_large_as_the_page_over_a_page_of_text_is_its_ground():
