@@ -11,7 +11,8 @@ and something that makes it more than a letter: a sign, an exponent or index, a 
 opening fence after a letter ("f(a)": an enumeration's italic "(a) a" stays text) or a Greek
 letter, with at least two glyphs that are no fence, point or prime. Prose words, a lone variable
 and a run whose TeX does not convert stay text. The sentence's punctuation after it ("K,")
-stays outside. A fraction set in the line (a word over a word, a bar between) is one too.
+stays outside; a point inside a fence the run opened ("I(X; Y)") is the formula's, unless the
+fence never closes ("(π, µ and ∂)": the points were the sentence's). A fraction set in the line (a word over a word, a bar between) is one too.
 """
 
 from __future__ import annotations
