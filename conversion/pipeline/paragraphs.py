@@ -10,6 +10,7 @@ import re
 
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from models.engine import ReadBlock, Word
+from models.reading.boxes import union
 
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"”’]$")
 
@@ -81,8 +82,7 @@ def numbers_beside_headings(
             ):
                 head.text = rb.text.strip() + " " + head.text.lstrip()
                 head.words = rb.words + head.words
-                head.bbox = (rb.bbox[0], min(rb.bbox[1], head.bbox[1]), head.bbox[2],  # type: ignore[index]
-                             max(rb.bbox[3], head.bbox[3]))  # type: ignore[index]  # fmt: skip
+                head.bbox = union((rb.bbox, head.bbox))
                 joined.add(id(rb))
                 break
     return [b for b in blocks if id(b) not in joined]

@@ -12,7 +12,8 @@ opening fence after a letter ("f(a)": an enumeration's italic "(a) a" stays text
 letter, with at least two glyphs that are no fence, point or prime. Prose words, a lone variable
 and a run whose TeX does not convert stay text. The sentence's punctuation after it ("K,")
 stays outside; a point inside a fence the run opened ("I(X; Y)") is the formula's, unless the
-fence never closes ("(π, µ and ∂)": the points were the sentence's). A fraction set in the line (a word over a word, a bar between) is one too.
+fence never closes ("(π, µ and ∂)": the points were the sentence's). A fraction set in the line
+(a word over a word, a bar between) is one too.
 """
 
 from __future__ import annotations
