@@ -19,6 +19,7 @@ MATH_SIGNS = frozenset("=+-−×÷·/^()[]{}<>≤≥∑∏∫√±")
 # reads a rule or a speck so.
 MARKUP_SIGNS = frozenset("\\{}=@_#<>^/")
 MARKUP_WORD = re.compile(r"[^\W\d_]{3,}")
+_CONTROL_WORD = re.compile(r"\\[A-Za-z@]{2,}")  # TeX's "\def", "\ekvo@loop"
 # A mail or web address ("www.kids.gov" prints no sign of MARKUP_SIGNS).
 ADDRESS = re.compile(r"[\w.+{},-]+@[\w.-]+|(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE)
 # A web or mail address as such: a scheme, "www." or a domain with a dot after the "@" (TeX's
@@ -340,6 +341,17 @@ def markup_line(text: str) -> bool:
     are what Tesseract reads in a chart's marks."""
     coded = any(c in MARKUP_SIGNS for c in text) or ADDRESS.search(text) is not None
     return coded and MARKUP_WORD.search(text) is not None
+
+
+def tex_line(text: str) -> bool:
+    """A line of TeX source ("\\documentclass [EJP] {ejpecp}", "103. ~=\\fp@cleanreg{#1}}"):
+    words holding a control word (a backslash, then two letters or more) make
+    KINDS.tex_command_share of its characters or more. Scraps of a drawing, a stamp or a
+    script read with English seldom hold one, and never as most of a line."""
+    words = text.split()
+    chars = sum(map(len, words))
+    commands = sum(len(w) for w in words if _CONTROL_WORD.search(w))
+    return chars > 0 and commands >= KINDS.tex_command_share * chars
 
 
 def is_figure(text: str) -> bool:

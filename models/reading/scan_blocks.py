@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import area, centre_in, union
-from models.reading.kinds import WEB_ADDRESS, WORD_EDGE, figure_text, is_figure, markup_line
+from models.reading.kinds import (
+    WEB_ADDRESS,
+    WORD_EDGE,
+    figure_text,
+    is_figure,
+    markup_line,
+    tex_line,
+)
 from models.reading.markers import BULLET, ORDERED, take_marker
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.params.scan import SCAN, ScanParams
@@ -131,13 +138,14 @@ def is_illegible(line: Line, *, printed: bool = False, listing: bool = False) ->
     (kinds.markup_line: a listing's "\\def\\Or#1#2{", a key "short=sup1") is print no
     dictionary holds: only little confidence makes it illegible (a stamp printed sideways,
     read as "UO JASN WepJe|sWy }ENSIBAIUN", is read so, a word or two of it surely); inside a
-    `listing` (in_listing), a line of computer text only under SCAN.listing_line_confidence;
-    on a printed page, an address (_address_line) never is."""
+    `listing` (in_listing), a line of computer text only under SCAN.listing_line_confidence,
+    as a line of TeX (kinds.tex_line: "\\documentclass [EJP] {ejpecp}" read right at 33) on
+    any printed page; on a printed page, an address (_address_line) never is."""
     words = line.words
     confidence = _mean_confidence(line)
     if printed and _address_line(line):
         return False
-    if listing and markup_line(line.text):
+    if (listing and markup_line(line.text)) or (printed and tex_line(line.text)):
         return confidence < SCAN.listing_line_confidence
     if line.confirmed:
         return confidence < SCAN.illegible_confidence and not any(map(read_surely, words))

@@ -26,6 +26,9 @@ class KindParams:
     prose_line_lower_share: float = 0.6
     term_part_letters: int = 4  # a compound read surely has a part of this many letters
     math_sign_share: float = 0.12  # mathematics: signs at least this share of the characters
+    # A line of TeX: words holding a control word ("\def", "\ekvo@loop") are at least this
+    # share of its characters (a Chinese slide's "\section{ ik At 36 me *] AE TE}" has 0.38).
+    tex_command_share: float = 0.5
     byline_max_words: int = 30  # a line of authors, affiliations or a date is at most this long
     affiliation_max_words: int = 16  # an affiliation, e-mail or date line under a name, at most
     name_max_words: int = 4  # one person's name: at most this many words ("Kola O. Odeku")

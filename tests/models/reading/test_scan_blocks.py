@@ -308,7 +308,8 @@ def test_a_listings_lines_read_unsurely_stay_beside_its_lines_read_surely():
     "#1\\@unusedoptionlist" at 92 beside "\\let\\CurrentOption\\ekvo@unpreparedCurrentOption"
     at 32 and "#1\\ekv@mark\\ekvo@prepare@unusedoption@c" at 21, read right: no dictionary
     holds such words. In a paragraph with two lines of computer text read surely, the others
-    stay down to SCAN.listing_line_confidence; alone, they leave as before."""
+    stay down to SCAN.listing_line_confidence; alone, lines of computer text that are no TeX
+    (a key "short=sup1", kinds.tex_line) leave as before."""
     typed = page(sure_confidence=93)
     sure = [line_of("\\edef\\CurrentOption", 600, confidence=84, known=False),
             line_of("#1\\@unusedoptionlist", 640, confidence=92, known=False)]  # fmt: skip
@@ -321,9 +322,36 @@ def test_a_listings_lines_read_unsurely_stay_beside_its_lines_read_surely():
     texts = [ln.text for para in kept for ln in para]
     assert unsure[0].text in texts and unsure[1].text in texts
     assert unsure[2].text not in texts  # under SCAN.listing_line_confidence
-    kept, _ = without_illegible([*typed, ParaLines(sure), ParaLines(unsure)], [], printed=True)
+    keys = [line_of("short=sup1, long={superscript}", 680, confidence=32, known=False),
+            line_of("value=#1, default=none", 720, confidence=21, known=False)]  # fmt: skip
+    kept, _ = without_illegible([*typed, ParaLines([*sure, *keys])], [], printed=True)
+    assert [line.text in [ln.text for para in kept for ln in para] for line in keys] == [True] * 2
+    kept, _ = without_illegible([*typed, ParaLines(sure), ParaLines(keys)], [], printed=True)
     texts = [ln.text for para in kept for ln in para]
-    assert not any(line.text in texts for line in unsure)
+    assert not any(line.text in texts for line in keys)
+
+
+def test_a_line_of_tex_read_unsurely_on_a_printed_page_stays():
+    """Scanned TeX Live manuals (unseen tune pages): "\\documentclass [EJP] {ejpecp}" read
+    right at 33, "103. ~=\\fp@cleanreg{#1}}" at 33, "\\sfcode~\\.\\@m" at 43, each alone in its
+    paragraph, were dropped as illegible where plain Tesseract keeps them. A line most of whose
+    characters are words holding a TeX control word stays down to
+    SCAN.listing_line_confidence. A Chinese slide's line read with English,
+    "\\section{ ik At 36 me *] AE TE}", holds a command among scraps: it leaves; so does TeX
+    read at 10, and TeX on a page not read as print."""
+    typed = page(sure_confidence=93)
+    texts = ["\\documentclass [EJP] {ejpecp}", "103. ~=\\fp@cleanreg{#1}}", "\\sfcode~\\.\\@m",
+             "\\section{ ik At 36 me *] AE TE}"]  # fmt: skip
+    lines = [
+        line_of(text, 600 + 40 * k, confidence=33, known=False) for k, text in enumerate(texts)
+    ]
+    faint = line_of("\\begin{frame}[allowframebreaks]{## it}", 800, confidence=10, known=False)
+    paragraphs = [*typed, *(ParaLines([line]) for line in [*lines, faint])]
+    kept, _ = without_illegible(paragraphs, [], printed=True)
+    held = [ln.text for para in kept for ln in para]
+    assert [line.text in held for line in [*lines, faint]] == [True, True, True, False, False]
+    kept, _ = without_illegible(paragraphs, [], printed=False)
+    assert not any(line.text in [ln.text for para in kept for ln in para] for line in lines)
 
 
 def test_a_web_address_read_unsurely_on_a_printed_page_stays():
