@@ -460,6 +460,79 @@ def without_leaders(
     return out
 
 
+_RADICALS = frozenset("√∛∜")
+
+
+def _line_box(line: dict) -> pymupdf.Rect:
+    return pymupdf.Rect(line["bbox"])
+
+
+def _radical_sign(block: dict) -> bool:
+    """A text block of one line that draws radical signs alone."""
+    lines = block.get("lines", ())
+    text = "".join(span["text"] for line in lines for span in line["spans"]).strip()
+    return len(lines) == 1 and bool(text) and set(text) <= _RADICALS
+
+
+class Radicals(NamedTuple):
+    hosts: dict[int, int]  # text block (by index) -> the block it joins
+    feet: dict[int, float]  # a sign's block -> the foot of its radicand's line (points)
+
+
+def radicals_joined(text_blocks: list[dict], *, params: TextLayerParams = TEXT_LAYER) -> Radicals:
+    """The text blocks that belong to another. MuPDF sets a radical sign apart, in a block of
+    its own, its box above its line (TeX hangs the sign from its bar; MuPDF boxes it by the
+    font's ascent): "with √2 inline too" came as three paragraphs, "with", "√" and "2 inline
+    too", and a display formula's root stayed a "√" paragraph over the formula. The sign joins
+    its radicand's block, its box reaching down to its radicand line's foot (`feet`); that
+    block joins the one its line goes on from on the same row (`TextLayerParams.radical_*`)."""
+    host: dict[int, int] = {}
+    feet: dict[int, float] = {}
+    for k, block in enumerate(text_blocks):
+        if not _radical_sign(block):
+            continue
+        sign = _line_box(block["lines"][0])
+        touch = params.radical_touch_ratio * sign.height
+        radicand = next(
+            (
+                j for j, other in enumerate(text_blocks)
+                if j != k and other.get("lines")
+                and abs(_line_box(other["lines"][0]).x0 - sign.x1) <= touch
+                and _line_box(other["lines"][0]).y0 - touch <= sign.y1
+                <= _line_box(other["lines"][0]).y1 + touch
+            ),
+            None,
+        )  # fmt: skip
+        if radicand is None:
+            continue
+        host[k] = radicand
+        line = _line_box(text_blocks[radicand]["lines"][0])
+        feet[k] = line.y1
+        before = next(
+            (
+                j for j, other in enumerate(text_blocks)
+                if j not in (k, radicand) and other.get("lines")
+                and 0 <= sign.x0 - _line_box(other["lines"][-1]).x1
+                <= params.radical_gap_ratio * line.height
+                and abs(_line_box(other["lines"][-1]).y1 - line.y1)
+                <= params.radical_row_ratio * line.height
+            ),
+            None,
+        )  # fmt: skip
+        if before is not None:
+            host[radicand] = before
+    # A block joins the block its host joins ("√" -> "2 inline too" -> "with").
+    return Radicals({k: _last_host(host, k) for k in host}, feet)
+
+
+def _last_host(host: dict[int, int], k: int) -> int:
+    seen = {k}
+    while host.get(k) is not None and host[k] not in seen:
+        k = host[k]
+        seen.add(k)
+    return k
+
+
 def block_words(
     entries: list[tuple[tuple[int, int], Word]], *, params: TextLayerParams = TEXT_LAYER
 ) -> list[Word]:

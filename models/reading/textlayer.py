@@ -47,6 +47,7 @@ from models.reading.layer_words import (
     join_text,
     joined_lines,
     page_words,
+    radicals_joined,
     without_controls,
     word_styles,
 )
@@ -309,6 +310,8 @@ def _layer_reading(
     text_no = {id(block): k for k, block in enumerate(text_blocks)}
     rects = [pymupdf.Rect(block["bbox"]) if _visible(block) else pymupdf.Rect()
              for block in text_blocks]  # fmt: skip
+    radicals = radicals_joined(text_blocks, params=params)  # a radical sign's blocks: one
+    joined = radicals.hosts
     # An OCR layer's lines of specks (a picture or a rule read as "RO", ";") leave its text.
     junk = {
         (k, i)
@@ -345,6 +348,9 @@ def _layer_reading(
         centre = pymupdf.Point((x0 + x1) / 2, (y0 + y1) / 2)
         if k is None or any(centre in rect for rect in junk_rects):
             continue
+        if k in radicals.feet:  # the sign reaches down to its radicand's line
+            y1 = max(y1, radicals.feet[k])
+        k = joined.get(k, k)
         box = pymupdf.Rect(x0, y0, x1, y1) * rot * scale
         key = (block_no, line_no, word_no)
         text = word_text.get(key) or expanded(text)  # accents composed, ligatures expanded
@@ -382,6 +388,12 @@ def _layer_reading(
             blocks.append(figure)
             continue
         k = text_no[id(block)]
+        if k in joined:
+            continue  # its words are its host's
+        parts = [text_blocks[j]["bbox"] for j, to in joined.items() if to == k]
+        if parts:
+            bbox = pymupdf.Rect(union([block["bbox"], *parts])) * rot * scale
+            box = (bbox.x0, bbox.y0, bbox.x1, bbox.y1)
         skipped = {i for j, i in junk if j == k}
         words = block_words(words_in.get(k, []), params=params)
         if (words_in.get(k) and not words) or (k in numbers_only and not words):

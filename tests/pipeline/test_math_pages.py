@@ -58,3 +58,17 @@ def test_a_slides_sentence_beside_its_formulas_stays_a_sentence(tmp_path):
     (math,) = main.find_all("math")
     assert "common factor" not in math.get("alttext", "") + math.get_text()
     assert any("have no common factor" in p.get_text() for p in main.find_all(["p", "li"]))
+
+
+@pytest.mark.slow
+def test_a_square_root_stays_in_its_formula_and_its_sentence(tmp_path):
+    """Each radical sign MuPDF set apart was a "√" paragraph over its display formula, and cut
+    the sentence "with √2 inline too" into three paragraphs."""
+    result = convert_pdf(MATH / "radicals.pdf", tmp_path, TesseractEngine(), ConvertOptions())
+    main = BeautifulSoup(result.html_path.read_text(encoding="utf-8"), "html.parser").main
+    paragraphs = [p.get_text(" ", strip=True) for p in main.find_all("p")]
+    assert "√" not in paragraphs
+    assert paragraphs[-1].startswith("And so a is even, with √ 2 inline too, and the proof")
+    tex = [m.find("annotation").get_text() for m in main.find_all("math", display="block")]
+    assert tex[0] == r"\frac{a}{b} = \sqrt{2}"
+    assert r"\sqrt{b ^{2} - 4 a c}" in tex[1]

@@ -82,6 +82,14 @@ class TextLayerParams:
     script_gap_low_ratio: float = -0.1  # an exponent MuPDF put apart touches its word from
     script_gap_high_ratio: float = 0.15  # ...this far back to this far on (of the word's height)
     hyphenated_over_chars: int = 2  # a word mended across a line end is longer than this
+    # A radical sign MuPDF set apart in a block of its own (it hangs above its line): it joins
+    # the block of its radicand, which starts within this share of the sign's height of its
+    # right edge, the sign's foot inside the radicand's line; and that block joins the block
+    # before the sign when that block's last line ends within radical_gap_ratio of a line's
+    # height before the sign, its foot within radical_row_ratio of the radicand line's.
+    radical_touch_ratio: float = 0.25
+    radical_gap_ratio: float = 0.6
+    radical_row_ratio: float = 0.2
     joined_size_ratio: float = 0.2  # OCR lines joined differ in size by this share at most
     joined_gap_low_ratio: float = 0.2  # ...the next starts this far up into the last at most
     joined_gap_high_ratio: float = 0.9  # ...and this far below it, plus that much, at most

@@ -11,6 +11,8 @@ from models.reading.layer_words import block_words, expanded, page_words, word_s
 from models.reading.textlayer import text_layer_reading
 from tests.conftest import CORPUS
 
+MATH = Path(__file__).resolve().parents[2] / "resources" / "math"
+
 
 def test_each_word_has_its_own_size_even_in_a_block_with_its_paragraph(tmp_path):
     """A section heading MuPDF puts in one block with the paragraph under it: the heading's
@@ -176,3 +178,25 @@ def test_pieces_set_at_uneven_gaps_stay_apart(tmp_path):
     doc.save(tmp_path / "pieces.pdf")
     with pymupdf.open(tmp_path / "pieces.pdf") as doc:
         assert [w[4] for w in page_words(doc[0])] == ["A.", "B.", "C", "a,", "D.", "E."]
+
+
+def test_a_radical_sign_mupdf_set_apart_joins_its_line():
+    """MuPDF sets a radical sign in a text block of its own, its box above its line: "with
+    √2 inline too" was three paragraphs ("with", "√", "2 inline too"), and each display
+    formula's root a "√" paragraph of its own. The sign joins its radicand's block, and that
+    block the one its line goes on from (tests/resources/math/radicals.tex)."""
+    page = pymupdf.open(MATH / "radicals.pdf")[0]
+    reading = text_layer_reading(page, page_number=1, dpi=150)
+    texts = [b.text for b in reading.blocks if b.kind != "figure"]
+    assert "√" not in texts
+    assert any(
+        t.startswith("And so a is even, with √ 2 inline too, and the proof goes on") for t in texts
+    )
+    roots = [b.latex for b in reading.blocks if b.kind == "formula"]
+    assert roots == [r"\frac{a}{b} = \sqrt{2}", r"a ^{2} = 2 b ^{2} x = \frac{- b \pm \sqrt{b ^{2}"
+                     r" - 4 a c}}{2 a}"]  # fmt: skip
+    # The sign's box reaches down to its radicand's line: inside the formula's region.
+    (sentence,) = [b for b in reading.blocks if b.text.startswith("And so")]
+    sign = next(w for w in sentence.words if w.text == "√")
+    two = next(w for w in sentence.words if w.text.startswith("2"))
+    assert sign.bbox[3] >= two.bbox[3]
