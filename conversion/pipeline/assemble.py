@@ -23,6 +23,7 @@ from conversion.pipeline import (
     headings,
     paragraphs,
     references,
+    table_folds,
 )
 from conversion.pipeline.assemble_params import ASSEMBLE, AssembleParams
 from conversion.pipeline.document import (
@@ -61,6 +62,7 @@ def _page_blocks(
         rb.bold = rb.bold or headings.bold_scan(rb, body_size, body_stroke, params=params)
     blocks = paragraphs.lines_cut_at_a_gutter(blocks, params=params)
     blocks = paragraphs.numbers_beside_headings(blocks, params=params)
+    blocks = table_folds.unfold_tables(blocks, params=params)
     blocks = captions.attach_captions(blocks, params=params)
     blocks = captions.attach_table_captions(blocks, params=params)
     blocks = references.reference_entries(blocks, params=params)

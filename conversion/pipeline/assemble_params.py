@@ -48,6 +48,11 @@ class AssembleParams:
     # ... and at most this long
     margin_note_max_chars: int = 100
 
+    # -- tables folded into column groups side by side (table_folds)
+    fold_min_columns: int = 2  # a group is this many columns or more (one is a list of values)
+    fold_min_groups: int = 2  # ... and this many groups or more share one head
+    fold_label_share: float = 0.5  # a group's first column: more than this share of words
+
     # -- headings: size, weight, display type, joined lines, levels
     # an engine's page header this much larger than the body is the page's title (display type)
     header_display_ratio: float = 1.4
