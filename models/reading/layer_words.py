@@ -488,34 +488,33 @@ def radicals_joined(text_blocks: list[dict], *, params: TextLayerParams = TEXT_L
     block joins the one its line goes on from on the same row (`TextLayerParams.radical_*`)."""
     host: dict[int, int] = {}
     feet: dict[int, float] = {}
+    # Each block's first and last line box, once (None: a block without lines).
+    firsts = [_line_box(b["lines"][0]) if b.get("lines") else None for b in text_blocks]
+    lasts = [_line_box(b["lines"][-1]) if b.get("lines") else None for b in text_blocks]
     for k, block in enumerate(text_blocks):
         if not _radical_sign(block):
             continue
-        sign = _line_box(block["lines"][0])
+        sign = firsts[k]
         touch = params.radical_touch_ratio * sign.height
         radicand = next(
             (
-                j for j, other in enumerate(text_blocks)
-                if j != k and other.get("lines")
-                and abs(_line_box(other["lines"][0]).x0 - sign.x1) <= touch
-                and _line_box(other["lines"][0]).y0 - touch <= sign.y1
-                <= _line_box(other["lines"][0]).y1 + touch
+                j for j, first in enumerate(firsts)
+                if j != k and first is not None and abs(first.x0 - sign.x1) <= touch
+                and first.y0 - touch <= sign.y1 <= first.y1 + touch
             ),
             None,
         )  # fmt: skip
         if radicand is None:
             continue
         host[k] = radicand
-        line = _line_box(text_blocks[radicand]["lines"][0])
+        line = firsts[radicand]
         feet[k] = line.y1
         before = next(
             (
-                j for j, other in enumerate(text_blocks)
-                if j not in (k, radicand) and other.get("lines")
-                and 0 <= sign.x0 - _line_box(other["lines"][-1]).x1
-                <= params.radical_gap_ratio * line.height
-                and abs(_line_box(other["lines"][-1]).y1 - line.y1)
-                <= params.radical_row_ratio * line.height
+                j for j, last in enumerate(lasts)
+                if j not in (k, radicand) and last is not None
+                and 0 <= sign.x0 - last.x1 <= params.radical_gap_ratio * line.height
+                and abs(last.y1 - line.y1) <= params.radical_row_ratio * line.height
             ),
             None,
         )  # fmt: skip
