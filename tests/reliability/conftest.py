@@ -19,7 +19,8 @@ from bench.processes import free_port, stop_process
 from conversion.models import Job
 from conversion.runner import jobs as runner
 from tests import local_store
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import ROOT
+from tests.reliability.pdfs import scanned_pdf
 
 
 def _wait_port(port: int, *, up: bool, timeout: float = 15) -> None:
@@ -198,21 +199,29 @@ def recover_until(
 
 @pytest.fixture(scope="session")
 def clean_html(django_db_blocker):
-    """clean_html(name) -> the HTML of a clean run of a corpus PDF, converted once a session
-    (inline, no worker: tests/system/test_one_flow shows that every path writes the same
-    bytes); the crash tests compare what their broken runs wrote with it."""
-    made: dict[str, str] = {}
+    """clean_html(pdf) -> the HTML of a clean run of that PDF, converted once a session (inline,
+    no worker: tests/system/test_one_flow shows that every path writes the same bytes); the
+    crash tests compare what their broken runs wrote with it."""
+    made: dict[Path, str] = {}
 
-    def html(name: str) -> str:
-        if name not in made:
+    def html(pdf: Path) -> str:
+        if pdf not in made:
             with django_db_blocker.unblock():
-                job = runner.job_create(owner=None, upload=CORPUS / name)
+                job = runner.job_create(owner=None, upload=pdf)
                 runner.job_run_inline(job_id=job.id)
-                made[name] = local_store.html_path(job.id).read_text()
+                made[pdf] = local_store.html_path(job.id).read_text()
                 Job.objects.filter(pk=job.id).delete()  # the tests count their own jobs
-        return made[name]
+        return made[pdf]
 
     return html
+
+
+@pytest.fixture(scope="session")
+def six_page_scan(tmp_path_factory) -> Path:
+    """A scanned document of six short printed pages, each read in well under a second: the
+    crash tests need pages that are being read when they break a process, and hold a page
+    longer with a slow engine (the workers' `slow:SECONDS` fault) than with costly pages."""
+    return scanned_pdf(tmp_path_factory.mktemp("scans") / "six-pages.pdf", 6)
 
 
 def finished(job_id) -> Job | None:

@@ -32,6 +32,9 @@ pytestmark = pytest.mark.slow
 
 # A short visibility timeout: the killed worker's unacknowledged message comes back quickly.
 VISIBILITY_S = 5
+# The first worker's engine waits this long before each read: a page is still being read when
+# the test kills the worker, though the pages themselves read quickly.
+SLOW = "slow:2"
 
 
 @pytest.fixture
@@ -39,10 +42,10 @@ def user(transactional_db):
     return get_user_model().objects.create_user("alice", password="pw-alice-123")
 
 
-def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, user):
+def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, user, six_page_scan):
     workers = workers_on(redis_url)
-    first = workers.start(AXIYA_BROKER_VISIBILITY_TIMEOUT_S=str(VISIBILITY_S))
-    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    first = workers.start(fault=SLOW, AXIYA_BROKER_VISIBILITY_TIMEOUT_S=str(VISIBILITY_S))
+    job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     wait_for(lambda: Job.objects.get(pk=job.id).pages_done >= 2, timeout=240,
           what="two pages read", workers=workers)  # fmt: skip
     first.send_signal(signal.SIGKILL)
@@ -119,15 +122,15 @@ def test_a_page_that_always_crashes_the_engine_fails_visibly(workers_on, redis_u
 
 
 def test_a_dead_workers_page_is_queued_again_within_a_minute(
-    workers_on, redis_url, user, settings, clean_html
+    workers_on, redis_url, user, settings, clean_html, six_page_scan
 ):
     """Issue 17: with the broker's own visibility timeout (15 minutes) a killed worker's page
     waited that long. The worker's heartbeat stops with it; the recovery task (beat: every
     20 s, called here) queues the page again, and the job ends as a clean run does."""
     settings.CACHES = redis_cache(redis_url)
     workers = workers_on(redis_url)
-    first = workers.start()  # the default visibility timeout: no early redelivery
-    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    first = workers.start(fault=SLOW)  # the default visibility timeout: no early redelivery
+    job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     wait_for(lambda: Job.objects.get(pk=job.id).pages_done >= 1
           and Page.objects.filter(job=job, status=PageStatus.RUNNING).exclude(claimed_by="")
           .exists(), timeout=240, what="a page being read", workers=workers)  # fmt: skip
@@ -140,7 +143,7 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(
     assert job.is_finished and time.time() - restarted < 120, workers.log_text()
     assert job.status in (JobStatus.DONE, JobStatus.NEEDS_REVIEW), job.error_message
     assert job.pages_done == job.pages_total == 6
-    assert local_store.html_path(job.id).read_text() == clean_html("multipage.pdf")
+    assert local_store.html_path(job.id).read_text() == clean_html(six_page_scan)
 
 
 def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 120) -> list[Job]:
@@ -186,7 +189,7 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     persistent_redis.start()
     ended = _recover_untilfinished([job.id, queued.id], since=time.time(), workers=workers)
     assert ended[0].pages_done == 6 and ended[1].pages_done == 1
-    assert local_store.html_path(job.id).read_text() == clean_html("multipage.pdf")
+    assert local_store.html_path(job.id).read_text() == clean_html(CORPUS / "multipage.pdf")
 
 
 def test_redis_that_lost_its_messages_has_them_queued_again(

@@ -31,7 +31,7 @@ from conversion.models import Job, JobStatus, Page, PageStatus
 from conversion.runner import heartbeat
 from conversion.runner import jobs as runner
 from tests import local_store
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import ROOT
 from tests.reliability.conftest import finished, recover_until, redis_cache, wait_for
 
 # The reproduction hung in futex_do_wait; without the fork it returns in about 0.2 s.
@@ -84,13 +84,16 @@ def test_pool_processes_start_fresh_and_collect_after_loading_the_layout(
 
 @pytest.mark.slow
 def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
-    workers_on, redis_url, transactional_db, settings, clean_html
+    workers_on, redis_url, transactional_db, settings, clean_html, six_page_scan
 ):
     settings.CACHES = redis_cache(redis_url)  # heartbeats, as with a Redis broker
     user = get_user_model().objects.create_user("alice", password="pw-alice-123")
     workers = workers_on(redis_url)
-    worker = workers.start(pool="prefork", queues="cpu", AXIYA_BROKER_VISIBILITY_TIMEOUT_S="900")
-    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    # slow: a page is being read when the test freezes its process, though pages read quickly.
+    worker = workers.start(
+        pool="prefork", queues="cpu", fault="slow:2", AXIYA_BROKER_VISIBILITY_TIMEOUT_S="900"
+    )
+    job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     page = wait_for(
         lambda: Page.objects.filter(job=job, status=PageStatus.RUNNING)
         .exclude(claimed_by="")
@@ -110,7 +113,7 @@ def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
     with pytest.raises(ProcessLookupError):
         os.kill(frozen_pid, 0)  # killed and reaped by the worker
     assert worker.poll() is None  # the worker itself lives on, with a new pool process
-    assert local_store.html_path(job.id).read_text() == clean_html("multipage.pdf")
+    assert local_store.html_path(job.id).read_text() == clean_html(six_page_scan)
 
 
 def test_a_cache_that_lost_its_keys_freezes_nobody(redis_url, settings):
