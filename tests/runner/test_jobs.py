@@ -15,6 +15,7 @@ from conversion.pipeline.errors import ConversionError
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS, wait_job
+from tests.reliability.pdfs import scanned_pdf
 
 
 @pytest.fixture
@@ -63,8 +64,8 @@ def test_other_users_cannot_see_a_job(client, user):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_finished_pages_are_not_read_again(user):
-    job = runner.job_create(owner=user, upload=CORPUS / "multipage.pdf")
+def test_finished_pages_are_not_read_again(user, tmp_path):
+    job = runner.job_create(owner=user, upload=scanned_pdf(tmp_path / "scan.pdf", 3))
     page_ids = runner.job_prepare(job_id=job.id)
     runner.page_read(page_id=page_ids[0])
     # A restart: prepare again, only the unread pages come back.
@@ -74,13 +75,14 @@ def test_finished_pages_are_not_read_again(user):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_batch_of_pages_is_recorded_once(user):
+def test_a_batch_of_pages_is_recorded_once(user, tmp_path):
     """A GPU batch holds pages of several jobs: one transaction stores them, a page already
     done is not counted again, a page whose job was deleted meanwhile is skipped, and the jobs
     whose last page the batch wrote come back (each once)."""
     from models.engine import PageReading
 
-    jobs = [runner.job_create(owner=user, upload=CORPUS / "multipage.pdf") for _ in range(3)]
+    scan = scanned_pdf(tmp_path / "scan.pdf", 3)
+    jobs = [runner.job_create(owner=user, upload=scan) for _ in range(3)]
     pages = {job.id: runner.job_prepare(job_id=job.id) for job in jobs}
     first, second, gone = jobs
     services.job_delete(job=Job.objects.get(pk=gone.id))
