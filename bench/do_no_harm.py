@@ -173,13 +173,15 @@ def alto_transcript(xml: Path) -> str:
 
 def icdar_tables(xml: Path, pages: set[int] | None) -> Structure:
     """The competition's cells as grids of (normalized text, header unknown), tables on `pages`
-    (1-based) only."""
+    (1-based) only. Each region of a table is a grid of its own: a long list printed in three
+    panels side by side (us-035a) numbers each panel's rows from 1, and the competition relates
+    cells within a region only."""
     truth = Structure()
     for table in ET.parse(xml).getroot().iterfind("table"):
-        cells: dict[tuple[int, int], str] = {}
         for region in table.iterfind("region"):
             if pages is not None and int(region.get("page", "1")) not in pages:
                 continue
+            cells: dict[tuple[int, int], str] = {}
             for cell in region.iterfind("cell"):
                 r0, c0 = int(cell.get("start-row")), int(cell.get("start-col"))
                 r1 = int(cell.get("end-row", r0))
@@ -188,10 +190,10 @@ def icdar_tables(xml: Path, pages: set[int] | None) -> Structure:
                 for r in range(r0, r1 + 1):
                     for c in range(c0, c1 + 1):
                         cells[(r, c)] = text
-        if cells:
-            rows = range(max(r for r, _ in cells) + 1)
-            cols = range(max(c for _, c in cells) + 1)
-            truth.tables.append([[(cells.get((r, c), ""), False) for c in cols] for r in rows])
+            if cells:
+                rows = range(max(r for r, _ in cells) + 1)
+                cols = range(max(c for _, c in cells) + 1)
+                truth.tables.append([[(cells.get((r, c), ""), False) for c in cols] for r in rows])
     return truth
 
 
