@@ -125,9 +125,9 @@ class TesseractEngine(PartRereads):
         self._tessdata = find_tessdata()
         self._lock = threading.Lock()
         self._api = self._new_api(languages, tesserocr.PSM.AUTO)
-        self._api_turned = self._new_api(languages, tesserocr.PSM.AUTO)  # a sideways page's read
-        # A dense page's two bands (top, bottom), while self._api holds the page's layout.
-        self._band_apis = tuple(self._new_api(languages, tesserocr.PSM.AUTO) for _ in range(2))
+        # Every other recognizer (a turned page's read, a dense page's two bands, rereads, OSD)
+        # is built on first use and kept: each costs about 0.4 s of CPU to load, which a
+        # process that reads only upright, sparse pages never pays.
         self._extra: dict = {}
         # A second thread for the page being read (the engine reads one at a time): half of
         # the deskew rotation, then the layout model's image half while Tesseract reads the
@@ -136,12 +136,8 @@ class TesseractEngine(PartRereads):
         # A dense page's top band is recognized on this thread while the page's own thread
         # reads the bottom one (tesserocr releases the GIL): see _read_in_bands.
         self._band = ThreadPoolExecutor(max_workers=1, thread_name_prefix="axiya-band")
-        self._osd = None
-        if detect_rotation and Path(self._tessdata, "osd.traineddata").exists():
-            # A separate instance: OSD on the recognizing instance aborts the process.
-            self._osd = tesserocr.PyTessBaseAPI(
-                path=self._tessdata, lang="osd", psm=tesserocr.PSM.OSD_ONLY
-            )
+        self._osd = None  # built on first use, where OSD data is installed (self._has_osd)
+        self._has_osd = detect_rotation and Path(self._tessdata, "osd.traineddata").exists()
 
     def _new_api(self, languages: str, psm, *, invert: bool = False):
         api = self._tesserocr.PyTessBaseAPI(path=self._tessdata, lang=languages, psm=psm)
@@ -163,9 +159,6 @@ class TesseractEngine(PartRereads):
         self._beside.shutdown()
         self._band.shutdown()
         self._api.End()
-        self._api_turned.End()
-        for api in self._band_apis:
-            api.End()
         for api in self._extra.values():
             api.End()
         if self._osd is not None:
@@ -272,8 +265,13 @@ class TesseractEngine(PartRereads):
         tell: too little text, or no OSD data), at OSD_MAX_DPI at most: a smaller copy loses
         a form's or a worksheet's small print (a page turned over, read at 100 DPI, scored
         0.02-0.9 either way; at 300 DPI 6-24 for the right turn)."""
-        if self._osd is None:
+        if not self._has_osd:
             return {}
+        if self._osd is None:
+            # A separate instance: OSD on the recognizing instance aborts the process.
+            self._osd = self._tesserocr.PyTessBaseAPI(
+                path=self._tessdata, lang="osd", psm=self._tesserocr.PSM.OSD_ONLY
+            )
         small = gray
         if dpi > OSD_MAX_DPI:
             scale = OSD_MAX_DPI / dpi
@@ -355,7 +353,8 @@ class TesseractEngine(PartRereads):
         words fill the whole page's layout (`layout`, from AnalyseLayout), so paragraphs, lines
         and block order are the page's, as a read of the whole page would give them: a band's
         own layout sees fewer lines and finds other paragraphs and columns."""
-        top, bottom = self._band_apis
+        # The bands' own instances, while self._api holds the page's layout.
+        top, bottom = self._spare("top band"), self._spare("bottom band")
         upper = self._band.submit(self._read_band, top, gray.crop((0, 0, gray.width, cut)), 0, dpi)
         try:
             lower = self._read_band(bottom, gray.crop((0, cut, gray.width, gray.height)), cut, dpi)
@@ -431,7 +430,7 @@ class TesseractEngine(PartRereads):
             # page is read inverted, and kept so when that read is far better (a cover's dark
             # print in white boxes on dark stripes reads worse inverted).
             inverted = ImageOps.invert(original)
-            # A recognizer of its own: the turned-over read below reuses _api_turned, and the
+            # A recognizer of its own: the turned-over read below reuses the "turned" one, and the
             # page keeps this one's results (thresholded image, figures) when it wins.
             inv_turn = rotation
             inv_gray, inv_skew, inv_api, inv_paragraphs = self._read_turned(
@@ -473,7 +472,7 @@ class TesseractEngine(PartRereads):
                     else upright
                 )
                 prepare_s += time.perf_counter() - started_osd
-                alt_api = self._recognize(self._api_turned, alt_gray, page.dpi)
+                alt_api = self._recognize(self._spare("turned"), alt_gray, page.dpi)
                 alt_paragraphs = read_paragraphs(tess, alt_api, page.dpi)
                 alt_score, score = read_score(alt_paragraphs), read_score(paragraphs)
                 # The guessed orientation is kept unless the other read is clearly better.
