@@ -34,6 +34,7 @@ from models.reading.scan_blocks import (
     without_noise,
 )
 from models.reading.scan_lines import InkMeter, ParaLines, words_size
+from models.reading.table_figures import mend_decimal_points
 
 
 class ScanImage(PageImageAccess):
@@ -142,6 +143,6 @@ def scan_structure(
     ranks = engine_ranks(page.blocks)  # Tesseract's own order, a second opinion on ours
     page = apply_layout(page, image)
     findings = page.findings + ([unreadable_finding(script, printed=printed)] if unreadable else [])
-    blocks = contents_lists(join_list_continuations(page.blocks))
+    blocks = mend_decimal_points(contents_lists(join_list_continuations(page.blocks)))
     page = replace(page, blocks=blocks, findings=findings)
     return with_doubts(page, ranks)

@@ -162,6 +162,16 @@ class RuledTableParams:
     bar_min_light_share: float = 0.04  # light pixels inside a bar: its letters (else a black band)
 
 
+@dataclass(frozen=True)
+class TableFigureParams:
+    """A scanned table's figures (models.reading.table_figures)."""
+
+    # A colon read in a figure ("15:2") is its decimal point where the cell's column holds at
+    # least this many figures set with a point and as many decimals.
+    column_min_points: int = 2
+
+
 WORD_TABLES = WordTableParams()
 KEY_VALUE = KeyValueParams()
 RULED_TABLES = RuledTableParams()
+TABLE_FIGURES = TableFigureParams()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pymupdf
 import pytest
 from PIL import Image
 
 from bench.quality import cer, iter_main_text
+from bench.structure_corpus import scan
 from conversion.pipeline.convert import convert_pdf
 from conversion.pipeline.flow import ConvertOptions
 from conversion.pipeline.rasterize import RasterOptions, rasterize_page
@@ -131,3 +134,52 @@ def test_a_long_foreign_line_is_marked_and_names_and_references_are_not(engine, 
     spans = _lang_spans(convert_pdf(pdf, tmp_path / "out", engine, ConvertOptions()))
     assert list(spans.values()) == ["fr"], spans
     assert "rapport complet" in next(iter(spans))
+
+
+ORGAN_WEIGHTS = [
+    ("Group", "Dose", "Body", "Liver", "Weight"),
+    ("", "(mg/kg)", "weight (g)", "weight (g)", "relative to"),
+    ("", "", "", "", "controls (%)"),
+    ("Control", "0", "312.4", "12.1", "100"),
+    ("Low", "10", "309.8", "12.6", "104"),
+    ("Mid", "30", "301.2", "13.9", "115"),
+    ("High", "100", "288.5", "15.2", "126"),
+]
+
+
+def _organ_weights_pdf(path) -> None:
+    """A table of organ weights (one decimal each) between rules, under its caption and above
+    a note, as a journal sets it."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 80), "Table 2. Organ weights of treated animals", fontsize=10,
+                         fontname="hebo")  # fmt: skip
+        page.draw_line((72, 94), (540, 94), width=0.8)
+        y = 106
+        for n, row in enumerate(ORGAN_WEIGHTS):
+            if n == 3:  # the rule under the header, then the data rows
+                page.draw_line((72, y - 7), (540, y - 7), width=0.5)
+                y += 6
+            for x, text in zip((72, 160, 250, 350, 450), row, strict=True):
+                if text:
+                    page.insert_text((x, y), text, fontsize=9)
+            y += 11 if n < 3 else 12
+        page.draw_line((72, y - 6), (540, y - 6), width=0.8)
+        page.insert_text((72, y + 20), "Values are means of ten animals per group; the relative "
+                         "weight is the liver weight", fontsize=10)  # fmt: skip
+        page.insert_text((72, y + 33), "divided by the body weight, as a share of the controls' "
+                         "mean.", fontsize=10)  # fmt: skip
+        doc.save(path)
+
+
+def test_a_scanned_tables_decimal_point_read_as_a_colon_is_a_point(engine, tmp_path):
+    """Scanned (seed 3), the liver weight "15.2" reads "15:2" beside 12.1, 12.6 and 13.9:
+    its column's decimals make the colon a point (models/reading/table_figures.py)."""
+    _organ_weights_pdf(tmp_path / "table.pdf")
+    scan(tmp_path / "table.pdf", tmp_path / "scan.pdf", random.Random(3))
+    with pymupdf.open(tmp_path / "scan.pdf") as doc:
+        page = rasterize_page(doc, 0, RasterOptions())
+    (reading,) = engine.predict_batch([page])
+    (table,) = [b for b in reading.blocks if b.rows]
+    cells = [cell["text"] for row in table.rows for cell in row]
+    assert "15.2" in cells and not any(":" in cell for cell in cells), cells
