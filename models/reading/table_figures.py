@@ -15,9 +15,9 @@ from models.engine import ReadBlock
 from models.reading.params.tables import TABLE_FIGURES, TableFigureParams
 
 # A figure set with a decimal point ("12.1", "-0.35", "(4.20)", "104.5%"), and one read with
-# a colon there; group 2 (1 for the point) is the decimals.
-_WITH_POINT = re.compile(r"[-+−±(]?\d+\.(\d+)[)%]?")
-_WITH_COLON = re.compile(r"([-+−±(]?\d+):(\d+)([)%]?)")
+# a colon there.
+_WITH_POINT = re.compile(r"[-+−±(]?\d+\.(?P<decimals>\d+)[)%]?")
+_WITH_COLON = re.compile(r"(?P<whole>[-+−±(]?\d+):(?P<decimals>\d+)(?P<tail>[)%]?)")
 
 
 def _columns(rows: list[list[dict]]) -> list[list[tuple[int, int, int]]]:
@@ -47,16 +47,15 @@ def decimal_points(
                 continue
             for token in str(row[k].get("text", "")).split():
                 if match := _WITH_POINT.fullmatch(token):
-                    points.setdefault(first, Counter())[len(match.group(1))] += 1
+                    points.setdefault(first, Counter())[len(match["decimals"])] += 1
 
     def mended(token: str, column: int) -> str:
         match = _WITH_COLON.fullmatch(token)
         if not match:
             return token
-        decimals = len(match.group(2))
-        if points.get(column, Counter())[decimals] < params.column_min_points:
+        if points.get(column, Counter())[len(match["decimals"])] < params.column_min_points:
             return token
-        return f"{match.group(1)}.{match.group(2)}{match.group(3)}"
+        return f"{match['whole']}.{match['decimals']}{match['tail']}"
 
     out = []
     for row, spans in zip(rows, placed, strict=True):
