@@ -216,11 +216,16 @@ def clean_html(django_db_blocker):
     return html
 
 
+# The fault that makes a worker's engine wait before each read (tests.reliability.faulty_worker):
+# a page is still being read when a test breaks the process, though the pages read quickly.
+SLOW_READS = "slow:2"
+
+
 @pytest.fixture(scope="session")
 def six_page_scan(tmp_path_factory) -> Path:
     """A scanned document of six short printed pages, each read in well under a second: the
     crash tests need pages that are being read when they break a process, and hold a page
-    longer with a slow engine (the workers' `slow:SECONDS` fault) than with costly pages."""
+    longer with a slow engine (SLOW_READS) than with costly pages."""
     return scanned_pdf(tmp_path_factory.mktemp("scans") / "six-pages.pdf", 6)
 
 

@@ -25,16 +25,19 @@ from conversion.models import Job, JobStatus, OutboxMessage, Page, PageStatus
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS
-from tests.reliability.conftest import finished, recover_until, redis_cache, wait_for
+from tests.reliability.conftest import (
+    SLOW_READS,
+    finished,
+    recover_until,
+    redis_cache,
+    wait_for,
+)
 from tests.reliability.pdfs import text_pdf
 
 pytestmark = pytest.mark.slow
 
 # A short visibility timeout: the killed worker's unacknowledged message comes back quickly.
 VISIBILITY_S = 5
-# The first worker's engine waits this long before each read: a page is still being read when
-# the test kills the worker, though the pages themselves read quickly.
-SLOW = "slow:2"
 
 
 @pytest.fixture
@@ -44,7 +47,7 @@ def user(transactional_db):
 
 def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, user, six_page_scan):
     workers = workers_on(redis_url)
-    first = workers.start(fault=SLOW, AXIYA_BROKER_VISIBILITY_TIMEOUT_S=str(VISIBILITY_S))
+    first = workers.start(fault=SLOW_READS, AXIYA_BROKER_VISIBILITY_TIMEOUT_S=str(VISIBILITY_S))
     job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     wait_for(lambda: Job.objects.get(pk=job.id).pages_done >= 2, timeout=240,
           what="two pages read", workers=workers)  # fmt: skip
@@ -129,7 +132,7 @@ def test_a_dead_workers_page_is_queued_again_within_a_minute(
     20 s, called here) queues the page again, and the job ends as a clean run does."""
     settings.CACHES = redis_cache(redis_url)
     workers = workers_on(redis_url)
-    first = workers.start(fault=SLOW)  # the default visibility timeout: no early redelivery
+    first = workers.start(fault=SLOW_READS)  # the default visibility timeout: no early redelivery
     job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     wait_for(lambda: Job.objects.get(pk=job.id).pages_done >= 1
           and Page.objects.filter(job=job, status=PageStatus.RUNNING).exclude(claimed_by="")

@@ -32,7 +32,13 @@ from conversion.runner import heartbeat
 from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import ROOT
-from tests.reliability.conftest import finished, recover_until, redis_cache, wait_for
+from tests.reliability.conftest import (
+    SLOW_READS,
+    finished,
+    recover_until,
+    redis_cache,
+    wait_for,
+)
 
 # The reproduction hung in futex_do_wait; without the fork it returns in about 0.2 s.
 FORKED_LOAD_LIMIT_S = 20
@@ -89,9 +95,8 @@ def test_a_frozen_pool_process_is_replaced_and_its_job_ends(
     settings.CACHES = redis_cache(redis_url)  # heartbeats, as with a Redis broker
     user = get_user_model().objects.create_user("alice", password="pw-alice-123")
     workers = workers_on(redis_url)
-    # slow: a page is being read when the test freezes its process, though pages read quickly.
     worker = workers.start(
-        pool="prefork", queues="cpu", fault="slow:2", AXIYA_BROKER_VISIBILITY_TIMEOUT_S="900"
+        pool="prefork", queues="cpu", fault=SLOW_READS, AXIYA_BROKER_VISIBILITY_TIMEOUT_S="900"
     )
     job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     page = wait_for(
