@@ -41,6 +41,9 @@ class Grid:
     xs: list[float]  # vertical rules, left to right
     h_rules: list[Rule] = field(default_factory=list)
     v_rules: list[Rule] = field(default_factory=list)
+    # Columns at a side no rule runs down (a stub column of labels left open): their rows part
+    # where their ruled neighbour's do, whether or not the row rules reach into them.
+    open_columns: frozenset[int] = frozenset()
 
     @property
     def bbox(self) -> BBox:
@@ -171,7 +174,9 @@ def find_grids(
     binary: Image.Image, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> list[Grid]:
     """The grids of rules printed on a page image of `dpi`: at least `grid_min_h_rules`
-    horizontal rules of about one extent, joined by vertical rules at both edges."""
+    horizontal rules of about one extent, joined by vertical rules at both edges or, where no
+    such grid is, between their columns only (statistical tables are often set so), inside
+    the image's margins."""
     dark = np.asarray(binary.convert("L")) < params.rule_dark_below_level
     height, width = dark.shape
     h_min = max(at_dpi(params.h_rule_min_px, dpi), width // params.h_rule_min_per_width)
@@ -180,11 +185,30 @@ def find_grids(
     # The columns as rows laid out in memory: the mask's shifts (_near, _bridged) then run over
     # contiguous rows, not strided ones (find_grids on a 300-DPI page: 0.14 -> 0.065 s).
     v_rules = _rules(np.ascontiguousarray(dark.T), v_min, dpi, params)
+    grids: list[Grid] = []
+    used: set[int] = set()
+    # Grids ruled down both sides first; then, from the rules left, grids ruled between their
+    # columns only, where no grid of the first kind lies.
+    for open_sides in (False, True):
+        for grid in _grids_of(h_rules, v_rules, used, dark, dpi, params, open_sides=open_sides):
+            if not any(_overlap(grid.bbox, other.bbox) for other in grids):
+                grids.append(grid)
+    return grids
+
+
+def _overlap(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _grids_of(
+    h_rules: list[Rule], v_rules: list[Rule], used: set[int], dark: np.ndarray, dpi: int,
+    params: RuledTableParams, *, open_sides: bool,
+) -> list[Grid]:  # fmt: skip
+    """The grids of the horizontal rules not `used` yet (which it then adds to it), the
+    longest rules first: each with the rules inside its extent along most of it."""
     ends = at_dpi(params.grid_ends_tolerance_px, dpi)
     slack = at_dpi(params.grid_slack_px, dpi)
     grids: list[Grid] = []
-    used: set[int] = set()
-    # The longest rules first: each with the rules inside its extent along most of it.
     for i in sorted(range(len(h_rules)), key=lambda k: h_rules[k].start - h_rules[k].end):
         if i in used:
             continue
@@ -202,11 +226,14 @@ def find_grids(
             continue
         rows = _apart(sorted((h_rules[j] for j in same), key=lambda r: r.pos), slack)
         edges = (top.start, top.end)
-        for run in _joined_runs(rows, v_rules, edges, slack):
-            grid = _grid(run, v_rules, edges, dpi, params)
+        for run in _joined_runs(rows, v_rules, edges, slack, inner=open_sides):
+            grid = _grid(run, v_rules, edges, dpi, params, open_sides=open_sides)
             if len(run) >= params.grid_min_h_rules and grid is not None:
-                if _page_border(grid, dark, at_dpi(params.page_border_px, dpi), params):
+                near = at_dpi(params.page_border_px, dpi)
+                if _page_border(grid, dark, near, params):
                     continue
+                if grid.open_columns and _at_image_edge(grid, dark.shape, near):
+                    continue  # a scan's dark border and the lines along it, no open table
                 grids.append(grid)
                 top_y, bottom_y = run[0].pos - slack, run[-1].pos + slack
                 used.update(j for j in same if top_y <= h_rules[j].pos <= bottom_y)
@@ -228,6 +255,14 @@ def _page_border(grid: Grid, dark: np.ndarray, near: float, params: RuledTablePa
     )
 
 
+def _at_image_edge(grid: Grid, shape: tuple[int, ...], near: float) -> bool:
+    """The grid reaches an edge of the image (`near` pixels or closer): a table ruled between
+    its columns only sits inside the page's margins, where a scan's dark border does not."""
+    height, width = shape
+    x0, y0, x1, y1 = grid.bbox
+    return x0 <= near or y0 <= near or x1 >= width - 1 - near or y1 >= height - 1 - near
+
+
 def _apart(rows: list[Rule], slack: float) -> list[Rule]:
     """Rules closer than `slack` are one (a shaded row's edge beside the rule it ends at)."""
     out: list[Rule] = []
@@ -238,14 +273,20 @@ def _apart(rows: list[Rule], slack: float) -> list[Rule]:
 
 
 def _joined_runs(
-    rows: list[Rule], v_rules: list[Rule], edges: tuple[int, int], slack: float
+    rows: list[Rule], v_rules: list[Rule], edges: tuple[int, int], slack: float, *, inner: bool
 ) -> list[list[Rule]]:
-    """Rules of one extent cut where no rule down an edge joins one to the next: two tables of
-    one width, one above the other, are two grids."""
+    """Rules of one extent cut where no rule down an edge (or, `inner`, any vertical rule
+    between its edges: a table ruled between its columns only) joins one to the next: two
+    tables of one width, one above the other, are two grids."""
+    left, right = edges
     runs: list[list[Rule]] = [rows[:1]]
     for upper, lower in itertools.pairwise(rows):
         joined = any(
-            any(abs(v.pos - edge) < slack for edge in edges)
+            (
+                left - slack < v.pos < right + slack
+                if inner
+                else any(abs(v.pos - edge) < slack for edge in edges)
+            )
             and v.start <= upper.pos + slack
             and v.end >= lower.pos - slack
             for v in v_rules
@@ -259,10 +300,11 @@ def _joined_runs(
 
 def _grid(
     rows: list[Rule], v_rules: list[Rule], edges: tuple[int, int], dpi: int,
-    params: RuledTableParams,
+    params: RuledTableParams, *, open_sides: bool,
 ) -> Grid | None:  # fmt: skip
     """The grid of these horizontal rules with the vertical rules crossing them; None without
-    `grid_min_v_rules`, two at its edges."""
+    `grid_min_v_rules`, two at its edges (`open_sides`: or a side without one, its column
+    ending where the horizontal rules end, when `grid_min_v_rules` run its whole height)."""
     slack = at_dpi(params.grid_slack_px, dpi)
     left, right = edges
     y0 = rows[0].pos
@@ -271,10 +313,17 @@ def _grid(
         if left - slack <= v.pos <= right + slack and v.start <= y0 + slack
         and v.end >= y0 + at_dpi(params.v_rule_reach_px, dpi)
     ]  # fmt: skip
-    sides = [v for v in verticals if abs(v.pos - left) < slack or abs(v.pos - right) < slack]
-    if len(verticals) < params.grid_min_v_rules or len(sides) < 2:
+    # A side without a rule down it (statistical tables are often ruled between their columns
+    # only): the horizontal rules' end is that side's edge.
+    unruled = [edge for edge in edges if all(abs(v.pos - edge) >= slack for v in verticals)]
+    if len(verticals) < params.grid_min_v_rules or (unruled and not open_sides):
         return None
-    xs = sorted({round(v.pos) for v in verticals})
+    # Without its sides a table stands on its column rules: they run its whole height (a
+    # stroke or a stamp's edge between a typescript's underlines does not).
+    bottom = rows[-1].pos
+    if unruled and sum(v.end >= bottom - slack for v in verticals) < params.grid_min_v_rules:
+        return None
+    xs = sorted({round(v.pos) for v in verticals} | {round(edge) for edge in unruled})
     merged_xs: list[float] = []
     for x in xs:
         if not merged_xs or x - merged_xs[-1] > slack:
@@ -301,7 +350,11 @@ def _grid(
     widths = [b - a for a, b in itertools.pairwise(merged_xs)]
     if not widths or statistics.median(widths) < at_dpi(params.grid_min_column_px, dpi):
         return None  # the gaps between a banner's light letters, no columns
-    return Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules)
+    open_columns = frozenset(
+        c for c, edge in ((0, left), (len(merged_xs) - 2, right)) if edge in unruled
+    )
+    return Grid(ys=[r.pos for r in rows], xs=merged_xs, h_rules=rows, v_rules=v_rules,
+                open_columns=open_columns)  # fmt: skip
 
 
 def _has_v_rule(grid: Grid, x: float, y0: float, y1: float, slack: float, share: float) -> bool:
@@ -393,14 +446,31 @@ def grid_cells(
                 grid, grid.xs[c + colspan], grid.ys[r], grid.ys[r + 1], slack, share
             ):
                 colspan += 1
+            across = _ruled_span(grid, c, colspan, slack, share)
             rowspan = 1
             while r + rowspan < n_rows and not _has_h_rule(
-                grid, grid.ys[r + rowspan], grid.xs[c], grid.xs[c + colspan], slack, share
+                grid, grid.ys[r + rowspan], *across, slack, share
             ):
                 rowspan += 1
             owned.update((rr, cc) for rr in range(r, r + rowspan) for cc in range(c, c + colspan))
             cells.append((r, c, rowspan, colspan))
     return cells
+
+
+def _ruled_span(
+    grid: Grid, c: int, colspan: int, slack: float, share: float
+) -> tuple[float, float]:
+    """Where a cell's row rules are looked for: across the cell; for a cell alone in an open
+    column that no rule inside the grid but one (under its head) reaches into, across its
+    ruled neighbour: a stub column's labels line up with the ruled figures beside them. Where
+    rules reach into it between groups of rows, a label spans its group."""
+    if colspan == 1 and c in grid.open_columns and len(grid.xs) > 2:
+        x0, x1 = grid.xs[c], grid.xs[c + 1]
+        inner = sum(_has_h_rule(grid, y, x0, x1, slack, share) for y in grid.ys[1:-1])
+        if inner <= 1:
+            near = c + 1 if c == 0 else c - 1
+            return grid.xs[near], grid.xs[near + 1]
+    return grid.xs[c], grid.xs[c + colspan]
 
 
 def unread_cells(

@@ -112,7 +112,7 @@ class RuledTableParams:
     grid_ends_tolerance_px: int = 30  # a grid's horizontal rules start and end this close together
     grid_min_h_rules: int = 3  # horizontal rules of one grid
     grid_rule_min_share: float = 0.5  # a grid's rule runs along this share of its longest one
-    grid_min_v_rules: int = 3  # vertical rules of one grid (two of them at its edges)
+    grid_min_v_rules: int = 3  # vertical rules of one grid (two at its edges, but see find_grids)
     grid_min_column_px: int = 60  # a grid's columns are this wide or more (median)
     grid_slack_px: int = 15  # a rule meets a grid's edge, or lies on one of its lines, this close
     v_rule_reach_px: int = 10  # a vertical rule goes at least this far below the grid's top

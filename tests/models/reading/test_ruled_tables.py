@@ -20,6 +20,7 @@ from models.reading.ruled_tables import (
     Grid,
     Rule,
     find_grids,
+    grid_cells,
     reversed_bars,
     row_rules,
     table_block,
@@ -498,3 +499,122 @@ def test_a_table_cropped_to_its_frame_is_a_grid():
     _grid_image(image, 0, 8, [0, 400, 800, 1197], drop=0)
     grids = find_grids(image, 300)
     assert [(len(g.ys) - 1, len(g.xs) - 1) for g in grids] == [(8, 3)]
+
+
+def test_a_table_ruled_between_its_columns_only_is_a_grid():
+    """A statistical table ruled across and between its columns, no rule down its sides (ICDAR
+    eu-012): the rules' ends are its sides. Without them no grid was found, and figures on
+    either side of a column rule ran together ("7017.9" for "7.0 | 7.9")."""
+    image = Image.new("L", (2400, 1400), 250)
+    for y in range(300, 701, 40):
+        image.paste(20, (300, y, 2000, y + 3))
+    for x in (700, 1100, 1500):
+        image.paste(20, (x, 300, x + 3, 703))
+    (grid,) = find_grids(image, 300)
+    assert (len(grid.ys) - 1, [round(x, -1) for x in grid.xs]) == (10, [300, 700, 1100, 1500, 2000])
+
+
+def _scan_of_open_sided_table(path):
+    """A cost table ruled between its columns only (no rule down either side, as ICDAR
+    eu-012's tables are set): its figure columns ruled row by row, its column of labels
+    left open, a rule under the head and one under the table across both. A 300 DPI scan."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Costs by category", fontsize=16, fontname="hebo")
+    left, xs, right, head, row_h = 72, [220, 340, 460], 580, 150, 22
+    labels = ["Salaries", "Travel", "Rent", "Supplies", "Postage", "Training"]
+    figures = [("1,314", "373", "941"), ("94", "20", "74"), ("170", "150", "20"),
+               ("161", "11", "150"), ("34", "5", "29"), ("82", "12", "70")]  # fmt: skip
+    bottom = head + row_h * len(labels)
+    page.draw_line((xs[0], head - 2 * row_h), (right, head - 2 * row_h), width=1)
+    for r in range(len(labels) + 1):
+        y = head + r * row_h
+        page.draw_line((left if r in (0, len(labels)) else xs[0], y), (right, y), width=1)
+    for x in xs:
+        page.draw_line((x, head - 2 * row_h), (x, bottom), width=1)
+    heads = ["Category", "Total", "Indirect", "Direct"]
+    for x, text in zip([left, *xs], heads, strict=True):
+        page.insert_text((x + 6, head - 6), text, fontsize=10, fontname="hebo")
+    for r, (label, row) in enumerate(zip(labels, figures, strict=True)):
+        y = head + r * row_h + 15
+        for x, text in zip([left, *xs], [label, *row], strict=True):
+            page.insert_text((x + 6, y), text, fontsize=10)
+    note = "The figures above are the year's costs of each category, in thousands. " * 3
+    page.insert_textbox(pymupdf.Rect(72, bottom + 40, 520, bottom + 200), note, fontsize=11)
+    return _saved_as_scan(page, path)
+
+
+def test_an_open_column_of_labels_parts_where_the_ruled_figures_beside_it_do(engine, tmp_path):
+    """Without it the grid took the labels' open column as one cell spanning every row
+    ("Salaries Travel Rent ..."), and each row after the first lost its label."""
+    table = _table(engine, _scan_of_open_sided_table(tmp_path / "s.pdf"))
+    assert table is not None
+    rows = [[c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    assert rows[0] == ["Category", "Total", "Indirect", "Direct"]
+    assert rows[1:] == [["Salaries", "1,314", "373", "941"], ["Travel", "94", "20", "74"],
+                        ["Rent", "170", "150", "20"], ["Supplies", "161", "11", "150"],
+                        ["Postage", "34", "5", "29"], ["Training", "82", "12", "70"]]  # fmt: skip
+
+
+def _stub_beside_figures(image: Image.Image, *, group_rules: bool, right_rule: bool) -> None:
+    """Seven rows 60 px tall: figure columns (900-2000) ruled row by row, a stub column
+    (300-900) that the rules reach into only at the head, the foot and (`group_rules`) between
+    groups of three rows; column rules at 900 and 1450, and down the right side."""
+    for r in range(7):
+        y = 400 + 60 * r
+        left = 300 if r in (0, 6) or (group_rules and r % 3 == 0) else 900
+        image.paste(20, (left, y + 60, 2000, y + 63))
+    image.paste(20, (900, 340, 2000, 343))  # the top of the figures' head
+    for x in (900, 1450, 1997) if right_rule else (900, 1450, 1700):
+        image.paste(20, (x, 340, x + 3, 823))
+
+
+def test_an_open_column_ruled_between_groups_keeps_each_groups_label_spanning_it():
+    """Rules reaching into the open column between groups of rows: a group's label spans its
+    rows, as the rules say; with no rule reaching into it below the head, a row each."""
+    for group_rules, spans in ((True, [1, 3, 3]), (False, [1] * 7)):
+        image = Image.new("L", (2400, 1600), 250)
+        _stub_beside_figures(image, group_rules=group_rules, right_rule=False)
+        (grid,) = find_grids(image, 300)
+        assert round(grid.xs[0]) == 300, group_rules
+        stub = [rowspan for r, c, rowspan, _ in grid_cells(grid, 300) if c == 0]
+        assert stub[-len(spans) :] == spans, group_rules
+
+
+def test_a_grid_ruled_down_both_sides_is_kept_before_an_open_one_over_it():
+    """The figures ruled down both sides are a grid; the open one the longer rules would make
+    round it and the stub is not taken over it (the open kind only fills where no grid is)."""
+    image = Image.new("L", (2400, 1600), 250)
+    _stub_beside_figures(image, group_rules=True, right_rule=True)
+    assert [round(g.xs[0], -1) for g in find_grids(image, 300)] == [900]
+
+
+def test_lines_along_a_scans_dark_border_are_no_open_grid():
+    """A typescript scanned with its dark border (typewritten-fr): rules along the image's
+    edges and a few strokes between them made a "table ruled between its columns" of the whole
+    page, its lines read cell by cell. A grid with an open side sits inside the margins."""
+    image = Image.new("L", (2400, 3200), 250)
+    image.paste(20, (0, 0, 2400, 6))  # the border along the top
+    for y in (1500, 3194):
+        image.paste(20, (0, y, 2400, y + 6))
+    for x in (600, 1200, 1800):
+        image.paste(20, (x, 0, x + 4, 3200))
+    assert find_grids(image, 300) == []
+    inside = Image.new("L", (2400, 3200), 250)
+    for y in (300, 1500, 2900):
+        inside.paste(20, (300, y, 2100, y + 6))
+    for x in (600, 1200, 1800):
+        inside.paste(20, (x, 300, x + 4, 2906))
+    assert len(find_grids(inside, 300)) == 1
+
+
+def test_short_strokes_between_a_pages_lines_are_no_open_grid():
+    """Underlines across a typescript and upright strokes between some of them (a stamp's
+    edges, a bracket), each over part of their height: no table's column rules, which run its
+    whole height."""
+    image = Image.new("L", (2400, 3200), 250)
+    for y in (400, 800, 1200, 1600):
+        image.paste(20, (300, y, 2100, y + 6))
+    for x, top, bottom in ((600, 400, 806), (1200, 400, 806), (1800, 400, 1206)):
+        image.paste(20, (x, top, x + 4, bottom))
+    assert find_grids(image, 300) == []
