@@ -40,7 +40,7 @@ from models.reading.params.layout_regions import LAYOUT
 from models.reading.params.reading_order import READING_ORDER
 from models.reading.reading_order import reading_order
 from models.reading.word_rows import is_data_row
-from models.reading.word_tables import table_from_words, table_of_figures
+from models.reading.word_tables import notes_top, table_from_words, table_of_figures
 
 MATH_ALPHABETS = (0x1D400, 0x1D7FF)  # Unicode's Mathematical Alphanumeric Symbols
 FORMULA_FINDING = {
@@ -489,6 +489,11 @@ def _table(region: Region, blocks: list[ReadBlock], image: PageImageAccess) -> l
     if ruled:
         table = ReadBlock(kind="table", bbox=region.bbox, rows=ruled[0][1], text="")
     else:
+        # Notes at the region's foot are text after the table, not rows of it.
+        foot = notes_top(inside)
+        if foot is not None:
+            region = Region(kind=region.kind, bbox=(*region.bbox[:3], foot))
+            inside = _text_words(region, blocks)
         table = table_from_words(inside, region.bbox, rules=image.row_rules(region.bbox),
                                  drawn=image.glyphs_drawn())  # fmt: skip
         if table is not None and (_columns_of_prose(table) or _text_beside(table)):

@@ -33,6 +33,8 @@ from models.reading.word_rows import (
     words_box,
 )
 
+# A note set under a table, inside the region the layout model drew round it.
+TABLE_NOTE = re.compile(r"^\W*(?i:sources?|notes?)\s*:")
 _NUMBER = re.compile(r"^[\s\-+−–(]*[$€£¥]?\s*[\d.,]+\s*%?\)?[*†]?$")
 
 
@@ -55,11 +57,13 @@ def _read_once(row: list[Word]) -> list[Word]:
 
 
 def _gaps(
-    phrase_rows: list[list[list[Word]]], x0: float, x1: float, min_gap: float,
+    phrase_rows: list[list[list[Word]]], x0: float, x1: float, height: float,
     params: WordTableParams, *, table_rows: int,
 ) -> list[float]:  # fmt: skip
-    """Column boundaries: x positions no phrase covers in (nearly) every row. A spanning
-    header phrase may cover a gap; one row of the table's `table_rows` in five may."""
+    """Column boundaries: x positions no phrase covers in (nearly) every row, a column gap
+    wide (or narrower where figures alone stand close across it). A spanning header phrase may
+    cover a gap; one row of the table's `table_rows` in five may."""
+    min_gap = params.column_gap_share * height
     width = int(x1 - x0) + 1
     cover = [0] * width
     inked = [0] * width  # words (not the spaces between them) over each x
@@ -73,6 +77,7 @@ def _gaps(
                 for x in range(max(0, int(a - x0)), min(width, int(b - x0) + 1)):
                     inked[x] += 1
     allowed = table_rows // params.rows_per_crossing_phrase
+    figure_gap = params.figure_gap_share * height
     cuts: list[float] = []
     start = None
     for x in range(width + 1):
@@ -82,6 +87,11 @@ def _gaps(
         elif not free and start is not None:
             if x - start >= min_gap and start > 0 and x < width:
                 cuts.append(x0 + _least_covered_middle(cover, inked, start, x, min_gap))
+            elif (
+                x - start >= figure_gap and start > 0 and x < width
+                and _figures_set_close(phrase_rows, x0 + start, x0 + x, min_gap)
+            ):  # fmt: skip
+                cuts.append(x0 + (start + x) / 2)
             elif x - start >= min_gap:
                 # A stretch at the table's edge that few rows cover: a sparse column (row
                 # labels over several lines each) with its own gap, which no phrase covers.
@@ -90,6 +100,32 @@ def _gaps(
                     cuts.append(x0 + empty)
             start = None
     return sorted(cuts)
+
+
+def _figures_set_close(
+    phrase_rows: list[list[list[Word]]], a: float, b: float, min_gap: float
+) -> bool:
+    """Two phrases of one row stand closer than `min_gap` across the free stretch from a to b:
+    two figures `_figures_apart` parted (a monospaced table sets its columns of figures a
+    character apart, "1,249,752 1,364,492"; closer words are one phrase). A figure in
+    brackets after one is its note or its share, in its cell ("10,000 (1)", "45 (12.3)"), and
+    a lone digit beside one a footnote's mark a scan read apart ("1,204 2"): no such evidence,
+    nor rows that only line up close, each far from its neighbour."""
+    close = False
+    for phrases in phrase_rows:
+        lefts = [p for p in phrases if a - min_gap < words_box(p)[2] <= b]
+        rights = [p for p in phrases if a <= words_box(p)[0] < b + min_gap]
+        for left, right in itertools.product(lefts, rights):
+            if words_box(right)[0] - words_box(left)[2] < min_gap:
+                texts = [" ".join(w.text for w in phrase) for phrase in (left, right)]
+                if texts[1].startswith(("(", "[")) or min(map(_digits, texts)) < 2:
+                    return False
+                close = True
+    return close
+
+
+def _digits(text: str) -> int:
+    return sum(map(str.isdigit, text))
 
 
 def _empty_inside(cover: list[int], start: int, end: int, min_gap: float) -> float | None:
@@ -262,8 +298,7 @@ def table_from_words(
     columned = columned or phrase_rows
     several = [p for p in columned if len(p) > 1]
     cutting = several if len(several) >= params.columned_rows_share * len(columned) else columned
-    min_gap = params.column_gap_share * height
-    cuts = _gaps(cutting, bbox[0], bbox[2], min_gap, params, table_rows=len(columned))
+    cuts = _gaps(cutting, bbox[0], bbox[2], height, params, table_rows=len(columned))
     cuts = _without_lonely_columns(cuts, columned, floating, params)
     space = _word_space(phrase_rows)
     if space is not None:
@@ -330,6 +365,28 @@ def table_from_words(
             c += span
         rows_out.append(row)
     return ReadBlock(kind="table", bbox=bbox, rows=joined_row_lines(rows_out), text=caption)
+
+
+def notes_top(words: list[Word], *, params: WordTableParams = WORD_TABLES) -> float | None:
+    """The top of the notes at the foot of a table region's words ("Source: Statistics
+    Finland", "NOTE: Detail may not sum to totals"): from the first line opening with a note's
+    label to the foot, every line below it one phrase (the note's text wrapped) or another
+    note, with `params.min_rows` lines of the table above. None when the foot holds no note: a
+    row headed "Source" beside its figures has no colon, and stays a row."""
+    words = [w for w in words if w.bbox and w.text.strip()]
+    if not words:
+        return None
+    height = statistics.median(w.bbox[3] - w.bbox[1] for w in words)  # type: ignore[index]
+    gap = params.phrase_gap_share * height
+    rows = text_rows(words)
+    top = None
+    for r in range(len(rows) - 1, params.min_rows - 1, -1):
+        note = TABLE_NOTE.match(" ".join(w.text for w in rows[r]))
+        if note is not None:
+            top = r
+        elif len(row_phrases(rows[r], gap)) > 1:
+            break
+    return None if top is None else words_box(rows[top])[1]
 
 
 def _figures_apart(phrases: list[list[Word]], params: WordTableParams) -> list[list[Word]]:
@@ -407,17 +464,25 @@ def _caption_lines(
     rows: list[list[Word]], height: float, params: WordTableParams
 ) -> tuple[str, list[list[Word]]]:
     """A caption the region took in as its first rows ("Table 2. Baseline characteristics"
-    and the lines it wraps onto, each one phrase from its left edge) and the rows left."""
+    and the lines it wraps onto, each one phrase from its left edge or its text's) and the
+    rows left."""
     gap = params.phrase_gap_share * height
-    if not rows or not TABLE_CAPTION.match(" ".join(w.text for w in rows[0])):
+    first = " ".join(w.text for w in rows[0]) if rows else ""
+    label = TABLE_CAPTION.match(first)
+    if label is None:
         return "", rows
-    widest = max(
-        (b.bbox[0] - a.bbox[2] for a, b in itertools.pairwise(rows[0])),  # type: ignore[index]
-        default=0.0,
-    )
-    if widest > params.caption_word_gap_share * height:
+    gaps = [b.bbox[0] - a.bbox[2] for a, b in itertools.pairwise(rows[0])]  # type: ignore[index]
+    wide = [k for k, g in enumerate(gaps) if g > params.caption_word_gap_share * height]
+    hanging = _label_words(rows[0], label.end())
+    after = rows[0][hanging:]
+    # A label may hang in a column of its own, the caption's text set beside it ("Table 8:",
+    # a tab, then "Number of persons ..."): its lines wrap under the text, not the label.
+    if wide and (
+        wide != [hanging - 1]
+        or sum(any(map(str.isalpha, w.text)) for w in after) < params.caption_min_words
+    ):
         return "", rows  # "Table 2" heading a column, set apart from the next cell
-    left = rows[0][0].bbox[0]  # type: ignore[index]
+    lefts = [w.bbox[0] for w in rows[0][:1] + after[:1]]  # type: ignore[index]
     right = max(w.bbox[2] for row in rows for w in row)  # type: ignore[index]
     end = 1
     # A line that fills the table's width wraps onto the next, set from the same left edge.
@@ -425,11 +490,22 @@ def _caption_lines(
         end < len(rows) - params.min_rows
         and right - rows[end - 1][-1].bbox[2] <= params.caption_word_gap_share * height  # type: ignore[index]
         and len(row_phrases(rows[end], gap)) == 1
-        and abs(rows[end][0].bbox[0] - left) <= height  # type: ignore[index]
+        and min(abs(rows[end][0].bbox[0] - left) for left in lefts) <= height  # type: ignore[index]
     ):
         end += 1
     text = " ".join(w.text for row in rows[:end] for w in row)
     return text, rows[end:]
+
+
+def _label_words(row: list[Word], label_end: int) -> int:
+    """How many of the row's first words the caption label's match (`label_end` characters
+    of the row's text joined by spaces) takes: "Table 8:" two."""
+    length = -1
+    for k, word in enumerate(row):
+        length += len(word.text) + 1
+        if length >= label_end:
+            return k + 1
+    return len(row)
 
 
 def _word_space(phrase_rows: list[list[list[Word]]]) -> float | None:

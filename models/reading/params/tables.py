@@ -23,6 +23,9 @@ class WordTableParams:
     min_cols: int = 2  # columns a table needs
     phrase_gap_share: float = 0.9  # words closer than this many word heights are one cell
     column_gap_share: float = 0.6  # a column gap is at least this many word heights wide
+    # ... or this many where only figures stand close across it (a monospaced table's columns
+    # of figures set a character apart: a space is 0.5 of Courier's word height, 0.25 of Times')
+    figure_gap_share: float = 0.2
     # A space inside a phrase this many times the table's common word space, with a column's
     # cut inside it, parts two cells of narrow columns set closer than `phrase_gap_share`
     # ("Total Costs | Exclusions &": 8.7 pt where its words stand 2.3 pt apart).
@@ -47,6 +50,9 @@ class WordTableParams:
     # no table: a form's title, sentences and check-box lines boxed with a few labelled boxes.
     min_several_rows_share: float = 0.3
     caption_word_gap_share: float = 2.0  # a "Table N" first row with a wider gap is a header row
+    # ... unless that gap follows the label alone and this many words of letters follow it: a
+    # caption whose label hangs in a column of its own ("Table 8:", a tab, "Number of ...")
+    caption_min_words: int = 3
     # A top cell whose text recurs in this share of its column's rows below ("yes" on every
     # line of a questionnaire) is data, and its row no header (a label names its column once).
     header_repeat_share: float = 0.5

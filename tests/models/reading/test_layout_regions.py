@@ -171,6 +171,23 @@ def test_a_table_region_is_rebuilt_from_its_words():
     ]  # fmt: skip
 
 
+def test_a_note_at_the_foot_of_a_table_region_is_text_after_the_table():
+    """ "Source: Statistics Finland" under the figures, inside the model's table region (ICDAR
+    eu-013, eu-014): a paragraph after the table, not a row of one cell over empty ones."""
+    rows = [_block("Item Budget", 100, 500, 1), _block("Staff 812", 100, 560, 2),
+            _block("Energy 365", 100, 620, 3)]  # fmt: skip
+    for row in rows:  # the second word of each row sits in a second column
+        w = row.words[1]
+        w.bbox = (600, w.bbox[1], 600 + (w.bbox[2] - w.bbox[0]), w.bbox[3])
+    note = _block("Source: Statistics Finland, 2005.", 100, 680, 4)
+    blocks, _ = _run([*rows, note], [Region("table", (90, 490, 1100, 730))])
+    assert [b.kind for b in blocks] == ["table", "paragraph"]
+    assert [[c["text"] for c in row] for row in blocks[0].rows] == [
+        ["Item", "Budget"], ["Staff", "812"], ["Energy", "365"]
+    ]  # fmt: skip
+    assert blocks[1].text == "Source: Statistics Finland, 2005."
+
+
 def test_specks_are_no_figures_and_real_pictures_are():
     speck = ReadBlock(kind="figure", bbox=(500, 500, 511, 508))
     speck.order = (1, 0)

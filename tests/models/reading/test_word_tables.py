@@ -10,7 +10,7 @@ import pymupdf
 from models.engine import Word
 from models.reading.params.tables import WordTableParams
 from models.reading.textlayer import text_layer_reading
-from models.reading.word_tables import table_from_words, table_of_figures
+from models.reading.word_tables import notes_top, table_from_words, table_of_figures
 from tests.conftest import CORPUS
 
 CHAR = 20  # width of one character, in pixels
@@ -324,6 +324,33 @@ def test_a_caption_taken_into_the_region_is_the_tables_caption_not_its_first_row
     assert table.text == "Table 2. Budget and spending of the year"
     assert _texts(table)[0] == ["Item", "Budget", "Spent"]
     assert all(c["header"] for c in table.rows[0])
+
+
+def test_a_caption_whose_label_hangs_in_its_own_column_is_the_caption():
+    """ "Table 8:", a tab, then the caption's text and its wrapped line under the text, not the
+    label (ICDAR eu-013): the caption, not a first row cut into the table's columns. A "Table
+    2" cell set apart from one or two heads is a column head, not a caption."""
+    hanging = [[(100, "Table 8:"), (400, "Budget and spending of the year")],
+               [(400, "(end of January)")]]  # fmt: skip
+    table = table_from_words(_cells([*hanging, *BUDGET]), (90, 90, 1100, 500))
+    assert table is not None
+    assert table.text == "Table 8: Budget and spending of the year (end of January)"
+    assert _texts(table)[0] == ["Item", "Budget", "Spent"]
+    heads = [[(100, "Table 2"), (400, "Budget"), (600, "Spent")], *BUDGET[1:]]
+    table = table_from_words(_cells(heads), (90, 90, 800, 400))
+    assert table is not None
+    assert table.text == ""
+    assert _texts(table)[0] == ["Table 2", "Budget", "Spent"]
+    worded = [[(100, "Table 2"), (400, "Budget this year"), (900, "Spent this year")],
+              [(100, "Staff"), (400, "812"), (900, "798")],
+              [(100, "Energy"), (400, "365"), (900, "402")]]  # fmt: skip
+    table = table_from_words(_cells(worded), (90, 90, 1300, 400))
+    assert table is not None
+    assert _texts(table)[0] == ["Table 2", "Budget this year", "Spent this year"]
+    two = [[(100, "Table 2"), (400, "Budget")], *[row[:2] for row in BUDGET[1:]]]
+    table = table_from_words(_cells(two), (90, 90, 800, 400))
+    assert table is not None
+    assert _texts(table)[0] == ["Table 2", "Budget"]
 
 
 def test_a_tight_body_row_whose_words_line_up_with_the_columns_is_a_cell_per_column():
@@ -778,3 +805,52 @@ def test_a_born_digital_tables_brackets_stay_in_its_cells():
     cells = [c["text"] for row in table.rows for c in row]
     assert "Math fraktur font. Requires [amsfonts] or [amssymb]." in cells
     assert "\\begin{table}[<placement>]" in cells
+
+
+def test_columns_of_figures_a_narrow_space_apart_part_where_only_figures_stand_close():
+    """A monospaced table's columns of figures set one space apart in their widest rows, the
+    space narrower than a column gap (ICDAR us-033's "Other" group, "1,249,752 1,364,492"):
+    two columns, as in its narrower rows. Columns that only line up close, each row's
+    figures far apart, are no such evidence: one column, as before; nor a note's number in
+    brackets after a figure (ICDAR us-009's "10,000 (1)"), nor a footnote's lone digit."""
+    rows = [
+        [(100, "Age"), (400, "Male"), (620, "Female"), (840, "Total")],
+        [(100, "1-2"), (400, "446,166"), (620, "312,164"), (840, "8,002,463")],
+        [(100, "12-19"), (380, "1,249,752 1,364,492"), (840, "28,381,514")],
+        [(100, "20-29"), (380, "1,967,497 1,614,120"), (840, "39,174,269")],
+        [(100, "70-79"), (400, "229,588"), (620, "235,166"), (840, "13,864,305")],
+    ]
+    table = table_from_words(_cells(rows, space=12), (90, 90, 1200, 450))
+    assert table is not None
+    assert [len(row) for row in _texts(table)] == [4] * 5
+    assert _texts(table)[2] == ["12-19", "1,249,752", "1,364,492", "28,381,514"]
+    apart = [[(100, "1-2"), (380, "1,249,752"), (840, "8,002,463")],
+             [(100, "3-5"), (572, "1,364,492"), (840, "9,174,269")],
+             [(100, "6-11"), (380, "1,967,497"), (840, "3,864,305")]]  # fmt: skip
+    table = table_from_words(_cells(apart, space=12), (90, 90, 1200, 450))
+    assert table is not None
+    assert [len(row) for row in _texts(table)] == [3] * 3
+    noted = [[(100, "Staff"), (380, "10,000 (1)"), (840, "8,002,463")],
+             [(100, "Rent"), (380, "12,000 (2)"), (840, "9,174,269")],
+             [(100, "Travel"), (380, "94,000"), (840, "3,864,305")]]  # fmt: skip
+    table = table_from_words(_cells(noted, space=12), (90, 90, 1200, 450))
+    assert table is not None
+    assert [row[1] for row in _texts(table)] == ["10,000 (1)", "12,000 (2)", "94,000"]
+    marked = [[(100, "Staff"), (380, "10,000 1"), (840, "8,002,463")],
+              [(100, "Rent"), (380, "12,000 2"), (840, "9,174,269")],
+              [(100, "Travel"), (380, "94,000"), (840, "3,864,305")]]  # fmt: skip
+    table = table_from_words(_cells(marked, space=12), (90, 90, 1200, 450))
+    assert table is not None
+    assert [len(row) for row in _texts(table)] == [3] * 3
+
+
+def test_notes_at_a_tables_foot_start_at_the_first_notes_line():
+    """A note, its wrapped line and a second note: their top. A row headed "Source" beside
+    its figures (no colon), or a note with a row of figures under it, is no foot of notes."""
+    notes = [*BUDGET, [(100, "NOTE: Detail may not sum to totals because")],
+             [(100, "of rounding.")], [(100, "SOURCE: The annual accounts")]]  # fmt: skip
+    assert notes_top(_cells(notes)) == 100 + 4 * ROW
+    headed = [*BUDGET, [(100, "Source"), (400, "1,204"), (600, "1,310")]]
+    assert notes_top(_cells(headed)) is None
+    above = [*BUDGET[:2], [(100, "Note: estimated")], *BUDGET[2:]]
+    assert notes_top(_cells(above)) is None
