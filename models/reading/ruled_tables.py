@@ -41,8 +41,8 @@ class Grid:
     xs: list[float]  # vertical rules, left to right
     h_rules: list[Rule] = field(default_factory=list)
     v_rules: list[Rule] = field(default_factory=list)
-    # Columns at a side no rule runs down (a stub column of labels left open): their rows part
-    # where their ruled neighbour's do, whether or not the row rules reach into them.
+    # Columns at a side no rule runs down (a stub column of labels left open): see _ruled_span
+    # for where their rows part.
     open_columns: frozenset[int] = frozenset()
 
     @property

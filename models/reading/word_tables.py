@@ -381,8 +381,7 @@ def notes_top(words: list[Word], *, params: WordTableParams = WORD_TABLES) -> fl
     rows = text_rows(words)
     top = None
     for r in range(len(rows) - 1, params.min_rows - 1, -1):
-        note = TABLE_NOTE.match(" ".join(w.text for w in rows[r]))
-        if note is not None:
+        if TABLE_NOTE.match(" ".join(w.text for w in rows[r])):
             top = r
         elif len(row_phrases(rows[r], gap)) > 1:
             break
