@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pymupdf
 
 from models.layout import Region
+from models.reading.boxes import overlap
 from models.reading.kinds import CAPTION_LABEL
-from models.reading.layout_regions import overlap
 from models.reading.math_text import Bar, Glyph, tex_from_glyphs
 from models.reading.params.text_layer import TEXT_LAYER, TextLayerParams
 

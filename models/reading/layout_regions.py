@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
-from models.reading.boxes import area, inside_share
+from models.reading.boxes import area, inside_share, overlap
 from models.reading.contents import CONTENTS_LAYOUT, contents_items, contents_table
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
@@ -438,11 +438,6 @@ def _read_in_order(
         for block in units[key]:
             block.order = (rank,)
             rank += 1
-
-
-def overlap(a: BBox, b: BBox) -> bool:
-    """The two boxes share some area."""
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _inside(region: Region, block: ReadBlock) -> list[Word]:

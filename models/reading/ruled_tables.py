@@ -17,6 +17,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.boxes import overlap
 from models.reading.kinds import prose_line
 from models.reading.params import at_dpi
 from models.reading.params.tables import RULED_TABLES, RuledTableParams
@@ -191,13 +192,9 @@ def find_grids(
     # columns only, where no grid of the first kind lies.
     for open_sides in (False, True):
         for grid in _grids_of(h_rules, v_rules, used, dark, dpi, params, open_sides=open_sides):
-            if not any(_overlap(grid.bbox, other.bbox) for other in grids):
+            if not any(overlap(grid.bbox, other.bbox) for other in grids):
                 grids.append(grid)
     return grids
-
-
-def _overlap(a: BBox, b: BBox) -> bool:
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _grids_of(
@@ -244,9 +241,8 @@ def _page_border(grid: Grid, dark: np.ndarray, near: float, params: RuledTablePa
     """The grid runs along all four edges of the image (`near` pixels or closer) and its first
     and last columns are solid ink (`page_border_dark_share`): the dark margins of an inverted
     page, no table's cells (a figure's table cropped to its frame holds its labels there)."""
-    height, width = dark.shape
     x0, y0, x1, y1 = (round(v) for v in grid.bbox)
-    if not (x0 <= near and y0 <= near and x1 >= width - 1 - near and y1 >= height - 1 - near):
+    if not all(_edges_near((x0, y0, x1, y1), dark.shape, near)):
         return False
     first, last = round(grid.xs[1]), round(grid.xs[-2])
     return all(
@@ -258,9 +254,15 @@ def _page_border(grid: Grid, dark: np.ndarray, near: float, params: RuledTablePa
 def _at_image_edge(grid: Grid, shape: tuple[int, ...], near: float) -> bool:
     """The grid reaches an edge of the image (`near` pixels or closer): a table ruled between
     its columns only sits inside the page's margins, where a scan's dark border does not."""
+    return any(_edges_near(grid.bbox, shape, near))
+
+
+def _edges_near(box: BBox, shape: tuple[int, ...], near: float) -> tuple[bool, ...]:
+    """Whether the box reaches the image's left, top, right and bottom edge (`near` pixels or
+    closer)."""
     height, width = shape
-    x0, y0, x1, y1 = grid.bbox
-    return x0 <= near or y0 <= near or x1 >= width - 1 - near or y1 >= height - 1 - near
+    x0, y0, x1, y1 = box
+    return (x0 <= near, y0 <= near, x1 >= width - 1 - near, y1 >= height - 1 - near)
 
 
 def _apart(rows: list[Rule], slack: float) -> list[Rule]:

@@ -113,10 +113,11 @@ def _figures_set_close(
     nor rows that only line up close, each far from its neighbour."""
     close = False
     for phrases in phrase_rows:
-        lefts = [p for p in phrases if a - min_gap < words_box(p)[2] <= b]
-        rights = [p for p in phrases if a <= words_box(p)[0] < b + min_gap]
-        for left, right in itertools.product(lefts, rights):
-            if words_box(right)[0] - words_box(left)[2] < min_gap:
+        boxes = [(words_box(p), p) for p in phrases]
+        lefts = [(box[2], p) for box, p in boxes if a - min_gap < box[2] <= b]
+        rights = [(box[0], p) for box, p in boxes if a <= box[0] < b + min_gap]
+        for (end, left), (start, right) in itertools.product(lefts, rights):
+            if start - end < min_gap:
                 texts = [" ".join(w.text for w in phrase) for phrase in (left, right)]
                 if texts[1].startswith(("(", "[")) or min(map(_digits, texts)) < 2:
                     return False
