@@ -18,7 +18,7 @@ from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import overlap
-from models.reading.kinds import prose_line
+from models.reading.kinds import is_figure, prose_line
 from models.reading.params import at_dpi
 from models.reading.params.tables import RULED_TABLES, RuledTableParams
 from models.reading.scan_lines import Line, ParaLines, keep_lines
@@ -194,7 +194,118 @@ def find_grids(
         for grid in _grids_of(h_rules, v_rules, used, dark, dpi, params, open_sides=open_sides):
             if not any(overlap(grid.bbox, other.bbox) for other in grids):
                 grids.append(grid)
+    if grids:
+        pixels = np.asarray(binary.convert("L"), dtype=np.int16)
+        grids = [_with_light_rules(grid, pixels, dpi, params) for grid in grids]
     return grids
+
+
+def _with_light_rules(grid: Grid, pixels: np.ndarray, dpi: int, params: RuledTableParams) -> Grid:
+    """The grid with the light rules printed inside it: a spreadsheet's gray rules between
+    the rows of a group and beside its labels, black ones around the groups (ICDAR us-031a,
+    whose rows of figures otherwise ran into one cell per group). Found as row_rules finds a
+    region's, `light_rule_below_paper_level` darker than the grid's paper (inside a grid, a
+    pixel row darker across a whole cell is a rule, not a line of text), between the grid's own
+    rules: a light column rule runs down `light_rule_min_spans` rows or more, a light row
+    rule across as many columns (a dash or an underline fills one cell at most), a cell left
+    out of one spans it (grid_cells)."""
+    x0, y0, x1, y1 = (round(v) for v in grid.bbox)
+    inset = round(at_dpi(params.light_rule_inset_px, dpi))
+    slack = at_dpi(params.grid_slack_px, dpi)
+    below = params.light_rule_below_paper_level
+    found: list[Rule] = []  # down one row each, then across one column each
+    for top, bottom in itertools.pairwise(round(y) for y in grid.ys):
+        band = pixels[top + inset : bottom - inset, x0 + inset : x1 - inset]
+        found += [
+            Rule(pos=x0 + inset + x, start=top, end=bottom, thickness=thickness)
+            for x, thickness in _light_rows(
+                band.T,
+                _local_level(band.T, below, dpi, params),
+                dpi,
+                params,
+                lighter_around=below / 2,
+            )
+            if not _inked(band, x, thickness, params)
+        ]
+    v_rules, xs = _with_light(grid.v_rules, grid.xs, found, slack, params)
+    found = []
+    for left, right in itertools.pairwise(round(x) for x in xs):
+        strip = pixels[y0 + inset : y1 - inset, left + inset : right - inset]
+        found += [
+            Rule(pos=y0 + inset + y, start=left, end=right, thickness=thickness)
+            for y, thickness in _light_rows(
+                strip,
+                _local_level(strip, below, dpi, params),
+                dpi,
+                params,
+                lighter_around=below / 2,
+            )
+        ]
+    h_rules, ys = _with_light(grid.h_rules, grid.ys, found, slack, params)
+    return Grid(
+        ys=ys,
+        xs=xs,
+        h_rules=h_rules,
+        v_rules=v_rules,
+        # The open sides are still the first and last columns' outer ones.
+        open_columns=frozenset(0 if c == 0 else len(xs) - 2 for c in grid.open_columns),
+    )
+
+
+def _inked(band: np.ndarray, x: float, thickness: int, params: RuledTableParams) -> bool:
+    """A light column rule found at `x` of a row's band is black (the grid finder's ink)
+    along most of its length (`light_rule_max_ink_share`): figures one over the other ("1"
+    on each row, ICDAR eu-001) joined by the gray rules between them, no rule of its own."""
+    half = thickness // 2 + 1
+    column = band[:, max(0, round(x) - half) : round(x) + half + 1]
+    if column.size == 0:
+        return False
+    inked = (column.min(axis=1) < params.rule_dark_below_level).mean()
+    return bool(inked >= params.light_rule_max_ink_share)
+
+
+def _with_light(
+    rules: list[Rule], lines: list[float], pieces: list[Rule], slack: float,
+    params: RuledTableParams,
+) -> tuple[list[Rule], list[float]]:  # fmt: skip
+    """A grid's rules and lines (its rows' or its columns') with the light rule `pieces`
+    found each inside one of its cells, joined where they line up from one to the next. One
+    on a line of the grid's is that line's rule across the cells it crosses (a gray rule the
+    grid finder saw dark in part); one off them, `light_rule_min_spans` long, is a line of
+    its own."""
+    joined: list[Rule] = []
+    spans: list[int] = []
+    for piece in sorted(pieces, key=lambda r: (r.start, r.pos)):
+        last = next(
+            (
+                k
+                for k in range(len(joined) - 1, -1, -1)
+                if abs(joined[k].pos - piece.pos) <= slack and joined[k].end == piece.start
+            ),
+            None,
+        )
+        if last is None:
+            joined.append(Rule(piece.pos, piece.start, piece.end, piece.thickness))
+            spans.append(1)
+        else:
+            joined[last].end = piece.end
+            spans[last] += 1
+    rules, lines = list(rules), list(lines)
+    for light, n in zip(joined, spans, strict=True):
+        on_line = any(abs(light.pos - line) <= slack for line in lines)
+        if not on_line and n < params.light_rule_min_spans:
+            continue
+        # Where the grid's own rule already runs, the light one is that rule (its edge); a
+        # rule seen dark in part goes on only across the cells where it is seen.
+        if not any(
+            abs(r.pos - light.pos) <= slack and r.start <= light.start and light.end <= r.end
+            for r in rules
+        ):
+            rules.append(light)
+        # Pieces of one rule a cell apart, told apart by a pixel or two: one line.
+        if not on_line:
+            lines.append(light.pos)
+    return sorted(rules, key=lambda r: r.pos), sorted(lines)
 
 
 def _grids_of(
@@ -430,6 +541,27 @@ def _labelled_boxes(grid: Grid, words: list[Word], dpi: int, params: RuledTableP
     return labelled >= 2 and labelled >= params.labelled_box_share * multi
 
 
+def _rules_miss_cells(grid: Grid, words: list[Word], dpi: int, params: RuledTableParams) -> bool:
+    """A cell holding figures on two lines or more, or words a column's gap apart on one line
+    (`cell_column_gap_heights` word heights): rules framing a block of figures without
+    parting its rows, or missing a column's rule ("NA   NA" in one cell). Where each cell
+    holds one line of figures and no gap, the rules part them, however many more cells the
+    words would make of a label's wrapped lines (ICDAR us-031a)."""
+    for _, inside in _words_by_cell(grid, words, dpi, params):
+        placed = sorted((w for w in inside if w.bbox), key=lambda w: w.bbox[1])  # type: ignore[index]
+        boxes = [w.bbox for w in placed]
+        figures = [w.bbox for w in placed if is_figure(w.text)]
+        if any(lower[1] >= upper[3] for upper, lower in itertools.pairwise(figures)):
+            return True
+        for a, b in itertools.combinations(boxes, 2):
+            height = max(a[3] - a[1], b[3] - b[1])
+            on_one_line = min(a[3], b[3]) > max(a[1], b[1])
+            apart = max(a[0], b[0]) - min(a[2], b[2])
+            if on_one_line and apart >= params.cell_column_gap_heights * height:
+                return True
+    return False
+
+
 def grid_cells(
     grid: Grid, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> list[tuple[int, int, int, int]]:
@@ -509,7 +641,9 @@ def _header_row(grid: Grid, ink, dpi: int, params: RuledTableParams) -> bool:
     thickness = sorted(h.thickness for h in grid.h_rules)
     median = thickness[len(thickness) // 2]
     heavier = params.header_rule_ratio * max(median, 1)
-    if len(grid.h_rules) > 2 and grid.h_rules[1].thickness >= heavier:
+    slack = at_dpi(params.grid_slack_px, dpi)
+    under = [h.thickness for h in grid.h_rules if abs(h.pos - grid.ys[1]) < slack]
+    if len(grid.ys) > 2 and max(under, default=0) >= heavier:
         return True
     x0, x1 = grid.xs[0], grid.xs[-1]
     margin = round(at_dpi(params.cell_margin_px, dpi))  # whole pixels: a crop's box
@@ -523,13 +657,12 @@ def row_rules(
     gray: Image.Image, box: BBox, dpi: int, *, params: RuledTableParams = RULED_TABLES
 ) -> list[float]:
     """Heights of the horizontal rules printed across a table region of a page image of `dpi`,
-    light ones too (a scan's
-    gray rules, which the grid finder's threshold misses): pixel rows of which most of the
-    region's width (`row_rule_width_share`) is darker than the paper within a pixel row or two
-    (`rule_askew_px`: a rule a little askew after deskewing lies on several), in runs of a few
-    pixel rows (`row_rule_max_thickness_px`: thicker is a filled bar, as a reversed header row
-    is). A rule stopping short of a column (under cells beside one that spans rows) does not
-    count."""
+    light ones too (a scan's gray rules, which the grid finder's threshold misses): pixel rows
+    of which most of the region's width (`row_rule_width_share`) is darker than the paper
+    within a pixel row or two (`rule_askew_px`: a rule a little askew after deskewing lies on
+    several), in runs of a few pixel rows (`row_rule_max_thickness_px`: thicker is a filled
+    bar, as a reversed header row is). A rule stopping short of a column (under cells beside
+    one that spans rows) does not count."""
     x0, y0, x1, y1 = (int(v) for v in box)
     x0, y0 = max(0, x0), max(0, y0)
     x1, y1 = min(gray.width, x1), min(gray.height, y1)
@@ -538,23 +671,54 @@ def row_rules(
         return []
     pixels = np.asarray(gray.convert("L").crop((x0, y0, x1, y1)), dtype=np.int16)
     paper = np.percentile(pixels, params.paper_percentile)
-    dark = pixels < paper - params.rule_below_paper_level
-    near = dark.copy()
-    for k in range(1, round(at_dpi(params.rule_askew_px, dpi)) + 1):  # whole pixel rows
-        near[k:] |= dark[:-k]
-        near[:-k] |= dark[k:]
-    dark = near.mean(axis=1) >= params.row_rule_width_share
+    below = params.rule_below_paper_level
+    return [y0 + y for y, _ in _light_rows(pixels, paper - below, dpi, params)]
+
+
+def _light_rows(
+    pixels: np.ndarray, level: float | np.ndarray, dpi: float, params: RuledTableParams,
+    *, lighter_around: float = 0.0,
+) -> list[tuple[float, int]]:  # fmt: skip
+    """The rules across a gray crop, light ones too: pixel rows of which most of the width
+    (`row_rule_width_share`) is darker than `level` (one for the crop, or one per pixel row)
+    within `rule_askew_px` pixel rows, in runs at most `row_rule_max_thickness_px` thick; with
+    `lighter_around`, only runs whose pixel rows just outside them, on both sides, are that
+    much lighter (their medians): a line, not the edge of a shaded band. Each as (its middle
+    row in the crop, its thickness)."""
+    if pixels.size == 0:
+        return []
+    limit = level[:, None] if isinstance(level, np.ndarray) else level
+    askew = round(at_dpi(params.rule_askew_px, dpi))
+    dark = _near(pixels < limit, askew).mean(axis=1) >= params.row_rule_width_share
+    medians = np.median(pixels, axis=1)
     thickest = at_dpi(params.row_rule_max_thickness_px, dpi)
-    out: list[float] = []
+    out: list[tuple[float, int]] = []
     start = None
     for y, on in enumerate([*dark.tolist(), False]):
         if on and start is None:
             start = y
         elif not on and start is not None:
-            if y - start <= thickest:
-                out.append(y0 + (start + y - 1) / 2)
+            run = float(np.min(medians[start:y]))
+            sides = (medians[max(0, start - askew - 2) : start], medians[y : y + askew + 2])
+            apart = all(len(side) and np.max(side) >= run + lighter_around for side in sides)
+            if y - start <= thickest and (not lighter_around or apart):
+                out.append(((start + y - 1) / 2, y - start))
             start = None
     return out
+
+
+def _local_level(
+    pixels: np.ndarray, below: float, dpi: float, params: RuledTableParams
+) -> np.ndarray:
+    """Per pixel row of a gray crop, `below` gray levels under the paper around it: the
+    lightest row median within a rule's thickness or two (a shaded column's paper is its
+    tint, not the page's)."""
+    if pixels.size == 0:  # a row thinner than the margins kept off its rules
+        return np.zeros(pixels.shape[0])
+    medians = np.median(pixels, axis=1)
+    reach = round(at_dpi(params.row_rule_max_thickness_px, dpi))
+    padded = np.pad(medians, reach, mode="edge")
+    return np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1).max(axis=1) - below
 
 
 def reversed_bars(
@@ -653,6 +817,10 @@ def ruled_tables(
             and sum(bool(c["text"].strip()) for row in by_words.rows or [] for c in row)
             > params.words_over_grid_ratio * max(filled, 1)
             and not _labelled_boxes(grid, words, dpi, params)
+            and (
+                _rules_miss_cells(grid, words, dpi, params)
+                or not any(is_figure(w.text) for w in words)
+            )
         ):
             # Rules that frame a block of figures without separating them: the words decide.
             table = by_words

@@ -30,6 +30,12 @@ class WordTableParams:
     # cut inside it, parts two cells of narrow columns set closer than `phrase_gap_share`
     # ("Total Costs | Exclusions &": 8.7 pt where its words stand 2.3 pt apart).
     cut_space_ratio: float = 2.5
+    # A column's figures set flush right: this share of them end within this many word heights
+    # of their median end (a born-digital layer's: within a hundredth; a scan's: a tenth)
+    aligned_edge_share: float = 0.8
+    aligned_edge_heights: float = 0.15
+    # A group's head centred over its columns' heads: within this many word heights
+    group_centre_heights: float = 0.5
     # Two figures side by side are two cells, but a group of this many digits goes on with
     # the figure before it ("1 087 948": thousands set with spaces).
     number_group_digits: int = 3
@@ -139,6 +145,9 @@ class RuledTableParams:
     cell_min_confidence: float = 30  # a cell's word read again is kept at this confidence
     header_ink_ratio: float = 1.3  # a first row this times darker than the rest: bold, a header
     words_over_grid_ratio: float = 1.5  # words filling this times the grid's cells: words decide
+    # ... where a cell holds figures on two lines, or words this many word heights apart on one
+    # (a column's rule missing); not where the words' extra cells are a label's wrapped lines
+    cell_column_gap_heights: float = 1.0
     # ... but not over a form's boxes: a label in small print over the answer in each box, the
     # label's words at most this share of the answer's height (6.5 over 12 pt: 0.55) ...
     label_height_ratio: float = 0.8
@@ -156,6 +165,11 @@ class RuledTableParams:
     rule_askew_px: int = 2  # a rule's pixel may lie this many pixel rows up or down (askew)
     row_rule_width_share: float = 0.9  # a row rule runs across this share of the region's width
     row_rule_max_thickness_px: int = 16  # a thicker dark band is a filled bar, not a rule
+    light_rule_inset_px: int = 6  # a grid's light rules are looked for this far inside its own
+    # ... this many gray levels under the paper around them (a gray rule read at 240 DPI: 20-35)
+    light_rule_below_paper_level: int = 20
+    light_rule_min_spans: int = 2  # a light rule inside a grid crosses this many rows or columns
+    light_rule_max_ink_share: float = 0.5  # a light column rule black along more: figures
     bar_window_inch: float = 0.1  # a bar's pixel row is dark around each point over this width
     bar_window_min_px: int = 3  # ... and at least this many pixels of the half-size copy (fixed)
     bar_window_dark_share: float = 0.66  # dark share of that window

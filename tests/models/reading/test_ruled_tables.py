@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
 from bs4 import BeautifulSoup
@@ -23,6 +25,7 @@ from models.reading.ruled_tables import (
     grid_cells,
     reversed_bars,
     row_rules,
+    ruled_tables,
     table_block,
     unread_cells,
 )
@@ -618,3 +621,188 @@ def test_short_strokes_between_a_pages_lines_are_no_open_grid():
     for x, top, bottom in ((600, 400, 806), (1200, 400, 806), (1800, 400, 1206)):
         image.paste(20, (x, top, x + 4, bottom))
     assert find_grids(image, 300) == []
+
+
+def _groups_ruled_black_rows_gray(image: Image.Image, *, light: int) -> None:
+    """Two groups of three rows 60 px tall under a head, ruled black around the groups and
+    down the sides; inside, gray rules (`light`) between the rows of each group across the
+    figures (800-2000) and down between the group labels (300-600) and the row labels
+    (600-800), as a spreadsheet prints them (ICDAR us-031a)."""
+    for y in (300, 400, 580, 760):
+        image.paste(20, (300, y, 2000, y + 4))
+    for x in (300, 800, 1400, 1996):
+        image.paste(20, (x, 300, x + 4, 764))
+    image.paste(light, (600, 400, 602, 760))
+    for top in (400, 580):
+        for y in (top + 60, top + 120):
+            image.paste(light, (600, y, 2000, y + 2))
+
+
+def test_light_rules_inside_a_grid_part_its_rows_and_columns():
+    """Without them each group was one row of cells holding three figures each, which the
+    words then cut apart line by line, a group's label split over the rows."""
+    image = Image.new("L", (2400, 1200), 252)
+    _groups_ruled_black_rows_gray(image, light=225)
+    (grid,) = find_grids(image, 300)
+    assert [round(x, -1) for x in grid.xs] == [300, 600, 800, 1400, 2000]
+    assert [round(y, -1) for y in grid.ys] == [300, 400, 460, 520, 580, 640, 700, 760]
+    labels = [(r, rowspan) for r, c, rowspan, _ in grid_cells(grid, 300) if c == 0]
+    assert labels == [(0, 1), (1, 3), (4, 3)]  # the head spans no column: its own rule is black
+
+
+def test_a_light_stroke_inside_one_cell_is_no_rule():
+    """A dash or an underline fills one cell at most: no light rule crosses a single one."""
+    image = Image.new("L", (2400, 1200), 252)
+    _groups_ruled_black_rows_gray(image, light=252)
+    image.paste(225, (820, 490, 1380, 492))  # a gray underline across one cell
+    image.paste(225, (700, 420, 702, 560))  # a gray stroke down one cell
+    (grid,) = find_grids(image, 300)
+    assert ([round(x, -1) for x in grid.xs], len(grid.ys)) == ([300, 800, 1400, 2000], 4)
+
+
+def test_a_shaded_column_of_labels_holds_no_light_rule():
+    """A tinted column of labels (gray 232 on paper 250), scanned (noise, JPEG, read at 240
+    DPI; ICDAR eu-021): against the page's paper its pixel rows and columns through the
+    labels' strokes are as dark as a light rule, but none is darker than the tint around it.
+    The first version found a rule in most of them."""
+    pixels = np.full((1500, 3000), 250, dtype=np.float32)
+    pixels[375:950, 375:1000] = 232
+    for y in range(395, 930, 60):  # lines of labels: strokes 30 px tall, letters apart
+        for x in range(400, 900, 17):
+            pixels[y : y + 30, x : x + 4 + x % 3] = 30
+    for y in (375, 500, 725, 950):
+        pixels[y : y + 5, 375:2500] = 20
+    for x in (375, 1000, 1750, 2495):
+        pixels[375:955, x : x + 5] = 20
+    pixels += np.random.default_rng(3).normal(0, 16, pixels.shape)
+    jpeg = io.BytesIO()
+    Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).save(jpeg, "JPEG", quality=55)
+    scan = Image.open(jpeg).convert("L").resize((2400, 1200), Image.BILINEAR)
+    (grid,) = find_grids(scan, 240)
+    assert ([round(x, -1) for x in grid.xs], len(grid.ys)) == ([300, 800, 1400, 2000], 4)
+
+
+def test_black_strokes_lined_up_row_over_row_are_no_light_rule():
+    """Rows a line of text tall (ICDAR eu-001's): a letter's or a "1"'s stroke fills a row
+    between its rules' margins, and they line up from row to row. A light rule is light
+    along its length; they are black: no column rule. The first version cut the labels apart
+    ("car | carbon | dioxide (co2)") and split a column of "1"s in two."""
+    image = Image.new("L", (2400, 1000), 250)
+    for y in range(300, 461, 40):
+        image.paste(20, (300, y, 2000, y + 4))
+        for x in (500, 540, 1300) if y < 460 else ():
+            image.paste(30, (x, y + 6, x + 4, y + 36))  # a stroke the row's height
+    for x in (300, 1000, 1600, 1996):
+        image.paste(20, (x, 300, x + 4, 464))
+    (grid,) = find_grids(image, 300)
+    assert [round(x, -1) for x in grid.xs] == [300, 1000, 1600, 2000]
+
+
+def _scan_of_gray_ruled_groups(path):
+    """A savings table set as a spreadsheet prints it (ICDAR us-031a, made again): black rules
+    round the head and each group of three rows, gray ones between a group's rows and
+    between its label, wrapped over two lines, and the rows' labels. A 300 DPI scan."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Savings by behaviour", fontsize=16, fontname="hebo")
+    xs, head, row_h = [72, 230, 300, 400, 500], 140, 20
+    groups = [("Per cycle", "savings"), ("Frequency of", "opportunity")]
+    figures = [("5%", "8%"), ("15%", "15%"), ("30%", "35%"), ("30%", "20%"), ("15%", "15%"),
+               ("8%", "10%")]  # fmt: skip
+    bottom = head + row_h * len(figures)
+    gray = (0.8, 0.8, 0.8)
+    for y in [head - row_h, head, head + 3 * row_h, bottom]:
+        page.draw_line((xs[0], y), (xs[-1], y), width=1)
+    for x in [xs[0], *xs[2:]]:
+        page.draw_line((x, head - row_h), (x, bottom), width=1)
+    page.draw_line((xs[1], head), (xs[1], bottom), width=0.6, color=gray)
+    for r in (1, 2, 4, 5):
+        page.draw_line((xs[1], head + r * row_h), (xs[-1], head + r * row_h), width=0.6, color=gray)
+    for x, text in zip(xs[2:4], ["Accel", "Speed"], strict=True):
+        page.insert_text((x + 6, head - 6), text, fontsize=10, fontname="hebo")
+    for g, lines in enumerate(groups):
+        for k, text in enumerate(lines):
+            page.insert_text(
+                (xs[0] + 6, head + (3 * g + 1) * row_h + 4 + 12 * k), text, fontsize=10
+            )
+    for r, row in enumerate(figures):
+        y = head + r * row_h + 14
+        for x, text in zip(xs[1:4], [("Low", "Mid", "High")[r % 3], *row], strict=True):
+            page.insert_text((x + 6, y), text, fontsize=10)
+    note = "The figures above are the savings each behaviour could bring, by how likely. " * 3
+    page.insert_textbox(pymupdf.Rect(72, bottom + 40, 520, bottom + 200), note, fontsize=11)
+    return _saved_as_scan(page, path)
+
+
+def test_a_scanned_tables_gray_rules_part_its_rows_under_a_group_label(engine, tmp_path):
+    """Without them each group's three rows of figures ran into one cell each and the words
+    then cut the table apart line by line, the groups' wrapped labels in rows of their own."""
+    table = _table(engine, _scan_of_gray_ruled_groups(tmp_path / "g.pdf"))
+    assert table is not None
+    rows = [[c.get_text(" ", strip=True) for c in tr.find_all(["th", "td"])] for tr in table("tr")]
+    assert rows[1:] == [["Per cycle savings", "Low", "5%", "8%"], ["Mid", "15%", "15%"],
+                        ["High", "30%", "35%"], ["Frequency of opportunity", "Low", "30%", "20%"],
+                        ["Mid", "15%", "15%"], ["High", "8%", "10%"]]  # fmt: skip
+
+
+def _grid_of_groups(*, figures_each_line: bool) -> list[list[str]]:
+    """A grid of a head and three rows ruled black, each row's label over three lines; the
+    figures on each of those lines (a block of figures the rules frame without parting), or
+    on its middle one only (a row of figures beside a wrapped label): the cells' texts."""
+    image = Image.new("L", (2000, 1400), 250)
+    ys = [200, 280, 480, 680, 880]
+    for y in ys:
+        image.paste(20, (200, y, 1800, y + 3))
+    for x in (200, 900, 1350, 1797):
+        image.paste(20, (x, 200, x + 3, 883))
+    placed = [[("Group", 220), ("2019", 1000), ("2020", 1450)]]
+    heights = [220]
+    for g, top in enumerate(ys[1:-1]):
+        for k in range(3):
+            words = [(f"label{g}{k}", 220), (f"more{g}{k}", 415)]
+            if figures_each_line or k == 1:
+                words += [(f"{g}{k}.5", 1000), (f"{g}{k}.7", 1450)]
+            placed.append(words)
+            heights.append(top + 20 + 55 * k)
+    para = ParaLines()
+    for y, words in zip(heights, placed, strict=True):
+        boxes = [(text, (x, y, x + 180, y + 40)) for text, x in words]
+        line_box = (boxes[0][1][0], y, boxes[-1][1][2], y + 40)
+        para.append(Line([Word(text=t, confidence=90, bbox=b) for t, b in boxes], line_box, 0.1))
+    (table,), _ = ruled_tables(image, [para], InkMeter(image), 300)
+    return [[cell["text"] for cell in row] for row in table.rows]
+
+
+def test_rules_parting_rows_of_figures_beside_wrapped_labels_keep_their_rows():
+    """The words decide where a grid's cells hold figures on several lines (rules framing a
+    block of figures), not where each holds one line of them: a label wrapped over three lines
+    made the words' table three rows for one (ICDAR us-031a)."""
+    assert len(_grid_of_groups(figures_each_line=True)) == 10
+    rows = _grid_of_groups(figures_each_line=False)
+    assert rows[1:] == [[f"label{g}0 more{g}0 label{g}1 more{g}1 label{g}2 more{g}2", f"{g}1.5",
+                         f"{g}1.7"] for g in range(3)]  # fmt: skip
+
+
+def test_rules_missing_between_columns_of_figures_leave_the_words_to_decide():
+    """Three columns of figures in one column of cells, "0.14   NA   NA" a column's gap apart
+    on each line (a scan's column rules too faint to find, ICDAR us-007): the words make the
+    columns."""
+    image = Image.new("L", (2000, 1000), 250)
+    ys = [200, 260, 320, 380, 440]
+    for y in ys:
+        image.paste(20, (200, y, 1800, y + 3))
+    for x in (200, 900, 1797):
+        image.paste(20, (x, 200, x + 3, 443))
+    para = ParaLines()
+    for r, y in enumerate(y + 10 for y in ys[:-1]):
+        texts = [("Measure", 220), ("Age 3", 1000), ("Age 4", 1300), ("K", 1600)] if r == 0 else [
+            (f"Scale {r}", 220), (f"0.{r}4", 1000), ("NA", 1300), ("NA", 1600)]  # fmt: skip
+        words = [Word(text=t, confidence=90, bbox=(x, y, x + 120, y + 40)) for t, x in texts]
+        para.append(Line(words, (220, y, 1720, y + 40), 0.1))
+    (table,), _ = ruled_tables(image, [para], InkMeter(image), 300)
+    assert [[cell["text"] for cell in row] for row in table.rows][1] == [
+        "Scale 1",
+        "0.14",
+        "NA",
+        "NA",
+    ]
