@@ -295,6 +295,18 @@ def runs_on(above: str, text: str) -> bool:
     return prose_line(above.split()) and above[-1] not in ".:;!?" and text[0].islower()
 
 
+def joined_lines(texts: list[str]) -> str:
+    """Lines of one text joined by spaces, a word hyphenated at a line's end mended
+    ("under-" / "graduate only": "undergraduate only")."""
+    text = ""
+    for line in texts:
+        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
+            text = text[:-1] + line
+        else:
+            text = f"{text} {line}" if text else line
+    return text
+
+
 def reads_as_prose(text: str) -> bool:
     """A sentence or a lead-in, however it is set: words mostly in lower case, and a full stop
     after eight words or more ("You do not need to print and submit these guidelines with

@@ -16,6 +16,7 @@ from models.reading.kinds import (
     WORD_EDGE,
     figure_text,
     is_figure,
+    joined_lines,
     markup_line,
     tex_line,
 )
@@ -393,18 +394,7 @@ def without_illegible(paragraphs: list[ParaLines], figures: list[ReadBlock], *, 
 
 def join_lines(lines: list[Line]) -> tuple[str, list[Word]]:
     """Join lines into one text, mending words hyphenated at a line end."""
-    text = ""
-    words: list[Word] = []
-    for line in lines:
-        line_text = line.text
-        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line_text[:1].islower():
-            text = text[:-1] + line_text
-        elif text:
-            text += " " + line_text
-        else:
-            text = line_text
-        words.extend(line.words)
-    return text, words
+    return joined_lines([line.text for line in lines]), [w for line in lines for w in line.words]
 
 
 def blocks_from_lines(lines: list[Line], ink: InkMeter) -> list[ReadBlock]:

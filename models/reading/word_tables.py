@@ -15,12 +15,13 @@ import itertools
 import math
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from models.engine import BBox, ReadBlock, Word
+from models.reading.kinds import joined_lines
 from models.reading.params.tables import WORD_TABLES, WordTableParams
 from models.reading.word_rows import (
     RULE_GLYPHS,
@@ -34,6 +35,7 @@ from models.reading.word_rows import (
 )
 
 # A note set under a table, inside the region the layout model drew round it.
+DASHES = "-–—"
 TABLE_NOTE = re.compile(r"^\W*(?i:sources?|notes?)\s*:")
 _NUMBER = re.compile(r"^[\s\-+−–(]*[$€£¥]?\s*[\d.,]+\s*%?\)?[*†]?$")
 
@@ -318,19 +320,23 @@ def table_from_words(
         last = next(i for i in range(n_cols) if b <= bounds[i + 1] or i == n_cols - 1)
         return first, max(first, last)
 
+    edges = _right_edges(phrase_rows, columns_of, height, params)
     grid: list[list[dict | None]] = []
     for phrases in phrase_rows:
         slots: list[dict | None] = [None] * n_cols
-        for phrase in _split_lined_up(phrases, columns_of):
-            first, last = columns_of(phrase)
+        for phrase, (first, last) in _split_at_edges(
+            _split_lined_up(phrases, columns_of), columns_of, edges, height, params
+        ):
             text = " ".join(w.text for w in phrase)
             cell = slots[first]
+            x0, _, x1, _ = words_box(phrase)
             if cell is not None:
                 cell["text"] += " " + text
                 cell["colspan"] = max(cell["colspan"], last - first + 1)
+                cell["across"] = (min(cell["across"][0], x0), max(cell["across"][1], x1))
             else:
                 slots[first] = {"text": text, "header": False, "rowspan": 1,
-                                "colspan": last - first + 1}  # fmt: skip
+                                "colspan": last - first + 1, "across": (x0, x1)}  # fmt: skip
         if id(phrases[0]) in floating:
             for cell in slots:
                 if cell is not None:
@@ -344,7 +350,7 @@ def table_from_words(
     filled = sum(sum(cell is not None for cell in row) >= 2 for row in grid)
     if filled < params.min_several_rows_share * len(grid):
         return None  # rows of one cell each: lines of text, whatever box was drawn round them
-    grid = _mark_headers(grid, params)
+    grid = _mark_headers(grid, height, params)
     rows_out = []
     for r, slots in enumerate(grid):
         row = []
@@ -362,6 +368,7 @@ def table_from_words(
                 span += 1
             cell["colspan"] = span
             cell.pop("between", None)
+            cell.pop("across", None)
             row.append(cell)
             c += span
         rows_out.append(row)
@@ -561,6 +568,60 @@ def _split_lined_up(
     return out
 
 
+def _right_edges(
+    phrase_rows: list[list[list[Word]]], columns_of: Callable[[list[Word]], tuple[int, int]],
+    height: float, params: WordTableParams,
+) -> dict[int, float]:  # fmt: skip
+    """The right edge of each column whose figures are set flush right: most of the figures
+    inside it (`aligned_edge_share`) end within `aligned_edge_share` word heights of their
+    median end."""
+    ends: dict[int, list[float]] = {}
+    for phrases in phrase_rows:
+        for phrase in phrases:
+            first, last = columns_of(phrase)
+            if first == last and is_datum(" ".join(w.text for w in phrase)):
+                ends.setdefault(first, []).append(phrase[-1].bbox[2])  # type: ignore[index]
+    tol = params.aligned_edge_heights * height
+    out = {}
+    for col, xs in ends.items():
+        edge = statistics.median(xs)
+        if len(xs) >= 2 and sum(
+            abs(x - edge) <= tol for x in xs
+        ) >= params.aligned_edge_share * len(xs):
+            out[col] = edge
+    return out
+
+
+def _split_at_edges(
+    phrases: list[list[Word]], columns_of: Callable[[list[Word]], tuple[int, int]],
+    edges: dict[int, float], height: float, params: WordTableParams,
+) -> list[tuple[list[Word], tuple[int, int]]]:  # fmt: skip
+    """Each phrase with its columns; a phrase across columns set flush right whose words end,
+    part by part, at the right edges of its columns, is a cell per column: two heads set one
+    word space apart over their figures ("Less than" over "$10,000", "$10,000–" over
+    "14,999", ICDAR us-002), not one head spanning both. A group's head centred over its
+    columns seldom ends a word at two columns' edges."""
+    tol = params.aligned_edge_heights * height
+    out: list[tuple[list[Word], tuple[int, int]]] = []
+    for phrase in phrases:
+        first, last = columns_of(phrase)
+        parts: list[tuple[list[Word], tuple[int, int]]] = []
+        start, col = 0, first
+        for k, word in enumerate(phrase):
+            end = word.bbox[2]  # type: ignore[index]
+            at = next(
+                (c for c in range(col, last + 1) if c in edges and abs(end - edges[c]) <= tol), None
+            )
+            if at is not None:
+                parts.append((phrase[start : k + 1], (at, at)))
+                start, col = k + 1, at + 1
+        if first < last and len(parts) >= 2 and start == len(phrase):
+            out.extend(parts)
+        else:
+            out.append((phrase, (first, last)))
+    return out
+
+
 def _covers(grid: list[list[dict | None]], r: int, c: int, below: int) -> bool:
     """A cell of row r spans down over column c of row `below`."""
     for cc in range(c + 1):
@@ -709,7 +770,36 @@ def _texts(row: list[dict | None]) -> list[str]:
 
 
 def _first_data_row(grid: list[list[dict | None]], params: WordTableParams) -> int | None:
-    return next((r for r, row in enumerate(grid) if is_data_row(_texts(row), params=params)), None)
+    """The first row of figures, but for lines of heads whose ranges break after a dash
+    ("$10,000–" over "14,999"): the line opening them and the line ending them."""
+    return next(
+        (
+            r for r, row in enumerate(grid)
+            if is_data_row(_texts(row), params=params)
+            and not _opens_ranges(row)
+            and not (r and _ends_ranges(grid[r - 1], row))
+        ),
+        None,
+    )  # fmt: skip
+
+
+def _figure_cells(row: list[dict | None]) -> list[int]:
+    return [c for c, cell in enumerate(row) if cell is not None and _holds_figure(cell["text"])]
+
+
+def _opens_ranges(row: list[dict | None]) -> bool:
+    """Half the figures of `row` or more end with a dash: ranges going on below, no data."""
+    figures = [row[c]["text"].rstrip() for c in _figure_cells(row)]  # type: ignore[index]
+    return bool(figures) and 2 * sum(t[-1:] in DASHES for t in figures) >= len(figures)
+
+
+def _ends_ranges(above: list[dict | None], row: list[dict | None]) -> bool:
+    """Each figure of `row` ends the head over it (`_leads_on`), half of them or more a range
+    the head above breaks after a dash."""
+    overs = [above[c] for c in _figure_cells(row)]
+    if any(over is None or not _leads_on(over["text"]) for over in overs):
+        return False
+    return _opens_ranges(overs)
 
 
 def _repeated_below(grid: list[list[dict | None]], params: WordTableParams) -> bool:
@@ -725,8 +815,8 @@ def _repeated_below(grid: list[list[dict | None]], params: WordTableParams) -> b
 
 
 def _joined_header_lines(
-    grid: list[list[dict | None]], params: WordTableParams
-) -> list[list[dict | None]]:
+    grid: list[list[dict | None]], height: float, params: WordTableParams
+) -> tuple[list[list[dict | None]], bool]:
     """The lines over a table of figures, before its first row of figures, are one header row
     whose cells stack several lines ("Weight / Relative / to / Controls (%)"): each column's
     lines join into one cell. Not where a header cell spans columns (a group over its
@@ -734,17 +824,23 @@ def _joined_header_lines(
     (a group of body rows)."""
     first = _first_data_row(grid, params)
     if first is None or first < 2:
-        return grid
+        return grid, False
     body = grid[first:]
     if 2 * sum(is_data_row(_texts(row), params=params) for row in body) < len(body):
-        return grid  # not a table of figures: its text rows may be body rows
+        return grid, False  # not a table of figures: its text rows may be body rows
     lines = grid[:first]
     last = [c for c, cell in enumerate(lines[-1]) if cell is not None]
     if last == [0]:
         lines = lines[:-1]
-    spanning = any(cell and cell["colspan"] > 1 for row in lines for cell in row)
-    if not 2 <= len(lines) <= params.header_max_lines or spanning:
-        return grid
+    # Group heads across columns on the top lines (a group's head may wrap, and groups may
+    # stand on different lines), stacked column heads under them.
+    grouped = next(
+        (k for k, row in enumerate(lines) if not any(c and c["colspan"] > 1 for c in row)),
+        len(lines),
+    )
+    spanning = any(cell and cell["colspan"] > 1 for row in lines[grouped:] for cell in row)
+    if not 2 <= len(lines) <= params.header_max_lines or spanning or len(lines) == grouped:
+        return grid, False
     # Lines of stacked header cells leave some of the header's columns empty; a line that
     # fills every one is a row of its own ("Lowest | $9,594 or less | ..." under the years),
     # unless each of its cells goes on from the line above ("retail outlets | per outlet") or
@@ -756,16 +852,88 @@ def _joined_header_lines(
             _continues(cell["text"]) for cell in row if cell is not None
         )
         if own_row and not _bottom_of_stacks(lines[:r], row, params):
-            return grid
-    merged: list[dict | None] = []
-    for c in range(len(grid[0])):
+            return grid, False
+    if grouped:
+        heads = _groups_over_stacks(lines, grouped, height, params)
+        return [*heads, *grid[len(lines) :]], True
+    return [_stacked(lines, range(len(grid[0]))), *grid[len(lines) :]], False
+
+
+def _stacked(lines: list[list[dict | None]], columns: Iterable[int]) -> list[dict | None]:
+    """One row of cells, each column's (of `columns`) lines joined into one cell."""
+    merged: list[dict | None] = [None] * len(lines[0])
+    for c in columns:
         cells = [row[c] for row in lines if row[c] is not None]
-        if not cells:
-            merged.append(None)
-            continue
-        text = " ".join(cell["text"] for cell in cells)  # type: ignore[index]
-        merged.append({"text": text, "header": False, "rowspan": 1, "colspan": 1})
-    return [merged, *grid[len(lines) :]]
+        if cells:
+            text = joined_lines([cell["text"] for cell in cells])  # type: ignore[index]
+            merged[c] = {"text": text, "header": False, "rowspan": 1, "colspan": 1}
+    return merged
+
+
+def _groups_over_stacks(
+    lines: list[list[dict | None]], n_group: int, height: float, params: WordTableParams
+) -> list[list[dict | None]]:
+    """Header lines whose `n_group` top lines hold group heads across columns ("Amount
+    borrowed") over stacked column heads: two header rows. A group head goes on in the heads
+    under it across the same columns ("Average amount borrowed" / "(by borrowers)"). The
+    groups' row holds each group head, spanning the widest run of columns around it that
+    have no head on its lines and whose heads below it centre on it
+    (`group_centre_heights`), and every other column's head, its lines joined; the row under
+    it each grouped column's head below the groups, its lines joined."""
+    n_cols = len(lines[0])
+    groups: dict[tuple[int, int], list[tuple[int, dict]]] = {}  # columns: (line, head's line)
+    for r, row in enumerate(lines[:n_group]):
+        for c, cell in enumerate(row):
+            if cell is not None and cell["colspan"] > 1:
+                span = (c, c + cell["colspan"] - 1)
+                above = next((g for g in groups if g[0] <= c and span[1] <= g[1]), None)
+                groups.setdefault(above or span, []).append((r, cell))
+    # A line of a group's head across fewer columns goes on with it, never left out.
+    for r, row in enumerate(lines[:n_group]):
+        for c, cell in enumerate(row):
+            inside = next((g for g in groups if g[0] <= c <= g[1]), None)
+            if cell is not None and cell["colspan"] == 1 and inside is not None:
+                groups[inside].append((r, cell))
+    own = {k for a, b in groups for k in range(a, b + 1)}
+    heads = {c for row in lines[:n_group] for c, cell in enumerate(row) if cell is not None}
+    stacks = lines[n_group:]
+    placed: dict[int, tuple[int, dict]] = {}  # first column: (last column, cell)
+    for (a0, b0), lined in groups.items():
+        cells = [cell for _, cell in sorted(lined, key=lambda pair: pair[0])]
+        centre = (min(c["across"][0] for c in cells) + max(c["across"][1] for c in cells)) / 2
+        free = lambda k: 0 <= k < n_cols and k not in heads and k not in own  # noqa: E731
+        runs = [(a, b) for a in range(a0, -1, -1) for b in range(b0, n_cols)
+                if all(free(k) for k in [*range(a, a0), *range(b0 + 1, b + 1)])]  # fmt: skip
+        centred = [
+            (a, b) for a, b in runs
+            if (box := _extent(stacks, a, b)) is not None
+            and abs((box[0] + box[1]) / 2 - centre) <= params.group_centre_heights * height
+        ]  # fmt: skip
+        if centred:
+            a, b = max(centred, key=lambda run: run[1] - run[0])
+        else:  # set flush left over its columns: it spans the heads after it
+            a, b = a0, b0
+            while free(b + 1) and any(row[b + 1] is not None for row in stacks):
+                b += 1
+        text = joined_lines([cell["text"] for cell in cells])
+        placed[a] = (b, {"text": text, "header": False, "rowspan": 1, "colspan": b - a + 1})
+        own.update(range(a, b + 1))
+    first = _stacked(lines, [c for c in range(n_cols) if c not in own])
+    for a, (_, cell) in placed.items():
+        first[a] = cell
+    return [first, _stacked(stacks, sorted(own))]
+
+
+def _extent(lines: list[list[dict | None]], a: int, b: int) -> tuple[float, float] | None:
+    """The left and right ends of the cells of columns a to b on these lines; None where a
+    column holds none or a cell tells no position."""
+    cells = [[row[c] for row in lines if row[c] is not None] for c in range(a, b + 1)]
+    if not all(cells) or any("across" not in cell for col in cells for cell in col):
+        return None
+    return (
+        min(cell["across"][0] for col in cells for cell in col),  # type: ignore[index]
+        max(cell["across"][1] for col in cells for cell in col),  # type: ignore[index]
+    )
 
 
 def _bottom_of_stacks(
@@ -774,12 +942,29 @@ def _bottom_of_stacks(
     """A header line filling every column is the last line of header cells set bottom-aligned
     ("Number / of items" beside "Item Format"), not a row of its own ("Lowest | $9,594 or less"
     under the years, or "Female | Male | Total" under a country's name over three of them):
-    it holds no figure, and the lines above fill most of its columns beside the first."""
-    if any(_holds_figure(cell["text"]) for cell in line if cell is not None):
-        return False
+    it holds no figure but under a head it ends ("Less than" over "$10,000", "$10,000–" over
+    "14,999": words or a dash lead into it, where a year over "$9,594 or less" does not), and
+    the lines above fill or span most of its columns beside the first."""
+    for c, cell in enumerate(line):
+        if cell is None or not _holds_figure(cell["text"]):
+            continue
+        over = next((row[c] for row in reversed(above) if row[c] is not None), None)
+        if over is None or not _leads_on(over["text"]):
+            return False
     columns = [c for c, cell in enumerate(line) if cell is not None and c > 0]
-    stacked = [c for c in columns if any(row[c] is not None for row in above)]
+    stacked = [c for c in columns if any(_covers_column(row, c) for row in above)]
     return bool(columns) and len(stacked) >= params.stacked_header_share * len(columns)
+
+
+def _covers_column(row: list[dict | None], c: int) -> bool:
+    """A cell of `row` stands in column c or spans over it (a group's head)."""
+    return any(cell is not None and k + cell["colspan"] > c for k, cell in enumerate(row[: c + 1]))
+
+
+def _leads_on(text: str) -> bool:
+    """A head's line that the line under it ends: it ends in a word of letters or a dash."""
+    last = text.rstrip()[-1:]
+    return last.isalpha() or last in DASHES
 
 
 def _holds_figure(text: str) -> bool:
@@ -794,17 +979,17 @@ def _continues(text: str) -> bool:
 
 
 def _mark_headers(
-    grid: list[list[dict | None]], params: WordTableParams
+    grid: list[list[dict | None]], height: float, params: WordTableParams
 ) -> list[list[dict | None]]:
     """The header rows: those at the top before the first row of figures (a row of figures is
     never a header), their lines joined where a header's cells stack several; the first row,
     two under a spanning header cell (a header cell above an empty slot of it spans both
     rows). A first column of text beside numbers holds row headers."""
-    grid = _joined_header_lines(grid, params)
-    first_data = _first_data_row(grid, params)
+    grid, grouped = _joined_header_lines(grid, height, params)
+    first_data = 2 if grouped else _first_data_row(grid, params)
     n_cols = len(grid[0])
     head = 0 if first_data == 0 or _repeated_below(grid, params) else 1
-    if head and len(grid) > 2 and first_data != 1:
+    if head and len(grid) > 2 and first_data != 1 and not grouped:
         # A group label over several columns of the row below (printed left-aligned): it spans
         # the empty slots after it that the row below fills.
         top, below = grid[0], grid[1]
@@ -819,7 +1004,7 @@ def _mark_headers(
             ):
                 top[left]["colspan"] += 1  # type: ignore[index]
     spans = any(c and c["colspan"] > 1 for c in grid[0])
-    if head and len(grid) > 2 and spans and first_data != 1:
+    if head and len(grid) > 2 and (spans or grouped) and first_data != 1:
         head = 2
         for c, cell in enumerate(grid[0]):
             if cell is not None and cell["colspan"] == 1 and grid[1][c] is None:

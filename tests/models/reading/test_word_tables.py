@@ -110,8 +110,9 @@ def test_words_of_one_cell_stay_together_and_a_group_label_spans_its_columns():
     table = table_from_words(words, (90, 90, 1200, 420))
     assert table is not None
     first = table.rows[0]
-    assert [(c["text"], c["colspan"]) for c in first if c["text"]] == [
-        ("First half", 2), ("Second half", 2)
+    # The stub's head stands beside both rows of heads (session 47: it spans them).
+    assert [(c["text"], c["colspan"], c["rowspan"]) for c in first] == [
+        ("Service", 1, 2), ("First half", 2, 1), ("Second half", 2, 1)
     ]  # fmt: skip
     assert [c["text"] for c in table.rows[2]] == ["Swimming pool", "2210", "5630", "1875", "1320"]
     assert all(c["header"] for c in table.rows[1])  # the row under a group label is a header
@@ -664,8 +665,9 @@ def test_a_heading_over_two_columns_keeps_its_word_spaces_wherever_the_cut_falls
     ])  # fmt: skip
     table = table_from_words(words, (90, 90, 700, 400))
     assert table is not None
-    assert [(c["text"], c["colspan"]) for c in table.rows[0] if c["text"]] == [
-        ("Spending in thousands", 2)
+    assert [(c["text"], c["colspan"]) for c in table.rows[0]] == [
+        ("Service", 1),
+        ("Spending in thousands", 2),
     ]
 
 
@@ -854,3 +856,230 @@ def test_notes_at_a_tables_foot_start_at_the_first_notes_line():
     assert notes_top(_cells(headed)) is None
     above = [*BUDGET[:2], [(100, "Note: estimated")], *BUDGET[2:]]
     assert notes_top(_cells(above)) is None
+
+
+def _flush_right(rows: list[list[tuple[int, str]]]) -> list[list[tuple[int, str]]]:
+    """Rows of (right edge, text) as _cells' (left edge, text): cells set flush right."""
+    return [[(right - CHAR * len(text), text) for right, text in row] for row in rows]
+
+
+def _borrowing_table(unit: str | None = None) -> list[Word]:
+    """A statistical table's heads (ICDAR us-002, made again): a group's head ("Amount
+    borrowed") centred over five columns, read across three of them, whose heads stack two
+    lines: set flush right over their figures one word space apart ("Less than $10,000–
+    $15,000–" on one line), ranges broken after their dash ("$10,000–" / "14,999"); the
+    stub's and two other columns' heads stacked beside the group, bottom-aligned; `unit`: a
+    second line of the group's head, centred under its first."""
+    rights = (620, 820, 1080, 1260, 1440, 1620, 1860)
+    heads = _flush_right([
+        [(620, "Percent")],
+        list(zip(rights, ["who", "Average", "Less than", "$10,000–", "$15,000–", "$30,000–",
+                          "$55,000"], strict=True)),
+        list(zip(rights, ["borrowed", "amount", "$10,000", "14,999", "29,999", "54,999",
+                          "or more"], strict=True)),
+    ])  # fmt: skip
+    heads[0].append((1230, "Amount borrowed"))
+    heads[2] = [(100, "Student group"), *heads[2]]
+    if unit is not None:
+        heads.insert(1, [(1380 - CHAR * len(unit) // 2, unit)])
+    figures = [("44.8", "$33,200", "23.2", "10.3", "27.0", "20.1", "19.4"),
+               ("44.4", "31,200", "25.5", "10.2", "26.9", "19.3", "18.1")]  # fmt: skip
+    rows = [list(zip(rights, figures[k % 2], strict=True)) for k in range(10)]
+    body = [[(100, f"Group {k}"), *row] for k, row in enumerate(_flush_right(rows))]
+    return _cells(heads + body)
+
+
+def test_a_groups_head_over_stacked_heads_makes_two_header_rows():
+    """The group's head spans all five columns under it (it is centred on their heads), its
+    columns' heads each one cell of their two lines, the ranges' lines heads and no data; the
+    other columns' heads span both rows. Without it the three lines stayed three rows (the
+    two lower ones taken for data), "Less than $10,000–" one cell across two columns, and
+    the group's head over three of its columns."""
+    table = table_from_words(_borrowing_table(), (90, 90, 1900, 1000))
+    assert table is not None
+    cells = [[(c["text"], c["rowspan"], c["colspan"], c["header"]) for c in row]
+             for row in table.rows[:3]]  # fmt: skip
+    assert cells[0] == [
+        ("Student group", 2, 1, True), ("Percent who borrowed", 2, 1, True),
+        ("Average amount", 2, 1, True), ("Amount borrowed", 1, 5, True),
+    ]  # fmt: skip
+    assert [c[0] for c in cells[1]] == [
+        "Less than $10,000", "$10,000– 14,999", "$15,000– 29,999", "$30,000– 54,999",
+        "$55,000 or more",
+    ]  # fmt: skip
+    heads = ["Group 0", "44.8", "$33,200", "23.2", "10.3", "27.0", "20.1", "19.4"]
+    assert [c[0] for c in cells[2]] == heads
+
+
+def test_a_groups_heads_second_line_read_across_fewer_columns_goes_on_with_it():
+    """ "(dollars)", centred under "Amount borrowed", crosses two of the three columns the
+    first line crosses: one head of two lines over the group's five columns."""
+    table = table_from_words(_borrowing_table("(dollars)"), (90, 90, 1900, 1100))
+    assert table is not None
+    assert [(c["text"], c["colspan"]) for c in table.rows[0]][-1] == (
+        "Amount borrowed (dollars)", 5,
+    )  # fmt: skip
+
+
+def test_groups_heads_on_different_lines_and_wrapped_each_span_their_columns():
+    """One group's head wrapped over two lines ("Average amount" / "(by borrowers)"), another
+    group's head on the second of them, heads under them hyphenated at a line's end (ICDAR
+    us-002's second table): one head per group, each over its columns, "Undergraduate" whole.
+    The lines over the last one fill half its columns, but span them all: heads over it."""
+    rights = (750, 1050, 1300, 1550)
+    bottom = ["graduate", "Some", "graduate", "None"]
+    heads = [
+        [(1205, "Average amount")],
+        [(620, "Percent who borrowed"), (1205, "(by borrowers)")],
+        _flush_right([[(750, "Under-"), (1300, "Under-")]])[0],
+        [(100, "Student group"), *_flush_right([list(zip(rights, bottom, strict=True))])[0]],
+    ]
+    rows = [list(zip(rights, ["31.4", "23.7", "$9,600", "$36,900"], strict=True))] * 10
+    body = [[(100, f"Group {k}"), *row] for k, row in enumerate(_flush_right(rows))]
+    table = table_from_words(_cells(heads + body), (90, 90, 1700, 1000))
+    assert table is not None
+    cells = [[(c["text"], c["rowspan"], c["colspan"]) for c in row] for row in table.rows[:2]]
+    assert cells == [
+        [("Student group", 2, 1), ("Percent who borrowed", 1, 2),
+         ("Average amount (by borrowers)", 1, 2)],
+        [("Undergraduate", 1, 1), ("Some", 1, 1), ("Undergraduate", 1, 1), ("None", 1, 1)],
+    ]  # fmt: skip
+
+
+_US002_ROWS = [  # (top, [(left, right, word)]) in points, from the PDF's text layer
+    (213, [(247.4, 277.4, "Percent"), (400.7, 433.0, "Amount"), (435.5, 473.7, "borrowed")]),
+    (
+        225,
+        [
+            (260.4, 277.3, "who"),
+            (294.2, 327.8, "Average"),
+            (335.8, 354.0, "Less"),
+            (356.5, 373.6, "than"),
+            (376.8, 414.5, "$10,000–"),
+            (417.8, 455.5, "$15,000–"),
+            (458.8, 496.5, "$30,000–"),
+            (501.5, 534.2, "$55,000"),
+        ],
+    ),
+    (
+        238,
+        [
+            (74.3, 104.7, "Student"),
+            (107.2, 121.5, "and"),
+            (124.1, 171.6, "institutional"),
+            (174.1, 231.1, "characteristics"),
+            (239.1, 277.4, "borrowed"),
+            (298.2, 327.8, "amount"),
+            (340.7, 373.4, "$10,000"),
+            (386.8, 414.4, "14,999"),
+            (427.8, 455.5, "29,999"),
+            (468.9, 496.5, "54,999"),
+            (506.3, 514.6, "or"),
+            (517.2, 537.6, "more"),
+        ],
+    ),
+    (
+        259,
+        [
+            (86.9, 108.2, "Total"),
+            (259.7, 277.3, "44.8"),
+            (295.0, 327.6, "$33,200"),
+            (355.8, 373.4, "23.2"),
+            (396.8, 414.4, "10.3"),
+            (437.9, 455.4, "27.0"),
+            (478.9, 496.5, "20.1"),
+            (519.9, 537.5, "19.4"),
+        ],
+    ),
+    (
+        280,
+        [
+            (74.3, 94.8, "Type"),
+            (97.4, 105.7, "of"),
+            (108.2, 171.1, "degree-granting"),
+            (173.5, 213.9, "institution"),
+        ],
+    ),
+    (
+        291,
+        [
+            (79.4, 104.8, "Public"),
+            (107.4, 132.7, "4-year"),
+            (259.7, 277.3, "44.4"),
+            (300.0, 327.7, "31,200"),
+            (355.8, 373.4, "25.5"),
+            (396.8, 414.4, "10.2"),
+            (437.9, 455.5, "26.9"),
+            (478.9, 496.5, "19.3"),
+            (520.0, 537.5, "18.1"),
+        ],
+    ),
+    (
+        302,
+        [
+            (84.4, 178.5, "Non-doctorate-granting"),
+            (259.8, 277.3, "40.0"),
+            (300.1, 327.7, "25,000"),
+            (355.8, 373.4, "27.3"),
+            (396.9, 414.4, "11.3"),
+            (437.9, 455.5, "32.4"),
+            (478.9, 496.5, "18.3"),
+            (520.0, 537.5, "10.7"),
+        ],
+    ),
+    (
+        312,
+        [
+            (84.4, 160.2, "Doctorate-granting"),
+            (259.8, 277.3, "46.5"),
+            (300.1, 327.7, "33,900"),
+            (355.8, 373.4, "24.7"),
+            (401.9, 414.4, "9.7"),
+            (437.9, 455.4, "24.6"),
+            (478.9, 496.4, "19.8"),
+            (519.9, 537.5, "21.2"),
+        ],
+    ),
+    (
+        323,
+        [
+            (79.4, 107.6, "Private"),
+            (110.2, 163.2, "not-for-profit"),
+            (165.7, 191.1, "4-year"),
+            (259.7, 277.3, "45.9"),
+            (300.0, 327.7, "36,600"),
+            (355.8, 373.4, "20.3"),
+            (396.8, 414.4, "10.3"),
+            (437.9, 455.4, "25.7"),
+            (478.9, 496.5, "21.8"),
+            (519.9, 537.5, "21.8"),
+        ],
+    ),
+    (
+        334,
+        [
+            (84.4, 178.5, "Non-doctorate-granting"),
+            (259.8, 277.3, "46.1"),
+            (300.1, 327.7, "31,300"),
+            (355.8, 373.4, "24.8"),
+            (401.9, 414.4, "8.9"),
+            (437.9, 455.5, "27.5"),
+            (478.9, 496.5, "21.6"),
+            (520.0, 537.5, "17.1"),
+        ],
+    ),
+]
+
+
+def test_heads_set_a_word_space_apart_part_where_each_ends_at_its_columns_edge():
+    """ICDAR us-002's heads as its text layer sets them: "Less than" and "$10,000–" one word
+    space apart, each ending where its column's figures end (flush right), the column's cut
+    falling inside "$10,000–". They are two heads, not one across both columns."""
+    words = [Word(text, 99.0, (4 * x0, 4 * top, 4 * x1, 4 * (top + 9.4)))
+             for top, row in _US002_ROWS for x0, x1, text in row]  # fmt: skip
+    table = table_from_words(words, (280, 840, 2170, 1380), drawn=True)
+    assert table is not None
+    assert [c["text"] for c in table.rows[1]] == [
+        "Less than $10,000", "$10,000– 14,999", "$15,000– 29,999", "$30,000– 54,999",
+        "$55,000 or more",
+    ]  # fmt: skip
