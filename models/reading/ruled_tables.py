@@ -212,19 +212,12 @@ def _with_light_rules(grid: Grid, pixels: np.ndarray, dpi: int, params: RuledTab
     x0, y0, x1, y1 = (round(v) for v in grid.bbox)
     inset = round(at_dpi(params.light_rule_inset_px, dpi))
     slack = at_dpi(params.grid_slack_px, dpi)
-    below = params.light_rule_below_paper_level
     found: list[Rule] = []  # down one row each, then across one column each
     for top, bottom in itertools.pairwise(round(y) for y in grid.ys):
         band = pixels[top + inset : bottom - inset, x0 + inset : x1 - inset]
         found += [
             Rule(pos=x0 + inset + x, start=top, end=bottom, thickness=thickness)
-            for x, thickness in _light_rows(
-                band.T,
-                _local_level(band.T, below, dpi, params),
-                dpi,
-                params,
-                lighter_around=below / 2,
-            )
+            for x, thickness in _light_lines(band.T, dpi, params)
             if not _inked(band, x, thickness, params)
         ]
     v_rules, xs = _with_light(grid.v_rules, grid.xs, found, slack, params)
@@ -233,13 +226,7 @@ def _with_light_rules(grid: Grid, pixels: np.ndarray, dpi: int, params: RuledTab
         strip = pixels[y0 + inset : y1 - inset, left + inset : right - inset]
         found += [
             Rule(pos=y0 + inset + y, start=left, end=right, thickness=thickness)
-            for y, thickness in _light_rows(
-                strip,
-                _local_level(strip, below, dpi, params),
-                dpi,
-                params,
-                lighter_around=below / 2,
-            )
+            for y, thickness in _light_lines(strip, dpi, params)
         ]
     h_rules, ys = _with_light(grid.h_rules, grid.ys, found, slack, params)
     return Grid(
@@ -677,20 +664,21 @@ def row_rules(
 
 def _light_rows(
     pixels: np.ndarray, level: float | np.ndarray, dpi: float, params: RuledTableParams,
-    *, lighter_around: float = 0.0,
+    *, lighter_around: float = 0.0, medians: np.ndarray | None = None,
 ) -> list[tuple[float, int]]:  # fmt: skip
     """The rules across a gray crop, light ones too: pixel rows of which most of the width
     (`row_rule_width_share`) is darker than `level` (one for the crop, or one per pixel row)
     within `rule_askew_px` pixel rows, in runs at most `row_rule_max_thickness_px` thick; with
     `lighter_around`, only runs whose pixel rows just outside them, on both sides, are that
-    much lighter (their medians): a line, not the edge of a shaded band. Each as (its middle
-    row in the crop, its thickness)."""
+    much lighter (their `medians`, when already known): a line, not the edge of a shaded
+    band. Each as (its middle row in the crop, its thickness)."""
     if pixels.size == 0:
         return []
     limit = level[:, None] if isinstance(level, np.ndarray) else level
     askew = round(at_dpi(params.rule_askew_px, dpi))
     dark = _near(pixels < limit, askew).mean(axis=1) >= params.row_rule_width_share
-    medians = np.median(pixels, axis=1)
+    if lighter_around and medians is None:
+        medians = np.median(pixels, axis=1)
     thickest = at_dpi(params.row_rule_max_thickness_px, dpi)
     out: list[tuple[float, int]] = []
     start = None
@@ -698,27 +686,30 @@ def _light_rows(
         if on and start is None:
             start = y
         elif not on and start is not None:
-            run = float(np.min(medians[start:y]))
-            sides = (medians[max(0, start - askew - 2) : start], medians[y : y + askew + 2])
-            apart = all(len(side) and np.max(side) >= run + lighter_around for side in sides)
-            if y - start <= thickest and (not lighter_around or apart):
+            apart = True
+            if medians is not None:
+                run = float(np.min(medians[start:y]))
+                sides = (medians[max(0, start - askew - 2) : start], medians[y : y + askew + 2])
+                apart = all(len(side) and np.max(side) >= run + lighter_around for side in sides)
+            if y - start <= thickest and apart:
                 out.append(((start + y - 1) / 2, y - start))
             start = None
     return out
 
 
-def _local_level(
-    pixels: np.ndarray, below: float, dpi: float, params: RuledTableParams
-) -> np.ndarray:
-    """Per pixel row of a gray crop, `below` gray levels under the paper around it: the
-    lightest row median within a rule's thickness or two (a shaded column's paper is its
-    tint, not the page's)."""
-    if pixels.size == 0:  # a row thinner than the margins kept off its rules
-        return np.zeros(pixels.shape[0])
-    medians = np.median(pixels, axis=1)
+def _light_lines(crop: np.ndarray, dpi: float, params: RuledTableParams) -> list[tuple[float, int]]:
+    """The light rules across a crop inside a grid (its rows; transpose it for its columns),
+    as `_light_rows` finds them, `light_rule_below_paper_level` under the paper around each
+    pixel row (the lightest row median within a rule's thickness or two: a shaded column's
+    paper is its tint, not the page's) and lighter on both sides by half as much."""
+    if crop.size == 0:  # a row thinner than the margins kept off its rules
+        return []
+    below = params.light_rule_below_paper_level
+    medians = np.median(crop, axis=1)
     reach = round(at_dpi(params.row_rule_max_thickness_px, dpi))
     padded = np.pad(medians, reach, mode="edge")
-    return np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1).max(axis=1) - below
+    paper = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1).max(axis=1)
+    return _light_rows(crop, paper - below, dpi, params, lighter_around=below / 2, medians=medians)
 
 
 def reversed_bars(

@@ -573,7 +573,7 @@ def _right_edges(
     height: float, params: WordTableParams,
 ) -> dict[int, float]:  # fmt: skip
     """The right edge of each column whose figures are set flush right: most of the figures
-    inside it (`aligned_edge_share`) end within `aligned_edge_share` word heights of their
+    inside it (`aligned_edge_share`) end within `aligned_edge_heights` word heights of their
     median end."""
     ends: dict[int, list[float]] = {}
     for phrases in phrase_rows:
@@ -897,7 +897,7 @@ def _groups_over_stacks(
     own = {k for a, b in groups for k in range(a, b + 1)}
     heads = {c for row in lines[:n_group] for c, cell in enumerate(row) if cell is not None}
     stacks = lines[n_group:]
-    placed: dict[int, tuple[int, dict]] = {}  # first column: (last column, cell)
+    placed: dict[int, dict] = {}  # first column: the group's cell
     for (a0, b0), lined in groups.items():
         cells = [cell for _, cell in sorted(lined, key=lambda pair: pair[0])]
         centre = (min(c["across"][0] for c in cells) + max(c["across"][1] for c in cells)) / 2
@@ -916,10 +916,10 @@ def _groups_over_stacks(
             while free(b + 1) and any(row[b + 1] is not None for row in stacks):
                 b += 1
         text = joined_lines([cell["text"] for cell in cells])
-        placed[a] = (b, {"text": text, "header": False, "rowspan": 1, "colspan": b - a + 1})
+        placed[a] = {"text": text, "header": False, "rowspan": 1, "colspan": b - a + 1}
         own.update(range(a, b + 1))
     first = _stacked(lines, [c for c in range(n_cols) if c not in own])
-    for a, (_, cell) in placed.items():
+    for a, cell in placed.items():
         first[a] = cell
     return [first, _stacked(stacks, sorted(own))]
 
