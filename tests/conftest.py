@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from django.conf import settings as dj_settings
 
 from bench.processes import free_port, postgres_bin, postgres_cluster, stop_process, wait_port
 
@@ -57,6 +58,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return XDIST_FOLDERS.index(scope) if scope in XDIST_FOLDERS else len(XDIST_FOLDERS)
 
     items.sort(key=rank)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run's private data folder goes when the run ends (the controller's, under xdist: its
+    workers have ended by then, and their folders are inside it)."""
+    created = getattr(dj_settings, "CREATED_DATA_DIR", None) if dj_settings.configured else None
+    if created:
+        shutil.rmtree(created, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -190,8 +199,6 @@ def redis_url(tmp_path_factory):
 @pytest.fixture
 def celery_worker_process(redis_url, transactional_db, settings):
     """A real `celery worker` process on queues cpu and gpu, sharing the test database."""
-    from django.conf import settings as dj_settings
-
     from axiya.celery import app
 
     db_name = dj_settings.DATABASES["default"]["NAME"]

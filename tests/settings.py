@@ -6,7 +6,11 @@ import os
 import tempfile
 from pathlib import Path
 
-os.environ.setdefault("AXIYA_DATA_DIR", tempfile.mkdtemp(prefix="axiya-test-"))
+# The folder this process made, if it made one: the run's controller removes it when the run ends
+# (tests/conftest.py, pytest_unconfigure), so repeated runs don't fill /tmp.
+CREATED_DATA_DIR: str | None = None
+if "AXIYA_DATA_DIR" not in os.environ:
+    CREATED_DATA_DIR = os.environ["AXIYA_DATA_DIR"] = tempfile.mkdtemp(prefix="axiya-test-")
 # xdist's workers inherit the controller's folder: each takes a folder of its own inside it, so
 # their databases, job files and worker logs never meet. A process a worker starts with these
 # settings inherits the worker's folder, already named after it.
