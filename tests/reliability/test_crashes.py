@@ -32,7 +32,7 @@ from tests.reliability.conftest import (
     redis_cache,
     wait_for,
 )
-from tests.reliability.pdfs import text_pdf
+from tests.reliability.pdfs import scanned_pdf, text_pdf
 
 pytestmark = pytest.mark.slow
 
@@ -72,11 +72,13 @@ def test_sigkilled_worker_resumes_without_redoing_pages(workers_on, redis_url, u
     assert sum(attempts.values()) <= 7, attempts  # at most the page being read when killed, twice
 
 
-def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings):
+def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings, tmp_path):
     workers = workers_on(persistent_redis.url)
-    workers.start()
+    # Short printed pages read slowly: jobs are in flight across the restart at little CPU cost.
+    workers.start(fault=SLOW_READS)
     jobs = [
-        dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf")) for _ in range(3)
+        dispatch.submit(runner.job_create(owner=user, upload=scanned_pdf(tmp_path / f"{n}.pdf", 1)))
+        for n in range(3)
     ]
     wait_for(lambda: Job.objects.filter(status=JobStatus.RUNNING).exists()
           or Job.objects.filter(pages_done__gt=0).exists(), timeout=120, what="a running job",
@@ -86,7 +88,9 @@ def test_redis_restart_loses_no_job(workers_on, persistent_redis, user, settings
     # user's: the owner's own earlier jobs would go first (owner fairness), the wait then
     # depends on them, not on the outbox.
     other = get_user_model().objects.create_user("bob", password="pw-bob-123456")
-    late = dispatch.submit(runner.job_create(owner=other, upload=CORPUS / "linn.pdf"))
+    late = dispatch.submit(
+        runner.job_create(owner=other, upload=scanned_pdf(tmp_path / "l.pdf", 1))
+    )
     assert Job.objects.get(pk=late.id).status == JobStatus.QUEUED
     assert OutboxMessage.objects.filter(job=late).exists()
     time.sleep(2)
@@ -164,7 +168,7 @@ def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 1
 
 
 def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
-    workers_on, persistent_redis, user, settings, clean_html
+    workers_on, persistent_redis, user, settings, clean_html, tmp_path
 ):
     """Issue 17: SIGKILL redis-server (appendonly, fsync always, as configured here) while a
     page is rasterized, so the task's next messages cannot be sent, and again while a page is
@@ -175,7 +179,9 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     workers = workers_on(persistent_redis.url)
     workers.start()
     job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
-    queued = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "linn.pdf"))
+    queued = dispatch.submit(
+        runner.job_create(owner=user, upload=scanned_pdf(tmp_path / "q.pdf", 1))
+    )
     pages = Page.objects.filter(job=job)
     wait_for(lambda: pages.filter(dpi__gt=0).exists(), timeout=120, what="rasterizing",
           workers=workers)  # fmt: skip
