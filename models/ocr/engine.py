@@ -249,6 +249,14 @@ class TesseractEngine(PartRereads):
             self._extra[key] = self._new_api(self.languages, self._tesserocr.PSM.AUTO)
         return self._extra[key]
 
+    def _figures_api(self):
+        """A recognizer of one word, for figures read again (rereads._column_figures, which
+        sets the characters it may read before each read), built once and kept."""
+        key = ("figures", int(self._tesserocr.PSM.SINGLE_LINE))
+        if key not in self._extra:
+            self._extra[key] = self._new_api(self.languages, self._tesserocr.PSM.SINGLE_LINE)
+        return self._extra[key]
+
     @staticmethod
     def _recognize(api, image: Image.Image, dpi: int):
         # The page's own DPI, never Tesseract's estimate: left unset, Tesseract finds rules at
@@ -528,6 +536,7 @@ class TesseractEngine(PartRereads):
         self._missed_lines(gray, binary, paragraphs, figures, lang=language, dpi=page.dpi)
         self._leader_lines(gray, paragraphs, lang=language, dpi=page.dpi)
         self._doubtful_lines(gray, paragraphs, lang=language, dpi=page.dpi)
+        self._column_figures(gray, paragraphs, dpi=page.dpi)
         grids = self._unread_cells(gray, ink, paragraphs, lang=language, dpi=page.dpi)
         without_dictionary(paragraphs)
         text = scan_text(paragraphs, figures, gray, ink, page.dpi, grids=grids)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
+from collections import Counter
 
 import numpy as np
 from PIL import Image, ImageFilter, ImageOps
@@ -251,6 +252,57 @@ def _digits(words: list[Word]) -> str:
 def _figure_word(word: Word) -> bool:
     """A figure of two digits or more ("20-29", "0.2650"): a table's cell."""
     return is_figure(word.text) and sum(c.isdigit() for c in word.text) >= 2
+
+
+_THOUSANDS = re.compile(r"(?<=\d)[,\u2009](?=\d{3}(?!\d))")  # "1,040": a thousands separator
+
+
+def figure_shape(text: str) -> str | None:
+    """A figure's shape, each run of digits a 9, thousands apart or not ("2.6" and "15.8" ->
+    "9.9", "960" and "1,040" -> "9"); None for a word that is no figure."""
+    return re.sub(r"\d+", "9", _THOUSANDS.sub("", text)) if is_figure(text) else None
+
+
+def _across_share(a, b) -> float:
+    """The share of the narrower of two boxes that the other overlaps across."""
+    overlap = min(a[2], b[2]) - max(a[0], b[0])
+    return max(0.0, overlap) / max(1.0, min(a[2] - a[0], b[2] - b[0]))
+
+
+def misread_figures(lines: list[Line], params: ScanParams = SCAN) -> list[tuple[Word, str]]:
+    """The words on lines of figures without the shape of their column's figures, each with
+    that shape (ScanParams.column_min_figures): a blurred scan's misread cells. Not a word
+    read surely, nor a long one."""
+    figures = [(k, w.bbox, shape) for k, line in enumerate(lines) for w in line.words
+               if w.bbox and (shape := figure_shape(w.text))]  # fmt: skip
+    found = []
+    for k, line in enumerate(lines):
+        if sum(figure_shape(w.text) is not None for w in line.words) < params.column_line_figures:
+            continue
+        for word in line.words:
+            if (
+                not word.bbox
+                or word.confidence >= params.column_sure_confidence
+                or len(word.text) > params.column_max_chars
+            ):
+                continue
+            reach = params.column_lines * (word.bbox[3] - word.bbox[1])
+            middle = (word.bbox[1] + word.bbox[3]) / 2
+            shapes = Counter(
+                shape for j, box, shape in figures
+                if j != k and abs((box[1] + box[3]) / 2 - middle) <= reach
+                and _across_share(word.bbox, box) >= params.column_overlap_share
+            )  # fmt: skip
+            if not shapes:
+                continue
+            shape, count = shapes.most_common(1)[0]
+            if (
+                count >= params.column_min_figures
+                and count >= params.column_shape_share * shapes.total()
+                and figure_shape(word.text) != shape
+            ):
+                found.append((word, shape))
+    return found
 
 
 def illegible_text(lines: list[list[Word]]) -> bool:
@@ -643,6 +695,35 @@ class PartRereads:
                 continue
             lines[0].confirmed = agree
             para[k] = lines[0]
+
+    def _column_figures(self, gray: Image.Image, paragraphs, *, dpi: int) -> None:
+        """Words on lines of figures read unlike their column's figures (misread_figures) read
+        again alone as a figure of the column's shape (Tesseract told to read only its digits
+        and signs), at most SCAN.column_max_reads a page: the word takes the read that has the
+        shape, read at SCAN.column_read_confidence or more; any other read leaves it as it was
+        (a "24" where the print has no point stays "24")."""
+        lines = [line for para in paragraphs for line in para]
+        suspects = misread_figures(lines)[: SCAN.column_max_reads]
+        if not suspects:
+            return
+        api = self._figures_api()
+        for word, shape in suspects:
+            # The column's signs, and the word's own (a "1.6" over a column of whole numbers
+            # may read "1.6" again, never "16" for want of a point).
+            signs = set(shape) | set(word.text) if is_figure(word.text) else set(shape)
+            allowed = "0123456789" + "".join(sorted(c for c in signs if not c.isalnum()))
+            api.SetVariable("tessedit_char_whitelist", allowed)
+            box = tuple(int(v) for v in word.bbox)
+            pad = int(SCAN.missed_margin_ratio * (box[3] - box[1]))
+            again = [w for line in self._read_alone(api, gray, box, pad, dpi,
+                                                    scale=SCAN.reread_scale)
+                     for w in line.words]  # fmt: skip
+            if (
+                len(again) == 1
+                and figure_shape(again[0].text) == shape
+                and again[0].confidence >= SCAN.column_read_confidence
+            ):
+                word.text, word.confidence, word.known = again[0].text, again[0].confidence, None
 
     def _leader_lines(self, gray: Image.Image, paragraphs, *, lang: str, dpi: int) -> None:
         """Lines with a dot leader (a contents page's "2.1 Main bounds . . . . 1", a form's

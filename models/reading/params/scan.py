@@ -104,6 +104,22 @@ class ScanParams:
     reread_max_figure_lines: int = 10  # lines of figures alone read so again, at most
     reread_scale: float = 1.5
     reread_agree_confidence: float = 50
+    # A word on a line of figures that does not read as the figures of its column do (a blurred
+    # scan's "2.4" read "24", "3.9" read "ee") is read again alone as a figure of the column's
+    # shape (each run of digits a 9: "9.9", "9,9"), and takes that read when it has the shape and
+    # is sure. The column: figures of other lines over the word's extent across (overlapping
+    # `column_overlap_share` of the narrower), within `column_lines` of the word's heights above
+    # and below, `column_min_figures` of them or more, `column_shape_share` of one shape. The
+    # word's line holds `column_line_figures` figures or more (prose around a table does not).
+    column_min_figures: int = 3
+    column_shape_share: float = 0.75
+    column_overlap_share: float = 0.5
+    column_lines: float = 12
+    column_line_figures: int = 2
+    column_read_confidence: float = 70  # the second read is taken at this confidence or more
+    column_sure_confidence: float = 95  # a word read this surely is not read again
+    column_max_chars: int = 8  # nor a word longer than this (a cell's figure misread is short)
+    column_max_reads: int = 40  # words read so again on a page, at most
     # A line with a dot leader ("2.1 Main bounds . . . . . 1") is read again without it:
     # Tesseract reads the dots as letters and loses the words beside them. A leader is a run
     # of `leader_min_dots` small marks or more, each at most `leader_dot_ratio` of the line's
