@@ -254,6 +254,7 @@ def _figure_word(word: Word) -> bool:
     return is_figure(word.text) and sum(c.isdigit() for c in word.text) >= 2
 
 
+_FOOTNOTE_MARK = re.compile(r"(?<=\d)[a-z]{1,2}$")  # "12.5a", "1,204ab": a note's letter
 _THOUSANDS = re.compile(r"(?<=\d)[,\u2009](?=\d{3}(?!\d))")  # "1,040": a thousands separator
 
 
@@ -300,6 +301,8 @@ def misread_figures(lines: list[Line], params: ScanParams = SCAN) -> list[tuple[
                 count >= params.column_min_figures
                 and count >= params.column_shape_share * shapes.total()
                 and figure_shape(word.text) != shape
+                # a figure of the shape with a footnote's letter ("12.5a") is read right
+                and figure_shape(_FOOTNOTE_MARK.sub("", word.text)) != shape
             ):
                 found.append((word, shape))
     return found

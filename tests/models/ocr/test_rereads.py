@@ -525,13 +525,16 @@ def test_a_word_unlike_its_columns_figures_is_suspect_with_the_columns_shape():
 
 
 def test_no_suspect_in_prose_in_a_column_of_mixed_figures_or_read_surely():
-    """Row labels (no figures in their column), a column of three shapes, a word read surely
-    and a line of prose under the table (one figure on it) are left as read."""
+    """Row labels (no figures in their column), a column of three shapes, a word read surely,
+    a figure with a footnote's letter and a line of prose under the table (one figure on it)
+    are left as read."""
     rows = [[("the", 96), ("1.7", 93), ("2.6", 90)], [("rate", 95), ("2.1.1", 96), ("3", 91)],
             [("sure", 96), ("1.8", 92), ("2.2", 90)], [("mixed", 96), ("1.1", 90), ("12", 92)],
-            [("row", 95), ("4.2", 93), ("8%", 90)], [("and", 96), ("2.3", 92), ("2.9", 91)],
+            [("row", 95), ("4.2a", 93), ("8%", 90)], [("and", 96), ("2.3", 92), ("2.9", 91)],
             [("so", 95), ("1.9", 93), ("3.1", 90)],
             [("rose", 60), ("by", 60), ("4.5", 90)]]  # fmt: skip
+    for k, row in enumerate(rows[:-1]):  # a fourth column of figures: two on each line or more
+        row.append((f"{k}.5", 90))
     lines = _table_lines(rows)
     lines[-1].words = lines[-1].words[:2]  # the prose line: "rose by" under the figures
     lines[-1].words[1].bbox = (300, 420, 360, 450)
