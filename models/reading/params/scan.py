@@ -105,7 +105,7 @@ class ScanParams:
     reread_scale: float = 1.5
     reread_agree_confidence: float = 50
     # A word on a line of figures that does not read as the figures of its column do (a blurred
-    # scan's "2.4" read "24", "3.9" read "ee") is read again alone as a figure of the column's
+    # scan's "4.1" read "41", "7.2" read "ee") is read again alone as a figure of the column's
     # shape (each run of digits a 9: "9.9", "9,9"), and takes that read when it has the shape and
     # is sure. The column: figures of other lines over the word's extent across (overlapping
     # `column_overlap_share` of the narrower), within `column_lines` of the word's heights above

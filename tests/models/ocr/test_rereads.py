@@ -514,7 +514,7 @@ def test_a_figures_shape_is_its_runs_of_digits_and_signs():
 
 
 def test_a_word_unlike_its_columns_figures_is_suspect_with_the_columns_shape():
-    """us-019's scanned table: "3.9" read "ee", "10.6" read "106" among columns of "9.9"."""
+    """us-019's scanned table: "7.2" read "ee", "10.6" read "106" among columns of "9.9"."""
     rows = [[("Total", 96), ("1.7", 93), ("2.6", 90), ("3.6", 90)],
             [("Men", 95), ("ee", 40), ("3.0", 91), ("4.2", 92)],
             [("Women", 96), ("1.8", 92), ("106", 94), ("3.7", 90)],
