@@ -240,21 +240,15 @@ class TesseractEngine(PartRereads):
             self._extra[key] = self._new_api(langs, psm, invert=invert)
         return self._extra[key]
 
-    def _spare(self, purpose: str):
-        """A recognizer of the configured languages for one kind of second read of the whole
-        page (built once and kept): its results stay apart from the read it is weighed
-        against, which the page keeps when the second read loses."""
-        key = (purpose, int(self._tesserocr.PSM.AUTO))
+    def _spare(self, purpose: str, psm=None):
+        """A recognizer of the configured languages for one kind of second read (built once
+        and kept; `psm`: its page segmentation, the whole page's by default): its results and
+        settings stay apart from the read it is weighed against, which the page keeps when
+        the second read loses (rereads._column_figures sets the characters its one may read)."""
+        psm = self._tesserocr.PSM.AUTO if psm is None else psm
+        key = (purpose, int(psm))
         if key not in self._extra:
-            self._extra[key] = self._new_api(self.languages, self._tesserocr.PSM.AUTO)
-        return self._extra[key]
-
-    def _figures_api(self):
-        """A recognizer of one word, for figures read again (rereads._column_figures, which
-        sets the characters it may read before each read), built once and kept."""
-        key = ("figures", int(self._tesserocr.PSM.SINGLE_LINE))
-        if key not in self._extra:
-            self._extra[key] = self._new_api(self.languages, self._tesserocr.PSM.SINGLE_LINE)
+            self._extra[key] = self._new_api(self.languages, psm)
         return self._extra[key]
 
     @staticmethod

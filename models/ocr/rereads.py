@@ -18,7 +18,7 @@ from PIL import Image, ImageFilter, ImageOps
 from models.engine import ReadBlock, Word
 from models.language import language_and_scores, long_prose
 from models.ocr.iterate import read_paragraphs
-from models.reading.boxes import area, inside_share
+from models.reading.boxes import area, inside_share, share_a_column
 from models.reading.kinds import is_figure
 from models.reading.markers import BULLET
 from models.reading.params import at_dpi
@@ -264,23 +264,19 @@ def figure_shape(text: str) -> str | None:
     return re.sub(r"\d+", "9", _THOUSANDS.sub("", text)) if is_figure(text) else None
 
 
-def _across_share(a, b) -> float:
-    """The share of the narrower of two boxes that the other overlaps across."""
-    overlap = min(a[2], b[2]) - max(a[0], b[0])
-    return max(0.0, overlap) / max(1.0, min(a[2] - a[0], b[2] - b[0]))
-
-
 def misread_figures(lines: list[Line], params: ScanParams = SCAN) -> list[tuple[Word, str]]:
     """The words on lines of figures without the shape of their column's figures, each with
     that shape (ScanParams.column_min_figures): a blurred scan's misread cells. Not a word
     read surely, nor a long one."""
-    figures = [(k, w.bbox, shape) for k, line in enumerate(lines) for w in line.words
-               if w.bbox and (shape := figure_shape(w.text))]  # fmt: skip
+    shapes_of = [[figure_shape(w.text) for w in line.words] for line in lines]
+    figures = [(k, w.bbox, shape) for k, line in enumerate(lines)
+               for w, shape in zip(line.words, shapes_of[k], strict=True)
+               if w.bbox and shape]  # fmt: skip
     found = []
     for k, line in enumerate(lines):
-        if sum(figure_shape(w.text) is not None for w in line.words) < params.column_line_figures:
+        if sum(shape is not None for shape in shapes_of[k]) < params.column_line_figures:
             continue
-        for word in line.words:
+        for word, own in zip(line.words, shapes_of[k], strict=True):
             if (
                 not word.bbox
                 or word.confidence >= params.column_sure_confidence
@@ -292,7 +288,7 @@ def misread_figures(lines: list[Line], params: ScanParams = SCAN) -> list[tuple[
             shapes = Counter(
                 shape for j, box, shape in figures
                 if j != k and abs((box[1] + box[3]) / 2 - middle) <= reach
-                and _across_share(word.bbox, box) >= params.column_overlap_share
+                and share_a_column(word.bbox, box, params.column_overlap_share)
             )  # fmt: skip
             if not shapes:
                 continue
@@ -300,7 +296,7 @@ def misread_figures(lines: list[Line], params: ScanParams = SCAN) -> list[tuple[
             if (
                 count >= params.column_min_figures
                 and count >= params.column_shape_share * shapes.total()
-                and figure_shape(word.text) != shape
+                and own != shape
                 # a figure of the shape with a footnote's letter ("12.5a") is read right
                 and figure_shape(_FOOTNOTE_MARK.sub("", word.text)) != shape
             ):
@@ -709,7 +705,7 @@ class PartRereads:
         suspects = misread_figures(lines)[: SCAN.column_max_reads]
         if not suspects:
             return
-        api = self._figures_api()
+        api = self._spare("figures", psm=self._tesserocr.PSM.SINGLE_LINE)
         for word, shape in suspects:
             # The column's signs, and the word's own (a "1.6" over a column of whole numbers
             # may read "1.6" again, never "16" for want of a point).

@@ -36,6 +36,12 @@ def share_a_row(a: BBox, b: BBox, share: float) -> bool:
     return common >= share * min(a[3] - a[1], b[3] - b[1])
 
 
+def share_a_column(a: BBox, b: BBox, share: float) -> bool:
+    """In one column: `share` of the narrower box's width or more in common."""
+    common = min(a[2], b[2]) - max(a[0], b[0])
+    return common >= share * min(a[2] - a[0], b[2] - b[0])
+
+
 def union(boxes: Iterable[BBox | None]) -> BBox | None:
     """The smallest box holding every box given (None where none is)."""
     given = [b for b in boxes if b is not None]
