@@ -219,6 +219,9 @@ def clean_html(django_db_blocker):
 # The fault that makes a worker's engine wait before each read (tests.reliability.faulty_worker):
 # a page is still being read when a test breaks the process, though the pages read quickly.
 SLOW_READS = "slow:2"
+# ... and before each page's rasterization: Redis can be stopped while a short scan's pages are
+# rasterized.
+SLOW_RASTER = "slow-raster:1"
 
 
 @pytest.fixture(scope="session")

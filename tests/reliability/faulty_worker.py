@@ -1,5 +1,6 @@
 """A real `celery worker` whose engine misbehaves on purpose (AXIYA_TEST_FAULT), for the crash
-tests: `crash` kills the process reading a page, `slow` (default none) reads slowly.
+tests, a comma-separated list: `crash` kills the process reading a page, `slow:S` waits S
+seconds before each read, `slow-raster:S` before each page's rasterization (default none).
 
     python -m tests.reliability.faulty_worker worker -Q cpu,gpu ...
 """
@@ -25,28 +26,36 @@ class CrashingEngine:
         return {"name": "crashing"}
 
 
+def _delayed(call, delay_s: float):
+    def slowly(*args, **kwargs):
+        time.sleep(delay_s)
+        return call(*args, **kwargs)
+
+    return slowly
+
+
 def apply_fault() -> None:
     """Make this process' engine misbehave as AXIYA_TEST_FAULT says."""
     from conversion import engines
+    from conversion.pipeline import flow
 
-    fault = os.environ.get("AXIYA_TEST_FAULT", "")
-    if fault == "crash":
-        engines.build = lambda name: CrashingEngine()
-    elif fault.startswith("slow"):
-        build, delay = engines.build, float(fault.split(":")[1])
+    for fault in filter(None, os.environ.get("AXIYA_TEST_FAULT", "").split(",")):
+        name, _, arg = fault.partition(":")
+        if name == "crash":
+            engines.build = lambda name: CrashingEngine()
+        elif name == "slow":
+            build = engines.build
 
-        def slow(name):
-            engine = build(name)
-            predict = engine.predict_batch
+            def slow(name, build=build, delay_s=float(arg)):
+                engine = build(name)
+                engine.predict_batch = _delayed(engine.predict_batch, delay_s)
+                return engine
 
-            def predict_slowly(pages):
-                time.sleep(delay)
-                return predict(pages)
-
-            engine.predict_batch = predict_slowly
-            return engine
-
-        engines.build = slow
+            engines.build = slow
+        elif name == "slow-raster":  # conversion.runner.jobs calls flow.rasterize
+            flow.rasterize = _delayed(flow.rasterize, float(arg))
+        else:
+            raise ValueError(f"unknown AXIYA_TEST_FAULT {fault!r}")
 
 
 # Pool processes start as fresh interpreters (spawn), which import this module again as

@@ -26,6 +26,7 @@ from conversion.runner import jobs as runner
 from tests import local_store
 from tests.conftest import CORPUS
 from tests.reliability.conftest import (
+    SLOW_RASTER,
     SLOW_READS,
     finished,
     recover_until,
@@ -168,7 +169,7 @@ def _recover_untilfinished(job_ids, *, since: float, workers, limit_s: float = 1
 
 
 def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
-    workers_on, persistent_redis, user, settings, clean_html, tmp_path
+    workers_on, persistent_redis, user, settings, clean_html, six_page_scan, tmp_path
 ):
     """Issue 17: SIGKILL redis-server (appendonly, fsync always, as configured here) while a
     page is rasterized, so the task's next messages cannot be sent, and again while a page is
@@ -177,8 +178,10 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     rasterized pages' reads were lost and the job waited for the 15-minute sweep."""
     settings.CACHES = redis_cache(persistent_redis.url)
     workers = workers_on(persistent_redis.url)
-    workers.start()
-    job = dispatch.submit(runner.job_create(owner=user, upload=CORPUS / "multipage.pdf"))
+    # Short pages rasterized and read slowly: Redis goes down while one is rasterized, then
+    # while one is read.
+    workers.start(fault=f"{SLOW_RASTER},{SLOW_READS}")
+    job = dispatch.submit(runner.job_create(owner=user, upload=six_page_scan))
     queued = dispatch.submit(
         runner.job_create(owner=user, upload=scanned_pdf(tmp_path / "q.pdf", 1))
     )
@@ -198,7 +201,7 @@ def test_redis_killed_mid_job_every_job_finishes_with_clean_html(
     persistent_redis.start()
     ended = _recover_untilfinished([job.id, queued.id], since=time.time(), workers=workers)
     assert ended[0].pages_done == 6 and ended[1].pages_done == 1
-    assert local_store.html_path(job.id).read_text() == clean_html(CORPUS / "multipage.pdf")
+    assert local_store.html_path(job.id).read_text() == clean_html(six_page_scan)
 
 
 def test_redis_that_lost_its_messages_has_them_queued_again(

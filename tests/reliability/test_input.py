@@ -154,15 +154,26 @@ def _status_kb(pid: int | str, key: str) -> int:
     return 0
 
 
-def _parents() -> dict[int, int]:
-    parents = {}
-    for entry in os.listdir("/proc"):
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
-        except (OSError, ValueError):
-            continue
-    return parents
+def _children(pid: int) -> list[int]:
+    """The processes any thread of `pid` started (Linux /proc/<pid>/task/<tid>/children): a
+    walk down from this process stays quick on a busy machine, where a scan of all of /proc
+    missed a reader that lived a few milliseconds."""
+    found = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            found += map(int, Path(f"/proc/{pid}/task/{tid}/children").read_text().split())
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _grandchildren(pid: int) -> list[int]:
+    """Every process below `pid`'s children (the fork server's readers, and below)."""
+    below, frontier = [], _children(pid)
+    while frontier:
+        frontier = [kid for parent in frontier for kid in _children(parent)]
+        below += frontier
+    return below
 
 
 class ReaderPeak:
@@ -188,16 +199,11 @@ class ReaderPeak:
     def _watch(self) -> None:
         me = os.getpid()
         while not self._stop.wait(SAMPLE_S):
-            parents = _parents()
-            for pid, parent in parents.items():
-                ancestor = parent
-                while ancestor not in (me, 0, 1) and ancestor in parents:
-                    ancestor = parents[ancestor]
-                if ancestor == me and parent != me:
-                    rss = _status_kb(pid, "VmRSS")
-                    idle = self._idle_kb.setdefault(pid, rss)
-                    added = _status_kb(pid, "VmHWM") - idle
-                    self.added_mb = max(self.added_mb, added / 1024)
+            for pid in _grandchildren(me):
+                rss = _status_kb(pid, "VmRSS")
+                idle = self._idle_kb.setdefault(pid, rss)
+                added = _status_kb(pid, "VmHWM") - idle
+                self.added_mb = max(self.added_mb, added / 1024)
 
     @property
     def readers(self) -> int:
