@@ -495,7 +495,12 @@ class TesseractEngine(PartRereads):
             # that suits no line, and Tesseract's line finder then runs across lines, where
             # it copes with the page as scanned: the page is read as scanned too.
             straight, as_scanned, straight_api = self._straight_read(original, rotation, page.dpi)
-            if reads_well(as_scanned) and read_score(as_scanned) > read_score(paragraphs):
+            # Neither read well: the page as scanned is kept when it reads far better (a column
+            # of one word a line, deskewed by an angle of no line, read nothing).
+            score, straight_score = read_score(paragraphs), read_score(as_scanned)
+            if straight_score > score and (
+                reads_well(as_scanned) or straight_score > SCAN.straight_read_gain * score
+            ):
                 gray, skew, api, paragraphs, cut = straight, 0.0, straight_api, as_scanned, None
         language = self.primary
         page_lang = detect_language(

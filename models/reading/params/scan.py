@@ -181,6 +181,9 @@ class ScanParams:
     dark_fill_grey: int = 100
     dark_fill_share: float = 0.75
     inverted_read_gain: float = 2.0  # ...kept when it reads more than this many times better
+    # A page that reads badly deskewed is read as scanned too, and kept so when that reads well
+    # and better, or, reading badly too, more than this many times better (read_score).
+    straight_read_gain: float = 2.0
     # A picture gives way to the text read in it only where nothing but flat fill lies away
     # from that text: of its tiles of `panel_tile_inch` farther than `panel_reach_inch` from
     # every word, no more than this share hold under `panel_tile_flat_share` of their pixels

@@ -98,6 +98,16 @@ def test_a_curved_page_that_reads_badly_deskewed_is_read_as_scanned(engine, tmp_
     assert "assiettes qui se trouvaient sur la table" in text
 
 
+def test_a_column_of_one_word_lines_that_reads_nothing_deskewed_is_read_as_scanned(engine):
+    """A template's text run into a column a word wide, scanned and rasterized at 240 DPI:
+    deskewed, Tesseract reads nothing at all; as scanned it reads words, though none well.
+    The page kept nothing and its report said only "blank"."""
+    image = Image.open(CORPUS / "texlive" / "h2020-implementation-p1-column-240dpi.jpg")
+    reading = read(engine, image.convert("RGB"), dpi=240)
+    words = [w.text for b in reading.blocks for w in b.words]
+    assert len(words) >= 5 and "stages" in words, words
+
+
 def test_a_curved_page_lying_on_its_side_is_turned_the_right_way_up(engine):
     """The lower half of that page, lying on its side, at 240 DPI: each probe strip of a
     curved line holds bits of its neighbours; read as a block, not as one line (which read
