@@ -85,10 +85,11 @@ OSD_MAX_DPI = 300  # orientation and script detection reads a copy of at most th
 FULL_TURN_DEG = 360
 # An unreadable page is print when Tesseract's orientation detection finds its orientation with
 # at least this score (its own unit; at OSD_MAX_DPI): print's regular lines score 11-24 (Greek
-# pages, a script OSD names "Latin" when Latin print is beside it), handwriting 1.4-3.9; print
+# pages, a script OSD names "Latin" when Latin print is beside it), and 7.3-7.6 on noisy scans
+# read at 240 DPI (a Greek contents page, a column of one-word lines), handwriting 1.4-3.9; print
 # in a script the languages do not read when OSD names that script. The script's own score
 # tells neither (0.4-5 for print, 0.2-0.6 for handwriting called "Japanese").
-PRINT_ORIENTATION_SCORE = 8.0
+PRINT_ORIENTATION_SCORE = 6.0
 # The scripts of Tesseract's languages that are not Latin (Tesseract's script names).
 _SCRIPTS = {
     "ara": "Arabic", "fas": "Arabic", "urd": "Arabic", "bul": "Cyrillic", "rus": "Cyrillic",

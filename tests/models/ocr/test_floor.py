@@ -108,6 +108,18 @@ def test_a_column_of_one_word_lines_that_reads_nothing_deskewed_is_read_as_scann
     assert len(words) >= 5 and "stages" in words, words
 
 
+def test_print_that_orientation_detection_scores_low_is_still_no_handwriting(engine):
+    """An unreadable page is print when orientation detection finds its lines (OSD's score):
+    two printed pages of the unseen shelves, scanned and read at 240 DPI, scored 7.3 (the
+    column above) and 7.6 (a contents page of Greek letters), under the 8 that print's lines
+    scored at 300 DPI, and were called handwriting; handwriting_bad_ocr's pages score 1.4
+    and 3.9."""
+    for score in (7.3, 7.6):
+        assert engine._unread_print({"orient_conf": score, "script_name": "Latin"}) == (True, None)
+    for score in (1.4, 3.9):
+        assert engine._unread_print({"orient_conf": score, "script_name": "Latin"})[0] is False
+
+
 def test_a_curved_page_lying_on_its_side_is_turned_the_right_way_up(engine):
     """The lower half of that page, lying on its side, at 240 DPI: each probe strip of a
     curved line holds bits of its neighbours; read as a block, not as one line (which read
