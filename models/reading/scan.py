@@ -15,6 +15,7 @@ from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
 from models.reading.contents import contents_lists
 from models.reading.doubts import engine_ranks, with_doubts
+from models.reading.entry_labels import with_entry_labels
 from models.reading.layout_regions import apply_layout
 from models.reading.page import PageImageAccess, ReadingPage
 from models.reading.params.reading_order import READING_ORDER
@@ -90,7 +91,8 @@ def scan_text(
     *,
     grids: list[Grid] | None = None,
 ) -> ScanText:
-    """The engine's paragraphs without the words inside figures, noise and illegible lines;
+    """The engine's paragraphs without the words inside figures, noise and illegible lines,
+    a column of entry labels joined to its entries (models.reading.entry_labels);
     the ruled tables found on the page (`grids`: its grids, when the engine found them); the
     rest cut into blocks (list items, size jumps)."""
     printed = sure_share([line for para in paragraphs for line in para]) >= SCAN.printed_sure_share
@@ -98,7 +100,7 @@ def scan_text(
         f for f in figures
         if not crossed_by_text(f, paragraphs) and not ground_of_text(f, paragraphs, gray.size)
     ]  # fmt: skip
-    paragraphs = outside_figures(paragraphs, figures)
+    paragraphs = with_entry_labels(outside_figures(paragraphs, figures))
     legible, illegibility = without_illegible(without_noise(paragraphs), figures, printed=printed)
     unreadable = illegibility.unreadable()
     tables: list[ReadBlock] = []

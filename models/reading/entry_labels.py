@@ -1,0 +1,118 @@
+"""Entry labels set in a column of their own: a bibliography's "[10]" to "[17]" left of its
+entries, a numbered list's "1." to "9." set apart from its items. Tesseract reads each label as
+a line of one word it does not know, often doubtfully and with its brackets misread ("{12}",
+"(14]", "(17)" read at 16), and the page dropped them as illegible: the entries lost their
+numbers, which the text cites ("see [12]").
+
+A run of such lines stacked at one left edge, whose numbers go up by one from each to the next,
+is read right where it counts, in its digits: chance does not count up. Its labels are set in
+the brackets of the run's surest label, as the column prints them all alike, read as surely as
+that one (so no longer dropped as illegible), and each opens the line it stands beside
+(its entry's first line), so that the entry reads "[12] K. Fuller, ..." as printed: a column of
+labels apart, the entries lost their numbers in the text's order, and a layout model took the
+two columns for a table.
+"""
+
+from __future__ import annotations
+
+import re
+
+from models.reading.boxes import union
+from models.reading.params.entry_labels import ENTRY_LABELS, EntryLabelParams
+from models.reading.scan_lines import Line, ParaLines, keep_lines
+
+# A label as read: an opening bracket or none, a number, a closing bracket or a point. A bare
+# number is no label (a column of figures, a margin's line numbers: models.reading.line_numbers).
+_LABEL = re.compile(r"([\[({]?)(\d{1,3})([\])}]|\.)?")
+_PAIRS = {"[": "]", "(": ")", "{": "}"}
+
+
+def with_entry_labels(
+    paragraphs: list[ParaLines], *, params: EntryLabelParams = ENTRY_LABELS
+) -> list[ParaLines]:
+    """The paragraphs with each column of entry labels set alike, and each label moved into
+    the line beside it where there is one."""
+    labels = sorted(
+        (line for para in paragraphs for line in para if _label(line)),
+        key=lambda line: line.bbox[1],
+    )
+    found = [
+        run
+        for column in _columns(labels, params)
+        for run in _counting_runs(column)
+        if len(run) >= params.min_labels
+    ]
+    if not found:
+        return paragraphs
+    labelled = {id(line) for run in found for line in run}
+    lines = [line for para in paragraphs for line in para if id(line) not in labelled]
+    moved: set[int] = set()
+    for run in found:
+        _set_alike(run)
+        for label in run:
+            entry = _beside(label, lines)
+            if entry is not None:
+                entry.words = label.words + entry.words
+                entry.bbox = union([label.bbox, entry.bbox])
+                moved.add(id(label))
+    return keep_lines(paragraphs, lambda line: id(line) not in moved)
+
+
+def _beside(label: Line, lines: list[Line]) -> Line | None:
+    """The nearest line right of the label whose middle lies within the label's height: the
+    first line of its entry."""
+    x1, middle = label.bbox[2], (label.bbox[1] + label.bbox[3]) / 2
+    right = [
+        line for line in lines if line.bbox[0] >= x1 and line.bbox[1] <= middle <= line.bbox[3]
+    ]
+    return min(right, key=lambda line: line.bbox[0], default=None)
+
+
+def _label(line: Line) -> tuple[str, int, str] | None:
+    """(opening, number, closing) of a line that is one label and nothing else."""
+    if len(line.words) != 1:
+        return None
+    match = _LABEL.fullmatch(line.words[0].text)
+    if match is None or not (match.group(1) or match.group(3)):
+        return None
+    return match.group(1), int(match.group(2)), match.group(3) or ""
+
+
+def _columns(labels: list[Line], params: EntryLabelParams) -> list[list[Line]]:
+    """The labels (top to bottom) grouped by their left edge."""
+    columns: list[list[Line]] = []
+    for line in labels:
+        slack = params.align_ratio * line.height
+        for column in columns:
+            if abs(column[0].bbox[0] - line.bbox[0]) <= slack:
+                column.append(line)
+                break
+        else:
+            columns.append([line])
+    return columns
+
+
+def _counting_runs(column: list[Line]) -> list[list[Line]]:
+    """The column cut where a label's number is not one more than the one above."""
+    runs: list[list[Line]] = []
+    for line in column:
+        if runs and _label(line)[1] == _label(runs[-1][-1])[1] + 1:  # type: ignore[index]
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    return runs
+
+
+def _set_alike(run: list[Line]) -> None:
+    """Each label of the run set in the brackets of the run's surest label with a
+    matched pair ("[16]" read at 82 over "{12}" at 39), else of its surest label, and read as
+    surely as that one: its digits are confirmed by the count, its brackets by that label (a
+    reviewer asked to check each "[12]" checks what the column already shows)."""
+    paired = [line for line in run if _PAIRS.get(_label(line)[0]) == _label(line)[2]]  # type: ignore[index]
+    model = max(paired or run, key=lambda line: line.words[0].confidence)
+    opening, _, closing = _label(model)  # type: ignore[misc]
+    sure = model.words[0].confidence
+    for line in run:
+        _, number, _ = _label(line)  # type: ignore[misc]
+        word = line.words[0]
+        word.text, word.confidence = f"{opening}{number}{closing}", max(word.confidence, sure)
