@@ -194,6 +194,19 @@ class ScanParams:
     panel_reach_inch: float = 0.2
     panel_tile_inch: float = 0.1
     panel_tile_flat_share: float = 0.8
+    # Print on a tint the page's read left empty (a listing's caption on a grey bar, a shaded
+    # box): Tesseract's one threshold for the page makes the tint ink and its letters with it.
+    # A tint: where the median grey around a pixel (over `tint_window_px` pixels of a copy of
+    # `tint_sample_dpi`) stands `panel_paper_levels` or more under the paper's, in patches this
+    # wide and tall or more that fill this share of their box or more (a bold headline's
+    # letters blur to grey too, in patches that fill about half their box at body sizes); each
+    # read again as a panel when it holds no word the page read, at most this many a page.
+    tint_sample_dpi: int = 40
+    tint_window_px: int = 5
+    tint_min_width_inch: float = 0.5
+    tint_min_height_inch: float = 0.12
+    tint_fill_share: float = 0.7
+    tint_max_reads: int = 6
 
 
 SCAN = ScanParams()

@@ -25,6 +25,7 @@ from models.ocr.rereads import (
     misread_figures,
     on_flat_fills,
     photographic,
+    tinted_boxes,
 )
 from models.reading.boxes import inside_share
 from models.reading.scan_lines import Line
@@ -133,6 +134,42 @@ def _reversed_panel_page(tmp_path, *, boxed_word: bool):
                          fontname="hebo", color=white)  # fmt: skip
         pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csRGB, alpha=False)
     return PageImage(image=pix.pil_image(), page_number=1, dpi=300)
+
+
+def _bar_page(grey: float):
+    """A page of text with a caption in bold on a grey bar between two paragraphs, drawn by
+    PyMuPDF and rasterized at 300 DPI: a listing's caption bar (iodhbwm's), a shaded box."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=595, height=842)
+        for k in range(8):
+            page.insert_text((72, 90 + 15 * k), "The committee met on Tuesday morning to "
+                             "discuss the budget of the town.", fontsize=11)  # fmt: skip
+        page.draw_rect(pymupdf.Rect(72, 240, 523, 258), color=None, fill=(grey, grey, grey))
+        page.insert_text((76, 253), "Listing 2.3: Parsing the input file", fontsize=11,
+                         fontname="hebo")  # fmt: skip
+        for k in range(8):
+            page.insert_text((72, 280 + 15 * k), "The library opens every day except Sunday "
+                             "and public holidays.", fontsize=11)  # fmt: skip
+        pix = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY, alpha=False)
+    return pix.pil_image()
+
+
+def test_a_caption_on_a_grey_bar_the_page_read_as_nothing_is_read(engine):
+    """Tesseract's one threshold for the page makes a mid-grey bar ink, and the caption's
+    letters on it with it: the page read nothing there. The bar is a tint holding no word
+    read, read again as a panel."""
+    image = _bar_page(0.5).convert("RGB")
+    (reading,) = engine.predict_batch([PageImage(image=image, page_number=1, dpi=300)])
+    assert "Listing 2.3: Parsing the input file" in _text(reading)
+
+
+def test_a_scans_dark_edge_is_no_tint():
+    page = _bar_page(0.5)
+    (bar,) = tinted_boxes(page, 300)  # the bar, 72-523 x 240-258 pt: 300-2179 x 1000-1075 px
+    assert abs(bar[0] - 300) < 30 and abs(bar[1] - 1000) < 30 and abs(bar[3] - 1075) < 30
+    # A book's scan: the dark beyond the page's edge down one side.
+    page.paste(0, (0, 0, 200, page.height))
+    assert tinted_boxes(page, 300) == [bar]
 
 
 def _text(reading) -> str:
