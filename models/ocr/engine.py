@@ -59,7 +59,11 @@ from models.reading.page import ReadingPage
 from models.reading.params.floor import FLOOR
 from models.reading.params.scan import SCAN
 from models.reading.scan import ScanImage, scan_structure, scan_text
-from models.reading.scan_blocks import not_read_finding, without_dictionary
+from models.reading.scan_blocks import (
+    not_read_finding,
+    unread_print_finding,
+    without_dictionary,
+)
 from models.reading.scan_lines import (
     InkMeter,
     Line,
@@ -567,6 +571,9 @@ class TesseractEngine(PartRereads):
         # Print around lines it cannot read (a manual's Greek words) says so.
         not_read = not_read_finding(text.illegibility, read.blocks, pictures,
                                     page_number=page.page_number)  # fmt: skip
+        if not not_read and not unreadable:
+            not_read = unread_print_finding(binary, read.blocks, pictures, dpi=page.dpi,
+                                            page_number=page.page_number)  # fmt: skip
         if not_read:
             read = replace(read, findings=[*read.findings, not_read])
         layout_s = time.perf_counter() - started_layout

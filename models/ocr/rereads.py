@@ -32,6 +32,7 @@ from models.reading.scan_lines import (
     ParaLines,
     fill_in,
     index_runs,
+    ink_patches,
     keep_lines,
     move_lines,
     scale_lines,
@@ -211,7 +212,7 @@ def tinted_boxes(gray: Image.Image, dpi: int) -> list[tuple[int, int, int, int]]
     tint = np.asarray(around, dtype=np.int16) <= paper_grey(gray) - SCAN.panel_paper_levels
     boxes = []
     rows, columns = tint.shape
-    for (x0, y0, x1, y1), filled in _patches(tint):
+    for (x0, y0, x1, y1), filled in ink_patches(tint):
         width, height = (x1 - x0) * factor, (y1 - y0) * factor
         if (
             x0 > 0
@@ -224,29 +225,6 @@ def tinted_boxes(gray: Image.Image, dpi: int) -> list[tuple[int, int, int, int]]
         ):
             boxes.append((x0 * factor, y0 * factor, x1 * factor, y1 * factor))
     return boxes
-
-
-def _patches(mask: np.ndarray) -> list[tuple[tuple[int, int, int, int], int]]:
-    """The 4-connected patches of `mask`: each one's box (x0, y0, x1, y1, ends excluded) and
-    its count of pixels."""
-    seen = np.zeros_like(mask)
-    height, width = mask.shape
-    patches = []
-    for y, x in zip(*np.nonzero(mask), strict=True):
-        if seen[y, x]:
-            continue
-        seen[y, x] = True
-        stack, count, box = [(y, x)], 0, [x, y, x, y]
-        while stack:
-            cy, cx = stack.pop()
-            count += 1
-            box = [min(box[0], cx), min(box[1], cy), max(box[2], cx), max(box[3], cy)]
-            for ny, nx in ((cy + 1, cx), (cy - 1, cx), (cy, cx + 1), (cy, cx - 1)):
-                if 0 <= ny < height and 0 <= nx < width and mask[ny, nx] and not seen[ny, nx]:
-                    seen[ny, nx] = True
-                    stack.append((ny, nx))
-        patches.append(((box[0], box[1], box[2] + 1, box[3] + 1), count))
-    return patches
 
 
 def _reads_as_text(words: list[Word]) -> bool:

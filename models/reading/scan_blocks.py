@@ -9,6 +9,9 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from PIL import Image
+
 from models.engine import BBox, ReadBlock, Word
 from models.reading.boxes import area, centre_in, union
 from models.reading.kinds import (
@@ -27,6 +30,7 @@ from models.reading.scan_lines import (
     InkMeter,
     Line,
     ParaLines,
+    ink_patches,
     keep_lines,
     text_size,
 )
@@ -245,6 +249,50 @@ def not_read_finding(
             "or a smudge). Compare the page with its image and transcribe them if they are "
             "text; for a script, an administrator can install Tesseract's language and add it "
             "to AXIYA_OCR_LANGUAGES."
+        ),
+    }
+
+
+def unread_print_finding(
+    binary: Image.Image | None, blocks: Sequence[ReadBlock], pictures: Sequence[BBox] = (), *,
+    dpi: float, page_number: int,
+) -> dict | None:  # fmt: skip
+    """The finding of a page whose print was mostly not read at all: on a copy of the
+    binarized page at SCAN.unread_sample_dpi, the patches of ink the text's words (and the
+    figures, formulas, tables and `pictures` that cover theirs) do not hold, of a letter's or a
+    word's height (a rule, a grid or a picture is taller or thinner), hold most of the page's
+    print (SCAN.unread_print_share of it, counted with the ink the words hold) and are many
+    (SCAN.unread_min_patches: a word or a line left out is not the page's print). A column of
+    words set one a line, scanned upside down, read as three words and said nothing; the
+    lines Tesseract found and could not read have their own finding (not_read_finding), this
+    one is for the print it did not find at all."""
+    if binary is None:
+        return None
+    factor = max(1, round(dpi / SCAN.unread_sample_dpi))
+    ink = np.asarray(binary.convert("L").reduce(factor)) < SCAN.unread_ink_level
+    held = np.zeros_like(ink)
+    boxes = [w.bbox for b in blocks for w in b.words if w.bbox]
+    boxes += [b.bbox for b in blocks if b.bbox and b.kind in _COVERING_KINDS] + list(pictures)
+    for x0, y0, x1, y1 in boxes:
+        held[max(0, int(y0) // factor - 1) : int(y1) // factor + 2,
+             max(0, int(x0) // factor - 1) : int(x1) // factor + 2] = True  # fmt: skip
+    lowest, highest = (SCAN.unread_min_height_inch * dpi / factor,
+                       SCAN.unread_max_height_inch * dpi / factor)  # fmt: skip
+    loose = [
+        count for (_, y0, _, y1), count in ink_patches(ink & ~held)
+        if lowest <= y1 - y0 <= highest
+    ]  # fmt: skip
+    unread, read = sum(loose), int((ink & held).sum())
+    if len(loose) < SCAN.unread_min_patches or unread < SCAN.unread_print_share * (unread + read):
+        return None
+    return {
+        "code": NOT_READ_CODE,
+        "level": "needs_review",
+        "message": (
+            f"Page {page_number}: most of its print was not read ({unread / (unread + read):.0%} "
+            "of its ink is outside the text). The page may be upside down or on its side, "
+            "faint, very small or in a script this server's OCR does not read. Compare the page "
+            "with its image; a clearer or upright scan may read."
         ),
     }
 

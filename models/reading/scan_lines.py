@@ -334,3 +334,26 @@ def unread_rows(dark: np.ndarray, para: ParaLines) -> list[tuple[Line, tuple[int
             cols = np.flatnonzero(dark[top + a : top + b, x0:x1].any(axis=0))
             found.append((above, (x0 + int(cols[0]), top + a, x0 + int(cols[-1]) + 1, top + b)))
     return found
+
+
+def ink_patches(mask: np.ndarray) -> list[tuple[tuple[int, int, int, int], int]]:
+    """The 4-connected patches of a mask of a page's pixels (a small copy's: a word, a tint,
+    a rule): each one's box (x0, y0, x1, y1, ends excluded) and its count of pixels."""
+    seen = np.zeros_like(mask)
+    height, width = mask.shape
+    patches = []
+    for y, x in zip(*np.nonzero(mask), strict=True):
+        if seen[y, x]:
+            continue
+        seen[y, x] = True
+        stack, count, box = [(y, x)], 0, [x, y, x, y]
+        while stack:
+            cy, cx = stack.pop()
+            count += 1
+            box = [min(box[0], cx), min(box[1], cy), max(box[2], cx), max(box[3], cy)]
+            for ny, nx in ((cy + 1, cx), (cy - 1, cx), (cy, cx + 1), (cy, cx - 1)):
+                if 0 <= ny < height and 0 <= nx < width and mask[ny, nx] and not seen[ny, nx]:
+                    seen[ny, nx] = True
+                    stack.append((ny, nx))
+        patches.append(((box[0], box[1], box[2] + 1, box[3] + 1), count))
+    return patches

@@ -54,6 +54,17 @@ class ScanParams:
     not_read_min_lines: int = 2  # ...when this many stay out (one stray line is no page's loss)
     not_read_quote_words: int = 8  # the words of the text before them the finding quotes
     not_read_held_share: float = 0.5  # ...a line is in the text when words cover this share
+    # A page's print not found at all (scan_blocks.unread_print_finding): on a copy of this
+    # resolution, a cell darker than this grey holds ink; patches of ink no word holds, of this
+    # height (a letter's, a word's: 3.6 to 36 pt), this many or more, holding this share of
+    # the page's ink or more. The corpus's pages leave at most 0.35 of it out (a page of
+    # pictures with labels), a page read as three words of its 78, 0.98.
+    unread_sample_dpi: int = 50
+    unread_ink_level: int = 192
+    unread_min_height_inch: float = 0.05
+    unread_max_height_inch: float = 0.5
+    unread_min_patches: int = 20
+    unread_print_share: float = 0.6
     sure_word_letters: int = 2  # a word of this many letters or more tells how surely a page read
     sure_confidence: float = 80  # a word read with this confidence or more was read surely
     printed_sure_share: float = 0.5  # a page with this share of its words read surely is print

@@ -108,6 +108,18 @@ def test_a_column_of_one_word_lines_that_reads_nothing_deskewed_is_read_as_scann
     assert len(words) >= 5 and "stages" in words, words
 
 
+def test_a_page_whose_print_was_not_found_says_so(engine, letter):
+    """That template's column of words, scanned upside down and rasterized at 300 DPI (its
+    right quarter): Tesseract finds no line on it and the page read as nothing, with a
+    "blank page" warning only. Most of its ink lies outside any word read: the page is routed
+    for review. A page read whole says nothing of the kind."""
+    image = Image.open(CORPUS / "texlive" / "h2020-implementation-p1-turned-column-300dpi.jpg")
+    reading = read(engine, image.convert("RGB"))
+    (finding,) = [f for f in reading.findings if f["code"] == "LINES_NOT_READ"]
+    assert finding["level"] == "needs_review" and "most of its print" in finding["message"]
+    assert not read(engine, letter).findings
+
+
 def test_print_that_orientation_detection_scores_low_is_still_no_handwriting(engine):
     """An unreadable page is print when orientation detection finds its lines (OSD's score):
     two printed pages of the unseen shelves, scanned and read at 240 DPI, scored 7.3 (the
