@@ -23,7 +23,7 @@ from models.reading.scan_lines import Line, ParaLines, keep_lines
 
 # A label as read: an opening bracket or none, a number, a closing bracket or a point. A bare
 # number is no label (a column of figures, a margin's line numbers: models.reading.line_numbers).
-_LABEL = re.compile(r"([\[({]?)(\d{1,3})([\])}]|\.)?")
+_LABEL = re.compile(r"(?P<opening>[\[({]?)(?P<number>\d{1,3})(?P<closing>[\])}]|\.)?")
 _PAIRS = {"[": "]", "(": ")", "{": "}"}
 
 
@@ -73,9 +73,9 @@ def _label(line: Line) -> tuple[str, int, str] | None:
     if len(line.words) != 1:
         return None
     match = _LABEL.fullmatch(line.words[0].text)
-    if match is None or not (match.group(1) or match.group(3)):
+    if match is None or not (match["opening"] or match["closing"]):
         return None
-    return match.group(1), int(match.group(2)), match.group(3) or ""
+    return match["opening"], int(match["number"]), match["closing"] or ""
 
 
 def _columns(labels: list[Line], params: EntryLabelParams) -> list[list[Line]]:
