@@ -200,16 +200,16 @@ def flattened(panel: Image.Image, dpi: int) -> Image.Image:
     return Image.fromarray(np.where(ink, 0, 255).astype(np.uint8))
 
 
-def tinted_boxes(gray: Image.Image, dpi: int) -> list[tuple[int, int, int, int]]:
-    """Boxes of the page on a flat tint darker than its paper (a caption's grey bar, a shaded
-    box or table row, a banner), SCAN.tint_*: the median grey around each pixel of a small
-    copy, tint where it stands SCAN.panel_paper_levels or more under the paper's; its
+def tinted_boxes(gray: Image.Image, dpi: int, *, paper: int) -> list[tuple[int, int, int, int]]:
+    """Boxes of the page on a flat tint darker than its `paper` grey (paper_grey: a caption's
+    grey bar, a shaded box or table row, a banner), SCAN.tint_*: the median grey around each
+    pixel of a small copy, tint where it stands SCAN.panel_paper_levels or more under paper; its
     patches (4-connected) large enough, filling most of their box, and clear of the page's
     edges (a scan's dark surround). A large bold headline's letters make such a patch too: it
     holds the words the page read there."""
     factor = max(1, round(dpi / SCAN.tint_sample_dpi))
     around = gray.reduce(factor).filter(ImageFilter.MedianFilter(SCAN.tint_window_px))
-    tint = np.asarray(around, dtype=np.int16) <= paper_grey(gray) - SCAN.panel_paper_levels
+    tint = np.asarray(around, dtype=np.int16) <= paper - SCAN.panel_paper_levels
     boxes = []
     rows, columns = tint.shape
     for (x0, y0, x1, y1), filled in ink_patches(tint):
@@ -225,6 +225,24 @@ def tinted_boxes(gray: Image.Image, dpi: int) -> list[tuple[int, int, int, int]]
         ):
             boxes.append((x0 * factor, y0 * factor, x1 * factor, y1 * factor))
     return boxes
+
+
+def _unread_tints(gray: Image.Image, paper: int, figures: list[ReadBlock], paragraphs, dpi: int):
+    """The page's tints (tinted_boxes) holding no word it read and in no figure, each with the
+    order of the paragraph above it (the top of the page for none): a caption's grey bar
+    Tesseract read nothing on. At most SCAN.tint_max_reads of them."""
+    words = [w.bbox for para in paragraphs for line in para for w in line.words if w.bbox]
+    found = []
+    for box in tinted_boxes(gray, dpi, paper=paper):
+        if any(inside_share(w, box) >= 0.5 for w in words) or any(
+            inside_share(box, f.bbox) >= 0.5 for f in figures if f.bbox
+        ):
+            continue
+        above = [para for para in paragraphs if para and para[-1].bbox[3] <= box[1]]
+        last = max(above, key=lambda para: para[-1].bbox[3], default=None)
+        order = (*last.order[:-1], last.order[-1] + 0.5) if last is not None else (-1, 0)
+        found.append((order, box))
+    return found[: SCAN.tint_max_reads]
 
 
 def _reads_as_text(words: list[Word]) -> bool:
@@ -558,10 +576,9 @@ class PartRereads:
         ]  # fmt: skip
         parts = [(f.order, tuple(int(v) for v in f.bbox), f) for f in figures if f.bbox]
         parts += [(order, box, None) for order, box in doubtful]
-        parts += [
-            (order, box, None) for order, box in self._unread_tints(gray, figures, paragraphs, dpi)
-        ]
-        paper = paper_grey(gray) if parts else PAPER
+        paper = paper_grey(gray)
+        parts += [(order, box, None) for order, box in _unread_tints(gray, paper, figures,
+                                                                     paragraphs, dpi)]  # fmt: skip
         text_panels: list[tuple[int, int, int, int]] = []
         for order, box, figure in parts:
             if figure is None and any(inside_share(box, f.bbox) >= 0.5 for f in figures
@@ -605,24 +622,6 @@ class PartRereads:
                 text_panels.append(box)
         paragraphs.sort(key=lambda para: para.order)
         return figures, paragraphs, text_panels
-
-    @staticmethod
-    def _unread_tints(gray: Image.Image, figures: list[ReadBlock], paragraphs, dpi: int):
-        """The page's tints (tinted_boxes) holding no word it read and in no figure, each with
-        the order of the paragraph above it (the top of the page for none): a caption's
-        grey bar Tesseract read nothing on. At most SCAN.tint_max_reads of them."""
-        words = [w.bbox for para in paragraphs for line in para for w in line.words if w.bbox]
-        found = []
-        for box in tinted_boxes(gray, dpi):
-            if any(inside_share(w, box) >= 0.5 for w in words) or any(
-                inside_share(box, f.bbox) >= 0.5 for f in figures if f.bbox
-            ):
-                continue
-            above = [para for para in paragraphs if para and para[-1].bbox[3] <= box[1]]
-            last = max(above, key=lambda para: para[-1].bbox[3], default=None)
-            order = (*last.order[:-1], last.order[-1] + 0.5) if last is not None else (-1, 0)
-            found.append((order, box))
-        return found[: SCAN.tint_max_reads]
 
     def _panel_read(self, crop: Image.Image, *, lang: str, dpi: int) -> list[ParaLines]:
         """The better of a panel's two reads (inverted lines, flattened), by words read

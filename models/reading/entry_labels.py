@@ -16,6 +16,7 @@ two columns for a table.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from models.reading.boxes import union
 from models.reading.params.entry_labels import ENTRY_LABELS, EntryLabelParams
@@ -27,14 +28,23 @@ _LABEL = re.compile(r"(?P<opening>[\[({]?)(?P<number>\d{1,3})(?P<closing>[\])}]|
 _PAIRS = {"[": "]", "(": ")", "{": "}"}
 
 
+class _Label(NamedTuple):
+    """A line that is one label and nothing else, and the label as read."""
+
+    line: Line
+    opening: str
+    number: int
+    closing: str
+
+
 def with_entry_labels(
     paragraphs: list[ParaLines], *, params: EntryLabelParams = ENTRY_LABELS
 ) -> list[ParaLines]:
     """The paragraphs with each column of entry labels set alike, and each label moved into
     the line beside it where there is one."""
     labels = sorted(
-        (line for para in paragraphs for line in para if _label(line)),
-        key=lambda line: line.bbox[1],
+        (label for para in paragraphs for line in para if (label := _label(line))),
+        key=lambda label: label.line.bbox[1],
     )
     found = [
         run
@@ -44,17 +54,17 @@ def with_entry_labels(
     ]
     if not found:
         return paragraphs
-    labelled = {id(line) for run in found for line in run}
+    labelled = {id(label.line) for run in found for label in run}
     lines = [line for para in paragraphs for line in para if id(line) not in labelled]
     moved: set[int] = set()
     for run in found:
         _set_alike(run)
         for label in run:
-            entry = _beside(label, lines)
+            entry = _beside(label.line, lines)
             if entry is not None:
-                entry.words = label.words + entry.words
-                entry.bbox = union([label.bbox, entry.bbox])
-                moved.add(id(label))
+                entry.words = label.line.words + entry.words
+                entry.bbox = union([label.line.bbox, entry.bbox])
+                moved.add(id(label.line))
     return keep_lines(paragraphs, lambda line: id(line) not in moved)
 
 
@@ -68,51 +78,50 @@ def _beside(label: Line, lines: list[Line]) -> Line | None:
     return min(right, key=lambda line: line.bbox[0], default=None)
 
 
-def _label(line: Line) -> tuple[str, int, str] | None:
-    """(opening, number, closing) of a line that is one label and nothing else."""
+def _label(line: Line) -> _Label | None:
+    """The line as a label, when it is one label and nothing else."""
     if len(line.words) != 1:
         return None
     match = _LABEL.fullmatch(line.words[0].text)
     if match is None or not (match["opening"] or match["closing"]):
         return None
-    return match["opening"], int(match["number"]), match["closing"] or ""
+    return _Label(line, match["opening"], int(match["number"]), match["closing"] or "")
 
 
-def _columns(labels: list[Line], params: EntryLabelParams) -> list[list[Line]]:
+def _columns(labels: list[_Label], params: EntryLabelParams) -> list[list[_Label]]:
     """The labels (top to bottom) grouped by their left edge."""
-    columns: list[list[Line]] = []
-    for line in labels:
-        slack = params.align_ratio * line.height
+    columns: list[list[_Label]] = []
+    for label in labels:
+        slack = params.align_ratio * label.line.height
         for column in columns:
-            if abs(column[0].bbox[0] - line.bbox[0]) <= slack:
-                column.append(line)
+            if abs(column[0].line.bbox[0] - label.line.bbox[0]) <= slack:
+                column.append(label)
                 break
         else:
-            columns.append([line])
+            columns.append([label])
     return columns
 
 
-def _counting_runs(column: list[Line]) -> list[list[Line]]:
+def _counting_runs(column: list[_Label]) -> list[list[_Label]]:
     """The column cut where a label's number is not one more than the one above."""
-    runs: list[list[Line]] = []
-    for line in column:
-        if runs and _label(line)[1] == _label(runs[-1][-1])[1] + 1:  # type: ignore[index]
-            runs[-1].append(line)
+    runs: list[list[_Label]] = []
+    for label in column:
+        if runs and label.number == runs[-1][-1].number + 1:
+            runs[-1].append(label)
         else:
-            runs.append([line])
+            runs.append([label])
     return runs
 
 
-def _set_alike(run: list[Line]) -> None:
+def _set_alike(run: list[_Label]) -> None:
     """Each label of the run set in the brackets of the run's surest label with a
     matched pair ("[16]" read at 82 over "{12}" at 39), else of its surest label, and read as
     surely as that one: its digits are confirmed by the count, its brackets by that label (a
     reviewer asked to check each "[12]" checks what the column already shows)."""
-    paired = [line for line in run if _PAIRS.get(_label(line)[0]) == _label(line)[2]]  # type: ignore[index]
-    model = max(paired or run, key=lambda line: line.words[0].confidence)
-    opening, _, closing = _label(model)  # type: ignore[misc]
-    sure = model.words[0].confidence
-    for line in run:
-        _, number, _ = _label(line)  # type: ignore[misc]
-        word = line.words[0]
-        word.text, word.confidence = f"{opening}{number}{closing}", max(word.confidence, sure)
+    paired = [label for label in run if _PAIRS.get(label.opening) == label.closing]
+    model = max(paired or run, key=lambda label: label.line.words[0].confidence)
+    sure = model.line.words[0].confidence
+    for label in run:
+        word = label.line.words[0]
+        word.text = f"{model.opening}{label.number}{model.closing}"
+        word.confidence = max(word.confidence, sure)

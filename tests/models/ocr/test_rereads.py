@@ -16,7 +16,6 @@ from PIL import Image, ImageDraw
 
 from bench.structure_corpus import scan
 from models.engine import PageImage, Word, reading_to_json
-from models.ocr import TesseractEngine
 from models.ocr.rereads import (
     figure_shape,
     illegible_text,
@@ -24,6 +23,7 @@ from models.ocr.rereads import (
     light_on_dark,
     misread_figures,
     on_flat_fills,
+    paper_grey,
     photographic,
     tinted_boxes,
 )
@@ -66,13 +66,6 @@ def test_words_that_are_no_words_at_all_are_no_text():
 def test_a_few_long_rows_of_marks_are_a_chart_not_handwriting():
     # ocrmypdf multipage.pdf p4's line chart: 42 lettered "words" in 5 rows.
     assert not illegible_text(_words(60, sure_share=0.0, per_line=12))
-
-
-@pytest.fixture(scope="module")
-def engine():
-    engine = TesseractEngine()
-    yield engine
-    engine.close()
 
 
 def test_a_chart_page_is_not_called_handwriting(engine):
@@ -165,11 +158,12 @@ def test_a_caption_on_a_grey_bar_the_page_read_as_nothing_is_read(engine):
 
 def test_a_scans_dark_edge_is_no_tint():
     page = _bar_page(0.5)
-    (bar,) = tinted_boxes(page, 300)  # the bar, 72-523 x 240-258 pt: 300-2179 x 1000-1075 px
+    paper = paper_grey(page)
+    (bar,) = tinted_boxes(page, 300, paper=paper)  # 72-523 x 240-258 pt: 300-2179 x 1000-1075 px
     assert abs(bar[0] - 300) < 30 and abs(bar[1] - 1000) < 30 and abs(bar[3] - 1075) < 30
     # A book's scan: the dark beyond the page's edge down one side.
     page.paste(0, (0, 0, 200, page.height))
-    assert tinted_boxes(page, 300) == [bar]
+    assert tinted_boxes(page, 300, paper=paper) == [bar]
 
 
 def _text(reading) -> str:
