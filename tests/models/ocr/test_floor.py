@@ -25,13 +25,6 @@ LINES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine():
-    engine = TesseractEngine()
-    yield engine
-    engine.close()
-
-
 def read(engine: TesseractEngine, image: Image.Image, *, number: int = 1, dpi: int = 300):
     (reading,) = engine.predict_batch([PageImage(image=image, page_number=number, dpi=dpi)])
     return reading

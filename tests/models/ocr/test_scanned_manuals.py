@@ -11,17 +11,9 @@ import pytest
 
 from bench.structure_corpus import scan
 from models.engine import PageImage
-from models.ocr import TesseractEngine
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def engine():
-    engine = TesseractEngine()
-    yield engine
-    engine.close()
 
 
 def _read(engine, name: str, seed: int, tmp_path):
