@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from models.engine import BBox, ReadBlock, Word
 from models.layout import Region
-from models.reading.boxes import area, inside_share, overlap
+from models.reading.boxes import area, inside_share, overlap, share_a_row
 from models.reading.contents import CONTENTS_LAYOUT, contents_items, contents_table
 from models.reading.doubts import labels_apart, picture_text_doubt
 from models.reading.drop_caps import join_drop_caps
@@ -373,6 +373,21 @@ def _one_column(blocks: list[ReadBlock]) -> bool:
     return all(min(a[2], boxes[0][2]) > max(a[0], boxes[0][0]) for a in boxes)
 
 
+def _holds_between(box: BBox, members: list[ReadBlock], blocks: list[ReadBlock]) -> bool:
+    """Another block lies inside the region's box on rows none of its own blocks reach: the
+    layout model took paragraphs and the tables or figures between them as one region (read
+    as one, whatever lies inside it went before it all). A drop cap or a wrapped photo has
+    the region's lines beside it."""
+    return any(
+        other.bbox is not None
+        and all(other is not m for m in members)
+        and other.kind not in ("page_header", "page_footer")
+        and inside_share(other.bbox, box) >= READING_ORDER.nested_share
+        and not any(m.bbox and share_a_row(m.bbox, other.bbox, 0.0) for m in members)
+        for other in blocks
+    )
+
+
 def _read_in_order(
     blocks: list[ReadBlock], regions: list[Region], owner: dict[int, int], width: float,
     rules: list[BBox],
@@ -388,8 +403,12 @@ def _read_in_order(
         if id(block) in owner:
             members.setdefault(owner[id(block)], []).append(block)
     # A region whose blocks stand in different columns (a paragraph running from the foot of
-    # one column to the head of the next, grouped as one) is read block by block.
-    split = {i for i, group in members.items() if not _one_column(group)}
+    # one column to the head of the next, grouped as one), or that holds another block
+    # between its own, is read block by block.
+    split = {
+        i for i, group in members.items()
+        if not _one_column(group) or _holds_between(regions[i].bbox, group, blocks)
+    }  # fmt: skip
     for block in sorted(blocks, key=lambda b: b.order):
         grouped = id(block) in owner and owner[id(block)] not in split
         key: object = ("region", owner[id(block)]) if grouped else ("block", id(block))

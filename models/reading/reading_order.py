@@ -11,7 +11,10 @@ At each level (the page, then each band, then each column):
    the columns) cuts the level into bands, read top down, each band cut again. A box that
    crosses a gutter with text beside it is wrapped by that text: it stays in the column that
    holds its centre.
-3. Columns: otherwise the level is read column by column, left to right, each cut again.
+3. Columns: otherwise the level is read column by column, left to right, each cut again;
+   but a narrow left column of sparse boxes each at the top of a box on the right is labels
+   (a manual's command names in the margin, a CV's dates, side headings): each is read
+   before the boxes it heads.
 4. No gutter: the level is cut into strips at rows no box crosses, strips of the same columns
    (a gap between paragraphs that both columns share) kept together; one strip is read top down.
 
@@ -164,6 +167,44 @@ def _strips(items: list[Item], min_gap: float, params: ReadingOrderParams) -> li
     return merged
 
 
+def _label_entry(label: BBox, entries: list[Item], params: ReadingOrderParams) -> Item | None:
+    """The box beside `label` whose top stands at the label's top (within a share of the
+    label's height): the entry the label heads."""
+    slack = params.side_label_align_share * (label[3] - label[1])
+    return next((e for e in entries if abs(e[1][1] - label[1]) <= slack), None)
+
+
+def _side_labels(left: list[Item], right: list[Item], params: ReadingOrderParams) -> bool:
+    """The left column is a column of labels set beside the entries they head (a manual's
+    command names in the margin, a CV's dates, side headings): a few boxes in a column
+    narrower than the entries', sparse down it (two columns of text fill theirs), each at the
+    top of its own box on the right."""
+    if len(left) < params.side_label_min:
+        return False
+    width = max(b[2] for _, b in left) - min(b[0] for _, b in left)
+    if width > params.side_label_width_share * (
+        max(b[2] for _, b in right) - min(b[0] for _, b in right)
+    ):
+        return False
+    span = max(b[3] for _, b in left) - min(b[1] for _, b in left)
+    if sum(b[3] - b[1] for _, b in left) > params.side_label_fill * span:
+        return False
+    entries = [_label_entry(b, right, params) for _, b in left]
+    return all(entries) and len({e[0] for e in entries if e}) == len(entries)
+
+
+def _labelled_bands(left: list[Item], right: list[Item], params: ReadingOrderParams):
+    """Each label, then the right-hand boxes from its entry down to the next label's entry;
+    the boxes above the first entry first."""
+    labels = sorted(left, key=lambda it: it[1][1])
+    starts = [_label_entry(b, right, params)[1][1] for _, b in labels]  # type: ignore[index]
+    parts: list[list[Item]] = [[b for b in right if b[1][1] < starts[0]]]
+    for k, label in enumerate(labels):
+        end = starts[k + 1] if k + 1 < len(starts) else float("inf")
+        parts += [[label], [b for b in right if starts[k] <= b[1][1] < end]]
+    return [part for part in parts if part]
+
+
 def _order(
     items: list[Item], min_gap: float, params: ReadingOrderParams, pictures: frozenset[int],
     rules: tuple[Rule, ...],
@@ -195,8 +236,12 @@ def _order(
         ]
         if cutters:
             parts = _bands(items, cutters, params)
+        elif clear:
+            parts = _columns(items, clear)
+            if len(parts) == 2 and _side_labels(*parts, params):
+                parts = _labelled_bands(*parts, params)
         else:
-            parts = _columns(items, clear) if clear else _strips(items, min_gap, params)
+            parts = _strips(items, min_gap, params)
     else:
         parts = _strips(items, min_gap, params)
     if len(parts) < 2:

@@ -18,6 +18,14 @@ class ReadingOrderParams:
     nested_share: float = 0.8  # a box this share inside another (a drop cap) is read before it
     drop_cap_lines: float = 2.0  # an initial this many word heights tall (or more) is a drop cap
     drop_cap_reach_lines: float = 1.5  # the line beside it starts within this many word heights
+    # A left column of labels beside their entries (read label, entry, label, entry): at
+    # least this many boxes, in a column no wider than this share of the entries' column,
+    # filling no more than this share of their column's height, each with a box on the right
+    # whose top stands within this share of the label's height.
+    side_label_min: int = 2
+    side_label_width_share: float = 0.5
+    side_label_fill: float = 0.5
+    side_label_align_share: float = 0.5
 
 
 READING_ORDER = ReadingOrderParams()

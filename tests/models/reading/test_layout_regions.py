@@ -390,6 +390,28 @@ def test_a_line_the_model_set_apart_inside_a_block_is_read_in_its_place():
                                         "Last line of it."]  # fmt: skip
 
 
+def test_tables_inside_a_text_region_are_read_between_its_paragraphs():
+    """A proposal's work packages, scanned (proposal's eu/strep public.pdf p. 4): the layout
+    model took the text, three ruled tables and a chart as one text region. Read as one, the
+    tables inside its box all went before its first paragraph."""
+    cell = {"text": "Work Package 2.1", "header": True, "rowspan": 1, "colspan": 1}
+    tables = []
+    for k, y in enumerate((300, 900)):
+        table = ReadBlock(kind="table", bbox=(100, y, 1200, y + 100), rows=[[dict(cell)]])
+        table.order = (10 + k, 0)
+        tables.append(table)
+    paragraphs = [
+        _block("This work area has two work packages.", 100, 100, 1),
+        _block("We plan to develop a class for proposals.", 100, 500, 2),
+        _block("We plan to develop a template.", 100, 1100, 3),
+    ]
+    blocks, _ = _run([*paragraphs, *tables], [Region("text", (90, 90, 1700, 1200))])
+    assert [b.text or b.kind for b in blocks] == [
+        "This work area has two work packages.", "table",
+        "We plan to develop a class for proposals.", "table", "We plan to develop a template.",
+    ]  # fmt: skip
+
+
 def test_a_footer_reaching_across_the_gutter_does_not_merge_the_columns():
     left = [_block("Left top.", 100, 300, 1), _block("Left bottom.", 100, 900, 3)]
     right = [_block("Right top.", 1100, 200, 2), _block("Right bottom.", 1100, 800, 4)]

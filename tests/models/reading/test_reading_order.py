@@ -142,6 +142,34 @@ def test_a_sidebar_beside_the_text_is_read_as_a_unit_of_its_column():
     assert reading_order(boxes, min_gap=20) == [3, 1, 2, 0]
 
 
+def test_labels_in_the_margin_are_read_before_the_entries_they_head():
+    """A package manual's page, scanned (uwa-pcf.pdf p. 7): each command's name set in the left
+    margin at the top of its description, the code under it wider than the description. Read
+    as two columns, every name came before the first description."""
+    boxes = [
+        (499, 327, 954, 351),  # 0 "The length of the line for the date."
+        (500, 413, 1051, 468),  # 1 its code
+        (49, 331, 386, 356),  # 2 "\\uwapcf@sig@datelinelength", in the margin
+        (500, 538, 892, 570),  # 3 "Generate the signature lines."
+        (499, 626, 1730, 1230),  # 4 its code
+        (130, 542, 465, 568),  # 5 "\\uwapcf@makesignature"
+        (499, 1319, 841, 1340),  # 6 "3.11 HREO Statement"
+        (498, 1396, 1135, 1427),  # 7 "The vertical space before the HREO statement."
+        (161, 1400, 463, 1425),  # 8 "\\uwapcf@hreo@vspace"
+        (495, 1486, 1010, 1542),  # 9 its code
+    ]
+    assert reading_order(boxes, min_gap=20) == [2, 0, 1, 5, 3, 4, 6, 8, 7, 9]
+
+
+def test_two_columns_whose_paragraphs_start_on_the_same_rows_are_no_labels():
+    """A narrow column of paragraphs beside a wide one, each pair starting on one row: the
+    narrow column fills its height; it is read whole first."""
+    boxes = [(100, 100 + 300 * k, 600, 380 + 300 * k) for k in range(3)] + [
+        (700, 100 + 300 * k, 1900, 380 + 300 * k) for k in range(3)
+    ]
+    assert reading_order(boxes, min_gap=20) == [0, 1, 2, 3, 4, 5]
+
+
 def test_a_tall_photo_reaching_into_the_gutter_stays_in_its_column():
     """A magazine page: a photo inside the left column whose box reaches across the gutter to
     the right column's edge (printed to the column's edge, the model's box a little wider).
