@@ -76,6 +76,23 @@ def test_a_page_of_doubtful_words_is_still_unreadable():
     assert [ln.text for para in kept for ln in para] == SURE
 
 
+def test_a_listing_of_tex_read_at_middling_confidence_is_print():
+    """ukbill's documentation p. 11, scanned: a page of \\renewcommand lines. Tesseract reads
+    each line's control sequences as one long word, right, at 54 to 78: the page read as not
+    print, and its lines as illegible ("Printed text this server's OCR could not read")."""
+    source = [
+        "\\renewcommand{\\partnumfont}{\\normalfont\\bfseries\\centering\\scshape}",
+        "\\renewcommand{\\printchapternonum} {}",
+        "\\renewcommand{\\printchapternum}{}",
+    ]
+    listing = [line_of(text, 200 + 40 * k, confidence=70, known=False)
+               for k, text in enumerate(source)]  # fmt: skip
+    assert sure_share(listing) >= SCAN.printed_sure_share
+    scrawl = [line_of(text, 200 + 40 * k, confidence=70, known=False)
+              for k, text in enumerate(DOUBTFUL)]  # fmt: skip
+    assert sure_share(scrawl) < SCAN.printed_sure_share
+
+
 def test_words_read_as_text_inside_an_illustration_become_its_words():
     """A newspaper's advertisement Tesseract took for an image (realworld newspaper.pdf:
     "PROFESSIONAL CARDS", "Notary Public" read at 90 and more): its words leave the text and
