@@ -102,9 +102,24 @@ def order_doubt(
     ]
 
 
+def _text_beside(letter: ReadBlock, blocks: list[ReadBlock], params: DoubtParams) -> bool:
+    """Text starts on the letter's rows just right of it, as a paragraph runs on from its
+    initial; a logo read as a letter, an index's section letter stand with nothing beside."""
+    box = letter.bbox
+    if box is None:
+        return True
+    reach = params.drop_cap_reach_heights * (box[3] - box[1])
+    return any(
+        other is not letter and other.bbox is not None and other.kind != "figure"
+        and min(other.bbox[3], box[3]) > max(other.bbox[1], box[1])
+        and box[2] - reach / 2 <= other.bbox[0] <= box[2] + reach
+        for other in blocks
+    )  # fmt: skip
+
+
 def drop_cap_doubt(page: ReadingPage, *, params: DoubtParams = DOUBTS) -> list[dict]:
-    """A paragraph of one letter set much larger than the page's text: a big initial split from
-    the paragraph it begins."""
+    """A paragraph of one letter set much larger than the page's text, with text beside it: a
+    big initial split from the paragraph it begins."""
     sizes = [b.font_size for b in page.blocks if b.kind == "paragraph" and len(b.text) > 1]
     sizes = [size for size in sizes if size]
     if not sizes:
@@ -114,7 +129,8 @@ def drop_cap_doubt(page: ReadingPage, *, params: DoubtParams = DOUBTS) -> list[d
     for block in page.blocks:
         letter = block.text.strip()
         big = (block.font_size or 0) >= params.drop_cap_size_ratio * body
-        if block.kind in ("paragraph", "heading") and len(letter) == 1 and letter.isalpha() and big:
+        lone = block.kind in ("paragraph", "heading") and len(letter) == 1 and letter.isalpha()
+        if lone and big and _text_beside(block, page.blocks, params):
             out.append(
                 _finding(
                     "DROP_CAP_SPLIT",

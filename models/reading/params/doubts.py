@@ -22,6 +22,7 @@ class DoubtParams:
     # less stand on one line (a diagram's boxes sit a little higher or lower)
     # A big initial (drop cap) read as its own block.
     drop_cap_size_ratio: float = 1.8  # a lone letter this many times the body's text size
+    drop_cap_reach_heights: float = 1.0  # ... with text starting this many of its heights right
     # Tables against PyMuPDF's table finder and the words inside the table's box.
     table_overlap_share: float = 0.5  # a found table covering this share of ours is the same one
     table_rows_lost_min: int = 2  # the finder reads at least this many rows ours lacks: rows lost

@@ -96,5 +96,14 @@ def test_a_big_initial_standing_alone_is_doubted():
     assert '"T"' in found[0]["message"]
 
 
+def test_a_logo_read_as_a_letter_with_nothing_beside_it_is_no_drop_cap():
+    """A thesis's title page, scanned (toptesi-example-magistrale p. 1): the university's
+    triangle logo read as a big "A", centred over the title, nothing on its rows."""
+    page = _page(initial_size=80.0)
+    page.blocks[0].text, page.blocks[0].bbox = "A", (800, 100, 900, 190)
+    page.blocks[1].bbox = (300, 250, 1500, 400)
+    assert drop_cap_doubt(page) == []
+
+
 def test_a_lone_letter_at_the_texts_size_is_no_drop_cap():
     assert drop_cap_doubt(_page(initial_size=20.0)) == []
