@@ -168,17 +168,24 @@ def _strips(items: list[Item], min_gap: float, params: ReadingOrderParams) -> li
 
 
 def _label_entry(label: BBox, entries: list[Item], params: ReadingOrderParams) -> Item | None:
-    """The box beside `label` whose top stands at the label's top (within a share of the
-    label's height): the entry the label heads."""
-    slack = params.side_label_align_share * (label[3] - label[1])
-    return next((e for e in entries if abs(e[1][1] - label[1]) <= slack), None)
+    """The box beside `label` that it heads: the label's middle stands on the box's first
+    line (from half a label's height above the box's top to `side_label_reach_heights` below
+    it: a line number at the foot of a tall line of mathematics)."""
+    height = label[3] - label[1]
+    middle = (label[1] + label[3]) / 2
+    return next(
+        (e for e in entries
+         if -height / 2 <= middle - e[1][1] <= params.side_label_reach_heights * height),
+        None,
+    )  # fmt: skip
 
 
 def _side_labels(left: list[Item], right: list[Item], params: ReadingOrderParams) -> bool:
     """The left column is a column of labels set beside the entries they head (a manual's
-    command names in the margin, a CV's dates, side headings): a few boxes in a column
-    narrower than the entries', sparse down it (two columns of text fill theirs), each at the
-    top of its own box on the right."""
+    command names in the margin, a CV's dates, side headings, an algorithm's line numbers):
+    a few boxes in a column narrower than the entries', sparse down it (two columns of text
+    fill theirs), most at the top of a box of their own on the right (a line lost to the
+    reading leaves its number alone)."""
     if len(left) < params.side_label_min:
         return False
     width = max(b[2] for _, b in left) - min(b[0] for _, b in left)
@@ -189,15 +196,18 @@ def _side_labels(left: list[Item], right: list[Item], params: ReadingOrderParams
     span = max(b[3] for _, b in left) - min(b[1] for _, b in left)
     if sum(b[3] - b[1] for _, b in left) > params.side_label_fill * span:
         return False
-    entries = [_label_entry(b, right, params) for _, b in left]
-    return all(entries) and len({e[0] for e in entries if e}) == len(entries)
+    entries = {e[0] for _, b in left if (e := _label_entry(b, right, params))}
+    return len(entries) >= params.side_label_heading_share * len(left)
 
 
 def _labelled_bands(left: list[Item], right: list[Item], params: ReadingOrderParams):
-    """Each label, then the right-hand boxes from its entry down to the next label's entry;
-    the boxes above the first entry first."""
+    """Each label, then the right-hand boxes from its entry (or its own top, where it heads
+    none) down to the next label's; the boxes above the first label's first."""
     labels = sorted(left, key=lambda it: it[1][1])
-    starts = [_label_entry(b, right, params)[1][1] for _, b in labels]  # type: ignore[index]
+    starts = []
+    for _, box in labels:
+        entry = _label_entry(box, right, params)
+        starts.append(min(box[1], entry[1][1]) if entry else box[1])
     parts: list[list[Item]] = [[b for b in right if b[1][1] < starts[0]]]
     for k, label in enumerate(labels):
         end = starts[k + 1] if k + 1 < len(starts) else float("inf")

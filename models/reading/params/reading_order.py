@@ -20,12 +20,14 @@ class ReadingOrderParams:
     drop_cap_reach_lines: float = 1.5  # the line beside it starts within this many word heights
     # A left column of labels beside their entries (read label, entry, label, entry): at
     # least this many boxes, in a column no wider than this share of the entries' column,
-    # filling no more than this share of their column's height, each with a box on the right
-    # whose top stands within this share of the label's height.
+    # filling no more than this share of their column's height, this share of them each
+    # heading a box on the right: the label's middle from half its height above the box's
+    # top to this many of its heights below.
     side_label_min: int = 2
     side_label_width_share: float = 0.5
     side_label_fill: float = 0.5
-    side_label_align_share: float = 0.5
+    side_label_heading_share: float = 0.75
+    side_label_reach_heights: float = 1.5
 
 
 READING_ORDER = ReadingOrderParams()

@@ -161,6 +161,26 @@ def test_labels_in_the_margin_are_read_before_the_entries_they_head():
     assert reading_order(boxes, min_gap=20) == [2, 0, 1, 5, 3, 4, 6, 8, 7, 9]
 
 
+def test_an_algorithms_line_numbers_are_read_with_their_lines():
+    """A thesis's algorithm, scanned (sphdthesis's example p. 11): each line number at the foot
+    of its line (a tall line of mathematics starts well above its number), line 14 lost to the
+    reading, its number alone. Read as two columns, the numbers all came first."""
+    boxes = [
+        (320, 1287, 348, 1305),  # 0 "10"
+        (452, 1278, 959, 1313),  # 1 "if p(v) or θ(v) is specified then"
+        (319, 1404, 348, 1422),  # 2 "12"
+        (452, 1396, 515, 1423),  # 3 "end"
+        (319, 1466, 348, 1484),  # 4 "13"
+        (396, 1458, 459, 1484),  # 5 "end"
+        (319, 1540, 348, 1558),  # 6 "14", its line not read
+        (319, 1599, 348, 1617),  # 7 "15"
+        (452, 1590, 1023, 1625),  # 8 "if p(v) or θ(v) is not specified then"
+        (319, 1658, 348, 1676),  # 9 "16"
+        (508, 1644, 1558, 1689),  # 10 "M ← M ∪ {p_j | ...}"
+    ]
+    assert reading_order(boxes, min_gap=20) == list(range(11))
+
+
 def test_two_columns_whose_paragraphs_start_on_the_same_rows_are_no_labels():
     """A narrow column of paragraphs beside a wide one, each pair starting on one row: the
     narrow column fills its height; it is read whole first."""
