@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image
 
 from models.engine import BBox, ReadBlock, Word
-from models.reading.boxes import area, centre_in, union
+from models.reading.boxes import area, centre_in, inside_share, union
 from models.reading.kinds import (
     WEB_ADDRESS,
     WORD_EDGE,
@@ -357,6 +357,11 @@ def sure_share(lines: list[Line]) -> float:
     return sure / max(count, 1)
 
 
+def _picture_label(box: BBox, pictures: Sequence[BBox]) -> bool:
+    inside = sum(inside_share(box, p) for p in pictures)
+    return any(centre_in(box, p) for p in pictures) or inside >= SCAN.picture_label_share
+
+
 @dataclass(frozen=True)
 class Illegibility:
     """What tells a page unreadable: its illegible lines (each line's box and characters)
@@ -377,13 +382,14 @@ class Illegibility:
         as letters, are pictures on a printed page). Else unreadable when a picture holds
         illegible text, or when the illegible lines are a good share of what the page holds.
         Illegible lines inside one of `pictures` (the layout model's: a chart's legend and
-        axis labels, their swatches read as symbols) are the picture's, no sign of
-        handwriting."""
+        axis labels, their swatches read as symbols), or reaching SCAN.picture_label_share of
+        their box into them (a reaction scheme's labels, read across its bonds and arrows) are
+        the picture's, no sign of handwriting."""
         if self.printed:
             return False
         if self.picture_text:
             return True
-        counted = [n for box, n in self.bad if not any(centre_in(box, p) for p in pictures)]
+        counted = [n for box, n in self.bad if not _picture_label(box, pictures)]
         many = len(counted) >= SCAN.unreadable_lines
         return many and sum(counted) >= SCAN.unreadable_char_share * max(self.chars, 1)
 

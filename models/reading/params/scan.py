@@ -44,6 +44,9 @@ class ScanParams:
     # ...each of at least this many characters: a chart's markers and swatches read as one or
     # two ("x", "*", "=-", ocrmypdf multipage.pdf p4: six such lines) are marks, not writing.
     writing_min_chars: int = 3
+    # An illegible line reaching this share of its box into the layout model's pictures is a
+    # drawing's label (a text line beside a picture does not cross into it).
+    picture_label_share: float = 0.25
     # A printed page's illegible lines that stay out of its text (a script or signs its
     # languages do not read: a manual's Greek words, Cyrillic abstracts) are said, not left
     # silent: lines of at least this many letters (a chart's marks, a speck read as "SEC",

@@ -141,6 +141,19 @@ def test_a_charts_legend_read_as_symbols_inside_the_layouts_picture_is_no_handwr
     assert not judged.unreadable([picture])
 
 
+def test_labels_read_across_a_drawing_are_the_drawings_not_handwriting():
+    """Beilstein's reaction scheme, scanned (scheme2.pdf): its labels ("Et3Si", "CO2Et",
+    "R2 = Me") read as lines that run across the bonds and arrows, the layout model's two
+    pictures covering part of each; their centres fell outside, and the drawing was called
+    handwriting."""
+    bad = (((533, 80, 801, 207), 8), ((332, 197, 772, 261), 8), ((314, 228, 745, 270), 10),
+           ((291, 331, 788, 398), 15))  # fmt: skip
+    judged = Illegibility(chars=60, bad=bad, printed=False, picture_text=False)
+    pictures = [(611, 56, 742, 323), (178, 188, 381, 393)]
+    assert judged.unreadable()
+    assert not judged.unreadable(pictures)
+
+
 def test_illegible_lines_outside_the_layouts_pictures_still_make_a_page_unreadable():
     _, judged = without_illegible(page(sure_confidence=70), [], printed=False)
     assert judged.unreadable([(1500, 100, 2000, 600)])  # a picture elsewhere on the page
