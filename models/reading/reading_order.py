@@ -202,12 +202,14 @@ def _side_labels(left: list[Item], right: list[Item], params: ReadingOrderParams
 
 def _labelled_bands(left: list[Item], right: list[Item], params: ReadingOrderParams):
     """Each label, then the right-hand boxes from its entry (or its own top, where it heads
-    none) down to the next label's; the boxes above the first label's first."""
+    none) down to the next label's; the boxes above the first label's first. The starts go
+    down the page (each box in one band)."""
     labels = sorted(left, key=lambda it: it[1][1])
-    starts = []
+    starts: list[float] = []
     for _, box in labels:
         entry = _label_entry(box, right, params)
-        starts.append(min(box[1], entry[1][1]) if entry else box[1])
+        start = min(box[1], entry[1][1]) if entry else box[1]
+        starts.append(max(start, starts[-1]) if starts else start)
     parts: list[list[Item]] = [[b for b in right if b[1][1] < starts[0]]]
     for k, label in enumerate(labels):
         end = starts[k + 1] if k + 1 < len(starts) else float("inf")
