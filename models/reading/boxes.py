@@ -17,6 +17,11 @@ def overlap(a: BBox, b: BBox) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
+def rows_meet(a: BBox, b: BBox) -> bool:
+    """The two boxes share some rows (their vertical extents overlap)."""
+    return min(a[3], b[3]) > max(a[1], b[1])
+
+
 def inside_share(inner: BBox, outer: BBox) -> float:
     """Share of `inner`'s area that lies inside `outer` (0 for a box without area)."""
     w = max(0.0, min(inner[2], outer[2]) - max(inner[0], outer[0]))

@@ -14,6 +14,7 @@ import statistics
 from dataclasses import replace
 
 from models.engine import ReadBlock, Word
+from models.reading.boxes import rows_meet
 from models.reading.page import ReadingPage
 from models.reading.params.doubts import DOUBTS, DoubtParams
 
@@ -111,7 +112,7 @@ def _text_beside(letter: ReadBlock, blocks: list[ReadBlock], params: DoubtParams
     reach = params.drop_cap_reach_heights * (box[3] - box[1])
     return any(
         other is not letter and other.bbox is not None and other.kind != "figure"
-        and min(other.bbox[3], box[3]) > max(other.bbox[1], box[1])
+        and rows_meet(other.bbox, box)
         and box[2] - reach / 2 <= other.bbox[0] <= box[2] + reach
         for other in blocks
     )  # fmt: skip

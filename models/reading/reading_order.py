@@ -33,15 +33,11 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from models.engine import BBox
-from models.reading.boxes import inside_share
+from models.reading.boxes import inside_share, rows_meet
 from models.reading.params.reading_order import READING_ORDER, ReadingOrderParams
 
 Item = tuple[int, BBox]
 Rule = tuple[float, float, float]  # a vertical rule: x, top, bottom
-
-
-def _rows_meet(a: BBox, b: BBox) -> bool:
-    return min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _gutters(items: list[Item], min_gap: float, params: ReadingOrderParams) -> list[tuple]:
@@ -77,7 +73,7 @@ def _rule_gutter(items: list[Item], rule: Rule, slack: float, params: ReadingOrd
     along = [b for _, b in items if min(b[3], bottom) > max(b[1], top)]
     left = [b for b in along if x - reach <= b[2] <= x + slack]
     right = [b for b in along if x - slack <= b[0] <= x + reach]
-    if not any(_rows_meet(a, b) for a in left for b in right):
+    if not any(rows_meet(a, b) for a in left for b in right):
         return None
     crossing = sum(b[3] - b[1] for b in along if b[0] < x - slack and b[2] > x + slack)
     sides = min(sum(b[3] - b[1] for b in left), sum(b[3] - b[1] for b in right))
@@ -89,7 +85,7 @@ def _parts_side_by_side(items: list[Item], gutter: tuple) -> bool:
     heading standing apart above a paragraph."""
     left = [b for _, b in items if b[2] <= gutter[0]]
     right = [b for _, b in items if b[0] >= gutter[1]]
-    return any(_rows_meet(a, b) for a in left for b in right)
+    return any(rows_meet(a, b) for a in left for b in right)
 
 
 def _crosses(box: BBox, gutters: list[tuple]) -> bool:
@@ -101,7 +97,7 @@ def _alone_in_its_rows(item: Item, items: list[Item]) -> bool:
     box = item[1]
     return not any(
         other is not item
-        and _rows_meet(box, other[1])
+        and rows_meet(box, other[1])
         and not box[0] <= (other[1][0] + other[1][2]) / 2 <= box[2]
         for other in items
     )
